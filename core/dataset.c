@@ -1,0 +1,654 @@
+/* dataset.c: the readers of the four datasets (docs/formats.md), per-channel statistics,
+ * seeded stratified subsets and normalised float32 samples.
+ *   fmnist    IDX (gzip or raw): train-images-idx3-ubyte[.gz] etc., 1x28x28, 10 classes
+ *   cifar10   binary version: data_batch_1..5.bin, test_batch.bin; 1 label byte + 3072
+ *   cifar100  binary version: train.bin, test.bin; coarse and fine label bytes + 3072
+ *   eurosat   EuroSAT_RGB/<Class>/<Class>_<i>.jpg, 64x64 RGB, seeded stratified 80/20 split
+ * Every reader checks sizes against the header or the record size before it copies a
+ * byte, so a missing, truncated, oversized or corrupted file is one error line, never an
+ * out-of-bounds read. */
+#include "flce.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <jpeglib.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+static void split_free(flce_split *s) {
+    free(s->pixels);
+    free(s->labels);
+    memset(s, 0, sizeof *s);
+}
+
+void flce_dataset_free(flce_dataset *ds) {
+    split_free(&ds->train);
+    split_free(&ds->test);
+}
+
+static int file_exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int dir_exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static uint32_t be32(const unsigned char *b) {
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* Read exactly len bytes from a gzip (or plain) stream; then insist on end of file. */
+static flce_status gz_read_exact(gzFile g, const char *path, void *dst, size_t len, int expect_eof,
+                                 flce_err *e) {
+    unsigned char *p = dst;
+    size_t got = 0;
+    while (got < len) {
+        size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
+        int r = gzread(g, p + got, (unsigned)want);
+        if (r < 0) {
+            int zerr;
+            const char *m = gzerror(g, &zerr);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted: %s", path, m);
+        }
+        if (r == 0) {
+            int zerr;
+            const char *m = gzerror(g, &zerr);
+            if (zerr != Z_OK && zerr != Z_BUF_ERROR)
+                return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted: %s", path, m);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %zu bytes after the header",
+                             path, got, len);
+        }
+        got += (size_t)r;
+    }
+    if (expect_eof) {
+        unsigned char extra;
+        int r = gzread(g, &extra, 1);
+        if (r > 0)
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
+        if (r < 0) {
+            int zerr;
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted: %s", path, gzerror(g, &zerr));
+        }
+        int zerr;
+        gzerror(g, &zerr);
+        if (zerr != Z_OK)
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated or corrupted gzip stream", path);
+    }
+    return FLCE_OK;
+}
+
+static flce_status gz_open(const char *path, gzFile *g, flce_err *e) {
+    if (!file_exists(path)) return flce_fail(e, FLCE_ERR_IO, "%s: no such file", path);
+    *g = gzopen(path, "rb");
+    if (!*g) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return FLCE_OK;
+}
+
+flce_status flce_read_idx_images(const char *path, flce_split *s, flce_err *e) {
+    gzFile g;
+    flce_status st = gz_open(path, &g, e);
+    if (st) return st;
+    unsigned char h[16];
+    uint8_t *px = NULL;
+    st = gz_read_exact(g, path, h, 16, 0, e);
+    if (st) {
+        flce_fail(e, st, "%s: truncated: shorter than the 16-byte IDX image header", path);
+        goto out;
+    }
+    if (be32(h) != 0x00000803u) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX image file (magic %08x, expected 00000803)",
+                       path, be32(h));
+        goto out;
+    }
+    uint32_t n = be32(h + 4), rows = be32(h + 8), cols = be32(h + 12);
+    if (n == 0 || n > 10000000u || rows == 0 || rows > 1024 || cols == 0 || cols > 1024) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible IDX dimensions %u x %u x %u", path, n, rows, cols);
+        goto out;
+    }
+    size_t len = (size_t)n * rows * cols;
+    px = malloc(len);
+    if (!px) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, len);
+        goto out;
+    }
+    st = gz_read_exact(g, path, px, len, 1, e);
+    if (st) goto out;
+    free(s->pixels);
+    s->pixels = px;
+    px = NULL;
+    s->n = (int)n;
+    s->c = 1;
+    s->h = (int)rows;
+    s->w = (int)cols;
+out:
+    free(px);
+    gzclose(g);
+    return st;
+}
+
+flce_status flce_read_idx_labels(const char *path, int classes, flce_split *s, flce_err *e) {
+    gzFile g;
+    flce_status st = gz_open(path, &g, e);
+    if (st) return st;
+    unsigned char h[8];
+    uint8_t *lab = NULL;
+    st = gz_read_exact(g, path, h, 8, 0, e);
+    if (st) {
+        flce_fail(e, st, "%s: truncated: shorter than the 8-byte IDX label header", path);
+        goto out;
+    }
+    if (be32(h) != 0x00000801u) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX label file (magic %08x, expected 00000801)",
+                       path, be32(h));
+        goto out;
+    }
+    uint32_t n = be32(h + 4);
+    if (n == 0 || n > 10000000u) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible label count %u", path, n);
+        goto out;
+    }
+    lab = malloc(n);
+    if (!lab) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate %u bytes", path, n);
+        goto out;
+    }
+    st = gz_read_exact(g, path, lab, n, 1, e);
+    if (st) goto out;
+    for (uint32_t i = 0; i < n; i++)
+        if (lab[i] >= classes) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %u out of range (0..%d)", path,
+                           lab[i], i, classes - 1);
+            goto out;
+        }
+    free(s->labels);
+    s->labels = lab;
+    lab = NULL;
+    if (s->pixels && (uint32_t)s->n != n) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %u labels for %d images", path, n, s->n);
+        goto out;
+    }
+    s->n = (int)n;
+    s->classes = classes;
+out:
+    free(lab);
+    gzclose(g);
+    return st;
+}
+
+/* Read a whole regular file of at most max_len bytes. */
+static flce_status read_file(const char *path, size_t max_len, unsigned char **buf, size_t *len,
+                             flce_err *e) {
+    *buf = NULL;
+    *len = 0;
+    if (!file_exists(path)) return flce_fail(e, FLCE_ERR_IO, "%s: no such file", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    flce_status st = FLCE_OK;
+    if (fseek(f, 0, SEEK_END) != 0) {
+        st = flce_fail(e, FLCE_ERR_IO, "%s: cannot seek", path);
+        goto out;
+    }
+    long sz = ftell(f);
+    if (sz < 0 || (unsigned long)sz > max_len) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: %ld bytes (at most %zu)", path, sz, max_len);
+        goto out;
+    }
+    rewind(f);
+    *buf = malloc((size_t)sz + 1);
+    if (!*buf) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate %ld bytes", path, sz);
+        goto out;
+    }
+    if (fread(*buf, 1, (size_t)sz, f) != (size_t)sz) {
+        st = flce_fail(e, FLCE_ERR_IO, "%s: read failed", path);
+        free(*buf);
+        *buf = NULL;
+        goto out;
+    }
+    *len = (size_t)sz;
+out:
+    fclose(f);
+    return st;
+}
+
+/* Append the records of one CIFAR binary file to s (label_bytes 1: CIFAR-10, 2: CIFAR-100,
+ * where the second byte is the fine label). */
+flce_status flce_read_cifar_bin(const char *path, int label_bytes, int classes, int max_records,
+                                flce_split *s, flce_err *e) {
+    const size_t img = 3072, rec = img + (size_t)label_bytes;
+    unsigned char *buf;
+    size_t len;
+    flce_status st = read_file(path, rec * (size_t)max_records, &buf, &len, e);
+    if (st) return st;
+    if (len == 0 || len % rec != 0) {
+        free(buf);
+        return flce_fail(e, FLCE_ERR_FORMAT,
+                         "%s: truncated: %zu bytes is not a whole number of %zu-byte records", path, len, rec);
+    }
+    size_t m = len / rec;
+    for (size_t i = 0; i < m; i++) {
+        const unsigned char *r = buf + i * rec;
+        if (label_bytes == 2 && r[0] >= 20) {
+            free(buf);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: coarse label %u of record %zu out of range (0..19)",
+                             path, r[0], i);
+        }
+        if (r[label_bytes - 1] >= classes) {
+            free(buf);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %zu out of range (0..%d)", path,
+                             r[label_bytes - 1], i, classes - 1);
+        }
+    }
+    size_t n0 = (size_t)s->n;
+    uint8_t *px = realloc(s->pixels, (n0 + m) * img);
+    if (!px) {
+        free(buf);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    s->pixels = px;
+    uint8_t *lb = realloc(s->labels, n0 + m);
+    if (!lb) {
+        free(buf);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    s->labels = lb;
+    for (size_t i = 0; i < m; i++) {
+        const unsigned char *r = buf + i * rec;
+        s->labels[n0 + i] = r[label_bytes - 1];
+        memcpy(s->pixels + (n0 + i) * img, r + label_bytes, img);
+    }
+    s->n = (int)(n0 + m);
+    s->c = 3;
+    s->h = 32;
+    s->w = 32;
+    s->classes = classes;
+    free(buf);
+    return FLCE_OK;
+}
+
+/* ---- JPEG (libjpeg), with errors and warnings turned into one error line ---------- */
+struct jerr {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+    char msg[JMSG_LENGTH_MAX];
+};
+
+static void jerr_exit(j_common_ptr cinfo) {
+    struct jerr *je = (struct jerr *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, je->msg);
+    longjmp(je->jump, 1);
+}
+
+static void jerr_emit(j_common_ptr cinfo, int level) {
+    if (level < 0) jerr_exit(cinfo); /* a warning means corrupt or truncated data: reject */
+}
+
+flce_status flce_read_jpeg_rgb(const char *path, int want_h, int want_w, uint8_t *chw, flce_err *e) {
+    unsigned char *buf;
+    size_t len;
+    flce_status st = read_file(path, 16u << 20, &buf, &len, e);
+    if (st) return st;
+    struct jpeg_decompress_struct ci;
+    struct jerr je;
+    unsigned char *row = NULL;
+    ci.err = jpeg_std_error(&je.mgr);
+    je.mgr.error_exit = jerr_exit;
+    je.mgr.emit_message = jerr_emit;
+    jpeg_create_decompress(&ci);
+    if (setjmp(je.jump)) {
+        jpeg_destroy_decompress(&ci);
+        free(buf);
+        free(row);
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted JPEG: %s", path, je.msg);
+    }
+    jpeg_mem_src(&ci, buf, (unsigned long)len);
+    jpeg_read_header(&ci, TRUE);
+    ci.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&ci);
+    if ((int)ci.output_width != want_w || (int)ci.output_height != want_h || ci.output_components != 3) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: image is %ux%u with %d channels, expected %dx%d RGB", path,
+                       ci.output_width, ci.output_height, ci.output_components, want_w, want_h);
+        jpeg_destroy_decompress(&ci);
+        free(buf);
+        return st;
+    }
+    row = malloc((size_t)want_w * 3);
+    if (!row) {
+        jpeg_destroy_decompress(&ci);
+        free(buf);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    while (ci.output_scanline < ci.output_height) {
+        int y = (int)ci.output_scanline;
+        JSAMPROW rp = row;
+        jpeg_read_scanlines(&ci, &rp, 1);
+        for (int x = 0; x < want_w; x++)
+            for (int c = 0; c < 3; c++) chw[(size_t)c * want_h * want_w + (size_t)y * want_w + x] = row[x * 3 + c];
+    }
+    jpeg_finish_decompress(&ci);
+    jpeg_destroy_decompress(&ci);
+    free(row);
+    free(buf);
+    return FLCE_OK;
+}
+
+/* ---- the four datasets ------------------------------------------------------------ */
+static const char *EUROSAT_CLASSES[10] = {"AnnualCrop",  "Forest",        "HerbaceousVegetation",
+                                          "Highway",     "Industrial",    "Pasture",
+                                          "PermanentCrop", "Residential", "River", "SeaLake"};
+
+/* dir/name.gz when present, else dir/name when present, else dir/name.gz (for the message). */
+static void idx_path(char *out, size_t cap, const char *dir, const char *name) {
+    snprintf(out, cap, "%s/%s.gz", dir, name);
+    if (file_exists(out)) return;
+    snprintf(out, cap, "%s/%s", dir, name);
+    if (file_exists(out)) return;
+    snprintf(out, cap, "%s/%s.gz", dir, name);
+}
+
+static flce_status load_fmnist(flce_dataset *ds, const char *dir, flce_err *e) {
+    char p[1100];
+    flce_status st;
+    idx_path(p, sizeof p, dir, "train-images-idx3-ubyte");
+    if (!file_exists(p))
+        return flce_fail(e, FLCE_ERR_IO, "%s: no Fashion-MNIST files here (train-images-idx3-ubyte[.gz] not found)", dir);
+    if ((st = flce_read_idx_images(p, &ds->train, e))) return st;
+    idx_path(p, sizeof p, dir, "train-labels-idx1-ubyte");
+    if ((st = flce_read_idx_labels(p, 10, &ds->train, e))) return st;
+    idx_path(p, sizeof p, dir, "t10k-images-idx3-ubyte");
+    if ((st = flce_read_idx_images(p, &ds->test, e))) return st;
+    idx_path(p, sizeof p, dir, "t10k-labels-idx1-ubyte");
+    if ((st = flce_read_idx_labels(p, 10, &ds->test, e))) return st;
+    if (ds->test.h != ds->train.h || ds->test.w != ds->train.w)
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: training and test images differ in size", dir);
+    return FLCE_OK;
+}
+
+static flce_status load_cifar10(flce_dataset *ds, const char *dir, flce_err *e) {
+    char base[1024], p[1100];
+    snprintf(base, sizeof base, "%s/cifar-10-batches-bin", dir);
+    if (!dir_exists(base)) snprintf(base, sizeof base, "%s", dir);
+    snprintf(p, sizeof p, "%s/data_batch_1.bin", base);
+    if (!file_exists(p))
+        return flce_fail(e, FLCE_ERR_IO, "%s: no CIFAR-10 binary files here (cifar-10-batches-bin/data_batch_1.bin not found)", dir);
+    flce_status st;
+    for (int b = 1; b <= 5; b++) {
+        snprintf(p, sizeof p, "%s/data_batch_%d.bin", base, b);
+        if ((st = flce_read_cifar_bin(p, 1, 10, 10000, &ds->train, e))) return st;
+    }
+    snprintf(p, sizeof p, "%s/test_batch.bin", base);
+    return flce_read_cifar_bin(p, 1, 10, 10000, &ds->test, e);
+}
+
+static flce_status load_cifar100(flce_dataset *ds, const char *dir, flce_err *e) {
+    char base[1024], p[1100];
+    snprintf(base, sizeof base, "%s/cifar-100-binary", dir);
+    if (!dir_exists(base)) snprintf(base, sizeof base, "%s", dir);
+    snprintf(p, sizeof p, "%s/train.bin", base);
+    if (!file_exists(p))
+        return flce_fail(e, FLCE_ERR_IO, "%s: no CIFAR-100 binary files here (cifar-100-binary/train.bin not found)", dir);
+    flce_status st = flce_read_cifar_bin(p, 2, 100, 50000, &ds->train, e);
+    if (st) return st;
+    snprintf(p, sizeof p, "%s/test.bin", base);
+    return flce_read_cifar_bin(p, 2, 100, 10000, &ds->test, e);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The sorted names of the .jpg files in dir; *count = 0 and NULL when none. */
+static flce_status list_jpgs(const char *dir, char ***names, int *count, flce_err *e) {
+    *names = NULL;
+    *count = 0;
+    DIR *d = opendir(dir);
+    if (!d) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open class folder: %s", dir, strerror(errno));
+    int cap = 0;
+    struct dirent *de;
+    flce_status st = FLCE_OK;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcmp(de->d_name + l - 4, ".jpg") != 0) continue;
+        if (*count == cap) {
+            cap = cap ? cap * 2 : 256;
+            char **nn = realloc(*names, (size_t)cap * sizeof *nn);
+            if (!nn) { st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", dir); break; }
+            *names = nn;
+        }
+        if (!((*names)[*count] = strdup(de->d_name))) { st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", dir); break; }
+        (*count)++;
+    }
+    closedir(d);
+    if (*count > 1) qsort(*names, (size_t)*count, sizeof **names, cmp_str);
+    return st;
+}
+
+static void free_names(char **names, int count) {
+    for (int i = 0; i < count; i++) free(names[i]);
+    free(names);
+}
+
+static int cmp_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static flce_status load_eurosat(flce_dataset *ds, const char *dir, uint64_t seed, flce_err *e) {
+    char base[1024], p[1400];
+    snprintf(base, sizeof base, "%s/EuroSAT_RGB", dir);
+    if (!dir_exists(base)) snprintf(base, sizeof base, "%s", dir);
+    snprintf(p, sizeof p, "%s/%s", base, EUROSAT_CLASSES[0]);
+    if (!dir_exists(p))
+        return flce_fail(e, FLCE_ERR_IO, "%s: no EuroSAT class folders here (EuroSAT_RGB/AnnualCrop not found)", dir);
+    const size_t img = 3 * 64 * 64;
+    flce_split all = {0};
+    flce_status st = FLCE_OK;
+    int *class_start = NULL, *perm = NULL;
+    int class_n[10] = {0};
+    for (int c = 0; c < 10 && !st; c++) {
+        char cdir[1200];
+        snprintf(cdir, sizeof cdir, "%s/%s", base, EUROSAT_CLASSES[c]);
+        if (!dir_exists(cdir)) { st = flce_fail(e, FLCE_ERR_IO, "%s: class folder missing", cdir); break; }
+        char **names;
+        int cnt;
+        if ((st = list_jpgs(cdir, &names, &cnt, e))) break;
+        if (cnt == 0) { st = flce_fail(e, FLCE_ERR_FORMAT, "%s: class folder holds no .jpg images", cdir); break; }
+        uint8_t *px = realloc(all.pixels, ((size_t)all.n + (size_t)cnt) * img);
+        uint8_t *lb = px ? realloc(all.labels, (size_t)all.n + (size_t)cnt) : NULL;
+        if (px) all.pixels = px;
+        if (lb) all.labels = lb;
+        if (!px || !lb) { free_names(names, cnt); st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", cdir); break; }
+        for (int i = 0; i < cnt && !st; i++) {
+            snprintf(p, sizeof p, "%s/%s", cdir, names[i]);
+            st = flce_read_jpeg_rgb(p, 64, 64, all.pixels + ((size_t)all.n + (size_t)i) * img, e);
+            all.labels[all.n + i] = (uint8_t)c;
+        }
+        free_names(names, cnt);
+        all.n += cnt;
+        class_n[c] = cnt;
+    }
+    if (st) goto out;
+    /* seeded stratified 80/20 split: per class, a permutation; its first floor(0.8 n_c) go to train */
+    class_start = malloc(11 * sizeof *class_start);
+    perm = malloc((size_t)all.n * sizeof *perm);
+    int *train_idx = malloc((size_t)all.n * sizeof *train_idx), *test_idx = malloc((size_t)all.n * sizeof *test_idx);
+    if (!class_start || !perm || !train_idx || !test_idx) {
+        free(train_idx);
+        free(test_idx);
+        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", dir);
+        goto out;
+    }
+    int ntr = 0, nte = 0, start = 0;
+    for (int c = 0; c < 10; c++) {
+        flce_rng r;
+        flce_rng_init(&r, seed, FLCE_RNG_SPLIT, 0, (uint32_t)c);
+        flce_rng_permutation(&r, class_n[c], perm);
+        int k = class_n[c] * 4 / 5;
+        for (int i = 0; i < class_n[c]; i++) {
+            if (i < k) train_idx[ntr++] = start + perm[i];
+            else test_idx[nte++] = start + perm[i];
+        }
+        start += class_n[c];
+    }
+    qsort(train_idx, (size_t)ntr, sizeof(int), cmp_int);
+    qsort(test_idx, (size_t)nte, sizeof(int), cmp_int);
+    flce_split *dst[2] = {&ds->train, &ds->test};
+    int *src[2] = {train_idx, test_idx}, cnt[2] = {ntr, nte};
+    for (int s = 0; s < 2 && !st; s++) {
+        flce_split *o = dst[s];
+        o->n = cnt[s];
+        o->c = 3;
+        o->h = o->w = 64;
+        o->classes = 10;
+        o->pixels = malloc((size_t)(cnt[s] ? cnt[s] : 1) * img);
+        o->labels = malloc((size_t)(cnt[s] ? cnt[s] : 1));
+        if (!o->pixels || !o->labels) { st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", dir); break; }
+        for (int i = 0; i < cnt[s]; i++) {
+            memcpy(o->pixels + (size_t)i * img, all.pixels + (size_t)src[s][i] * img, img);
+            o->labels[i] = all.labels[src[s][i]];
+        }
+    }
+    free(train_idx);
+    free(test_idx);
+out:
+    free(class_start);
+    free(perm);
+    split_free(&all);
+    return st;
+}
+
+flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
+                              flce_err *e) {
+    memset(ds, 0, sizeof *ds);
+    if (!dir) {
+        if (strcmp(name, "fmnist") != 0)
+            return flce_fail(e, FLCE_ERR_ARG, "--dataset %s needs --data DIR (only fmnist has a default place)", name);
+        dir = FLCE_FMNIST_DIR;
+    }
+    if (!dir_exists(dir)) return flce_fail(e, FLCE_ERR_IO, "%s: no such directory (dataset %s)", dir, name);
+    snprintf(ds->name, sizeof ds->name, "%s", name);
+    snprintf(ds->dir, sizeof ds->dir, "%s", dir);
+    flce_status st;
+    if (strcmp(name, "fmnist") == 0) st = load_fmnist(ds, dir, e);
+    else if (strcmp(name, "cifar10") == 0) st = load_cifar10(ds, dir, e);
+    else if (strcmp(name, "cifar100") == 0) st = load_cifar100(ds, dir, e);
+    else if (strcmp(name, "eurosat") == 0) st = load_eurosat(ds, dir, seed, e);
+    else st = flce_fail(e, FLCE_ERR_ARG, "unknown dataset '%s' (fmnist, cifar10, cifar100, eurosat)", name);
+    if (st) {
+        flce_dataset_free(ds);
+        return st;
+    }
+    ds->train.classes = ds->test.classes = ds->train.classes ? ds->train.classes : 10;
+    flce_dataset_compute_stats(ds);
+    return FLCE_OK;
+}
+
+/* Integer sums are exact, so the statistics are the same on every machine. */
+void flce_dataset_compute_stats(flce_dataset *ds) {
+    const flce_split *s = &ds->train;
+    size_t hw = (size_t)s->h * s->w;
+    for (int c = 0; c < 3; c++) {
+        ds->mean[c] = 0.0;
+        ds->std[c] = 1.0;
+    }
+    if (s->n == 0 || hw == 0) return;
+    for (int c = 0; c < s->c && c < 3; c++) {
+        uint64_t sum = 0, sq = 0;
+        for (int i = 0; i < s->n; i++) {
+            const uint8_t *p = s->pixels + ((size_t)i * s->c + c) * hw;
+            for (size_t j = 0; j < hw; j++) {
+                sum += p[j];
+                sq += (uint64_t)p[j] * p[j];
+            }
+        }
+        double cnt = (double)s->n * (double)hw;
+        double m = (double)sum / cnt, var = (double)sq / cnt - m * m;
+        ds->mean[c] = m / 255.0;
+        ds->std[c] = var > 0.0 ? sqrt(var) / 255.0 : 1.0;
+    }
+}
+
+void flce_split_class_counts(const flce_split *s, int *counts) {
+    for (int c = 0; c < s->classes; c++) counts[c] = 0;
+    for (int i = 0; i < s->n; i++) counts[s->labels[i]]++;
+}
+
+flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t seed, flce_err *e) {
+    flce_split *s = which ? &ds->test : &ds->train;
+    const char *flag = which ? "--test-subset" : "--train-subset";
+    if (n < 1) return flce_fail(e, FLCE_ERR_ARG, "%s %d: must be at least 1", flag, n);
+    if (n > s->n)
+        return flce_fail(e, FLCE_ERR_ARG, "%s %d: larger than the %s split (%d samples)", flag, n,
+                         which ? "test" : "training", s->n);
+    int C = s->classes;
+    int *counts = flce_calloc((size_t)C, sizeof(int)), *quota = flce_calloc((size_t)C, sizeof(int));
+    int *members = malloc((size_t)s->n * sizeof(int)), *pick = malloc((size_t)s->n * sizeof(int));
+    uint8_t *keep = flce_calloc((size_t)s->n, 1);
+    flce_status st = FLCE_OK;
+    if (!counts || !quota || !members || !pick || !keep) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "subset: out of memory");
+        goto out;
+    }
+    flce_split_class_counts(s, counts);
+    /* largest remainders: quota_c = floor(n c_c / N), the rest to the largest n c_c mod N */
+    int given = 0;
+    for (int c = 0; c < C; c++) {
+        quota[c] = (int)((int64_t)n * counts[c] / s->n);
+        given += quota[c];
+    }
+    while (given < n) {
+        int best = -1;
+        int64_t br = -1;
+        for (int c = 0; c < C; c++) {
+            int64_t rem = ((int64_t)n * counts[c]) % s->n;
+            if (quota[c] < counts[c] && rem > br && quota[c] == (int)((int64_t)n * counts[c] / s->n)) {
+                br = rem;
+                best = c;
+            }
+        }
+        if (best < 0) /* every remainder used: give to any class with room, lowest first */
+            for (int c = 0; c < C && best < 0; c++)
+                if (quota[c] < counts[c]) best = c;
+        quota[best]++;
+        given++;
+    }
+    for (int c = 0; c < C; c++) {
+        int m = 0;
+        for (int i = 0; i < s->n; i++)
+            if (s->labels[i] == c) members[m++] = i;
+        flce_rng r;
+        flce_rng_init(&r, seed, FLCE_RNG_SUBSET, (uint32_t)which, (uint32_t)c);
+        flce_rng_sample(&r, m, quota[c], pick);
+        for (int j = 0; j < quota[c]; j++) keep[members[pick[j]]] = 1;
+    }
+    size_t img = (size_t)s->c * s->h * s->w;
+    int o = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (!keep[i]) continue;
+        memmove(s->pixels + (size_t)o * img, s->pixels + (size_t)i * img, img);
+        s->labels[o++] = s->labels[i];
+    }
+    s->n = o;
+out:
+    free(counts);
+    free(quota);
+    free(members);
+    free(pick);
+    free(keep);
+    return st;
+}
+
+void flce_dataset_sample_f32(const flce_dataset *ds, const flce_split *s, int i, float *out) {
+    size_t hw = (size_t)s->h * s->w;
+    const uint8_t *p = s->pixels + (size_t)i * s->c * hw;
+    for (int c = 0; c < s->c; c++) {
+        float m = (float)ds->mean[c < 3 ? c : 0], sd = (float)ds->std[c < 3 ? c : 0];
+        for (size_t j = 0; j < hw; j++) out[c * hw + j] = ((float)p[c * hw + j] * (1.0f / 255.0f) - m) / sd;
+    }
+}

@@ -1,0 +1,56 @@
+/* err.c: status codes, the error context, checked allocation and atomic file writes. */
+#include "flce.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+flce_status flce_fail(flce_err *e, flce_status s, const char *fmt, ...) {
+    if (e) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+        va_end(ap);
+    }
+    return s;
+}
+
+const char *flce_status_name(flce_status s) {
+    switch (s) {
+    case FLCE_OK: return "ok";
+    case FLCE_ERR_IO: return "i/o error";
+    case FLCE_ERR_FORMAT: return "format error";
+    case FLCE_ERR_ARG: return "invalid argument";
+    case FLCE_ERR_NOMEM: return "out of memory";
+    case FLCE_ERR_NUMERIC: return "numeric error";
+    }
+    return "unknown status";
+}
+
+void *flce_calloc(size_t count, size_t size) {
+    if (count == 0 || size == 0) return calloc(1, 1);
+    if (count > SIZE_MAX / size) return NULL;
+    return calloc(count, size);
+}
+
+flce_status flce_write_file_atomic(const char *path, const void *data, size_t len, flce_err *e) {
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return flce_fail(e, FLCE_ERR_ARG, "%s: path too long", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    int ok = fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) {
+        remove(tmp);
+        return flce_fail(e, FLCE_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+    }
+    if (rename(tmp, path) != 0) {
+        int er = errno;
+        remove(tmp);
+        return flce_fail(e, FLCE_ERR_IO, "%s: cannot rename into place: %s", path, strerror(er));
+    }
+    return FLCE_OK;
+}
