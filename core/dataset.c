@@ -236,15 +236,15 @@ flce_status flce_read_cifar_bin(const char *path, int label_bytes, int classes, 
     size_t m = len / rec;
     for (size_t i = 0; i < m; i++) {
         const unsigned char *r = buf + i * rec;
-        if (label_bytes == 2 && r[0] >= 20) {
+        if (label_bytes == 2 && r[0] >= 20)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: coarse label %u of record %zu out of range (0..19)", path,
+                           r[0], i);
+        else if (r[label_bytes - 1] >= classes)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %zu out of range (0..%d)", path,
+                           r[label_bytes - 1], i, classes - 1);
+        if (st) {
             free(buf);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: coarse label %u of record %zu out of range (0..19)",
-                             path, r[0], i);
-        }
-        if (r[label_bytes - 1] >= classes) {
-            free(buf);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %zu out of range (0..%d)", path,
-                             r[label_bytes - 1], i, classes - 1);
+            return st;
         }
     }
     size_t n0 = (size_t)s->n;

@@ -1,0 +1,361 @@
+/* test_dataset.c: the real Fashion-MNIST files, and the IDX, CIFAR and EuroSAT readers on
+ * small files written here in exactly those formats, including truncated, oversized and
+ * corrupted ones and labels out of range. Expected values are the bytes the test wrote. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <jpeglib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "flce.h"
+#include "testutil.h"
+
+Test(fmnist, real_files_have_60000_and_10000_balanced) {
+    flce_dataset ds;
+    flce_err e = {{0}};
+    flce_status st = flce_dataset_load(&ds, "fmnist", NULL, 1, &e);
+    cr_assert_eq(st, FLCE_OK, "%s", e.msg);
+    cr_assert_eq(ds.train.n, 60000);
+    cr_assert_eq(ds.test.n, 10000);
+    cr_assert(ds.train.c == 1 && ds.train.h == 28 && ds.train.w == 28);
+    int tr[10], te[10];
+    flce_split_class_counts(&ds.train, tr);
+    flce_split_class_counts(&ds.test, te);
+    for (int c = 0; c < 10; c++) {
+        cr_assert_eq(tr[c], 6000);
+        cr_assert_eq(te[c], 1000);
+    }
+    /* published Fashion-MNIST statistics: mean 0.2860, std 0.3530 */
+    cr_assert(fabs(ds.mean[0] - 0.2860) < 1e-3 && fabs(ds.std[0] - 0.3530) < 1e-3, "%g %g", ds.mean[0], ds.std[0]);
+    /* stratified subsets keep the class proportions exactly when they divide */
+    cr_assert_eq(flce_dataset_subset(&ds, 0, 1000, 1, &e), FLCE_OK);
+    cr_assert_eq(flce_dataset_subset(&ds, 1, 500, 1, &e), FLCE_OK);
+    flce_split_class_counts(&ds.train, tr);
+    flce_split_class_counts(&ds.test, te);
+    for (int c = 0; c < 10; c++) {
+        cr_assert_eq(tr[c], 100);
+        cr_assert_eq(te[c], 50);
+    }
+    cr_assert_eq(flce_dataset_subset(&ds, 0, 1001, 1, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "--train-subset 1001"), "%s", e.msg);
+    flce_dataset_free(&ds);
+}
+
+/* ---- IDX -------------------------------------------------------------------------- */
+static size_t idx_images(unsigned char *buf, uint32_t n, uint32_t r, uint32_t c, uint32_t magic) {
+    uint32_t h[4] = {magic, n, r, c};
+    for (int i = 0; i < 4; i++) {
+        buf[4 * i] = (unsigned char)(h[i] >> 24);
+        buf[4 * i + 1] = (unsigned char)(h[i] >> 16);
+        buf[4 * i + 2] = (unsigned char)(h[i] >> 8);
+        buf[4 * i + 3] = (unsigned char)h[i];
+    }
+    for (uint32_t i = 0; i < n * r * c; i++) buf[16 + i] = (unsigned char)(i * 7);
+    return 16 + n * r * c;
+}
+
+Test(idx, reads_a_small_file_written_here) {
+    char dir[64], p[128];
+    tu_tmpdir(dir, sizeof dir);
+    unsigned char buf[256];
+    size_t len = idx_images(buf, 5, 2, 3, 0x803);
+    snprintf(p, sizeof p, "%s/img.gz", dir);
+    tu_write_gz(p, buf, len);
+    flce_split s = {0};
+    flce_err e = {{0}};
+    cr_assert_eq(flce_read_idx_images(p, &s, &e), FLCE_OK, "%s", e.msg);
+    cr_assert(s.n == 5 && s.h == 2 && s.w == 3 && s.c == 1);
+    for (int i = 0; i < 30; i++) cr_assert_eq(s.pixels[i], (unsigned char)(i * 7));
+    /* the same bytes uncompressed read the same */
+    snprintf(p, sizeof p, "%s/img.raw", dir);
+    tu_write(p, buf, len);
+    flce_split s2 = {0};
+    cr_assert_eq(flce_read_idx_images(p, &s2, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(memcmp(s.pixels, s2.pixels, 30), 0);
+    unsigned char lab[8 + 5] = {0, 0, 8, 1, 0, 0, 0, 5, 0, 9, 3, 1, 2};
+    snprintf(p, sizeof p, "%s/lab.gz", dir);
+    tu_write_gz(p, lab, sizeof lab);
+    cr_assert_eq(flce_read_idx_labels(p, 10, &s, &e), FLCE_OK, "%s", e.msg);
+    cr_assert(s.labels[1] == 9 && s.labels[4] == 2);
+    free(s.pixels);
+    free(s.labels);
+    free(s2.pixels);
+    tu_rm_rf(dir);
+}
+
+static void expect_idx_error(const char *path, int labels, const char *needle) {
+    flce_split s = {0};
+    flce_err e = {{0}};
+    flce_status st = labels ? flce_read_idx_labels(path, 10, &s, &e) : flce_read_idx_images(path, &s, &e);
+    cr_assert_neq(st, FLCE_OK, "%s should fail", path);
+    cr_assert(strstr(e.msg, path), "message names the file: %s", e.msg);
+    cr_assert(strstr(e.msg, needle), "message '%s' lacks '%s'", e.msg, needle);
+    free(s.pixels);
+    free(s.labels);
+}
+
+Test(idx, rejects_bad_files_with_one_line) {
+    char dir[64], p[128];
+    tu_tmpdir(dir, sizeof dir);
+    unsigned char buf[512];
+    size_t len = idx_images(buf, 5, 2, 3, 0x803);
+    snprintf(p, sizeof p, "%s/missing.gz", dir);
+    expect_idx_error(p, 0, "no such file");
+    snprintf(p, sizeof p, "%s/trunc.gz", dir);
+    tu_write_gz(p, buf, len - 1);
+    expect_idx_error(p, 0, "truncated");
+    snprintf(p, sizeof p, "%s/short-header.gz", dir);
+    tu_write_gz(p, buf, 10);
+    expect_idx_error(p, 0, "truncated");
+    snprintf(p, sizeof p, "%s/over.gz", dir);
+    tu_write_gz(p, buf, len + 3);
+    expect_idx_error(p, 0, "oversized");
+    snprintf(p, sizeof p, "%s/magic.gz", dir);
+    idx_images(buf, 5, 2, 3, 0x801);
+    tu_write_gz(p, buf, len);
+    expect_idx_error(p, 0, "magic");
+    snprintf(p, sizeof p, "%s/dims.gz", dir);
+    idx_images(buf, 5, 2, 3, 0x803);
+    buf[8] = 0x7f; /* rows = huge */
+    tu_write_gz(p, buf, len);
+    expect_idx_error(p, 0, "implausible");
+    unsigned char lab[13] = {0, 0, 8, 1, 0, 0, 0, 5, 0, 10, 3, 1, 2};
+    snprintf(p, sizeof p, "%s/lab.gz", dir);
+    tu_write_gz(p, lab, sizeof lab);
+    expect_idx_error(p, 1, "out of range");
+
+    /* a gzip stream with its middle overwritten: an error, never a crash */
+    unsigned char big[4096];
+    size_t blen = idx_images(big, 20, 10, 10, 0x803);
+    snprintf(p, sizeof p, "%s/corrupt.gz", dir);
+    tu_write_gz(p, big, blen);
+    FILE *f = fopen(p, "r+b");
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, sz / 2, SEEK_SET);
+    for (int i = 0; i < 16; i++) fputc(0xA5, f);
+    fclose(f);
+    flce_split s = {0};
+    flce_err e = {{0}};
+    cr_assert_neq(flce_read_idx_images(p, &s, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, p), "%s", e.msg);
+    free(s.pixels);
+    /* a gzip file cut short */
+    snprintf(p, sizeof p, "%s/cut.gz", dir);
+    tu_write_gz(p, big, blen);
+    truncate(p, sz / 2);
+    expect_idx_error(p, 0, "");
+    tu_rm_rf(dir);
+}
+
+/* ---- CIFAR ------------------------------------------------------------------------ */
+static void write_cifar(const char *path, int records, int label_bytes, int label0) {
+    size_t rec = 3072 + (size_t)label_bytes;
+    unsigned char *b = calloc((size_t)records, rec);
+    for (int i = 0; i < records; i++) {
+        unsigned char *r = b + (size_t)i * rec;
+        if (label_bytes == 2) r[0] = (unsigned char)((label0 + i) % 20);
+        r[label_bytes - 1] = (unsigned char)(label0 + i);
+        for (int j = 0; j < 3072; j++) r[label_bytes + j] = (unsigned char)(i + j);
+    }
+    tu_write(path, b, (size_t)records * rec);
+    free(b);
+}
+
+Test(cifar, cifar10_folder_written_here) {
+    char dir[64], sub[128], p[192];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/cifar-10-batches-bin", dir);
+    mkdir(sub, 0755);
+    for (int b = 1; b <= 5; b++) {
+        snprintf(p, sizeof p, "%s/data_batch_%d.bin", sub, b);
+        write_cifar(p, 3, 1, b);
+    }
+    snprintf(p, sizeof p, "%s/test_batch.bin", sub);
+    write_cifar(p, 2, 1, 0);
+    flce_dataset ds;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_dataset_load(&ds, "cifar10", dir, 1, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(ds.train.n, 15);
+    cr_assert_eq(ds.test.n, 2);
+    cr_assert(ds.train.c == 3 && ds.train.h == 32 && ds.train.w == 32 && ds.train.classes == 10);
+    /* record 4 is batch 2's record 1: label 2 + 1, pixel j = (1 + j) mod 256 */
+    cr_assert_eq(ds.train.labels[4], 3);
+    cr_assert_eq(ds.train.pixels[4 * 3072 + 1024], (unsigned char)(1 + 1024));
+    flce_dataset_free(&ds);
+
+    /* truncated record, label 10, missing batch */
+    snprintf(p, sizeof p, "%s/data_batch_3.bin", sub);
+    write_cifar(p, 3, 1, 0);
+    truncate(p, 3 * 3073 - 5);
+    cr_assert_neq(flce_dataset_load(&ds, "cifar10", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "data_batch_3.bin") && strstr(e.msg, "truncated"), "%s", e.msg);
+    write_cifar(p, 3, 1, 8); /* labels 8, 9, 10 */
+    cr_assert_neq(flce_dataset_load(&ds, "cifar10", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "data_batch_3.bin") && strstr(e.msg, "label 10"), "%s", e.msg);
+    remove(p);
+    cr_assert_neq(flce_dataset_load(&ds, "cifar10", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "data_batch_3.bin") && strstr(e.msg, "no such file"), "%s", e.msg);
+    cr_assert_neq(flce_dataset_load(&ds, "cifar10", "/nonexistent", 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "/nonexistent"), "%s", e.msg);
+    tu_rm_rf(dir);
+}
+
+Test(cifar, cifar100_uses_fine_labels_and_checks_both) {
+    char dir[64], sub[128], p[192];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(sub, sizeof sub, "%s/cifar-100-binary", dir);
+    mkdir(sub, 0755);
+    snprintf(p, sizeof p, "%s/train.bin", sub);
+    write_cifar(p, 4, 2, 96); /* fine 96..99 */
+    snprintf(p, sizeof p, "%s/test.bin", sub);
+    write_cifar(p, 1, 2, 50);
+    flce_dataset ds;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_dataset_load(&ds, "cifar100", dir, 1, &e), FLCE_OK, "%s", e.msg);
+    cr_assert(ds.train.n == 4 && ds.test.n == 1 && ds.train.classes == 100);
+    cr_assert(ds.train.labels[0] == 96 && ds.train.labels[3] == 99 && ds.test.labels[0] == 50);
+    cr_assert_eq(ds.train.pixels[3072 * 2 + 5], 7);
+    flce_dataset_free(&ds);
+    snprintf(p, sizeof p, "%s/train.bin", sub);
+    write_cifar(p, 4, 2, 97); /* fine 100 in record 3 */
+    cr_assert_neq(flce_dataset_load(&ds, "cifar100", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "train.bin") && strstr(e.msg, "label 100"), "%s", e.msg);
+    tu_rm_rf(dir);
+}
+
+/* ---- EuroSAT ---------------------------------------------------------------------- */
+static void write_jpeg(const char *path, int w, int h, int seed) {
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr jerr;
+    ci.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&ci);
+    FILE *f = fopen(path, "wb");
+    jpeg_stdio_dest(&ci, f);
+    ci.image_width = (JDIMENSION)w;
+    ci.image_height = (JDIMENSION)h;
+    ci.input_components = 3;
+    ci.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&ci);
+    jpeg_set_quality(&ci, 100, TRUE);
+    jpeg_start_compress(&ci, TRUE);
+    unsigned char row[64 * 3];
+    while (ci.next_scanline < ci.image_height) {
+        for (int x = 0; x < w * 3; x++) row[x] = (unsigned char)(seed * 20 + (x % 3) * 60); /* flat colour */
+        JSAMPROW rp = row;
+        jpeg_write_scanlines(&ci, &rp, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    fclose(f);
+}
+
+static const char *CLS[10] = {"AnnualCrop", "Forest", "HerbaceousVegetation", "Highway", "Industrial",
+                              "Pasture", "PermanentCrop", "Residential", "River", "SeaLake"};
+
+static void make_eurosat(const char *dir, int per_class) {
+    char p[256];
+    snprintf(p, sizeof p, "%s/EuroSAT_RGB", dir);
+    mkdir(p, 0755);
+    for (int c = 0; c < 10; c++) {
+        snprintf(p, sizeof p, "%s/EuroSAT_RGB/%s", dir, CLS[c]);
+        mkdir(p, 0755);
+        for (int i = 1; i <= per_class; i++) {
+            snprintf(p, sizeof p, "%s/EuroSAT_RGB/%s/%s_%d.jpg", dir, CLS[c], CLS[c], i);
+            write_jpeg(p, 64, 64, c);
+        }
+    }
+}
+
+Test(eurosat, stratified_split_of_jpegs_written_here, .timeout = 60) {
+    char dir[64], p[256];
+    tu_tmpdir(dir, sizeof dir);
+    make_eurosat(dir, 5);
+    flce_dataset a, b;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_dataset_load(&a, "eurosat", dir, 1, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(a.train.n, 40);
+    cr_assert_eq(a.test.n, 10);
+    int tr[10], te[10];
+    flce_split_class_counts(&a.train, tr);
+    flce_split_class_counts(&a.test, te);
+    for (int k = 0; k < 10; k++) cr_assert(tr[k] == 4 && te[k] == 1);
+    /* flat colours survive JPEG at quality 100 to within 2 levels: red channel = 20 c */
+    for (int i = 0; i < a.train.n; i++) {
+        int lab = a.train.labels[i], red = a.train.pixels[(size_t)i * 3 * 4096 + 100];
+        cr_assert(abs(red - 20 * lab) <= 2, "sample %d class %d red %d", i, lab, red);
+    }
+    /* same seed, same split (split_depends_on_seed checks other seeds) */
+    cr_assert_eq(flce_dataset_load(&b, "eurosat", dir, 1, &e), FLCE_OK);
+    cr_assert_eq(memcmp(a.test.pixels, b.test.pixels, 10 * 3 * 4096), 0);
+    flce_dataset_free(&a);
+    flce_dataset_free(&b);
+
+    /* a truncated JPEG, a wrong size, a missing class folder */
+    snprintf(p, sizeof p, "%s/EuroSAT_RGB/Forest/Forest_3.jpg", dir);
+    struct stat st;
+    stat(p, &st);
+    truncate(p, st.st_size / 2);
+    cr_assert_neq(flce_dataset_load(&a, "eurosat", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "Forest_3.jpg"), "%s", e.msg);
+    write_jpeg(p, 32, 32, 1);
+    cr_assert_neq(flce_dataset_load(&a, "eurosat", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "Forest_3.jpg") && strstr(e.msg, "32x32"), "%s", e.msg);
+    tu_write(p, "not a jpeg at all", 17);
+    cr_assert_neq(flce_dataset_load(&a, "eurosat", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "Forest_3.jpg") && strstr(e.msg, "corrupted"), "%s", e.msg);
+    write_jpeg(p, 64, 64, 1);
+    snprintf(p, sizeof p, "rm -rf '%s/EuroSAT_RGB/River'", dir);
+    cr_assert_eq(system(p), 0);
+    cr_assert_neq(flce_dataset_load(&a, "eurosat", dir, 1, &e), FLCE_OK);
+    cr_assert(strstr(e.msg, "River"), "%s", e.msg);
+    tu_rm_rf(dir);
+}
+
+Test(eurosat, split_depends_on_seed) {
+    /* distinguishable images: class 0 only, image i has red = 10 i; the test image of
+     * class 0 is the one the seeded permutation put last */
+    char dir[64], p[256];
+    tu_tmpdir(dir, sizeof dir);
+    make_eurosat(dir, 5);
+    for (int i = 1; i <= 5; i++) {
+        snprintf(p, sizeof p, "%s/EuroSAT_RGB/AnnualCrop/AnnualCrop_%d.jpg", dir, i);
+        write_jpeg(p, 64, 64, i);
+    }
+    int seen[6] = {0}, distinct = 0;
+    for (uint64_t s = 1; s <= 12; s++) {
+        flce_dataset a;
+        flce_err e = {{0}};
+        cr_assert_eq(flce_dataset_load(&a, "eurosat", dir, s, &e), FLCE_OK, "%s", e.msg);
+        int red = a.test.pixels[100]; /* test sample 0 is class 0 */
+        int which = (red + 10) / 20;
+        cr_assert(which >= 1 && which <= 5);
+        if (!seen[which]++) distinct++;
+        flce_dataset_free(&a);
+    }
+    cr_assert(distinct >= 3, "12 seeds chose only %d distinct test images", distinct);
+    tu_rm_rf(dir);
+}
+
+Test(dataset, statistics_and_normalisation_by_hand) {
+    /* 2 samples of 1x1x2: pixels {0, 255}, {255, 0}: mean 0.5, std 0.5 */
+    flce_dataset ds = {0};
+    unsigned char px[4] = {0, 255, 255, 0}, lb[2] = {0, 1};
+    ds.train = (flce_split){2, 1, 1, 2, 2, px, lb};
+    flce_dataset_compute_stats(&ds);
+    cr_assert(fabs(ds.mean[0] - 0.5) < 1e-15 && fabs(ds.std[0] - 0.5) < 1e-15);
+    float out[2];
+    flce_dataset_sample_f32(&ds, &ds.train, 0, out);
+    cr_assert(out[0] == -1.0f && out[1] == 1.0f);
+}
+
+Test(dataset, unknown_name_and_missing_folder) {
+    flce_dataset ds;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_dataset_load(&ds, "mnist2", "/tmp", 1, &e), FLCE_ERR_ARG);
+    cr_assert_eq(flce_dataset_load(&ds, "cifar10", NULL, 1, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "--data"), "%s", e.msg);
+    cr_assert_eq(flce_dataset_load(&ds, "fmnist", "/tmp", 1, &e), FLCE_ERR_IO);
+    cr_assert(strstr(e.msg, "train-images"), "%s", e.msg);
+}

@@ -1,0 +1,149 @@
+/* test_partition.c: federated partitions by their properties: every sample goes to
+ * exactly one client, IID sizes differ by at most one, the minimum size holds, the same
+ * seed gives the same digest, a small Dirichlet parameter skews labels more than a large
+ * one, and label noise flips about the requested share to other classes only. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "flce.h"
+
+static flce_split synth(int per_class, int classes) {
+    flce_split s = {0};
+    s.n = per_class * classes;
+    s.c = s.h = s.w = 1;
+    s.classes = classes;
+    s.pixels = calloc((size_t)s.n, 1);
+    s.labels = malloc((size_t)s.n);
+    for (int i = 0; i < s.n; i++) s.labels[i] = (uint8_t)(i % classes);
+    return s;
+}
+
+static void check_cover(const flce_partition *p, const flce_split *s) {
+    int *hit = calloc((size_t)s->n, sizeof(int));
+    cr_assert_eq(p->offsets[0], 0);
+    cr_assert_eq(p->offsets[p->n_clients], s->n);
+    for (int k = 0; k < p->n_clients; k++)
+        for (int64_t j = p->offsets[k]; j < p->offsets[k + 1]; j++) {
+            cr_assert(p->index[j] >= 0 && p->index[j] < s->n);
+            if (j > p->offsets[k]) cr_assert(p->index[j] > p->index[j - 1], "ascending within a client");
+            hit[p->index[j]]++;
+        }
+    for (int i = 0; i < s->n; i++) cr_assert_eq(hit[i], 1, "sample %d held %d times", i, hit[i]);
+    free(hit);
+}
+
+Test(partition, iid_covers_and_balances) {
+    flce_split s = synth(101, 10);
+    flce_partition_cfg c;
+    flce_partition_cfg_default(&c);
+    c.iid = 1;
+    flce_partition p;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_partition_make(&p, &s, 7, &c, 1, &e), FLCE_OK, "%s", e.msg);
+    check_cover(&p, &s);
+    for (int k = 0; k < 7; k++) {
+        int64_t sz = p.offsets[k + 1] - p.offsets[k];
+        cr_assert(sz == 1010 / 7 || sz == 1010 / 7 + 1, "client %d size %lld", k, (long long)sz);
+    }
+    flce_partition_free(&p);
+    free(s.pixels);
+    free(s.labels);
+}
+
+static double mean_classes_held(const flce_partition *p) {
+    int counts[10];
+    double t = 0;
+    for (int k = 0; k < p->n_clients; k++) {
+        flce_partition_counts(p, k, counts);
+        for (int c = 0; c < 10; c++) t += counts[c] > 0;
+    }
+    return t / p->n_clients;
+}
+
+Test(partition, dirichlet_covers_is_seeded_and_skews) {
+    flce_split s = synth(600, 10);
+    flce_partition_cfg c;
+    flce_partition_cfg_default(&c);
+    c.min_samples = 20;
+    flce_partition a, b, d;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_partition_make(&a, &s, 20, &c, 1, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(flce_partition_make(&b, &s, 20, &c, 1, &e), FLCE_OK);
+    cr_assert_eq(flce_partition_make(&d, &s, 20, &c, 2, &e), FLCE_OK);
+    check_cover(&a, &s);
+    for (int k = 0; k < 20; k++) cr_assert(a.offsets[k + 1] - a.offsets[k] >= 20);
+    cr_assert_eq(flce_partition_digest(&a), flce_partition_digest(&b));
+    cr_assert_neq(flce_partition_digest(&a), flce_partition_digest(&d));
+    /* delta 0.1 gives clients fewer classes than delta 100 (which is close to IID: all 10) */
+    flce_partition lo, hi;
+    c.dirichlet = 0.1;
+    c.min_samples = 1;
+    cr_assert_eq(flce_partition_make(&lo, &s, 20, &c, 1, &e), FLCE_OK, "%s", e.msg);
+    c.dirichlet = 100;
+    cr_assert_eq(flce_partition_make(&hi, &s, 20, &c, 1, &e), FLCE_OK);
+    double mlo = mean_classes_held(&lo), mhi = mean_classes_held(&hi);
+    cr_assert(mlo < 6 && mhi > 9.5, "classes held: delta 0.1 -> %g, delta 100 -> %g", mlo, mhi);
+    flce_partition_free(&a);
+    flce_partition_free(&b);
+    flce_partition_free(&d);
+    flce_partition_free(&lo);
+    flce_partition_free(&hi);
+    free(s.pixels);
+    free(s.labels);
+}
+
+Test(partition, label_noise_flips_to_other_classes) {
+    flce_split s = synth(1000, 10);
+    flce_partition_cfg c;
+    flce_partition_cfg_default(&c);
+    c.iid = 1;
+    c.label_noise = 0.3;
+    c.feature_noise = 0.5;
+    c.noisy_frac = 0.5;
+    flce_partition p;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_partition_make(&p, &s, 10, &c, 3, &e), FLCE_OK, "%s", e.msg);
+    int noisy = 0;
+    int64_t flipped = 0, noisy_n = 0;
+    for (int k = 0; k < 10; k++) {
+        noisy += p.noisy[k];
+        cr_assert_eq(p.feature_std[k], p.noisy[k] ? 0.5f : 0.0f);
+        for (int64_t j = p.offsets[k]; j < p.offsets[k + 1]; j++) {
+            int orig = s.labels[p.index[j]];
+            if (!p.noisy[k]) cr_assert_eq(p.labels[j], orig);
+            if (p.labels[j] != orig) flipped++;
+            noisy_n += p.noisy[k];
+        }
+    }
+    cr_assert_eq(noisy, 5);
+    cr_assert_eq(flipped, p.label_flips);
+    double rate = (double)flipped / (double)noisy_n; /* binomial: sd = sqrt(.3 .7 / 5000) = 0.0065 */
+    cr_assert(fabs(rate - 0.3) < 0.033, "flip rate %g", rate);
+    flce_partition_free(&p);
+    free(s.pixels);
+    free(s.labels);
+}
+
+Test(partition, impossible_configurations_are_clear_errors) {
+    flce_split s = synth(10, 10);
+    flce_partition_cfg c;
+    flce_partition_cfg_default(&c);
+    flce_partition p;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_partition_make(&p, &s, 11, &c, 1, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "--clients 11"), "%s", e.msg);
+    c.dirichlet = 0;
+    cr_assert_eq(flce_partition_make(&p, &s, 2, &c, 1, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "--dirichlet"), "%s", e.msg);
+    c.dirichlet = 0.5;
+    c.label_noise = 1.5;
+    cr_assert_eq(flce_partition_make(&p, &s, 2, &c, 1, &e), FLCE_ERR_ARG);
+    /* 10 clients with 10 samples each from 100: Dirichlet(0.01) cannot satisfy it */
+    c.label_noise = 0;
+    c.dirichlet = 0.01;
+    cr_assert_eq(flce_partition_make(&p, &s, 10, &c, 1, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "1000 draws"), "%s", e.msg);
+    free(s.pixels);
+    free(s.labels);
+}
