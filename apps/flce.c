@@ -12,6 +12,7 @@ static const struct {
     const char *help;
 } CMDS[] = {
     {"data", flce_cmd_data, "load a dataset, partition it among clients, print class counts and digest"},
+    {"eval", flce_cmd_eval, "FLCE contributions from a recorded trace of prototypes"},
 };
 
 static void usage(FILE *f) {

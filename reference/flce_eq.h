@@ -1,0 +1,157 @@
+/* flce_eq.h: the FLCE paper's equations as plain, readable C: the oracle.
+ *
+ * One function per equation, each named in its comment by the paper's label
+ * (eq:method.*), exactly as docs/flce.md decides where the paper is silent. Server-side
+ * equations run in float64 from float32 prototypes; logarithms use flce_dlog so every
+ * machine gives the same bits. Arrays are C order; "present" masks say which clients
+ * uploaded a prototype for the class (S_{t,c}). Nothing here allocates unless its
+ * comment says so, and nothing returns NaN or Inf for finite inputs.
+ */
+#ifndef FLCE_EQ_H
+#define FLCE_EQ_H
+
+#include <stdint.h>
+
+#include "flce.h"
+
+/* ---- local training: supervised contrastive loss (eq:method.losscl) ---------------- */
+/* L_CL over a batch of N features z [N x d] with labels y, on L2-normalised features,
+ * temperature tau. For anchor i, positives are j != i with y_j = y_i; the denominator
+ * sums over all k != i; the mean runs over anchors with at least one positive (0 if none).
+ * grad (may be NULL) receives dL/dz [N x d]. float64 definition; the training ops of each
+ * backend follow it in float32. */
+double flce_supcon_loss(const double *z, const int *y, int N, int d, double tau, double *grad);
+
+/* ---- prototypes (eq:method.z) -------------------------------------------------------- */
+/* p_c = mean of z over samples with label c that the model predicts as c (float64 sums in
+ * sample order, then rounded to float32: what a client uploads). count[c] = how many;
+ * when 0 the class gets no prototype (proto row filled with NaN). */
+void flce_prototypes(const float *z, const int *label, const int *pred, int N, int d, int C, float *proto,
+                     int *count);
+
+/* ---- helpers every equation uses ------------------------------------------------------ */
+/* cos(a, b) = a.b / (|a||b|), 0 where either norm is 0. */
+double flce_cosine(const double *a, const double *b, int d);
+/* x_k <- x_k / sum over present k; uniform 1/|present| where the sum is 0 or not finite;
+ * absent entries are set to 0. */
+void flce_normalize(double *x, const uint8_t *present, int K);
+
+/* ---- one class of one round: K clients, prototypes p [K x d] (rows of absent clients
+ * are ignored) ------------------------------------------------------------------------ */
+/* eq:method.prototype_m_norm: class contribution mass M [K]. pbar = mean of present p;
+ * s_k = max(0, cos(p_k, pbar)) normalised; phat = sum s_k p_k;
+ * M_k = max(0, cos(p_k, phat)) normalised. */
+void flce_mass(const double *p, const uint8_t *present, int K, int d, double *M);
+/* eq:method.prototype_v: class contribution velocity V [K]: ||p_k - g||^2 normalised;
+ * uniform when g is NULL (the class has no global prototype yet). */
+void flce_velocity(const double *p, const uint8_t *present, int K, int d, const double *g, double *V);
+/* eq:method.prototype_p: class contribution momentum Q [K] = M V normalised. */
+void flce_momentum(const double *M, const double *V, const uint8_t *present, int K, double *Q);
+/* eq:method.aggregation_prototype: g = sum_k Q_k p_k over present k. */
+void flce_global_prototype(const double *p, const double *Q, const uint8_t *present, int K, int d, double *g);
+
+/* ---- the model aggregation weights (eq:method.aggregation_model) ---------------------- */
+/* omega_k = sum_c Q[k][c] / sum_{k,c} Q[k][c] for Q [K x C]. Where the total is 0 (no
+ * prototype uploaded in the round), omega falls back to data-size weights
+ * sizes_k / sum sizes and the function returns 1 (else 0). */
+int flce_aggregation_weights(const double *Q, int K, int C, const double *sizes, double *omega);
+
+/* ---- ablations (Table "ablation") ---------------------------------------------------- */
+typedef struct {
+    int no_mass;       /* -M: Q = V */
+    int no_velocity;   /* -V: Q = M */
+    int no_momentum;   /* -Q: Q = 1/|S_{t,c}| */
+    int no_completion; /* -CMC: missing entries are 0 */
+} flce_ablation;
+
+/* ---- a whole server round ------------------------------------------------------------ */
+/* From the float32 prototypes of K clients, proto [K x C x d], with present [K x C]:
+ * Q [K x C] per class (eq:method.prototype_m_norm .. prototype_p, with the ablation), and
+ * the global prototypes g [C x d] updated in place (eq:method.aggregation_prototype) for
+ * every class present; has_g [C] says which classes have one. A present prototype with a
+ * non-finite entry is an FLCE_ERR_NUMERIC error naming client and class. */
+flce_status flce_round(const float *proto, const uint8_t *present, int K, int C, int d, const flce_ablation *ab,
+                       double *g, uint8_t *has_g, double *Q, flce_err *e);
+
+/* ---- contribution matrix completion (eq:prototype_p_complemention) -------------------- */
+typedef struct {
+    int rank;        /* 0: r = min(4, floor(obs / (2 (T + n)))), at least 1 */
+    double mu;       /* ridge weight, default 1e-2 */
+    int max_iter;    /* default 500 (ALS) */
+    double tol;      /* relative change of the objective, default 1e-10 */
+    int gradient;    /* 1: plain gradient descent instead of ALS */
+    double lr;       /* gradient descent step, default 0.05 */
+    uint64_t seed;   /* start of U and V */
+} flce_completion_cfg;
+
+typedef struct {
+    int rank, iters;
+    double objective;
+} flce_completion_info;
+
+void flce_completion_cfg_default(flce_completion_cfg *c);
+/* The default rank for obs observed entries of a T x n matrix. */
+int flce_completion_rank(int64_t obs, int T, int n);
+/* Complete one class: X [T x n] with mask obs [T x n] (1 = observed) into Xhat [T x n]:
+ * observed entries unchanged, missing ones max(0, (U V)[t][k]), U [T x r], V [r x n]
+ * minimising sum_obs (X - UV)^2 + mu/2 (|U|^2 + |V|^2). stream selects the RNG stream
+ * of the start (the class index). Allocates its work space. */
+flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
+                          uint32_t stream, double *Xhat, flce_completion_info *info, flce_err *e);
+
+/* ---- final contribution (eq:contribution_each) --------------------------------------- */
+/* CE_k = sum_t a_t sum_c b_c Xhat[t][k][c], normalised over the n clients (uniform when
+ * all are 0). a NULL: 1/T; b NULL: 1/C. */
+void flce_final_contribution(const double *Xhat, int T, int n, int C, const double *a, const double *b,
+                             double *CE);
+
+/* ---- metrics ------------------------------------------------------------------------- */
+/* KL(P || Q) = sum P_k ln(P_k / Q_k); terms with P_k = 0 are 0. Returns -1 (and sets e)
+ * where some Q_k = 0 < P_k or an input is negative or not finite. */
+double flce_kl(const double *P, const double *Q, int n, flce_err *e);
+/* Data shares |D_k| / sum |D| into Qd [n]; diversity-weighted when classes_held is not
+ * NULL: proportional to |D_k| classes_held_k / C. */
+void flce_data_shares(const double *sizes, const int *classes_held, int C, int n, double *Qd);
+/* Euclidean distance between two vectors. */
+double flce_euclidean(const double *a, const double *b, int n);
+/* KL distance to a reference distribution ref: both normalised, with 1e-12 added to every
+ * entry before normalising so that zeros of the reference stay finite. */
+double flce_kl_distance(const double *p, const double *ref, int n);
+
+/* ---- Shapley values ----------------------------------------------------------------- */
+/* The utility of a coalition given as a bit mask of players. */
+typedef double (*flce_utility_fn)(uint32_t coalition, void *ctx);
+/* Exact Shapley values of n <= 20 players (all 2^n coalitions, each evaluated once). */
+flce_status flce_shapley_exact(int n, flce_utility_fn v, void *ctx, double *phi, flce_err *e);
+/* Monte-Carlo permutation sampling (perms permutations from the seeded stream), with
+ * truncation: within a permutation, once |v(S) - v(all)| < eps the remaining marginals
+ * are 0 (eps 0: no truncation). Returns the number of utility calls in *calls. */
+flce_status flce_shapley_mc(int n, flce_utility_fn v, void *ctx, int perms, double eps, uint64_t seed,
+                            uint32_t round, double *phi, int64_t *calls, flce_err *e);
+
+/* ---- the evaluator: contributions from a recorded trace ------------------------------ */
+typedef struct {
+    int T, n, C, d;
+    const float *prototypes;     /* [T x n x C x d], NaN where none uploaded */
+    const uint8_t *selected;     /* [T x n] */
+    const double *round_weights; /* [T] or NULL */
+    const double *class_weights; /* [C] or NULL */
+} flce_trace;
+
+typedef struct {
+    double *Q;          /* [T x n x C]: observed Q, NaN where the client was not selected */
+    double *X;          /* [T x n x C]: completed (or, with -CMC, missing = 0) */
+    double *CE;         /* [n]: final contributions, sum 1 */
+    int *rank;          /* [C] completion rank per class (0 with -CMC) */
+    int *iters;         /* [C] completion iterations */
+    int64_t fallback_rounds; /* rounds where omega fell back to data sizes */
+} flce_eval_result;
+
+/* Run the server equations round by round over the trace, complete, and combine.
+ * Validates the trace (a finite prototype of an unselected client, a partly-NaN
+ * prototype: FLCE_ERR_FORMAT). Allocates the result's arrays. */
+flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const flce_completion_cfg *cc,
+                            flce_eval_result *res, flce_err *e);
+void flce_eval_result_free(flce_eval_result *r);
+
+#endif

@@ -1,0 +1,100 @@
+/* trace_eval.c: contributions from a recorded trace, the whole of Algorithm 1's server
+ * side after the fact: round by round flce_round (mass, velocity, momentum, global
+ * prototypes), the contribution matrix X[t][k][c] (observed where selected), its
+ * per-class completion, and the final contribution with round and class weights. The
+ * engine calls the same functions during a run, so a run's trace reproduces its
+ * contributions exactly. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flce_eq.h"
+
+void flce_eval_result_free(flce_eval_result *r) {
+    free(r->Q), free(r->X), free(r->CE), free(r->rank), free(r->iters);
+    memset(r, 0, sizeof *r);
+}
+
+flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const flce_completion_cfg *cc,
+                            flce_eval_result *res, flce_err *e) {
+    memset(res, 0, sizeof *res);
+    int T = tr->T, n = tr->n, C = tr->C, d = tr->d;
+    if (T < 1 || n < 1 || C < 1 || d < 1)
+        return flce_fail(e, FLCE_ERR_FORMAT, "trace: empty dimension (T %d, n %d, C %d, d %d)", T, n, C, d);
+    size_t tnc = (size_t)T * n * C;
+    res->Q = malloc(tnc * sizeof *res->Q);
+    res->X = malloc(tnc * sizeof *res->X);
+    res->CE = malloc((size_t)n * sizeof *res->CE);
+    res->rank = flce_calloc((size_t)C, sizeof *res->rank);
+    res->iters = flce_calloc((size_t)C, sizeof *res->iters);
+    double *g = flce_calloc((size_t)C * d, sizeof *g), *Qt = malloc((size_t)n * C * sizeof *Qt);
+    double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
+    uint8_t *has_g = flce_calloc((size_t)C, 1), *present = malloc((size_t)n * C);
+    flce_status st = FLCE_OK;
+    if (!res->Q || !res->X || !res->CE || !res->rank || !res->iters || !g || !Qt || !Xc || !Xh || !has_g || !present) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
+        goto out;
+    }
+    for (int t = 0; t < T && !st; t++) {
+        const float *pt = tr->prototypes + (size_t)t * n * C * d;
+        int any = 0;
+        for (int k = 0; k < n; k++) {
+            int sel = tr->selected[t * n + k] != 0;
+            for (int c = 0; c < C; c++) {
+                const float *v = pt + ((size_t)k * C + c) * d;
+                int nans = 0;
+                for (int j = 0; j < d; j++) nans += isnan(v[j]) != 0;
+                if (nans != 0 && nans != d) {
+                    st = flce_fail(e, FLCE_ERR_FORMAT, "prototypes.npy: round %d client %d class %d is partly NaN", t, k, c);
+                    goto out;
+                }
+                if (!sel && nans == 0) {
+                    st = flce_fail(e, FLCE_ERR_FORMAT,
+                                   "prototypes.npy: round %d client %d class %d has a prototype but the client was not selected",
+                                   t, k, c);
+                    goto out;
+                }
+                present[k * C + c] = sel && nans == 0;
+                any |= present[k * C + c];
+            }
+        }
+        st = flce_round(pt, present, n, C, d, ab, g, has_g, Qt, e);
+        if (st) {
+            if (e) {
+                char m[sizeof e->msg];
+                memcpy(m, e->msg, sizeof m);
+                flce_fail(e, st, "prototypes.npy: round %d: %.400s", t, m);
+            }
+            goto out;
+        }
+        int sel_any = 0;
+        for (int k = 0; k < n; k++) sel_any |= tr->selected[t * n + k] != 0;
+        res->fallback_rounds += sel_any && !any;
+        for (int k = 0; k < n; k++)
+            for (int c = 0; c < C; c++)
+                res->Q[((size_t)t * n + k) * C + c] = tr->selected[t * n + k] ? Qt[k * C + c] : NAN;
+    }
+    for (int c = 0; c < C; c++) {
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < n; k++) {
+                double q = res->Q[((size_t)t * n + k) * C + c];
+                Xc[t * n + k] = isnan(q) ? 0 : q;
+            }
+        if (ab && ab->no_completion) {
+            memcpy(Xh, Xc, (size_t)T * n * sizeof *Xh);
+        } else {
+            flce_completion_info info;
+            st = flce_complete(Xc, tr->selected, T, n, cc, (uint32_t)c, Xh, &info, e);
+            if (st) goto out;
+            res->rank[c] = info.rank;
+            res->iters[c] = info.iters;
+        }
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < n; k++) res->X[((size_t)t * n + k) * C + c] = Xh[t * n + k];
+    }
+    flce_final_contribution(res->X, T, n, C, tr->round_weights, tr->class_weights, res->CE);
+out:
+    free(g), free(Qt), free(Xc), free(Xh), free(has_g), free(present);
+    if (st) flce_eval_result_free(res);
+    return st;
+}
