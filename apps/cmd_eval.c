@@ -185,10 +185,10 @@ int flce_cmd_eval(int argc, char **argv) {
     }
     snprintf(p, sizeof p, "%s/round_weights.npy", dir);
     if (rw_path || file_exists(p))
-        if ((st = read_weights(rw_path ? rw_path : p, T, &rw, &e))) goto fail;
+        if ((st = read_weights(rw_path ? rw_path : p, T, &rw, &e))) goto usage;
     snprintf(p, sizeof p, "%s/class_weights.npy", dir);
     if (cw_path || file_exists(p))
-        if ((st = read_weights(cw_path ? cw_path : p, C, &cw, &e))) goto fail;
+        if ((st = read_weights(cw_path ? cw_path : p, C, &cw, &e))) goto usage;
 
     flce_trace tr = {T, n, C, d, pr.data, sel, rw, cw};
     flce_completion_cfg cc;
@@ -239,8 +239,12 @@ int flce_cmd_eval(int argc, char **argv) {
     else printf("KL(contributions || data shares) = %.6f\n", kl);
     printf("wrote %s/contributions.csv, Q.npy, X_completed.npy\n", out);
     status = 0;
+    goto fail;
+usage: /* a weight file that does not fit the trace is a usage error */
+    status = 2;
+    fprintf(stderr, "%s: %s\n", prog, e.msg);
 fail:
-    if (status) fprintf(stderr, "%s: %s\n", prog, e.msg);
+    if (status == 1) fprintf(stderr, "%s: %s\n", prog, e.msg);
     flce_eval_result_free(&res);
     flce_npy_free(&pr);
     flce_npy_free(&se);

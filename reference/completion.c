@@ -111,6 +111,112 @@ static void als_cols(const double *X, const uint8_t *obs, const double *U, doubl
     }
 }
 
+/* Eigen-decomposition of a symmetric r x r matrix A (destroyed) by cyclic Jacobi
+ * rotations: A = W diag(lam) W^T. */
+static void sym_eigen(double *A, int r, double *W, double *lam) {
+    for (int i = 0; i < r * r; i++) W[i] = 0;
+    for (int i = 0; i < r; i++) W[i * r + i] = 1;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        double off = 0;
+        for (int p = 0; p < r; p++)
+            for (int q = p + 1; q < r; q++) off += A[p * r + q] * A[p * r + q];
+        if (off < 1e-30) break;
+        for (int p = 0; p < r; p++)
+            for (int q = p + 1; q < r; q++) {
+                double apq = A[p * r + q];
+                if (fabs(apq) < 1e-300) continue;
+                double theta = (A[q * r + q] - A[p * r + p]) / (2 * apq);
+                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int k = 0; k < r; k++) { /* A <- J^T A J */
+                    double akp = A[k * r + p], akq = A[k * r + q];
+                    A[k * r + p] = c * akp - s * akq;
+                    A[k * r + q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < r; k++) {
+                    double apk = A[p * r + k], aqk = A[q * r + k];
+                    A[p * r + k] = c * apk - s * aqk;
+                    A[q * r + k] = s * apk + c * aqk;
+                }
+                for (int k = 0; k < r; k++) {
+                    double wkp = W[k * r + p], wkq = W[k * r + q];
+                    W[k * r + p] = c * wkp - s * wkq;
+                    W[k * r + q] = s * wkp + c * wkq;
+                }
+            }
+    }
+    for (int i = 0; i < r; i++) lam[i] = A[i * r + i];
+}
+
+/* Balance the factorisation: U <- U R, V <- R^-1 V with R chosen so that U^T U = V V^T
+ * (diagonal). U V is unchanged and |U|^2 + |V|^2 falls to its minimum over all R (twice
+ * the nuclear norm of U V), which removes the slow drift of plain ALS along the
+ * factorisation's ambiguity. R = Gu^-1/2 Z L^1/4 where Gu = U^T U, Gv = V V^T and
+ * Gu^1/2 Gv Gu^1/2 = Z L Z^T. Skipped when U or V is rank deficient. */
+static void balance(double *U, double *V, int T, int n, int r, double *work) {
+    double *Gu = work, *Gv = Gu + r * r, *W = Gv + r * r, *Z = W + r * r, *M = Z + r * r, *R = M + r * r,
+           *Ri = R + r * r, *H = Ri + r * r, *Hi = H + r * r, *lam = Hi + r * r, *mu = lam + r, *row = mu + r;
+    for (int i = 0; i < r; i++)
+        for (int j = 0; j < r; j++) {
+            double a = 0, b = 0;
+            for (int t = 0; t < T; t++) a += U[t * r + i] * U[t * r + j];
+            for (int k = 0; k < n; k++) b += V[i * n + k] * V[j * n + k];
+            Gu[i * r + j] = a;
+            Gv[i * r + j] = b;
+        }
+    sym_eigen(Gu, r, W, lam);
+    double lmax = 0;
+    for (int i = 0; i < r; i++) lmax = fmax(lmax, lam[i]);
+    for (int i = 0; i < r; i++)
+        if (!(lam[i] > 1e-12 * lmax) || !(lmax > 0)) return;
+    for (int i = 0; i < r; i++) /* H = Gu^1/2, Hi = Gu^-1/2 */
+        for (int j = 0; j < r; j++) {
+            double h = 0, hi = 0;
+            for (int k = 0; k < r; k++) {
+                h += W[i * r + k] * sqrt(lam[k]) * W[j * r + k];
+                hi += W[i * r + k] / sqrt(lam[k]) * W[j * r + k];
+            }
+            H[i * r + j] = h;
+            Hi[i * r + j] = hi;
+        }
+    for (int i = 0; i < r; i++) /* M = H Gv H */
+        for (int j = 0; j < r; j++) {
+            double m = 0;
+            for (int a = 0; a < r; a++)
+                for (int b = 0; b < r; b++) m += H[i * r + a] * Gv[a * r + b] * H[b * r + j];
+            M[i * r + j] = m;
+        }
+    sym_eigen(M, r, Z, mu);
+    for (int i = 0; i < r; i++)
+        if (!(mu[i] > 0)) return;
+    for (int i = 0; i < r; i++) /* R = Hi Z L^1/4, Ri = L^-1/4 Z^T H */
+        for (int j = 0; j < r; j++) {
+            double a = 0, b = 0;
+            for (int k = 0; k < r; k++) {
+                a += Hi[i * r + k] * Z[k * r + j];
+                b += Z[k * r + i] * H[k * r + j];
+            }
+            R[i * r + j] = a * sqrt(sqrt(mu[j]));
+            Ri[i * r + j] = b / sqrt(sqrt(mu[i]));
+        }
+    for (int t = 0; t < T; t++) {
+        for (int j = 0; j < r; j++) {
+            double a = 0;
+            for (int k = 0; k < r; k++) a += U[t * r + k] * R[k * r + j];
+            row[j] = a;
+        }
+        for (int j = 0; j < r; j++) U[t * r + j] = row[j];
+    }
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < r; i++) {
+            double a = 0;
+            for (int j = 0; j < r; j++) a += Ri[i * r + j] * V[j * n + k];
+            row[i] = a;
+        }
+        for (int i = 0; i < r; i++) V[i * n + k] = row[i];
+    }
+}
+
 static void gd_step(const double *X, const uint8_t *obs, double *U, double *V, int T, int n, int r, double mu,
                     double lr, double *gU, double *gV) {
     for (int i = 0; i < T * r; i++) gU[i] = mu * U[i];
@@ -153,8 +259,9 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
     double *U = flce_calloc((size_t)T * r, sizeof *U), *V = flce_calloc((size_t)r * n, sizeof *V);
     double *A = flce_calloc((size_t)r * r, sizeof *A), *b = flce_calloc((size_t)r, sizeof *b);
     double *gU = flce_calloc((size_t)T * r, sizeof *gU), *gV = flce_calloc((size_t)r * n, sizeof *gV);
-    if (!U || !V || !A || !b || !gU || !gV) {
-        free(U), free(V), free(A), free(b), free(gU), free(gV);
+    double *work = flce_calloc((size_t)10 * r * r + 3 * (size_t)r, sizeof *work);
+    if (!U || !V || !A || !b || !gU || !gV || !work) {
+        free(U), free(V), free(A), free(b), free(gU), free(gV), free(work);
         return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory (T %d, n %d, rank %d)", T, n, r);
     }
     flce_rng rng;
@@ -169,6 +276,7 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
         } else {
             als_rows(X, obs, U, V, T, n, r, cfg->mu, A, b);
             als_cols(X, obs, U, V, T, n, r, cfg->mu, A, b);
+            balance(U, V, T, n, r, work);
         }
         obj = objective(X, obs, U, V, T, n, r, cfg->mu);
         info->iters = it;
@@ -181,6 +289,6 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
             double v = dot_uv(U, V, t, k, r, n);
             Xhat[t * n + k] = obs[t * n + k] ? X[t * n + k] : (v > 0 && isfinite(v) ? v : 0);
         }
-    free(U), free(V), free(A), free(b), free(gU), free(gV);
+    free(U), free(V), free(A), free(b), free(gU), free(gV), free(work);
     return FLCE_OK;
 }

@@ -1,0 +1,63 @@
+#!/bin/sh
+# cli_eval.sh FLCE WRITE_TRACE: `flce eval` on the trace of tests/write_trace.c, whose
+# contributions are worked out by hand:
+#   class 0, round 0: M = (1/2, 1/2), V uniform -> Q = (1/2, 1/2), g = (1/2, 1/2)
+#   class 0, round 1: pbar = (1/2, 1); s = (1/3, 2/3); phat = (1/3, 4/3); M = (1/5, 4/5);
+#                     |p - g|^2 = (1/2, 5/2) -> V = (1/6, 5/6); Q = (1/21, 20/21)
+#   class 1: one client per round -> Q = 1
+#   -CMC, a = b = 1/2: CE = (0.375, 0.125 + 1/84, 0.25 + 5/21)
+#   -CMC, b = (1, 3):  CE = (1.75, 0.25 + 1/42, 1.5 + 10/21) / 4
+set -u
+flce=$1; write_trace=$2
+fail() { echo "FAIL: $*"; exit 1; }
+calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
+t=$(mktemp -d /tmp/flce-eval-XXXXXX); trap 'rm -rf "$t"' EXIT
+mkdir "$t/trace" "$t/out"
+"$write_trace" "$t/trace" || fail "write_trace"
+
+check() { # check FILE c0 c1 c2
+  awk -F, -v a="$2" -v b="$3" -v c="$4" 'NR==1 { if ($0 != "client,contribution") exit 1; next }
+    { want = (NR==2) ? a : (NR==3) ? b : c; d = $2 - want; if (d < 0) d = -d; if (d > 1e-12) { print "client " $1 ": " $2 " vs " want; exit 1 } }
+    END { if (NR != 4) exit 1 }' "$1" || fail "$1 differs from the hand-worked values"
+}
+"$flce" eval "$t/trace" --out "$t/out" --ablate CMC > "$t/log" || fail "eval -CMC: $(cat "$t/log")"
+check "$t/out/contributions.csv" 0.375 "$(calc '0.125 + 1/84')" "$(calc '0.25 + 5/21')"
+grep -q "KL(contributions || data shares)" "$t/log" || fail "no KL line"
+echo "1, 3" > "$t/cw.txt"
+"$flce" eval "$t/trace" --out "$t/out" --ablate cmc --class-weights "$t/cw.txt" > /dev/null || fail "eval class weights"
+check "$t/out/contributions.csv" 0.4375 "$(calc '(0.25 + 1/42)/4')" "$(calc '(1.5 + 10/21)/4')"
+# -Q and -CMC: Q = 1/|S| -> class 0 rounds (1/2,1/2,0), (0,1/2,1/2); class 1 as before
+"$flce" eval "$t/trace" --out "$t/out" --ablate CMC --ablate Q > /dev/null || fail "eval -Q"
+check "$t/out/contributions.csv" 0.375 0.25 0.375
+# with completion: default output folder is the trace folder; contributions sum to 1
+"$flce" eval "$t/trace" > "$t/log" || fail "eval: $(cat "$t/log")"
+[ -f "$t/trace/contributions.csv" ] && [ -f "$t/trace/Q.npy" ] && [ -f "$t/trace/X_completed.npy" ] || fail "outputs missing"
+awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/trace/contributions.csv" || fail "not a distribution"
+
+expect() { # expect STATUS NEEDLE ARGS...
+  want=$1; needle=$2; shift 2
+  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
+  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
+  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
+}
+expect 2 "needs TRACE_DIR" eval
+expect 2 "no such trace directory" eval "$t/nope"
+expect 2 "--ablate 'X'" eval "$t/trace" --ablate X
+expect 2 "flce run" eval "$t/trace" --ablate CL
+expect 2 "--rank 0" eval "$t/trace" --rank 0
+expect 2 "--out" eval "$t/trace" --out "$t/nope"
+echo "1 2 3" > "$t/cw3.txt"
+expect 2 "more than 2 weights" eval "$t/trace" --class-weights "$t/cw3.txt"
+echo "1" > "$t/cw1.txt"
+expect 2 "1 weights, expected 2" eval "$t/trace" --class-weights "$t/cw1.txt"
+echo "1 -2" > "$t/cwn.txt"
+expect 2 "must be finite and >= 0" eval "$t/trace" --class-weights "$t/cwn.txt"
+mkdir "$t/bad1" "$t/bad2" "$t/bad3"
+"$write_trace" "$t/bad1" bad-unselected; "$write_trace" "$t/bad2" bad-partial
+expect 1 "was not selected" eval "$t/bad1"
+expect 1 "partly NaN" eval "$t/bad2"
+"$write_trace" "$t/bad3"; head -c 100 "$t/bad3/prototypes.npy" > "$t/bad3/p"; mv "$t/bad3/p" "$t/bad3/prototypes.npy"
+expect 1 "prototypes.npy: truncated" eval "$t/bad3"
+rm "$t/bad3/prototypes.npy"; expect 1 "prototypes.npy" eval "$t/bad3"
+echo "cli_eval: all checks passed"

@@ -1,0 +1,143 @@
+/* test_completion.c: matrix completion and Shapley values by their properties:
+ * completion keeps observed entries and recovers a synthetic rank-2 matrix with 30% of
+ * its entries missing; Shapley values satisfy efficiency, symmetry and the null player,
+ * and Monte-Carlo agrees with the exact values on a 6-player game. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flce_eq.h"
+
+#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %.17g, expected %.17g", #a, (double)(a), (double)(b))
+
+/* X = U V with U [T x 2], V [2 x n] uniform in (0.5, 1.5): a positive rank-2 matrix. */
+static void rank2(int T, int n, double *X, uint8_t *obs, double missing_rate, uint64_t seed) {
+    flce_rng r;
+    flce_rng_init(&r, seed, FLCE_RNG_TEST, 9, 0);
+    double U[200], V[200];
+    for (int i = 0; i < 2 * T; i++) U[i] = 0.5 + flce_rng_uniform(&r);
+    for (int i = 0; i < 2 * n; i++) V[i] = 0.5 + flce_rng_uniform(&r);
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < n; k++) {
+            X[t * n + k] = U[t * 2] * V[k] + U[t * 2 + 1] * V[n + k];
+            obs[t * n + k] = flce_rng_uniform(&r) >= missing_rate;
+        }
+}
+
+Test(completion, recovers_rank2_with_30_percent_missing) {
+    enum { T = 40, N = 25 };
+    double X[T * N], Xin[T * N], Xh[T * N];
+    uint8_t obs[T * N];
+    rank2(T, N, X, obs, 0.3, 1);
+    for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0; /* missing entries hidden */
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    c.rank = 2;
+    flce_completion_info info;
+    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 0, Xh, &info, NULL), FLCE_OK);
+    double se = 0, ss = 0;
+    int missing = 0;
+    for (int i = 0; i < T * N; i++) {
+        if (obs[i]) {
+            cr_assert_eq(Xh[i], Xin[i], "observed entry %d changed", i); /* bit for bit */
+            continue;
+        }
+        missing++;
+        se += (Xh[i] - X[i]) * (Xh[i] - X[i]);
+        ss += X[i] * X[i];
+    }
+    double rel = sqrt(se / ss);
+    cr_assert(missing > 250 && missing < 350, "missing %d", missing);
+    /* documented bound (docs/decisions.md): relative RMS error on missing entries < 1e-3
+     * with mu = 1e-2 (the ridge term biases the fit by about mu / |v|^2) */
+    cr_assert(rel < 1e-3, "relative RMS error %g after %d iterations", rel, info.iters);
+    cr_assert(info.iters < 50, "ALS took %d iterations (balanced ALS converges in tens)", info.iters);
+    /* gradient descent reaches the same objective, more slowly */
+    flce_completion_info gi;
+    c.gradient = 1;
+    c.max_iter = 20000;
+    c.lr = 0.01;
+    double Xg[T * N];
+    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 0, Xg, &gi, NULL), FLCE_OK);
+    cr_assert(gi.objective < info.objective * 1.01 + 1e-9, "gd %g vs als %g", gi.objective, info.objective);
+}
+
+Test(completion, default_rank_and_degenerate_masks) {
+    /* obs = 100 of T = 10, n = 20: floor(100 / 60) = 1; 1000 obs: floor(1000/60) = 16 -> 4; 10 obs -> 1 */
+    cr_assert_eq(flce_completion_rank(100, 10, 20), 1);
+    cr_assert_eq(flce_completion_rank(1000, 10, 20), 4);
+    cr_assert_eq(flce_completion_rank(10, 10, 20), 1);
+    cr_assert_eq(flce_completion_rank(10000, 1000, 50), 4); /* the paper's scale */
+    double X[6] = {0}, Xh[6];
+    uint8_t none[6] = {0}, row[6] = {1, 1, 1, 0, 0, 0};
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    flce_completion_info info;
+    cr_assert_eq(flce_complete(X, none, 2, 3, &c, 0, Xh, &info, NULL), FLCE_OK);
+    for (int i = 0; i < 6; i++) cr_assert_eq(Xh[i], 0.0);
+    double Y[6] = {0.2, 0.3, 0.5, 0, 0, 0};
+    cr_assert_eq(flce_complete(Y, row, 2, 3, &c, 0, Xh, &info, NULL), FLCE_OK);
+    for (int i = 0; i < 6; i++) cr_assert(isfinite(Xh[i]) && Xh[i] >= 0);
+    cr_assert(Xh[0] == 0.2 && Xh[2] == 0.5);
+}
+
+/* v(S) = sum_{i in S} w_i + 6 [0 in S and 1 in S]: phi_0 = phi_1 = w + 3, others w_i */
+static double game(uint32_t s, void *ctx) {
+    const double *w = ctx;
+    double v = 0;
+    for (int i = 0; i < 6; i++)
+        if (s >> i & 1) v += w[i];
+    if ((s & 3) == 3) v += 6;
+    return v;
+}
+
+static double only_player0(uint32_t s, void *ctx) {
+    (void)ctx;
+    return s & 1 ? 1.0 : 0.0;
+}
+
+/* a non-additive game: v(S) = (sum_{i in S} w_i)^2 / 10 */
+static double square_game(uint32_t s, void *ctx) {
+    const double *w = ctx;
+    double v = 0;
+    for (int i = 0; i < 6; i++)
+        if (s >> i & 1) v += w[i];
+    return v * v / 10;
+}
+
+Test(shapley, exact_by_hand_and_axioms) {
+    double w[6] = {1, 1, 2, 0, 3, 0.5}, phi[6];
+    cr_assert_eq(flce_shapley_exact(6, game, w, phi, NULL), FLCE_OK);
+    NEAR(phi[0], 4, 1e-12);
+    NEAR(phi[1], 4, 1e-12); /* symmetry */
+    NEAR(phi[2], 2, 1e-12);
+    NEAR(phi[3], 0, 1e-12); /* null player */
+    NEAR(phi[4], 3, 1e-12);
+    double s = 0;
+    for (int i = 0; i < 6; i++) s += phi[i];
+    NEAR(s, game(63, w) - game(0, w), 1e-12); /* efficiency */
+}
+
+Test(shapley, monte_carlo_agrees_with_exact_on_six_players) {
+    double w[6] = {1, 2, 3, 4, 5, 6}, ex[6], mc[6];
+    cr_assert_eq(flce_shapley_exact(6, square_game, w, ex, NULL), FLCE_OK);
+    /* by symmetry of the square game phi_i = w_i (sum w) / 10 = 2.1 w_i */
+    for (int i = 0; i < 6; i++) NEAR(ex[i], 2.1 * w[i], 1e-12);
+    int64_t calls_full, calls_trunc;
+    cr_assert_eq(flce_shapley_mc(6, square_game, w, 4000, 0, 1, 0, mc, &calls_full, NULL), FLCE_OK);
+    double s = 0;
+    for (int i = 0; i < 6; i++) {
+        /* marginals lie in [0, 2*21*6/10]: sd of a mean of 4000 < 25.2/2/sqrt(4000) = 0.2 */
+        NEAR(mc[i], ex[i], 0.6);
+        s += mc[i];
+    }
+    NEAR(s, square_game(63, w) - square_game(0, w), 1e-9); /* every permutation is efficient */
+    cr_assert_eq(calls_full, 2 + 4000 * 5); /* no truncation: n - 1 calls per permutation */
+    /* truncation: in v(S) = [0 in S] nothing changes after player 0 joins, so the rest of
+     * each permutation is skipped, and the values stay exact: phi = (1, 0, ..., 0) */
+    cr_assert_eq(flce_shapley_mc(6, only_player0, NULL, 500, 1e-9, 1, 0, mc, &calls_trunc, NULL), FLCE_OK);
+    NEAR(mc[0], 1, 0);
+    for (int i = 1; i < 6; i++) NEAR(mc[i], 0, 0);
+    cr_assert(calls_trunc < 2 + 500 * 4, "%lld calls", (long long)calls_trunc);
+}
