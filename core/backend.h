@@ -1,0 +1,92 @@
+/* backend.h: the backend interface: a struct of operation function pointers plus an
+ * opaque context (after ggml-backend). A backend owns buffers and runs ops; it knows
+ * nothing of federated learning. Every op has one documented summation order
+ * (reference/ops.h), so every backend gives the same float32 bits (docs/bit-exact.md).
+ *
+ * Buffers are opaque handles; the host reads and writes them only through buf_read and
+ * buf_write, so a device backend keeps parameters, activations and gradients on the device
+ * for a whole training step. Integer buffers (labels, predictions) hold int32. */
+#ifndef FLCE_BACKEND_H
+#define FLCE_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flce.h"
+
+typedef struct flce_buf flce_buf;
+typedef struct flce_backend flce_backend;
+
+/* A 2-D convolution without bias: x [N, C, H, W], w [K, C, R, R], y [N, K, OH, OW],
+ * OH = (H + 2 pad - R) / stride + 1. */
+typedef struct {
+    int N, C, H, W; /* input */
+    int K, R;       /* output channels, kernel size (1 or 3) */
+    int stride, pad;
+    int OH, OW;     /* filled by flce_conv_shape_init */
+} flce_conv_shape;
+
+void flce_conv_shape_init(flce_conv_shape *s, int N, int C, int H, int W, int K, int R, int stride, int pad);
+
+struct flce_backend {
+    const char *name;  /* "reference", "cpu", "vulkan" */
+    char device[160];  /* the device and driver, for start-up lines and reports */
+    void *ctx;         /* backend-specific */
+
+    flce_buf *(*buf_alloc)(flce_backend *be, size_t bytes); /* zeroed; NULL on failure */
+    void (*buf_free)(flce_backend *be, flce_buf *b);
+    void (*buf_write)(flce_backend *be, flce_buf *b, size_t offset, const void *src, size_t bytes);
+    void (*buf_read)(flce_backend *be, const flce_buf *b, size_t offset, void *dst, size_t bytes);
+    void (*sync)(flce_backend *be); /* wait until every op issued so far has finished */
+    void (*destroy)(flce_backend *be);
+
+    /* convolution: forward, gradient of the input, gradient of the weights */
+    void (*conv2d_fwd)(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y);
+    void (*conv2d_bwd_data)(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+                            flce_buf *dx);
+    void (*conv2d_bwd_weight)(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+                              flce_buf *dw);
+    /* BatchNorm2d over x [N, C, HW]: training (batch statistics; saves xhat [N, C, HW] and
+     * invstd [C]; updates running_mean/var [C] with momentum), evaluation, and backward */
+    void (*bn_fwd_train)(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
+                         const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *xhat, flce_buf *invstd,
+                         flce_buf *running_mean, flce_buf *running_var);
+    void (*bn_fwd_eval)(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
+                        const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y);
+    void (*bn_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat,
+                   const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma, flce_buf *dbeta);
+    /* elementwise over n floats */
+    void (*relu_fwd)(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y);
+    void (*relu_bwd)(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx);
+    void (*add)(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y);
+    /* global average pooling x [N, C, HW] -> z [N, C] */
+    void (*avgpool_fwd)(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z);
+    void (*avgpool_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx);
+    /* linear y [N, O] = x [N, I] w^T + b, w [O, I] */
+    void (*linear_fwd)(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *b,
+                       flce_buf *y);
+    void (*linear_bwd)(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w,
+                       const flce_buf *dy, flce_buf *dx, flce_buf *dw, flce_buf *db);
+    /* mean softmax cross-entropy of logits [N, C] against labels [N] (int32): loss [1],
+     * dlogits [N, C] (gradient of the mean), pred [N] (int32 argmax, first maximum) */
+    void (*softmax_ce)(flce_backend *be, int N, int C, const flce_buf *logits, const flce_buf *labels,
+                       flce_buf *loss, flce_buf *dlogits, flce_buf *pred);
+    /* supervised contrastive loss (eq:method.losscl) of z [N, D]: loss [1] and
+     * dz [N, D] = lambda * dL/dz */
+    void (*supcon)(flce_backend *be, int N, int D, float tau, float lambda, const flce_buf *z,
+                   const flce_buf *labels, flce_buf *loss, flce_buf *dz);
+    /* SGD on n floats: g' = g + wd w; with momentum, m = first ? g' : momentum m + g', d = m;
+     * else d = g'; w = w - lr d. mom may be NULL when momentum is 0. */
+    void (*sgd)(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
+                const flce_buf *g, flce_buf *mom);
+    /* y = sum_k a_k x_k over k ascending (aggregation of parameter vectors) */
+    void (*weighted_sum)(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y);
+};
+
+/* The backends compiled in. */
+flce_backend *flce_backend_reference(void);
+flce_backend *flce_backend_cpu(int threads);
+/* By name: "reference", "cpu" (NULL and error when unknown or unavailable). */
+flce_backend *flce_backend_create(const char *name, flce_err *e);
+
+#endif

@@ -1,0 +1,69 @@
+/* ops.h: the training ops as plain scalar loops on host arrays: the oracle of every
+ * backend. Each op's comment states its one summation order; every backend follows it.
+ * Float operations are + - * only, each rounded on its own; division, square roots, exp
+ * and log come from core/fmath.h.
+ *
+ * "S8" is the striped sum used by the long BatchNorm reductions: element j of the
+ * reduction goes to lane j mod 8 (each lane adds in increasing j, from +0), and the lanes
+ * combine as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). An 8-wide vector
+ * accumulator computes exactly this. */
+#ifndef FLCE_OPS_H
+#define FLCE_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+/* y[n][k][oy][ox] = sum over ci, ky, kx (nested, ascending) of w[k][ci][ky][kx] * xp, where
+ * xp = x[n][ci][oy s + ky - pad][ox s + kx - pad], or 0 outside the image (the product is
+ * still added). */
+void ref_conv2d_fwd(const flce_conv_shape *s, const float *x, const float *w, float *y);
+/* dx[n][ci][iy][ix] = sum over ky, kx (ascending) of t(ky, kx), where for each (ky, kx)
+ * with oy = (iy + pad - ky) / s and ox likewise integral and inside the output,
+ * t = sum over k (ascending) of w[k][ci][ky][kx] * dy[n][k][oy][ox]; other (ky, kx) add
+ * nothing. */
+void ref_conv2d_bwd_data(const flce_conv_shape *s, const float *dy, const float *w, float *dx);
+/* dw[k][ci][ky][kx] = sum over n, oy, ox (nested, ascending) of dy[n][k][oy][ox] * xp. */
+void ref_conv2d_bwd_weight(const flce_conv_shape *s, const float *x, const float *dy, float *dw);
+
+/* BatchNorm, per channel c over its M = N HW values (flat index n HW + i):
+ *   invM = recip(M); mean = S8(x) invM; var = S8((x - mean)(x - mean)) invM;
+ *   invstd = rsqrt(var + eps); xhat = (x - mean) invstd; y = xhat gamma + beta;
+ *   running_mean = running_mean (1 - momentum) + mean momentum;
+ *   running_var = running_var (1 - momentum) + (var M recip(M - 1)) momentum  (var if M = 1). */
+void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, const float *x, const float *gamma,
+                      const float *beta, float *y, float *xhat, float *invstd, float *running_mean, float *running_var);
+/* y = ((x - running_mean) rsqrt(running_var + eps)) gamma + beta */
+void ref_bn_fwd_eval(int N, int C, int HW, float eps, const float *x, const float *gamma, const float *beta,
+                     const float *running_mean, const float *running_var, float *y);
+/* dbeta = S8(dy); dgamma = S8(dy xhat);
+ * dx = ((gamma invstd) invM) ((M dy - dbeta) - xhat dgamma) */
+void ref_bn_bwd(int N, int C, int HW, const float *dy, const float *xhat, const float *gamma, const float *invstd,
+                float *dx, float *dgamma, float *dbeta);
+void ref_relu_fwd(size_t n, const float *x, float *y);                 /* y = x > 0 ? x : 0 */
+void ref_relu_bwd(size_t n, const float *y, const float *dy, float *dx); /* dx = y > 0 ? dy : 0 */
+void ref_add(size_t n, const float *a, const float *b, float *y);      /* y = a + b */
+/* z[n][c] = (sum over i ascending of x[n][c][i]) recip(HW); dx = dz recip(HW) */
+void ref_avgpool_fwd(int N, int C, int HW, const float *x, float *z);
+void ref_avgpool_bwd(int N, int C, int HW, const float *dz, float *dx);
+/* y[n][o] = (sum over i ascending of w[o][i] x[n][i]) + b[o];
+ * dx[n][i] = sum over o of w[o][i] dy[n][o]; dw[o][i] = sum over n of dy[n][o] x[n][i];
+ * db[o] = sum over n of dy[n][o] (all ascending) */
+void ref_linear_fwd(int N, int I, int O, const float *x, const float *w, const float *b, float *y);
+void ref_linear_bwd(int N, int I, int O, const float *x, const float *w, const float *dy, float *dx, float *dw,
+                    float *db);
+/* per sample: m = max; e_j = exp(l_j - m); s = sum e (ascending); lse = m + log(s);
+ * loss_n = lse - l_y; dl_j = (e_j recip(s) - [j = y]) recip(N); loss = (sum loss_n) recip(N) */
+void ref_softmax_ce(int N, int C, const float *logits, const int32_t *labels, float *loss, float *dlogits,
+                    int32_t *pred);
+/* eq:method.losscl in float32, following flce_supcon_loss (reference/flce_eq.c) step by
+ * step: dz = lambda dL/dz. */
+void ref_supcon(int N, int D, float tau, float lambda, const float *z, const int32_t *labels, float *loss, float *dz);
+void ref_sgd(size_t n, float lr, float momentum, float wd, int first, float *w, const float *g, float *mom);
+void ref_weighted_sum(size_t n, int K, const float *a, const float *const *xs, float *y);
+
+/* The S8 striped sum of element j = f(j), exposed for the fast backends' tests. */
+float ref_sum8(const float *x, size_t n);
+
+#endif
