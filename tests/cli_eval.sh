@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli_eval.sh FLCE WRITE_TRACE: `flce eval` on the trace of tests/write_trace.c, whose
+# cli_eval.sh FLCE FIXTURES: `flce eval` on the trace of tests/fixtures.c, whose
 # contributions are worked out by hand:
 #   class 0, round 0: M = (1/2, 1/2), V uniform -> Q = (1/2, 1/2), g = (1/2, 1/2)
 #   class 0, round 1: pbar = (1/2, 1); s = (1/3, 2/3); phat = (1/3, 4/3); M = (1/5, 4/5);
@@ -8,12 +8,12 @@
 #   -CMC, a = b = 1/2: CE = (0.375, 0.125 + 1/84, 0.25 + 5/21)
 #   -CMC, b = (1, 3):  CE = (1.75, 0.25 + 1/42, 1.5 + 10/21) / 4
 set -u
-flce=$1; write_trace=$2
+flce=$1; fixtures=$2
 fail() { echo "FAIL: $*"; exit 1; }
 calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
 t=$(mktemp -d /tmp/flce-eval-XXXXXX); trap 'rm -rf "$t"' EXIT
 mkdir "$t/trace" "$t/out"
-"$write_trace" "$t/trace" || fail "write_trace"
+"$fixtures" trace "$t/trace" || fail "fixtures"
 
 check() { # check FILE c0 c1 c2
   awk -F, -v a="$2" -v b="$3" -v c="$4" 'NR==1 { if ($0 != "client,contribution") exit 1; next }
@@ -54,10 +54,10 @@ expect 2 "1 weights, expected 2" eval "$t/trace" --class-weights "$t/cw1.txt"
 echo "1 -2" > "$t/cwn.txt"
 expect 2 "must be finite and >= 0" eval "$t/trace" --class-weights "$t/cwn.txt"
 mkdir "$t/bad1" "$t/bad2" "$t/bad3"
-"$write_trace" "$t/bad1" bad-unselected; "$write_trace" "$t/bad2" bad-partial
+"$fixtures" trace "$t/bad1" bad-unselected; "$fixtures" trace "$t/bad2" bad-partial
 expect 1 "was not selected" eval "$t/bad1"
 expect 1 "partly NaN" eval "$t/bad2"
-"$write_trace" "$t/bad3"; head -c 100 "$t/bad3/prototypes.npy" > "$t/bad3/p"; mv "$t/bad3/p" "$t/bad3/prototypes.npy"
+"$fixtures" trace "$t/bad3"; head -c 100 "$t/bad3/prototypes.npy" > "$t/bad3/p"; mv "$t/bad3/p" "$t/bad3/prototypes.npy"
 expect 1 "prototypes.npy: truncated" eval "$t/bad3"
 rm "$t/bad3/prototypes.npy"; expect 1 "prototypes.npy" eval "$t/bad3"
 echo "cli_eval: all checks passed"

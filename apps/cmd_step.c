@@ -1,0 +1,138 @@
+/* cmd_step.c: `flce step`: one training-mode forward and backward of ResNet20 on a given
+ * batch (BatchNorm with batch statistics), writing the losses, logits, features and every
+ * parameter's gradient to a safetensors file: the way to check our training against
+ * another framework. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "model.h"
+#include "npy.h"
+#include "safetensors.h"
+
+static const char *USAGE =
+    "usage: flce step (--weights W.safetensors | --init-seed S --classes C) --input X.npy --labels Y.npy\n"
+    "                 [--lambda L] [--tau T] [--backend reference|cpu] --out OUT.safetensors\n"
+    "X: float32 [N, C, H, W]; Y: int64 [N]. OUT holds loss, loss_ce, loss_cl, logits, features and\n"
+    "grad.<name> for every trainable parameter (<name> as in the checkpoint).";
+
+int flce_cmd_step(int argc, char **argv) {
+    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "cpu";
+    double lambda = 1.0, tau = 0.5;
+    uint64_t init_seed = 0;
+    int classes = 0;
+    cli_opt opts[] = {
+        {"weights", CLI_STR, &weights, "ResNet20 checkpoint (safetensors, PyTorch names)", 0},
+        {"init-seed", CLI_U64, &init_seed, "instead of --weights: He-normal initialisation from this seed", 0},
+        {"classes", CLI_INT, &classes, "classes, with --init-seed", 0},
+        {"input", CLI_STR, &input, "batch, float32 [N, C, H, W] .npy", 0},
+        {"labels", CLI_STR, &labels_path, "labels, int64 [N] .npy", 0},
+        {"lambda", CLI_DOUBLE, &lambda, "weight of the contrastive loss (default 1)", 0},
+        {"tau", CLI_DOUBLE, &tau, "temperature of the contrastive loss (default 0.5)", 0},
+        {"backend", CLI_STR, &backend, "reference or cpu (default cpu)", 0},
+        {"out", CLI_STR, &out, "output safetensors file", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    int have_init = cli_find(opts, "init-seed")->seen;
+    if (!weights == !have_init) return cli_usage_error(prog, "give exactly one of --weights and --init-seed");
+    if (have_init && classes < 2) return cli_usage_error(prog, "--init-seed needs --classes (at least 2)");
+    if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
+    if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
+    if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
+    struct stat sb;
+    if (weights && stat(weights, &sb) != 0) return cli_usage_error(prog, "--weights %s: no such file", weights);
+
+    flce_err e = {{0}};
+    flce_npy X = {0}, Y = {0};
+    flce_model m;
+    int have_model = 0, status = 1;
+    float *logits = NULL, *feat = NULL, **grads = NULL;
+    flce_backend *be = flce_backend_create(backend, &e);
+    if (!be) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return 2;
+    }
+    if (flce_npy_read(input, &X, &e) || flce_npy_expect(input, &X, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, &e))
+        goto fail;
+    int N = (int)X.shape[0], C = (int)X.shape[1], H = (int)X.shape[2], W = (int)X.shape[3];
+    if (flce_npy_read(labels_path, &Y, &e) || flce_npy_expect(labels_path, &Y, FLCE_NPY_I64, 1, (int64_t[]){N}, &e))
+        goto fail;
+    if (weights) {
+        int wc;
+        if (flce_checkpoint_probe(weights, &wc, &classes, &e)) goto fail;
+        if (wc != C) {
+            flce_fail(&e, FLCE_ERR_FORMAT, "%s: %d input channels, but %s has %d", input, C, weights, wc);
+            goto fail;
+        }
+    }
+    int32_t *lab = malloc(sizeof *lab * (size_t)N);
+    if (!lab) goto fail;
+    for (int i = 0; i < N; i++) {
+        int64_t v = ((int64_t *)Y.data)[i];
+        if (v < 0 || v >= classes) {
+            flce_fail(&e, FLCE_ERR_FORMAT, "%s: label %lld of sample %d out of range (0..%d)", labels_path, (long long)v, i, classes - 1);
+            free(lab);
+            goto fail;
+        }
+        lab[i] = (int32_t)v;
+    }
+    if (flce_model_create(&m, be, C, H, W, classes, N, &e)) {
+        free(lab);
+        goto fail;
+    }
+    have_model = 1;
+    if (weights) {
+        if (flce_model_load(&m, weights, &e)) {
+            free(lab);
+            goto fail;
+        }
+    } else flce_model_init(&m, init_seed);
+    flce_losses l;
+    flce_status st = flce_model_forward_backward(&m, N, X.data, lab, (float)lambda, (float)tau, &l, &e);
+    free(lab);
+    if (st) goto fail;
+    logits = malloc(sizeof(float) * (size_t)N * classes);
+    feat = malloc(sizeof(float) * (size_t)N * FLCE_FEAT);
+    grads = calloc((size_t)m.nparams, sizeof *grads);
+    flce_st_tensor t[3 + 2 + FLCE_MAX_PARAMS];
+    char names[FLCE_MAX_PARAMS][80];
+    if (!logits || !feat || !grads) goto fail;
+    flce_model_read_logits(&m, logits);
+    flce_model_read_features(&m, feat);
+    int n = 0;
+    t[n++] = (flce_st_tensor){"loss", FLCE_ST_F32, 0, {0}, &l.loss};
+    t[n++] = (flce_st_tensor){"loss_ce", FLCE_ST_F32, 0, {0}, &l.loss_ce};
+    t[n++] = (flce_st_tensor){"loss_cl", FLCE_ST_F32, 0, {0}, &l.loss_cl};
+    t[n++] = (flce_st_tensor){"logits", FLCE_ST_F32, 2, {N, classes}, logits};
+    t[n++] = (flce_st_tensor){"features", FLCE_ST_F32, 2, {N, FLCE_FEAT}, feat};
+    for (int i = 0; i < m.nparams; i++) {
+        flce_param *p = &m.p[i];
+        if (!p->trainable) continue;
+        grads[i] = malloc(p->n * sizeof(float));
+        if (!grads[i]) goto fail;
+        be->buf_read(be, p->g, 0, grads[i], p->n * sizeof(float));
+        snprintf(names[i], sizeof names[i], "grad.%s", p->name);
+        t[n++] = (flce_st_tensor){names[i], FLCE_ST_F32, p->ndim, {p->shape[0], p->shape[1], p->shape[2], p->shape[3]}, grads[i]};
+    }
+    const char *meta[2] = {"producer", "flce step " FLCE_VERSION}; /* no backend name: outputs compare with cmp */
+    if (flce_st_write(out, t, n, meta, 1, &e)) goto fail;
+    printf("flce step (%s): N %d, input %dx%dx%d, %d classes: loss %.7g = CE %.7g + %g x CL %.7g -> %s\n", be->device, N, C, H,
+           W, classes, l.loss, l.loss_ce, lambda, l.loss_cl, out);
+    status = 0;
+fail:
+    if (status) fprintf(stderr, "%s: %s\n", prog, e.msg[0] ? e.msg : "out of memory");
+    if (grads)
+        for (int i = 0; i < m.nparams; i++) free(grads[i]);
+    free(grads), free(logits), free(feat);
+    if (have_model) flce_model_free(&m);
+    flce_npy_free(&X);
+    flce_npy_free(&Y);
+    if (be->destroy) be->destroy(be);
+    return status;
+}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# cli_step.sh FLCE FIXTURES: `flce step` gives byte-identical outputs on the reference and
+# CPU backends, from a checkpoint and from --init-seed alike; the checkpoint made from
+# seed 7 gives the same outputs as --init-seed 7; bad arguments are one line, status 2.
+set -u
+flce=$1; fixtures=$2
+fail() { echo "FAIL: $*"; exit 1; }
+t=$(mktemp -d /tmp/flce-step-XXXXXX); trap 'rm -rf "$t"' EXIT
+"$fixtures" batch "$t" 6 3 16 16 4 || fail "fixtures batch"
+"$fixtures" checkpoint "$t/w.safetensors" 3 16 4 7 || fail "fixtures checkpoint"
+"$flce" step --weights "$t/w.safetensors" --input "$t/X.npy" --labels "$t/Y.npy" --backend reference --out "$t/ref.st" || fail "reference step"
+"$flce" step --weights "$t/w.safetensors" --input "$t/X.npy" --labels "$t/Y.npy" --backend cpu --out "$t/cpu.st" || fail "cpu step"
+cmp -s "$t/ref.st" "$t/cpu.st" || fail "reference and cpu outputs differ"
+"$flce" step --init-seed 7 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/init.st" > /dev/null || fail "init step"
+cmp -s "$t/ref.st" "$t/init.st" || fail "--init-seed 7 differs from the checkpoint of seed 7"
+grep -q "grad.layer3.2.conv2.weight" "$t/cpu.st" || fail "gradient tensor missing"
+grep -q '"features":{"dtype":"F32","shape":\[6,64\]' "$t/cpu.st" || fail "features tensor missing"
+
+expect() { # expect STATUS NEEDLE ARGS...
+  want=$1; needle=$2; shift 2
+  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
+  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
+  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
+}
+expect 2 "exactly one of --weights and --init-seed" step --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
+expect 2 "--backend 'gpu'" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend gpu
+expect 2 "no such file" step --weights "$t/none" --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
+expect 1 "label 3 of sample 3 out of range" step --init-seed 1 --classes 3 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
+expect 1 "X.npy: dtype float32, expected int64" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/X.npy" --out "$t/o"
+[ -e "$t/o" ] && fail "output left behind after a failure"
+echo "cli_step: all checks passed"

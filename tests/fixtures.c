@@ -1,0 +1,76 @@
+/* fixtures.c: writes the inputs of the shell tests.
+ *   fixtures trace DIR [bad-unselected|bad-partial]   the hand-worked trace of cli_eval.sh
+ *   fixtures batch DIR N C H W CLASSES                X.npy (float32 N x C x H x W), Y.npy (int64)
+ *   fixtures checkpoint FILE C H CLASSES SEED         a ResNet20 checkpoint (He-normal init)
+ * The trace:
+ * T = 2 rounds, n = 3 clients, C = 2 classes, d = 2.
+ *   round 0: clients 0, 1 selected; class 0: p0 = (1,0), p1 = (0,1); class 1: p0 = (1,1)
+ *   round 1: clients 1, 2 selected; class 0: p1 = (1,0), p2 = (0,2); class 1: p2 = (2,0)
+ * data sizes (100, 300, 600). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "npy.h"
+
+static int batch(char **argv) {
+    int N = atoi(argv[1]), C = atoi(argv[2]), H = atoi(argv[3]), W = atoi(argv[4]), K = atoi(argv[5]);
+    size_t n = (size_t)N * C * H * W;
+    float *x = malloc(n * sizeof *x);
+    int64_t *y = malloc((size_t)N * sizeof *y);
+    flce_rng r;
+    flce_rng_init(&r, 1, FLCE_RNG_TEST, 50, 0);
+    for (size_t i = 0; i < n; i++) x[i] = (float)flce_rng_normal(&r);
+    for (int i = 0; i < N; i++) y[i] = i % K;
+    char p[1024];
+    flce_err e;
+    snprintf(p, sizeof p, "%s/X.npy", argv[0]);
+    if (flce_npy_write(p, FLCE_NPY_F32, 4, (int64_t[]){N, C, H, W}, x, &e)) return fprintf(stderr, "%s\n", e.msg), 1;
+    snprintf(p, sizeof p, "%s/Y.npy", argv[0]);
+    if (flce_npy_write(p, FLCE_NPY_I64, 1, (int64_t[]){N}, y, &e)) return fprintf(stderr, "%s\n", e.msg), 1;
+    free(x), free(y);
+    return 0;
+}
+
+static int checkpoint(char **argv) {
+    flce_model m;
+    flce_err e;
+    if (flce_model_create(&m, flce_backend_reference(), atoi(argv[1]), atoi(argv[2]), atoi(argv[2]), atoi(argv[3]), 1, &e) ||
+        (flce_model_init(&m, strtoull(argv[4], NULL, 10)), flce_model_save(&m, argv[0], &e)))
+        return fprintf(stderr, "%s\n", e.msg), 1;
+    flce_model_free(&m);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 8 && !strcmp(argv[1], "batch")) return batch(argv + 2);
+    if (argc >= 7 && !strcmp(argv[1], "checkpoint")) return checkpoint(argv + 2);
+    if (argc < 3 || strcmp(argv[1], "trace")) return 2;
+    argv++, argc--;
+    float P[2][3][2][2];
+    for (float *f = &P[0][0][0][0]; f < &P[0][0][0][0] + 24; f++) *f = NAN;
+    P[0][0][0][0] = 1, P[0][0][0][1] = 0;
+    P[0][1][0][0] = 0, P[0][1][0][1] = 1;
+    P[0][0][1][0] = 1, P[0][0][1][1] = 1;
+    P[1][1][0][0] = 1, P[1][1][0][1] = 0;
+    P[1][2][0][0] = 0, P[1][2][0][1] = 2;
+    P[1][2][1][0] = 2, P[1][2][1][1] = 0;
+    if (argc > 2 && !strcmp(argv[2], "bad-unselected")) P[1][0][0][0] = P[1][0][0][1] = 5;
+    if (argc > 2 && !strcmp(argv[2], "bad-partial")) P[0][1][1][0] = 3;
+    uint8_t sel[2][3] = {{1, 1, 0}, {0, 1, 1}};
+    int64_t sizes[3] = {100, 300, 600};
+    char p[1024];
+    flce_err e;
+    snprintf(p, sizeof p, "%s/prototypes.npy", argv[1]);
+    if (flce_npy_write(p, FLCE_NPY_F32, 4, (int64_t[]){2, 3, 2, 2}, P, &e)) goto fail;
+    snprintf(p, sizeof p, "%s/selected.npy", argv[1]);
+    if (flce_npy_write(p, FLCE_NPY_U8, 2, (int64_t[]){2, 3}, sel, &e)) goto fail;
+    snprintf(p, sizeof p, "%s/data_sizes.npy", argv[1]);
+    if (flce_npy_write(p, FLCE_NPY_I64, 1, (int64_t[]){3}, sizes, &e)) goto fail;
+    return 0;
+fail:
+    fprintf(stderr, "fixtures: %s\n", e.msg);
+    return 1;
+}
