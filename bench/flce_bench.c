@@ -8,6 +8,8 @@
 #include "flce.h"
 #include "peak.h"
 
+int flce_bench_train(int argc, char **argv);
+
 static int cmd_peak(int argc, char **argv) {
     int threads = 2;
     const char *csv = NULL;
@@ -39,6 +41,7 @@ int main(int argc, char **argv) {
     static const char *usage =
         "usage: flce-bench COMMAND [options]   (flce-bench COMMAND --help)\n\n"
         "commands:\n"
+        "  train  ResNet20 training throughput per backend (images/s, GFLOP/s, fraction of peak)\n"
         "  peak   the machine's measured float32 mul/add peak (GFLOP/s)\n";
     if (argc < 2) {
         fputs(usage, stderr);
@@ -49,6 +52,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(argv[1], "peak")) return cmd_peak(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "train")) return flce_bench_train(argc - 2, argv + 2);
     fprintf(stderr, "flce-bench: unknown command '%s' (see flce-bench --help)\n", argv[1]);
     return 2;
 }

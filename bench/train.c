@@ -1,0 +1,118 @@
+/* train.c: `flce-bench train`: ResNet20 training throughput per backend. Each step is a
+ * full forward, backward (L_CE + L_CL) and SGD update on a batch from the seeded generator;
+ * after a warm-up step, the median of --repeats timings of --steps steps. GFLOP/s counts
+ * the convolutions' and the linear layer's multiplies and adds (each one FLOP) of
+ * forward, weight gradient and input gradient, and is quoted against the machine's
+ * measured mul+add peak (`flce-bench peak`). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "model.h"
+#include "peak.h"
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int flce_bench_train(int argc, char **argv) {
+    const char *prog = "flce-bench train", *backends = "cpu", *input = "3x32x32", *csv = NULL;
+    int batch = 64, steps = 5, repeats = 3, threads = 2;
+    double lambda = 1.0, peak = 0;
+    cli_opt opts[] = {
+        {"backend", CLI_STR, &backends, "comma-separated: reference, cpu (default cpu)", 0},
+        {"input", CLI_STR, &input, "3x32x32 (default) or 1x28x28, or any CxHxW", 0},
+        {"batch", CLI_INT, &batch, "batch size (default 64)", 0},
+        {"steps", CLI_INT, &steps, "steps per timing (default 5)", 0},
+        {"repeats", CLI_INT, &repeats, "timings; the median is reported (default 3)", 0},
+        {"threads", CLI_INT, &threads, "CPU backend threads (default 2)", 0},
+        {"lambda", CLI_DOUBLE, &lambda, "contrastive loss weight (default 1; 0 = plain cross-entropy)", 0},
+        {"peak", CLI_DOUBLE, &peak, "peak GFLOP/s to quote against (default: measure it)", 0},
+        {"csv", CLI_STR, &csv, "append rows to this CSV file (header written when new)", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--csv FILE]",
+                           opts, argc, argv, pos, 0, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    int C, H, W;
+    char tail;
+    if (sscanf(input, "%dx%dx%d%c", &C, &H, &W, &tail) != 3 || C < 1 || C > 3 || H < 4 || W < 4 || H > 512 || W > 512)
+        return cli_usage_error(prog, "--input '%s': expected CxHxW with 1-3 channels, e.g. 3x32x32", input);
+    if (batch < 2) return cli_usage_error(prog, "--batch %d: must be at least 2", batch);
+    if (steps < 1 || repeats < 1) return cli_usage_error(prog, "--steps and --repeats must be at least 1");
+    if (threads < 1 || threads > 16) return cli_usage_error(prog, "--threads %d: must be 1..16", threads);
+    char list[256];
+    snprintf(list, sizeof list, "%s", backends);
+    for (char *b = strtok(list, ","); b; b = strtok(NULL, ","))
+        if (strcmp(b, "reference") && strcmp(b, "cpu")) return cli_usage_error(prog, "--backend '%s': unknown (reference, cpu)", b);
+    if (!(peak > 0)) {
+        fprintf(stderr, "measuring the mul+add peak (%d threads)...\n", threads);
+        peak = flce_peak_gflops(threads);
+    }
+    FILE *out = NULL;
+    if (csv) {
+        FILE *t = fopen(csv, "r");
+        int fresh = !t;
+        if (t) fclose(t);
+        out = fopen(csv, "a");
+        if (!out) return cli_usage_error(prog, "--csv %s: cannot open for appending", csv);
+        if (fresh) fprintf(out, "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda\n");
+    }
+    printf("%-10s %-9s %5s %12s %8s %8s\n", "backend", "input", "batch", "images/s", "GFLOP/s", "of peak");
+    snprintf(list, sizeof list, "%s", backends);
+    int status = 0;
+    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_reference();
+        flce_model m;
+        flce_err e = {{0}};
+        if (!be || flce_model_create(&m, be, C, H, W, 10, batch, &e)) {
+            fprintf(stderr, "%s: %s: %s\n", prog, name, e.msg);
+            status = 1;
+            continue;
+        }
+        flce_model_init(&m, 1);
+        size_t nx = (size_t)batch * C * H * W;
+        float *x = malloc(nx * sizeof *x);
+        int32_t *y = malloc((size_t)batch * sizeof *y);
+        flce_rng r;
+        flce_rng_init(&r, 1, FLCE_RNG_BENCH, 0, 0);
+        for (size_t i = 0; i < nx; i++) x[i] = (float)flce_rng_normal(&r);
+        for (int i = 0; i < batch; i++) y[i] = (int32_t)flce_rng_below(&r, 10);
+        int reps = !strcmp(name, "reference") ? 1 : repeats, st = !strcmp(name, "reference") ? 1 : steps;
+        double *t = malloc(sizeof *t * (size_t)reps);
+        flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL); /* warm-up */
+        flce_model_sgd(&m, 0.01f, 0, 0, 1);
+        for (int k = 0; k < reps; k++) {
+            double t0 = now();
+            for (int s = 0; s < st; s++) {
+                flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL);
+                flce_model_sgd(&m, 0.01f, 0, 0, 0);
+            }
+            be->sync(be);
+            t[k] = (now() - t0) / st;
+        }
+        qsort(t, (size_t)reps, sizeof *t, cmp_d);
+        double sec = t[reps / 2], ips = batch / sec, gf = flce_model_train_flops_per_sample(&m) * ips * 1e-9;
+        printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
+        if (out)
+            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g\n", name, be->device, input, batch, st, ips, gf, peak, gf / peak,
+                    lambda);
+        free(t), free(x), free(y);
+        flce_model_free(&m);
+        if (be->destroy) be->destroy(be);
+    }
+    printf("(GFLOP/s quoted against a measured peak of %.1f GFLOP/s for separate float32 mul and add, %d threads)\n", peak,
+           threads);
+    if (out) fclose(out);
+    return status;
+}
