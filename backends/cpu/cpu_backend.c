@@ -4,15 +4,19 @@
  * the order of reference/ops.h, so the bits equal the reference's:
  *   forward      y_n[k][p]  = sum_q W[k][q] col_n[q][p]          (q = (ci, ky, kx) ascending)
  *   input grad   dcol[q][p] = sum_k W[k][q] dy_n[k][p]; dx = col2im in (ky, kx) order
- *   weight grad  dW[k][q]  += sum_p dy_n[k][p] colT_n[p][q]      (n, then p ascending)
- * The memory-bound ops (BatchNorm, ReLU, pooling, losses, SGD) use the reference loops. */
+ *   weight grad  dWT[q][k] += sum_p col_n[q][p] dyT_n[p][k]      (n, then p ascending)
+ * BatchNorm (when HW is a multiple of 8, so that the S8 lanes line up with an 8-wide vector),
+ * ReLU and add are split across the threads and vectorised; pooling, the losses, SGD and
+ * the weighted sum use the reference loops (they are a small share of a step). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmath.h"
 #include "hostbuf.h"
 #include "ops.h"
+#include "pool.h"
 
 void flce_backend_fill_reference(flce_backend *be);
 
@@ -71,77 +75,84 @@ static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const fl
         }
 }
 
-/* col[q][p] for sample x_n [C][H][W], q = (ci, ky, kx), p = (oy, ox); zeros outside. */
-static void im2col(const flce_conv_shape *s, const float *xn, float *col) {
-    int R = s->R, P = s->OH * s->OW;
-    for (int c = 0; c < s->C; c++)
-        for (int ky = 0; ky < R; ky++)
-            for (int kx = 0; kx < R; kx++) {
-                float *row = col + (size_t)((c * R + ky) * R + kx) * P;
-                for (int oy = 0; oy < s->OH; oy++) {
-                    int iy = oy * s->stride + ky - s->pad;
-                    float *r = row + oy * s->OW;
-                    if (iy < 0 || iy >= s->H) {
-                        memset(r, 0, sizeof(float) * (size_t)s->OW);
-                        continue;
-                    }
-                    const float *xr = xn + ((size_t)c * s->H + iy) * s->W;
-                    for (int ox = 0; ox < s->OW; ox++) {
-                        int ix = ox * s->stride + kx - s->pad;
-                        r[ox] = (ix >= 0 && ix < s->W) ? xr[ix] : 0.0f;
-                    }
-                }
-            }
-}
-
-/* colT[p][q - q0] for q in [q0, q1). */
-static void im2colT(const flce_conv_shape *s, const float *xn, int q0, int q1, float *colT) {
-    int R = s->R, nq = q1 - q0;
+/* col[q - q0][p] for q in [q0, q1) of sample x_n [C][H][W], q = (ci, ky, kx), p = (oy, ox);
+ * zeros outside the image. */
+static void im2col(const flce_conv_shape *s, const float *xn, int q0, int q1, float *col) {
+    int R = s->R, P = s->OH * s->OW, st = s->stride;
     for (int q = q0; q < q1; q++) {
         int c = q / (R * R), ky = q / R % R, kx = q % R;
+        float *row = col + (size_t)(q - q0) * P;
+        /* the output columns whose input column lies inside: ox in [lo, hi) */
+        int lo = 0, hi = s->OW;
+        while (lo < s->OW && lo * st + kx - s->pad < 0) lo++;
+        while (hi > lo && (hi - 1) * st + kx - s->pad >= s->W) hi--;
         for (int oy = 0; oy < s->OH; oy++) {
-            int iy = oy * s->stride + ky - s->pad;
-            for (int ox = 0; ox < s->OW; ox++) {
-                int ix = ox * s->stride + kx - s->pad;
-                float v = (iy >= 0 && iy < s->H && ix >= 0 && ix < s->W) ? xn[((size_t)c * s->H + iy) * s->W + ix] : 0.0f;
-                colT[(size_t)(oy * s->OW + ox) * nq + (q - q0)] = v;
+            int iy = oy * st + ky - s->pad;
+            float *r = row + oy * s->OW;
+            if (iy < 0 || iy >= s->H) {
+                memset(r, 0, sizeof(float) * (size_t)s->OW);
+                continue;
             }
+            const float *xr = xn + ((size_t)c * s->H + iy) * s->W + kx - s->pad;
+            for (int ox = 0; ox < lo; ox++) r[ox] = 0.0f;
+            if (st == 1) memcpy(r + lo, xr + lo, sizeof(float) * (size_t)(hi - lo));
+            else
+                for (int ox = lo; ox < hi; ox++) r[ox] = xr[ox * st];
+            for (int ox = hi; ox < s->OW; ox++) r[ox] = 0.0f;
         }
     }
 }
 
 typedef struct {
+    float *p;
+    size_t cap; /* floats */
+} scratch;
+
+/* A per-thread work buffer that grows and is kept: no page faults on every op. */
+static float *scratch_get(scratch *s, size_t n) {
+    if (n > s->cap) {
+        free(s->p);
+        s->p = aligned_alloc(64, (n + 15) / 16 * 64);
+        s->cap = s->p ? (n + 15) / 16 * 16 : 0;
+    }
+    return s->p;
+}
+
+typedef struct {
+    int threads;
+    pool pool;
+    scratch a[16], b[16]; /* two work buffers per part */
+    scratch wt;
+} cpu_ctx;
+
+typedef struct {
     const flce_conv_shape *s;
     const float *x, *w, *dy;
     float *y, *dx, *dw, *wt;
-    int part, parts;
-    int ok;
+    cpu_ctx *ctx;
 } conv_job;
 
-static void *fwd_worker(void *arg) {
+static void fwd_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, P = s->OH * s->OW;
     int direct = s->R == 1 && s->stride == 1 && s->pad == 0;
-    float *col = direct ? NULL : malloc(sizeof(float) * (size_t)Q * P);
-    if (!direct && !col) return NULL;
-    for (int n = j->part; n < s->N; n += j->parts) {
+    float *col = direct ? NULL : scratch_get(&j->ctx->a[part], (size_t)Q * P);
+    if (!direct && !col) return;
+    for (int n = part; n < s->N; n += parts) {
         const float *xn = j->x + (size_t)n * s->C * s->H * s->W;
-        if (!direct) im2col(s, xn, col);
+        if (!direct) im2col(s, xn, 0, Q, col);
         gemm(s->K, 0, P, Q, j->w, Q, direct ? xn : col, P, j->y + (size_t)n * s->K * P, P, 1);
     }
-    free(col);
-    j->ok = 1;
-    return NULL;
 }
 
-static void *bwd_data_worker(void *arg) {
+static void bwd_data_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, P = s->OH * s->OW, R = s->R;
-    float *dcol = malloc(sizeof(float) * (size_t)Q * P);
-    if (!dcol) return NULL;
-    for (int n = j->part; n < s->N; n += j->parts) {
+    float *dcol = scratch_get(&j->ctx->a[part], (size_t)Q * P);
+    if (!dcol) return;
+    for (int n = part; n < s->N; n += parts) {
         gemm(Q, 0, P, s->K, j->wt, s->K, j->dy + (size_t)n * s->K * P, P, dcol, P, 1);
         float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
         memset(dxn, 0, sizeof(float) * (size_t)s->C * s->H * s->W);
@@ -149,103 +160,233 @@ static void *bwd_data_worker(void *arg) {
             for (int ky = 0; ky < R; ky++)
                 for (int kx = 0; kx < R; kx++) {
                     const float *row = dcol + (size_t)((c * R + ky) * R + kx) * P;
+                    int lo = 0, hi = s->OW, st = s->stride;
+                    while (lo < s->OW && lo * st + kx - s->pad < 0) lo++;
+                    while (hi > lo && (hi - 1) * st + kx - s->pad >= s->W) hi--;
                     for (int oy = 0; oy < s->OH; oy++) {
-                        int iy = oy * s->stride + ky - s->pad;
+                        int iy = oy * st + ky - s->pad;
                         if (iy < 0 || iy >= s->H) continue;
-                        float *dr = dxn + ((size_t)c * s->H + iy) * s->W;
-                        for (int ox = 0; ox < s->OW; ox++) {
-                            int ix = ox * s->stride + kx - s->pad;
-                            if (ix >= 0 && ix < s->W) dr[ix] = dr[ix] + row[oy * s->OW + ox];
-                        }
+                        float *dr = dxn + ((size_t)c * s->H + iy) * s->W + kx - s->pad;
+                        const float *rr = row + oy * s->OW;
+                        for (int ox = lo; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
                     }
                 }
     }
-    free(dcol);
-    j->ok = 1;
-    return NULL;
 }
 
-/* Weight gradient: this part owns the columns q in [q0, q1) of dW [K][Q]. */
-static void *bwd_weight_worker(void *arg) {
+/* Weight gradient, computed transposed: dWT[q][k] += sum_p col_n[q][p] dyT_n[p][k], n and
+ * p ascending (the reference's order for dW[k][q]). This part owns the rows q in [q0, q1)
+ * (a multiple of 6 each, so tiles stay whole). */
+static void bwd_weight_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
-    int Q = s->C * s->R * s->R, P = s->OH * s->OW;
-    int blocks = (Q + 15) / 16, per = (blocks + j->parts - 1) / j->parts;
-    int q0 = j->part * per * 16, q1 = (j->part + 1) * per * 16;
-    if (q1 > Q) q1 = Q;
-    if (q0 >= q1) {
-        j->ok = 1;
-        return NULL;
-    }
+    int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K;
+    int per = (Q + 6 * parts - 1) / (6 * parts) * 6;
+    int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
+    if (q0 >= q1) return;
     int nq = q1 - q0;
-    float *colT = malloc(sizeof(float) * (size_t)P * nq), *acc = malloc(sizeof(float) * (size_t)s->K * nq);
-    if (!colT || !acc) {
-        free(colT);
-        free(acc);
-        return NULL;
-    }
+    float *col = scratch_get(&j->ctx->a[part], (size_t)nq * P + (size_t)nq * K);
+    float *dyT = scratch_get(&j->ctx->b[part], (size_t)P * K);
+    if (!col || !dyT) return;
+    float *acc = col + (size_t)nq * P; /* dWT rows q0..q1 */
     for (int n = 0; n < s->N; n++) {
-        im2colT(s, j->x + (size_t)n * s->C * s->H * s->W, q0, q1, colT);
-        gemm(s->K, 0, nq, P, j->dy + (size_t)n * s->K * P, P, colT, nq, acc, nq, n == 0);
+        im2col(s, j->x + (size_t)n * s->C * s->H * s->W, q0, q1, col);
+        const float *dyn = j->dy + (size_t)n * K * P;
+        for (int p = 0; p < P; p++)
+            for (int k = 0; k < K; k++) dyT[(size_t)p * K + k] = dyn[(size_t)k * P + p];
+        gemm(nq, 0, K, P, col, P, dyT, K, acc, K, n == 0);
     }
-    for (int k = 0; k < s->K; k++) memcpy(j->dw + (size_t)k * Q + q0, acc + (size_t)k * nq, sizeof(float) * (size_t)nq);
-    free(colT);
-    free(acc);
-    j->ok = 1;
-    return NULL;
-}
-
-typedef struct {
-    int threads;
-} cpu_ctx;
-
-/* Run fn on `parts` jobs: parts - 1 extra threads and the caller. Falls back to running
- * every part on the caller when a thread cannot start (same result: parts are disjoint). */
-static void run_parts(void *(*fn)(void *), conv_job *proto, int parts) {
-    conv_job jobs[16];
-    pthread_t th[16];
-    int started[16] = {0};
-    if (parts > 16) parts = 16;
-    for (int i = 0; i < parts; i++) {
-        jobs[i] = *proto;
-        jobs[i].part = i;
-        jobs[i].parts = parts;
-        jobs[i].ok = 0;
-    }
-    for (int i = 1; i < parts; i++) started[i] = pthread_create(&th[i], NULL, fn, &jobs[i]) == 0;
-    fn(&jobs[0]);
-    for (int i = 1; i < parts; i++) {
-        if (started[i]) pthread_join(th[i], NULL);
-        else fn(&jobs[i]);
-    }
+    for (int q = 0; q < nq; q++)
+        for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];
 }
 
 static int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }
+static cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 
 static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
-    conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y)};
-    run_parts(fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .ctx = ctx_of(be)};
+    pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
 }
 
 static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
     int Q = s->C * s->R * s->R;
-    float *wt = malloc(sizeof(float) * (size_t)Q * s->K);
+    float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
     if (!wt) return;
     for (int k = 0; k < s->K; k++)
         for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = HB_CF(w)[(size_t)k * Q + q];
-    conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx)};
-    run_parts(bwd_data_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
-    free(wt);
+    conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
+    pool_run(&ctx_of(be)->pool, bwd_data_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
 }
 
 static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
-    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw)};
-    run_parts(bwd_weight_worker, &j, nthreads(be));
+    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .ctx = ctx_of(be)};
+    pool_run(&ctx_of(be)->pool, bwd_weight_worker, &j, nthreads(be));
+}
+
+/* ---- memory-bound ops: split across the pool, 8-wide, same order as the reference ---- */
+typedef struct {
+    size_t n;
+    const float *a, *b;
+    float *y;
+} ew_job;
+
+static void ew_range(size_t n, int part, int parts, size_t *lo, size_t *hi) {
+    size_t per = (n / (size_t)parts + 7) / 8 * 8;
+    *lo = per * (size_t)part;
+    *hi = *lo + per;
+    if (*lo > n) *lo = n;
+    if (*hi > n || part == parts - 1) *hi = n;
+}
+
+static void relu_fwd_part(void *arg, int part, int parts) {
+    ew_job *j = arg;
+    size_t lo, hi, i;
+    ew_range(j->n, part, parts, &lo, &hi);
+    v8 z = bc(0.0f);
+    for (i = lo; i + 8 <= hi; i += 8) {
+        v8 x = ld(j->a + i);
+        st(j->y + i, (v8)((__typeof__(x > z))(x > z) & (__typeof__(x > z))x));
+    }
+    for (; i < hi; i++) j->y[i] = j->a[i] > 0.0f ? j->a[i] : 0.0f;
+}
+
+static void relu_bwd_part(void *arg, int part, int parts) { /* a = y, b = dy */
+    ew_job *j = arg;
+    size_t lo, hi, i;
+    ew_range(j->n, part, parts, &lo, &hi);
+    v8 z = bc(0.0f);
+    for (i = lo; i + 8 <= hi; i += 8) {
+        v8 y = ld(j->a + i), d = ld(j->b + i);
+        st(j->y + i, (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))d));
+    }
+    for (; i < hi; i++) j->y[i] = j->a[i] > 0.0f ? j->b[i] : 0.0f;
+}
+
+static void add_part(void *arg, int part, int parts) {
+    ew_job *j = arg;
+    size_t lo, hi, i;
+    ew_range(j->n, part, parts, &lo, &hi);
+    for (i = lo; i + 8 <= hi; i += 8) st(j->y + i, ld(j->a + i) + ld(j->b + i));
+    for (; i < hi; i++) j->y[i] = j->a[i] + j->b[i];
+}
+
+static int ew_parts(flce_backend *be, size_t n) { return n < 32768 ? 1 : nthreads(be); }
+
+static void c_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
+    ew_job j = {n, HB_CF(x), NULL, HB_F(y)};
+    pool_run(&ctx_of(be)->pool, relu_fwd_part, &j, ew_parts(be, n));
+}
+static void c_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
+    ew_job j = {n, HB_CF(y), HB_CF(dy), HB_F(dx)};
+    pool_run(&ctx_of(be)->pool, relu_bwd_part, &j, ew_parts(be, n));
+}
+static void c_add(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y) {
+    ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(y)};
+    pool_run(&ctx_of(be)->pool, add_part, &j, ew_parts(be, n));
+}
+
+static float combine8v(v8 l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
+
+typedef struct {
+    int N, C, HW;
+    float eps, momentum;
+    const float *x, *g, *b, *dy, *xhat_in, *is_in;
+    float *y, *xhat, *is, *rm, *rv, *dx, *dg, *db;
+} bn_job;
+
+/* One channel of BatchNorm training, S8 sums with a vector accumulator (HW % 8 == 0). */
+static void bn_fwd_part(void *arg, int part, int parts) {
+    bn_job *j = arg;
+    int N = j->N, C = j->C, HW = j->HW, M = N * HW;
+    float invM = fm_recip((float)M), one_m = 1.0f - j->momentum;
+    for (int c = part; c < C; c += parts) {
+        v8 acc = bc(0.0f);
+        for (int n = 0; n < N; n++) {
+            const float *x = j->x + ((size_t)n * C + c) * HW;
+            for (int i = 0; i < HW; i += 8) acc = acc + ld(x + i);
+        }
+        float mean = combine8v(acc) * invM;
+        v8 mv = bc(mean);
+        acc = bc(0.0f);
+        for (int n = 0; n < N; n++) {
+            const float *x = j->x + ((size_t)n * C + c) * HW;
+            for (int i = 0; i < HW; i += 8) {
+                v8 d = ld(x + i) - mv;
+                acc = acc + d * d;
+            }
+        }
+        float var = combine8v(acc) * invM, is = fm_rsqrt(var + j->eps);
+        j->is[c] = is;
+        v8 iv = bc(is), gv = bc(j->g[c]), bv = bc(j->b[c]);
+        for (int n = 0; n < N; n++) {
+            size_t o = ((size_t)n * C + c) * HW;
+            for (int i = 0; i < HW; i += 8) {
+                v8 xh = (ld(j->x + o + i) - mv) * iv;
+                st(j->xhat + o + i, xh);
+                st(j->y + o + i, xh * gv + bv);
+            }
+        }
+        float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
+        j->rm[c] = j->rm[c] * one_m + mean * j->momentum;
+        j->rv[c] = j->rv[c] * one_m + unb * j->momentum;
+    }
+}
+
+static void bn_bwd_part(void *arg, int part, int parts) {
+    bn_job *j = arg;
+    int N = j->N, C = j->C, HW = j->HW, M = N * HW;
+    float invM = fm_recip((float)M), Mf = (float)M;
+    for (int c = part; c < C; c += parts) {
+        v8 lb = bc(0.0f), lg = bc(0.0f);
+        for (int n = 0; n < N; n++) {
+            size_t o = ((size_t)n * C + c) * HW;
+            for (int i = 0; i < HW; i += 8) {
+                v8 d = ld(j->dy + o + i);
+                lb = lb + d;
+                lg = lg + d * ld(j->xhat_in + o + i);
+            }
+        }
+        float db = combine8v(lb), dg = combine8v(lg);
+        j->db[c] = db;
+        j->dg[c] = dg;
+        v8 k = bc((j->g[c] * j->is_in[c]) * invM), mf = bc(Mf), dbv = bc(db), dgv = bc(dg);
+        for (int n = 0; n < N; n++) {
+            size_t o = ((size_t)n * C + c) * HW;
+            for (int i = 0; i < HW; i += 8) st(j->dx + o + i, k * ((mf * ld(j->dy + o + i) - dbv) - ld(j->xhat_in + o + i) * dgv));
+        }
+    }
+}
+
+static void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
+                           const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *xhat, flce_buf *is, flce_buf *rm,
+                           flce_buf *rv) {
+    if (HW % 8) { /* lanes would not line up with samples: the reference loop */
+        ref_bn_fwd_train(N, C, HW, eps, mom, HB_CF(x), HB_CF(g), HB_CF(b), HB_F(y), HB_F(xhat), HB_F(is), HB_F(rm), HB_F(rv));
+        return;
+    }
+    bn_job j = {.N = N, .C = C, .HW = HW, .eps = eps, .momentum = mom, .x = HB_CF(x), .g = HB_CF(g), .b = HB_CF(b),
+                .y = HB_F(y), .xhat = HB_F(xhat), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv)};
+    pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+}
+
+static void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat, const flce_buf *g,
+                     const flce_buf *is, flce_buf *dx, flce_buf *dg, flce_buf *db) {
+    if (HW % 8) {
+        ref_bn_bwd(N, C, HW, HB_CF(dy), HB_CF(xhat), HB_CF(g), HB_CF(is), HB_F(dx), HB_F(dg), HB_F(db));
+        return;
+    }
+    bn_job j = {.N = N, .C = C, .HW = HW, .dy = HB_CF(dy), .xhat_in = HB_CF(xhat), .g = HB_CF(g), .is_in = HB_CF(is),
+                .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db)};
+    pool_run(&ctx_of(be)->pool, bn_bwd_part, &j, C < nthreads(be) ? C : nthreads(be));
 }
 
 static void cpu_destroy(flce_backend *be) {
+    cpu_ctx *c = be->ctx;
+    pool_destroy(&c->pool);
+    for (int i = 0; i < 16; i++) free(c->a[i].p), free(c->b[i].p);
+    free(c->wt.p);
     free(be->ctx);
     free(be);
 }
@@ -259,6 +400,7 @@ flce_backend *flce_backend_cpu(int threads) {
         return NULL;
     }
     c->threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
+    pool_init(&c->pool, c->threads);
     be->name = "cpu";
     snprintf(be->device, sizeof be->device, "host CPU, %d threads, AVX2 mul/add (no FMA)", c->threads);
     be->ctx = c;
@@ -267,5 +409,10 @@ flce_backend *flce_backend_cpu(int threads) {
     be->conv2d_fwd = c_conv_fwd;
     be->conv2d_bwd_data = c_conv_bwd_data;
     be->conv2d_bwd_weight = c_conv_bwd_weight;
+    be->bn_fwd_train = c_bn_fwd_train;
+    be->bn_bwd = c_bn_bwd;
+    be->relu_fwd = c_relu_fwd;
+    be->relu_bwd = c_relu_bwd;
+    be->add = c_add;
     return be;
 }
