@@ -23,7 +23,7 @@ void flce_backend_fill_reference(flce_backend *be);
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
 
 static inline v8 ld(const float *p) { return *(const v8 *)p; }
-static inline void st(float *p, v8 v) { *(v8 *)p = v; }
+static inline void stv(float *p, v8 v) { *(v8 *)p = v; }
 static inline v8 bc(float s) { return (v8){s, s, s, s, s, s, s, s}; }
 
 /* C[i][j] (= 0 when zero) + sum_{k < K} A[i][k] B[k][j] for i < mr <= 6, j < 16. */
@@ -51,12 +51,12 @@ static void tile_6x16(int mr, int K, const float *A, int lda, const float *B, in
         a = bc(a4[k]), c40 = c40 + a * b0, c41 = c41 + a * b1;
         a = bc(a5[k]), c50 = c50 + a * b0, c51 = c51 + a * b1;
     }
-    st(C, c00), st(C + 8, c01);
-    if (mr > 1) st(C + ldc, c10), st(C + ldc + 8, c11);
-    if (mr > 2) st(C + 2 * ldc, c20), st(C + 2 * ldc + 8, c21);
-    if (mr > 3) st(C + 3 * ldc, c30), st(C + 3 * ldc + 8, c31);
-    if (mr > 4) st(C + 4 * ldc, c40), st(C + 4 * ldc + 8, c41);
-    if (mr > 5) st(C + 5 * ldc, c50), st(C + 5 * ldc + 8, c51);
+    stv(C, c00), stv(C + 8, c01);
+    if (mr > 1) stv(C + ldc, c10), stv(C + ldc + 8, c11);
+    if (mr > 2) stv(C + 2 * ldc, c20), stv(C + 2 * ldc + 8, c21);
+    if (mr > 3) stv(C + 3 * ldc, c30), stv(C + 3 * ldc + 8, c31);
+    if (mr > 4) stv(C + 4 * ldc, c40), stv(C + 4 * ldc + 8, c41);
+    if (mr > 5) stv(C + 5 * ldc, c50), stv(C + 5 * ldc + 8, c51);
 }
 
 /* C[M][j0..j1) (+)= A[M][K] B[K][j0..j1): tiles of 16 columns, a scalar loop for the tail;
@@ -168,15 +168,36 @@ static void bwd_data_worker(void *arg, int part, int parts) {
                         if (iy < 0 || iy >= s->H) continue;
                         float *dr = dxn + ((size_t)c * s->H + iy) * s->W + kx - s->pad;
                         const float *rr = row + oy * s->OW;
-                        for (int ox = lo; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
+                        if (st == 1) {
+                            int ox = lo;
+                            for (; ox + 8 <= hi; ox += 8) stv(dr + ox, ld(dr + ox) + ld(rr + ox));
+                            for (; ox < hi; ox++) dr[ox] = dr[ox] + rr[ox];
+                        } else {
+                            for (int ox = lo; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
+                        }
                     }
                 }
     }
 }
 
+/* dyT_n[p][k] = dy_n[k][p] for every sample (parts split the samples), in 8 x 8 blocks. */
+static void transpose_part(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int P = s->OH * s->OW, K = s->K;
+    for (int n = part; n < s->N; n += parts) {
+        const float *src = j->dy + (size_t)n * K * P;
+        float *dst = j->wt + (size_t)n * K * P;
+        for (int p0 = 0; p0 < P; p0 += 8)
+            for (int k0 = 0; k0 < K; k0 += 8)
+                for (int p = p0; p < p0 + 8 && p < P; p++)
+                    for (int k = k0; k < k0 + 8 && k < K; k++) dst[(size_t)p * K + k] = src[(size_t)k * P + p];
+    }
+}
+
 /* Weight gradient, computed transposed: dWT[q][k] += sum_p col_n[q][p] dyT_n[p][k], n and
  * p ascending (the reference's order for dW[k][q]). This part owns the rows q in [q0, q1)
- * (a multiple of 6 each, so tiles stay whole). */
+ * (a multiple of 6 each, so tiles stay whole). j->wt holds dyT of every sample. */
 static void bwd_weight_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
@@ -186,15 +207,11 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     if (q0 >= q1) return;
     int nq = q1 - q0;
     float *col = scratch_get(&j->ctx->a[part], (size_t)nq * P + (size_t)nq * K);
-    float *dyT = scratch_get(&j->ctx->b[part], (size_t)P * K);
-    if (!col || !dyT) return;
+    if (!col) return;
     float *acc = col + (size_t)nq * P; /* dWT rows q0..q1 */
     for (int n = 0; n < s->N; n++) {
         im2col(s, j->x + (size_t)n * s->C * s->H * s->W, q0, q1, col);
-        const float *dyn = j->dy + (size_t)n * K * P;
-        for (int p = 0; p < P; p++)
-            for (int k = 0; k < K; k++) dyT[(size_t)p * K + k] = dyn[(size_t)k * P + p];
-        gemm(nq, 0, K, P, col, P, dyT, K, acc, K, n == 0);
+        gemm(nq, 0, K, P, col, P, j->wt + (size_t)n * K * P, K, acc, K, n == 0);
     }
     for (int q = 0; q < nq; q++)
         for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];
@@ -221,7 +238,10 @@ static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const fl
 
 static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
-    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .ctx = ctx_of(be)};
+    float *dyT = scratch_get(&ctx_of(be)->wt, (size_t)s->N * s->K * s->OH * s->OW);
+    if (!dyT) return;
+    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be)};
+    pool_run(&ctx_of(be)->pool, transpose_part, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     pool_run(&ctx_of(be)->pool, bwd_weight_worker, &j, nthreads(be));
 }
 
@@ -247,7 +267,7 @@ static void relu_fwd_part(void *arg, int part, int parts) {
     v8 z = bc(0.0f);
     for (i = lo; i + 8 <= hi; i += 8) {
         v8 x = ld(j->a + i);
-        st(j->y + i, (v8)((__typeof__(x > z))(x > z) & (__typeof__(x > z))x));
+        stv(j->y + i, (v8)((__typeof__(x > z))(x > z) & (__typeof__(x > z))x));
     }
     for (; i < hi; i++) j->y[i] = j->a[i] > 0.0f ? j->a[i] : 0.0f;
 }
@@ -259,7 +279,7 @@ static void relu_bwd_part(void *arg, int part, int parts) { /* a = y, b = dy */
     v8 z = bc(0.0f);
     for (i = lo; i + 8 <= hi; i += 8) {
         v8 y = ld(j->a + i), d = ld(j->b + i);
-        st(j->y + i, (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))d));
+        stv(j->y + i, (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))d));
     }
     for (; i < hi; i++) j->y[i] = j->a[i] > 0.0f ? j->b[i] : 0.0f;
 }
@@ -268,7 +288,7 @@ static void add_part(void *arg, int part, int parts) {
     ew_job *j = arg;
     size_t lo, hi, i;
     ew_range(j->n, part, parts, &lo, &hi);
-    for (i = lo; i + 8 <= hi; i += 8) st(j->y + i, ld(j->a + i) + ld(j->b + i));
+    for (i = lo; i + 8 <= hi; i += 8) stv(j->y + i, ld(j->a + i) + ld(j->b + i));
     for (; i < hi; i++) j->y[i] = j->a[i] + j->b[i];
 }
 
@@ -324,8 +344,8 @@ static void bn_fwd_part(void *arg, int part, int parts) {
             size_t o = ((size_t)n * C + c) * HW;
             for (int i = 0; i < HW; i += 8) {
                 v8 xh = (ld(j->x + o + i) - mv) * iv;
-                st(j->xhat + o + i, xh);
-                st(j->y + o + i, xh * gv + bv);
+                stv(j->xhat + o + i, xh);
+                stv(j->y + o + i, xh * gv + bv);
             }
         }
         float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
@@ -354,7 +374,7 @@ static void bn_bwd_part(void *arg, int part, int parts) {
         v8 k = bc((j->g[c] * j->is_in[c]) * invM), mf = bc(Mf), dbv = bc(db), dgv = bc(dg);
         for (int n = 0; n < N; n++) {
             size_t o = ((size_t)n * C + c) * HW;
-            for (int i = 0; i < HW; i += 8) st(j->dx + o + i, k * ((mf * ld(j->dy + o + i) - dbv) - ld(j->xhat_in + o + i) * dgv));
+            for (int i = 0; i < HW; i += 8) stv(j->dx + o + i, k * ((mf * ld(j->dy + o + i) - dbv) - ld(j->xhat_in + o + i) * dgv));
         }
     }
 }
