@@ -64,21 +64,22 @@ void ref_conv2d_bwd_weight(const flce_conv_shape *s, const float *x, const float
             for (int ky = 0; ky < R; ky++)
                 for (int kx = 0; kx < R; kx++) {
                     float acc = 0.0f;
-                    for (int n = 0; n < s->N; n++)
+                    for (int n = 0; n < s->N; n++) {
+                        float t = 0.0f;
                         for (int oy = 0; oy < s->OH; oy++)
                             for (int ox = 0; ox < s->OW; ox++)
-                                acc = acc + dy[(((size_t)n * s->K + k) * s->OH + oy) * s->OW + ox] *
-                                                xpad(s, x, n, c, oy * s->stride + ky - s->pad, ox * s->stride + kx - s->pad);
+                                t = t + dy[(((size_t)n * s->K + k) * s->OH + oy) * s->OW + ox] *
+                                            xpad(s, x, n, c, oy * s->stride + ky - s->pad, ox * s->stride + kx - s->pad);
+                        acc = acc + t;
+                    }
                     dw[(((size_t)k * s->C + c) * R + ky) * R + kx] = acc;
                 }
 }
 
-static float combine8(const float l[8]) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
-
 float ref_sum8(const float *x, size_t n) {
-    float l[8] = {0};
-    for (size_t j = 0; j < n; j++) l[j & 7] = l[j & 7] + x[j];
-    return combine8(l);
+    ref_k8 k = {{0}, {0}};
+    for (size_t j = 0; j < n; j++) ref_k8_add(&k, (int)(j & 7), x[j]);
+    return ref_k8_total(&k);
 }
 
 #define AT(n, c, i) (((size_t)(n) * C + (c)) * HW + (i))
@@ -88,19 +89,19 @@ void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, const flo
     int M = N * HW;
     float invM = fm_recip((float)M), one_m = 1.0f - momentum;
     for (int c = 0; c < C; c++) {
-        float l[8] = {0};
+        ref_k8 l = {{0}, {0}};
         size_t j = 0;
         for (int n = 0; n < N; n++)
-            for (int i = 0; i < HW; i++, j++) l[j & 7] = l[j & 7] + x[AT(n, c, i)];
-        float mean = combine8(l) * invM;
-        memset(l, 0, sizeof l);
+            for (int i = 0; i < HW; i++, j++) ref_k8_add(&l, (int)(j & 7), x[AT(n, c, i)]);
+        float mean = ref_k8_total(&l) * invM;
+        memset(&l, 0, sizeof l);
         j = 0;
         for (int n = 0; n < N; n++)
             for (int i = 0; i < HW; i++, j++) {
                 float d = x[AT(n, c, i)] - mean;
-                l[j & 7] = l[j & 7] + d * d;
+                ref_k8_add(&l, (int)(j & 7), d * d);
             }
-        float var = combine8(l) * invM;
+        float var = ref_k8_total(&l) * invM;
         float is = fm_rsqrt(var + eps);
         invstd[c] = is;
         for (int n = 0; n < N; n++)
@@ -129,15 +130,15 @@ void ref_bn_bwd(int N, int C, int HW, const float *dy, const float *xhat, const 
     int M = N * HW;
     float invM = fm_recip((float)M), Mf = (float)M;
     for (int c = 0; c < C; c++) {
-        float lb[8] = {0}, lg[8] = {0};
+        ref_k8 lb = {{0}, {0}}, lg = {{0}, {0}};
         size_t j = 0;
         for (int n = 0; n < N; n++)
             for (int i = 0; i < HW; i++, j++) {
                 float d = dy[AT(n, c, i)];
-                lb[j & 7] = lb[j & 7] + d;
-                lg[j & 7] = lg[j & 7] + d * xhat[AT(n, c, i)];
+                ref_k8_add(&lb, (int)(j & 7), d);
+                ref_k8_add(&lg, (int)(j & 7), d * xhat[AT(n, c, i)]);
             }
-        float db = combine8(lb), dg = combine8(lg);
+        float db = ref_k8_total(&lb), dg = ref_k8_total(&lg);
         dbeta[c] = db;
         dgamma[c] = dg;
         float k = (gamma[c] * invstd[c]) * invM;

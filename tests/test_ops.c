@@ -11,75 +11,61 @@
 #include "backend.h"
 #include "flce_eq.h"
 #include "hostbuf.h"
+#include "opcheck.h"
 #include "ops.h"
 
 static flce_backend *cpu;
 static void setup(void) { cpu = flce_backend_cpu(2); }
 static void teardown(void) { cpu->destroy(cpu); }
 
-static void fill(float *x, size_t n, uint32_t stream, float scale) {
+static void fill(float *x, size_t n, uint32_t stream, float scale) { /* seeded normal values */
     flce_rng r;
     flce_rng_init(&r, 77, FLCE_RNG_TEST, stream, 0);
     for (size_t i = 0; i < n; i++) x[i] = (float)(flce_rng_normal(&r) * scale);
 }
 
-static flce_buf *mk(flce_backend *be, const float *src, size_t n) {
-    flce_buf *b = be->buf_alloc(be, n * sizeof(float));
-    if (src) be->buf_write(be, b, 0, src, n * sizeof(float));
-    return b;
-}
-
-static void same_bits(const char *what, flce_backend *a, flce_buf *ba, flce_backend *b, flce_buf *bb, size_t n) {
-    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    a->buf_read(a, ba, 0, x, n * sizeof *x);
-    b->buf_read(b, bb, 0, y, n * sizeof *y);
-    uint64_t dx = flce_digest(x, n * sizeof *x), dy = flce_digest(y, n * sizeof *y);
-    if (dx != dy) {
-        size_t i = 0;
-        while (i < n && !memcmp(&x[i], &y[i], 4)) i++;
-        cr_assert(0, "%s: %s and %s differ first at %zu: %.9g vs %.9g", what, a->name, b->name, i, x[i], y[i]);
-    }
-    free(x);
-    free(y);
-}
-
-static const int CONV_CASES[][8] = {
-    /* N, C, H, W, K, R, stride, pad */
-    {1, 1, 1, 1, 1, 3, 1, 1},    {2, 3, 5, 7, 4, 3, 1, 1},     {3, 16, 9, 9, 16, 3, 2, 1},
-    {2, 5, 8, 8, 7, 1, 2, 0},    {1, 2, 6, 5, 3, 1, 1, 0},     {2, 16, 32, 32, 16, 3, 1, 1},
-    {2, 32, 16, 16, 64, 3, 2, 1}, {3, 3, 33, 31, 17, 3, 1, 1}, {1, 64, 8, 8, 64, 3, 1, 1},
-    {5, 1, 28, 28, 16, 3, 1, 1}, {2, 32, 7, 7, 64, 1, 2, 0},
-};
-
-Test(ops, conv_cpu_equals_reference_bit_for_bit, .init = setup, .fini = teardown, .timeout = 120) {
+/* Every case of the cross-check table (core/opcheck.c): CPU equals reference, bit for bit,
+ * and writes nothing past the end of its outputs. */
+Test(ops, every_op_cpu_equals_reference_bit_for_bit, .init = setup, .fini = teardown, .timeout = 120) {
     flce_backend *ref = flce_backend_reference();
-    for (size_t c = 0; c < sizeof CONV_CASES / sizeof CONV_CASES[0]; c++) {
-        const int *v = CONV_CASES[c];
-        flce_conv_shape s;
-        flce_conv_shape_init(&s, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-        size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.K * s.C * s.R * s.R, ny = (size_t)s.N * s.K * s.OH * s.OW;
-        float *x = malloc(nx * 4), *w = malloc(nw * 4), *dy = malloc(ny * 4);
-        fill(x, nx, (uint32_t)c, 1), fill(w, nw, 100 + (uint32_t)c, 0.3f), fill(dy, ny, 200 + (uint32_t)c, 1);
-        flce_backend *be[2] = {ref, cpu};
-        flce_buf *bx[2], *bw[2], *bdy[2], *by[2], *bdx[2], *bdw[2];
-        for (int i = 0; i < 2; i++) {
-            bx[i] = mk(be[i], x, nx), bw[i] = mk(be[i], w, nw), bdy[i] = mk(be[i], dy, ny);
-            by[i] = mk(be[i], NULL, ny), bdx[i] = mk(be[i], NULL, nx), bdw[i] = mk(be[i], NULL, nw);
-            be[i]->conv2d_fwd(be[i], &s, bx[i], bw[i], by[i]);
-            be[i]->conv2d_bwd_data(be[i], &s, bdy[i], bw[i], bdx[i]);
-            be[i]->conv2d_bwd_weight(be[i], &s, bx[i], bdy[i], bdw[i]);
+    int n = flce_opcheck_count(), bad = 0;
+    cr_assert(n >= 60, "%d cases", n);
+    for (int i = 0; i < n; i++) {
+        flce_opcheck_result r;
+        flce_err e = {{0}};
+        cr_assert_eq(flce_opcheck_run(i, ref, cpu, &r, &e), FLCE_OK, "%s", e.msg);
+        if (!r.ok) {
+            bad++;
+            printf("MISMATCH %s output %s: first at %zu: %.9g vs %.9g (%g ulp), NMSE %g%s\n", r.name, r.output, r.first_diff,
+                   r.v_ref, r.v_be, r.ulp, r.nmse, r.sentinel_broken ? ", sentinel overwritten" : "");
         }
-        char name[160];
-        snprintf(name, sizeof name, "CONV(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d)", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-        same_bits(name, ref, by[0], cpu, by[1], ny);
-        same_bits(name, ref, bdx[0], cpu, bdx[1], nx);
-        same_bits(name, ref, bdw[0], cpu, bdw[1], nw);
-        for (int i = 0; i < 2; i++) {
-            be[i]->buf_free(be[i], bx[i]), be[i]->buf_free(be[i], bw[i]), be[i]->buf_free(be[i], bdy[i]);
-            be[i]->buf_free(be[i], by[i]), be[i]->buf_free(be[i], bdx[i]), be[i]->buf_free(be[i], bdw[i]);
-        }
-        free(x), free(w), free(dy);
     }
+    cr_assert_eq(bad, 0, "%d of %d cases differ", bad, n);
+}
+
+/* The harness itself must see a difference: the reference against a backend whose
+ * convolution adds in another order. */
+static void conv_reversed(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+    (void)be;
+    flce_conv_shape t = *s;
+    ref_conv2d_fwd(&t, HB_CF(x), HB_CF(w), HB_F(y));
+    HB_F(y)[0] = nextafterf(HB_F(y)[0], INFINITY); /* one ulp off */
+}
+
+Test(ops, the_cross_check_catches_one_ulp) {
+    flce_backend *ref = flce_backend_reference(), bad = *ref;
+    bad.name = "broken";
+    bad.conv2d_fwd = conv_reversed;
+    flce_opcheck_result r;
+    int found = 0;
+    for (int i = 0; i < flce_opcheck_count() && !found; i++) {
+        char nm[160];
+        if (strncmp(flce_opcheck_name(i, nm, sizeof nm), "CONV2D_FWD(", 11)) continue;
+        cr_assert_eq(flce_opcheck_run(i, ref, &bad, &r, NULL), FLCE_OK);
+        cr_assert(!r.ok && r.first_diff == 0 && r.ulp == 1, "%s: ok %d first %zu ulp %g", r.name, r.ok, r.first_diff, r.ulp);
+        found = 1;
+    }
+    cr_assert(found);
 }
 
 static double dotd(const float *a, const float *b, size_t n) {
@@ -257,13 +243,17 @@ Test(ops, sgd_and_weighted_sum_by_hand) {
     cr_assert(y[0] == 7 && y[1] == 2);
 }
 
-Test(ops, striped_sum_order) {
-    /* 1e8 + 1 + ... : the S8 order adds lane by lane, so 8 ones after 1e8 in lane 0 and the
-     * rest spread: compare with the order written out by hand */
-    float x[17];
-    for (int i = 0; i < 17; i++) x[i] = 1;
+Test(ops, compensated_striped_sum) {
+    /* x = 1e8, sixteen ones, -1e8 (j = 0..17): lane 0 gets 1e8, 1, 1 (s = 1e8, c = 2), lane 1
+     * gets 1, 1, -1e8 (s = -1e8, c = 2: TwoSum keeps what the rounding dropped), lanes 2..7
+     * two ones each. The total adds 1e8 - 1e8 + 6 x 2 + 2 + 2 = 16 exactly; a plain running
+     * float32 sum loses every 1 next to 1e8 and gives 0. */
+    float x[18];
+    for (int i = 0; i < 18; i++) x[i] = 1;
     x[0] = 1e8f;
-    float l0 = (1e8f + 1.0f) + 1.0f; /* j = 0, 8, 16 */
-    float want = ((l0 + 2.0f) + (2.0f + 2.0f)) + ((2.0f + 2.0f) + (2.0f + 2.0f));
-    cr_assert(ref_sum8(x, 17) == want);
+    x[17] = -1e8f;
+    float naive = 0;
+    for (int i = 0; i < 18; i++) naive = naive + x[i];
+    cr_assert(naive == 0.0f, "naive %g", naive);
+    cr_assert(ref_sum8(x, 18) == 16.0f, "K8 sum %g", ref_sum8(x, 18));
 }

@@ -1,0 +1,348 @@
+/* opcheck.c: see opcheck.h. Inputs are drawn from the stream (seed 1, bench, case, input).
+ * Cases cover every op of the backend interface, with odd sizes (1, 7, 33 ...), strides,
+ * and BatchNorm spatial sizes that are and are not multiples of 8. */
+#include "opcheck.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+    OP_CONV_FWD, OP_CONV_BWD_DATA, OP_CONV_BWD_WEIGHT, OP_BN_TRAIN, OP_BN_EVAL, OP_BN_BWD, OP_RELU_FWD, OP_RELU_BWD,
+    OP_ADD, OP_POOL_FWD, OP_POOL_BWD, OP_LIN_FWD, OP_LIN_BWD, OP_CE, OP_SUPCON, OP_SGD, OP_WSUM
+} op_kind;
+
+static const char *OP_NAMES[] = {"CONV2D_FWD", "CONV2D_BWD_DATA", "CONV2D_BWD_WEIGHT", "BN_FWD_TRAIN", "BN_FWD_EVAL",
+                                 "BN_BWD", "RELU_FWD", "RELU_BWD", "ADD", "AVGPOOL_FWD", "AVGPOOL_BWD", "LINEAR_FWD",
+                                 "LINEAR_BWD", "SOFTMAX_CE", "SUPCON", "SGD", "WEIGHTED_SUM"};
+
+typedef struct {
+    op_kind op;
+    int a[8];
+} op_case;
+
+#define CONV3(op) \
+    {op, {1, 1, 1, 1, 1, 3, 1, 1}}, {op, {2, 3, 5, 7, 4, 3, 1, 1}}, {op, {3, 16, 9, 9, 16, 3, 2, 1}}, \
+    {op, {2, 5, 8, 8, 7, 1, 2, 0}}, {op, {1, 2, 6, 5, 3, 1, 1, 0}}, {op, {2, 16, 32, 32, 16, 3, 1, 1}}, \
+    {op, {2, 32, 16, 16, 64, 3, 2, 1}}, {op, {3, 3, 33, 31, 17, 3, 1, 1}}, {op, {5, 1, 28, 28, 16, 3, 1, 1}}, \
+    {op, {2, 32, 7, 7, 64, 1, 2, 0}}
+
+static const op_case CASES[] = {
+    CONV3(OP_CONV_FWD), CONV3(OP_CONV_BWD_DATA), CONV3(OP_CONV_BWD_WEIGHT),
+    /* BatchNorm: N, C, HW */
+    {OP_BN_TRAIN, {2, 3, 64}}, {OP_BN_TRAIN, {4, 16, 1024}}, {OP_BN_TRAIN, {3, 5, 49}}, {OP_BN_TRAIN, {1, 1, 1}},
+    {OP_BN_TRAIN, {2, 7, 9}}, {OP_BN_EVAL, {2, 3, 64}}, {OP_BN_EVAL, {3, 5, 49}}, {OP_BN_BWD, {2, 3, 64}},
+    {OP_BN_BWD, {4, 16, 1024}}, {OP_BN_BWD, {3, 5, 49}}, {OP_BN_BWD, {2, 7, 9}},
+    /* elementwise: n */
+    {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},
+    {OP_ADD, {9}}, {OP_ADD, {70001}},
+    /* pooling: N, C, HW */
+    {OP_POOL_FWD, {2, 64, 64}}, {OP_POOL_FWD, {3, 5, 49}}, {OP_POOL_BWD, {2, 64, 64}}, {OP_POOL_BWD, {1, 3, 1}},
+    /* linear: N, I, O */
+    {OP_LIN_FWD, {1, 1, 1}}, {OP_LIN_FWD, {5, 64, 10}}, {OP_LIN_FWD, {7, 64, 100}}, {OP_LIN_BWD, {5, 64, 10}},
+    {OP_LIN_BWD, {3, 17, 9}},
+    /* softmax cross-entropy: N, C; supervised contrastive: N, D, classes */
+    {OP_CE, {1, 2}}, {OP_CE, {8, 10}}, {OP_CE, {5, 100}}, {OP_SUPCON, {8, 64, 3}}, {OP_SUPCON, {5, 7, 5}},
+    {OP_SUPCON, {16, 64, 16}},
+    /* SGD: n, momentum (0/1), weight decay (0/1), first; weighted sum: n, K */
+    {OP_SGD, {1000, 0, 0, 1}}, {OP_SGD, {1001, 1, 1, 0}}, {OP_WSUM, {999, 1}}, {OP_WSUM, {4099, 10}},
+};
+
+int flce_opcheck_count(void) { return (int)(sizeof CASES / sizeof CASES[0]); }
+
+const char *flce_opcheck_name(int i, char *buf, size_t cap) {
+    const op_case *c = &CASES[i];
+    const int *a = c->a;
+    switch (c->op) {
+    case OP_CONV_FWD:
+    case OP_CONV_BWD_DATA:
+    case OP_CONV_BWD_WEIGHT:
+        snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d)", OP_NAMES[c->op], a[0], a[1], a[2], a[3], a[4],
+                 a[5], a[6], a[7]);
+        break;
+    case OP_BN_TRAIN:
+    case OP_BN_EVAL:
+    case OP_BN_BWD:
+    case OP_POOL_FWD:
+    case OP_POOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
+    case OP_RELU_FWD:
+    case OP_RELU_BWD:
+    case OP_ADD: snprintf(buf, cap, "%s(n=%d)", OP_NAMES[c->op], a[0]); break;
+    case OP_LIN_FWD:
+    case OP_LIN_BWD: snprintf(buf, cap, "%s(N=%d,I=%d,O=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
+    case OP_CE: snprintf(buf, cap, "%s(N=%d,C=%d)", OP_NAMES[c->op], a[0], a[1]); break;
+    case OP_SUPCON: snprintf(buf, cap, "%s(N=%d,D=%d,classes=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
+    case OP_SGD: snprintf(buf, cap, "%s(n=%d,momentum=%d,wd=%d,first=%d)", OP_NAMES[c->op], a[0], a[1], a[2], a[3]); break;
+    case OP_WSUM: snprintf(buf, cap, "%s(n=%d,K=%d)", OP_NAMES[c->op], a[0], a[1]); break;
+    }
+    return buf;
+}
+
+#define SENTINEL 64u         /* words after every buffer */
+#define SENTINEL_BITS 0x7fc0deadu
+
+/* One buffer on each backend, holding the same n values (or sentinels only for outputs). */
+typedef struct {
+    flce_buf *r, *b;
+    size_t n;
+    int out;
+    const char *name;
+} pair;
+
+typedef struct {
+    pair p[12];
+    int np;
+    flce_backend *ref, *be;
+    uint32_t stream;
+    int fail;
+} ctx;
+
+static pair *mk(ctx *c, const char *name, size_t n, int kind, float scale, int out) {
+    /* kind 0: normal * scale; 1: uniform labels below (int)scale (int32); 2: positive (var-like) */
+    pair *p = &c->p[c->np++];
+    p->n = n;
+    p->out = out;
+    p->name = name;
+    size_t tot = n + SENTINEL;
+    uint32_t *v = malloc(tot * 4);
+    if (!v) {
+        c->fail = 1;
+        return p;
+    }
+    flce_rng r;
+    flce_rng_init(&r, 1, FLCE_RNG_BENCH, c->stream, (uint32_t)c->np);
+    for (size_t i = 0; i < n; i++) {
+        float f;
+        int32_t l;
+        if (kind == 1) {
+            l = (int32_t)flce_rng_below(&r, (uint32_t)scale);
+            memcpy(&v[i], &l, 4);
+            continue;
+        }
+        f = kind == 2 ? (float)(0.5 + flce_rng_uniform(&r)) : (float)(flce_rng_normal(&r) * scale);
+        memcpy(&v[i], &f, 4);
+    }
+    for (size_t i = n; i < tot; i++) v[i] = SENTINEL_BITS;
+    p->r = c->ref->buf_alloc(c->ref, tot * 4);
+    p->b = c->be->buf_alloc(c->be, tot * 4);
+    if (!p->r || !p->b) c->fail = 1;
+    else {
+        c->ref->buf_write(c->ref, p->r, 0, v, tot * 4);
+        c->be->buf_write(c->be, p->b, 0, v, tot * 4);
+    }
+    free(v);
+    return p;
+}
+
+static double ulps(float a, float b) {
+    if (isnan(a) || isnan(b)) return INFINITY;
+    int32_t ia, ib;
+    memcpy(&ia, &a, 4);
+    memcpy(&ib, &b, 4);
+    if (ia < 0) ia = (int32_t)0x80000000 - ia;
+    if (ib < 0) ib = (int32_t)0x80000000 - ib;
+    return fabs((double)ia - (double)ib);
+}
+
+static void compare(ctx *c, flce_opcheck_result *r) {
+    for (int i = 0; i < c->np && r->ok; i++) {
+        pair *p = &c->p[i];
+        if (!p->out) continue;
+        size_t tot = p->n + SENTINEL;
+        float *x = malloc(tot * 4), *y = malloc(tot * 4);
+        if (!x || !y) {
+            free(x), free(y);
+            c->fail = 1;
+            return;
+        }
+        c->ref->buf_read(c->ref, p->r, 0, x, tot * 4);
+        c->be->buf_read(c->be, p->b, 0, y, tot * 4);
+        uint64_t dx = flce_digest(x, p->n * 4), dy = flce_digest(y, p->n * 4);
+        for (size_t k = p->n; k < tot; k++) {
+            uint32_t w;
+            memcpy(&w, &y[k], 4);
+            if (w != SENTINEL_BITS) r->sentinel_broken = 1;
+        }
+        if (dx != dy || r->sentinel_broken) {
+            r->ok = 0;
+            snprintf(r->output, sizeof r->output, "%s", p->name);
+            r->digest_ref = dx;
+            r->digest_be = dy;
+            size_t k = 0;
+            while (k < p->n && !memcmp(&x[k], &y[k], 4)) k++;
+            r->first_diff = k;
+            if (k < p->n) {
+                r->v_ref = x[k];
+                r->v_be = y[k];
+                r->ulp = ulps(x[k], y[k]);
+            }
+            double se = 0, ss = 0;
+            for (size_t m = 0; m < p->n; m++) {
+                double d = (double)x[m] - y[m];
+                se += d * d;
+                ss += (double)x[m] * x[m];
+            }
+            r->nmse = ss > 0 ? se / ss : se;
+        } else {
+            r->digest_ref = dx;
+            r->digest_be = dy;
+        }
+        free(x), free(y);
+    }
+}
+
+flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_opcheck_result *r, flce_err *e) {
+    if (i < 0 || i >= flce_opcheck_count()) return flce_fail(e, FLCE_ERR_ARG, "opcheck: no case %d", i);
+    memset(r, 0, sizeof *r);
+    r->ok = 1;
+    flce_opcheck_name(i, r->name, sizeof r->name);
+    const op_case *oc = &CASES[i];
+    const int *a = oc->a;
+    ctx c = {.ref = ref, .be = be, .stream = (uint32_t)i};
+    flce_backend *bk[2] = {ref, be};
+    switch (oc->op) {
+    case OP_CONV_FWD:
+    case OP_CONV_BWD_DATA:
+    case OP_CONV_BWD_WEIGHT: {
+        flce_conv_shape s;
+        flce_conv_shape_init(&s, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+        size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.K * s.C * s.R * s.R, ny = (size_t)s.N * s.K * s.OH * s.OW;
+        int f = oc->op == OP_CONV_FWD, d = oc->op == OP_CONV_BWD_DATA;
+        pair *x = mk(&c, "x", nx, 0, 1, d), *w = mk(&c, "w", nw, 0, 0.3f, oc->op == OP_CONV_BWD_WEIGHT);
+        pair *y = mk(&c, "y", ny, 0, 1, f);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            flce_buf *X = k ? x->b : x->r, *Wb = k ? w->b : w->r, *Y = k ? y->b : y->r;
+            if (f) bk[k]->conv2d_fwd(bk[k], &s, X, Wb, Y);
+            else if (d) bk[k]->conv2d_bwd_data(bk[k], &s, Y, Wb, X);
+            else bk[k]->conv2d_bwd_weight(bk[k], &s, X, Y, Wb);
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_BN_TRAIN:
+    case OP_BN_EVAL:
+    case OP_BN_BWD: {
+        int N = a[0], C = a[1], HW = a[2];
+        size_t n = (size_t)N * C * HW;
+        int tr = oc->op == OP_BN_TRAIN, ev = oc->op == OP_BN_EVAL;
+        pair *x = mk(&c, "x", n, 0, 2, 0), *g = mk(&c, "gamma", (size_t)C, 0, 1, 0), *b = mk(&c, "beta", (size_t)C, 0, 1, 0);
+        pair *y = mk(&c, tr || ev ? "y" : "dx", n, 0, 1, 1), *xh = mk(&c, "xhat", n, 0, 1, tr);
+        pair *is = mk(&c, "invstd", (size_t)C, 2, 1, tr), *rm = mk(&c, "running_mean", (size_t)C, 0, 1, tr);
+        pair *rv = mk(&c, "running_var", (size_t)C, 2, 1, tr), *dg = mk(&c, "dgamma", (size_t)C, 0, 1, !tr && !ev);
+        pair *db = mk(&c, "dbeta", (size_t)C, 0, 1, !tr && !ev);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+#define S(p) (k ? (p)->b : (p)->r)
+            if (tr) bk[k]->bn_fwd_train(bk[k], N, C, HW, 1e-5f, 0.1f, S(x), S(g), S(b), S(y), S(xh), S(is), S(rm), S(rv));
+            else if (ev) bk[k]->bn_fwd_eval(bk[k], N, C, HW, 1e-5f, S(x), S(g), S(b), S(rm), S(rv), S(y));
+            else bk[k]->bn_bwd(bk[k], N, C, HW, S(x), S(xh), S(g), S(is), S(y), S(dg), S(db));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_RELU_FWD:
+    case OP_RELU_BWD:
+    case OP_ADD: {
+        size_t n = (size_t)a[0];
+        pair *x = mk(&c, "a", n, 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0), *y = mk(&c, "y", n, 0, 1, 1);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            if (oc->op == OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));
+            else if (oc->op == OP_RELU_BWD) bk[k]->relu_bwd(bk[k], n, S(x), S(d), S(y));
+            else bk[k]->add(bk[k], n, S(x), S(d), S(y));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_POOL_FWD:
+    case OP_POOL_BWD: {
+        int N = a[0], C = a[1], HW = a[2], f = oc->op == OP_POOL_FWD;
+        pair *x = mk(&c, f ? "x" : "dx", (size_t)N * C * HW, 0, 1, !f), *z = mk(&c, f ? "z" : "dz", (size_t)N * C, 0, 1, f);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            if (f) bk[k]->avgpool_fwd(bk[k], N, C, HW, S(x), S(z));
+            else bk[k]->avgpool_bwd(bk[k], N, C, HW, S(z), S(x));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_LIN_FWD:
+    case OP_LIN_BWD: {
+        int N = a[0], I = a[1], O = a[2], f = oc->op == OP_LIN_FWD;
+        pair *x = mk(&c, "x", (size_t)N * I, 0, 1, 0), *w = mk(&c, "w", (size_t)O * I, 0, 0.3f, 0);
+        pair *b = mk(&c, "b", (size_t)O, 0, 1, 0), *y = mk(&c, f ? "y" : "dy", (size_t)N * O, 0, 1, f);
+        pair *dx = mk(&c, "dx", (size_t)N * I, 0, 1, !f), *dw = mk(&c, "dw", (size_t)O * I, 0, 1, !f);
+        pair *db = mk(&c, "db", (size_t)O, 0, 1, !f);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            if (f) bk[k]->linear_fwd(bk[k], N, I, O, S(x), S(w), S(b), S(y));
+            else bk[k]->linear_bwd(bk[k], N, I, O, S(x), S(w), S(y), S(dx), S(dw), S(db));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_CE: {
+        int N = a[0], C = a[1];
+        pair *l = mk(&c, "logits", (size_t)N * C, 0, 3, 0), *y = mk(&c, "labels", (size_t)N, 1, (float)C, 0);
+        pair *loss = mk(&c, "loss", 1, 0, 1, 1), *dl = mk(&c, "dlogits", (size_t)N * C, 0, 1, 1);
+        pair *pr = mk(&c, "pred", (size_t)N, 1, (float)C, 1);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            bk[k]->softmax_ce(bk[k], N, C, S(l), S(y), S(loss), S(dl), S(pr));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_SUPCON: {
+        int N = a[0], D = a[1];
+        pair *z = mk(&c, "z", (size_t)N * D, 0, 1, 0), *y = mk(&c, "labels", (size_t)N, 1, (float)a[2], 0);
+        pair *loss = mk(&c, "loss", 1, 0, 1, 1), *dz = mk(&c, "dz", (size_t)N * D, 0, 1, 1);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            bk[k]->supcon(bk[k], N, D, 0.5f, 0.7f, S(z), S(y), S(loss), S(dz));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_SGD: {
+        size_t n = (size_t)a[0];
+        pair *w = mk(&c, "w", n, 0, 1, 1), *g = mk(&c, "g", n, 0, 1, 0), *m = mk(&c, "momentum", n, 0, 1, a[1]);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            bk[k]->sgd(bk[k], n, 0.01f, a[1] ? 0.9f : 0.0f, a[2] ? 5e-4f : 0.0f, a[3], S(w), S(g), a[1] ? S(m) : NULL);
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+    case OP_WSUM: {
+        size_t n = (size_t)a[0];
+        int K = a[1];
+        pair *xs[10];
+        float wts[10];
+        for (int k = 0; k < K; k++) {
+            xs[k] = mk(&c, "x", n, 0, 1, 0);
+            wts[k] = 1.0f / (float)(k + 3);
+        }
+        pair *y = mk(&c, "y", n, 0, 1, 1);
+        if (c.fail) break;
+        for (int k = 0; k < 2; k++) {
+            const flce_buf *bs[10];
+            for (int j = 0; j < K; j++) bs[j] = S(xs[j]);
+            bk[k]->weighted_sum(bk[k], n, K, wts, bs, S(y));
+            bk[k]->sync(bk[k]);
+        }
+        break;
+    }
+#undef S
+    }
+    flce_status st = FLCE_OK;
+    if (c.fail) st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate buffers", r->name);
+    else compare(&c, r);
+    for (int k = 0; k < c.np; k++) {
+        if (c.p[k].r) ref->buf_free(ref, c.p[k].r);
+        if (c.p[k].b) be->buf_free(be, c.p[k].b);
+    }
+    return st;
+}

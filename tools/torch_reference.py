@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""torch_reference.py: PyTorch's side of two checks (needs Debian's python3-torch; not
+used by the build or the tests).
+
+  check W.safetensors X.npy Y.npy STEP.safetensors [--lambda L] [--tau T]
+      Loads our checkpoint into a PyTorch ResNet20 (1x1-convolution shortcuts, the same
+      tensor names), runs one training-mode forward and backward of CE + lambda * SupCon on
+      the batch in float32 and in float64, and compares with the output of `flce step`:
+      loss, logits and features to 1e-4 relative; every gradient to 1e-3 relative in norm,
+      or, where PyTorch's own float32 gradient is further than that from float64 (a ReLU
+      whose input lies within rounding of 0 flips its mask: one flip moves a BatchNorm bias
+      gradient by 1e-3 at batch 64), to no more than twice PyTorch's float32 distance.
+  bench [--input 3x32x32] [--batch 64] [--steps 10] [--threads 2]
+      PyTorch's training throughput (plain SGD, cross-entropy), images/s.
+"""
+import json, struct, sys, time
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        hdr = json.loads(f.read(n))
+        data = f.read()
+    out = {}
+    for k, v in hdr.items():
+        if k == "__metadata__":
+            continue
+        dt = {"F32": np.float32, "I64": np.int64}[v["dtype"]]
+        b, e = v["data_offsets"]
+        out[k] = np.frombuffer(data[b:e], dtype=dt).reshape(v["shape"]).copy()
+    return out
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + self.shortcut(x))
+
+
+class ResNet20(nn.Module):
+    def __init__(self, in_c=3, classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_c, 16, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(16)
+        layers, cin = [], 16
+        for cout, stride in ((16, 1), (32, 2), (64, 2)):
+            blocks = []
+            for j in range(3):
+                blocks.append(Block(cin, cout, stride if j == 0 else 1))
+                cin = cout
+            layers.append(nn.Sequential(*blocks))
+        self.layer1, self.layer2, self.layer3 = layers
+        self.linear = nn.Linear(64, classes)
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.layer3(self.layer2(self.layer1(out)))
+        z = out.mean(dim=(2, 3))
+        return self.linear(z), z
+
+
+def supcon(z, y, tau):
+    """eq:method.losscl on L2-normalised features, anchors without positives left out."""
+    zn = F.normalize(z, dim=1)
+    sim = zn @ zn.t() / tau
+    n = z.shape[0]
+    eye = torch.eye(n, dtype=torch.bool)
+    pos = (y[:, None] == y[None, :]) & ~eye
+    sim = sim.masked_fill(eye, float("-inf"))
+    logprob = sim - torch.logsumexp(sim, dim=1, keepdim=True)
+    npos = pos.sum(1)
+    anchors = npos > 0
+    if anchors.sum() == 0:
+        return z.sum() * 0
+    per = -(logprob.masked_fill(~pos, 0).sum(1)[anchors] / npos[anchors])
+    return per.mean()
+
+
+def run_torch(sd, X, Y, lam, tau, dtype):
+    model = ResNet20(X.shape[1], sd["linear.weight"].shape[0])
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in sd.items()}, strict=True)
+    model = model.to(dtype)
+    model.train()
+    logits, z = model(X.to(dtype))
+    ce = F.cross_entropy(logits, Y)
+    cl = supcon(z, Y, tau) if lam != 0 else torch.zeros((), dtype=dtype)
+    loss = ce + lam * cl
+    loss.backward()
+    out = {"loss": loss, "loss_ce": ce, "loss_cl": cl, "logits": logits, "features": z}
+    out = {k: v.detach().double().numpy() for k, v in out.items()}
+    for pname, p in model.named_parameters():
+        out["grad." + pname] = p.grad.double().numpy()
+    return out
+
+
+def check(args):
+    w, x, y, step = args[:4]
+    lam = float(args[args.index("--lambda") + 1]) if "--lambda" in args else 1.0
+    tau = float(args[args.index("--tau") + 1]) if "--tau" in args else 0.5
+    sd = read_safetensors(w)
+    X = torch.from_numpy(np.load(x))
+    Y = torch.from_numpy(np.load(y))
+    t32 = run_torch(sd, X, Y, lam, tau, torch.float32)
+    t64 = run_torch(sd, X, Y, lam, tau, torch.float64)
+    ours = read_safetensors(step)
+    ok = True
+
+    def rel(a, b):
+        return float(np.linalg.norm(np.asarray(a, np.float64) - b) / max(np.linalg.norm(b), 1e-12))
+
+    print(f"{'':24s} {'flce vs torch32':>16s} {'flce vs torch64':>16s} {'torch32 vs 64':>14s}")
+    for name in ("loss", "loss_ce", "loss_cl", "logits", "features"):
+        r = rel(ours[name], t32[name])
+        ok &= r <= 1e-4
+        print(f"{name:24s} {r:16.2e} {rel(ours[name], t64[name]):16.2e} {rel(t32[name], t64[name]):14.2e}")
+    worst = (0.0, "", 0.0, 0.0)
+    for k in sorted(t64):
+        if not k.startswith("grad."):
+            continue
+        r32, r64, tt = rel(ours[k], t32[k]), rel(ours[k], t64[k]), rel(t32[k], t64[k])
+        good = r32 <= 1e-3 or r64 <= max(1e-3, 2 * tt)
+        ok &= good
+        if r32 > worst[0]:
+            worst = (r32, k, r64, tt)
+    print(f"{'worst gradient':24s} {worst[0]:16.2e} {worst[2]:16.2e} {worst[3]:14.2e}   ({worst[1]})")
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+def bench(args):
+    def opt(name, default):
+        return args[args.index(name) + 1] if name in args else default
+    c, h, w = (int(v) for v in opt("--input", "3x32x32").split("x"))
+    batch, steps, threads = int(opt("--batch", 64)), int(opt("--steps", 10)), int(opt("--threads", 2))
+    torch.set_num_threads(threads)
+    torch.manual_seed(1)
+    model = ResNet20(c, 10)
+    model.train()
+    sgd = torch.optim.SGD(model.parameters(), lr=0.01)
+    X, Y = torch.randn(batch, c, h, w), torch.randint(0, 10, (batch,))
+    def step():
+        sgd.zero_grad()
+        logits, _ = model(X)
+        F.cross_entropy(logits, Y).backward()
+        sgd.step()
+    step()
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        times.append((time.perf_counter() - t0) / steps)
+    t = sorted(times)[1]
+    print(f"pytorch {torch.__version__} {c}x{h}x{w} batch {batch} threads {threads}: {batch / t:.1f} images/s")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in ("check", "bench"):
+        print(__doc__)
+        sys.exit(2)
+    sys.exit(check(sys.argv[2:]) if sys.argv[1] == "check" else bench(sys.argv[2:]))
