@@ -143,6 +143,30 @@ int flce_cmd_eval(int argc, char **argv) {
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "%s: no such trace directory", dir);
     if (!out) out = dir;
+    /* a trace written by `flce run` records its completion seed and ablations */
+    char cj[1200];
+    snprintf(cj, sizeof cj, "%s/completion.json", dir);
+    FILE *jf = fopen(cj, "r");
+    if (jf) {
+        char buf[512] = {0};
+        size_t got = fread(buf, 1, sizeof buf - 1, jf);
+        fclose(jf);
+        buf[got] = '\0';
+        char *sp = strstr(buf, "\"seed\":"), *ap = strstr(buf, "\"ablate\":");
+        if (sp && !cli_find(opts, "seed")->seen) seed = strtoull(sp + 7, NULL, 10);
+        if (ap && ablate.n == 0) {
+            char *q = strchr(ap + 9, '"'), *end = q ? strchr(q + 1, '"') : NULL;
+            if (q && end) {
+                *end = '\0';
+                for (char *t = strtok(q + 1, " "); t; t = strtok(NULL, " ")) {
+                    if (!strcmp(t, "M")) ab.no_mass = 1;
+                    else if (!strcmp(t, "V")) ab.no_velocity = 1;
+                    else if (!strcmp(t, "Q")) ab.no_momentum = 1;
+                    else if (!strcmp(t, "CMC")) ab.no_completion = 1;
+                }
+            }
+        }
+    }
     if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: no such directory", out);
 
     flce_err e = {{0}};

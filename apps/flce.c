@@ -13,6 +13,7 @@ static const struct {
 } CMDS[] = {
     {"data", flce_cmd_data, "load a dataset, partition it among clients, print class counts and digest"},
     {"eval", flce_cmd_eval, "FLCE contributions from a recorded trace of prototypes"},
+    {"run", flce_cmd_run, "a federated experiment: FLCE, FedAvg, FedSV, GTG-Shapley"},
     {"step", flce_cmd_step, "one ResNet20 training step on a given batch: losses, logits, features, gradients"},
 };
 

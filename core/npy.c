@@ -234,31 +234,38 @@ flce_status flce_npy_expect(const char *path, const flce_npy *a, flce_npy_dtype 
     return FLCE_OK;
 }
 
-flce_status flce_npy_write(const char *path, flce_npy_dtype dtype, int ndim, const int64_t *shape, const void *data,
-                           flce_err *e) {
-    if (ndim < 0 || ndim > FLCE_NPY_MAX_DIMS) return flce_fail(e, FLCE_ERR_ARG, "%s: %d dimensions", path, ndim);
+size_t flce_npy_header(flce_npy_dtype dtype, int ndim, const int64_t *shape, unsigned char *buf, size_t cap) {
     char dict[512];
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr_of(dtype));
-    int64_t count = 1;
-    for (int i = 0; i < ndim; i++) {
+    for (int i = 0; i < ndim; i++)
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld%s", (long long)shape[i], ndim == 1 ? "," : i + 1 < ndim ? ", " : "");
-        count *= shape[i];
-    }
     n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
     size_t pre = 10, total = pre + (size_t)n + 1;
     size_t pad = (64 - total % 64) % 64;
     size_t hlen = (size_t)n + pad + 1;
-    size_t nbytes = (size_t)count * flce_npy_itemsize(dtype);
-    unsigned char *buf = malloc(pre + hlen + nbytes);
-    if (!buf) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    if (pre + hlen > cap) return 0;
     memcpy(buf, "\x93NUMPY\x01\x00", 8);
     buf[8] = (unsigned char)(hlen & 0xff);
     buf[9] = (unsigned char)(hlen >> 8);
     memcpy(buf + pre, dict, (size_t)n);
     memset(buf + pre + n, ' ', pad);
     buf[pre + hlen - 1] = '\n';
-    if (nbytes) memcpy(buf + pre + hlen, data, nbytes);
-    flce_status st = flce_write_file_atomic(path, buf, pre + hlen + nbytes, e);
+    return pre + hlen;
+}
+
+flce_status flce_npy_write(const char *path, flce_npy_dtype dtype, int ndim, const int64_t *shape, const void *data,
+                           flce_err *e) {
+    if (ndim < 0 || ndim > FLCE_NPY_MAX_DIMS) return flce_fail(e, FLCE_ERR_ARG, "%s: %d dimensions", path, ndim);
+    unsigned char hdr[640];
+    size_t hl = flce_npy_header(dtype, ndim, shape, hdr, sizeof hdr);
+    int64_t count = 1;
+    for (int i = 0; i < ndim; i++) count *= shape[i];
+    size_t nbytes = (size_t)count * flce_npy_itemsize(dtype);
+    unsigned char *buf = malloc(hl + nbytes);
+    if (!buf) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    memcpy(buf, hdr, hl);
+    if (nbytes) memcpy(buf + hl, data, nbytes);
+    flce_status st = flce_write_file_atomic(path, buf, hl + nbytes, e);
     free(buf);
     return st;
 }

@@ -27,5 +27,7 @@ flce_status flce_npy_expect(const char *path, const flce_npy *a, flce_npy_dtype 
 flce_status flce_npy_write(const char *path, flce_npy_dtype dtype, int ndim, const int64_t *shape, const void *data,
                            flce_err *e);
 void flce_npy_free(flce_npy *a);
+/* The .npy header (version 1.0, padded to 64 bytes) into buf; its length, 0 if cap is short. */
+size_t flce_npy_header(flce_npy_dtype dtype, int ndim, const int64_t *shape, unsigned char *buf, size_t cap);
 
 #endif

@@ -1,0 +1,218 @@
+/* cmd_run.c: `flce run`: a federated experiment (or several methods one after another on
+ * the same partition and seed), with a progress line on a terminal and a summary table. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "engine.h"
+#include "npy.h"
+
+static const char *USAGE =
+    "usage: flce run --algo flce|fedavg|fedsv|gtg[,...] [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
+    "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid] [--label-noise R]\n"
+    "                [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01] [--lambda 1]\n"
+    "                [--tau 0.5] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
+    "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend cpu|reference]\n"
+    "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
+    "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed.";
+
+typedef struct {
+    const char *algo;
+    int tty, quiet;
+} prog_ctx;
+
+static void progress(void *ud, const flce_round_metrics *m, int rounds, double elapsed) {
+    prog_ctx *p = ud;
+    if (!p->tty || p->quiet) return;
+    double eta = elapsed / m->round * (rounds - m->round);
+    fprintf(stderr, "\r%-7s round %d/%d  acc %.4f  F1 %.4f  KL %.4f  elapsed %.0fs  ETA %.0fs   ", p->algo, m->round, rounds,
+            m->acc, m->macro_f1, m->kl, elapsed, eta);
+    if (m->round == rounds) fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Class weights from .npy (float64) or a text list of numbers. */
+static int read_class_weights(const char *path, double **out, int *n, flce_err *e) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "--class-weights %s: cannot open", path), 1;
+    char magic[6] = {0};
+    size_t got = fread(magic, 1, 6, f);
+    fclose(f);
+    if (got == 6 && !memcmp(magic, "\x93NUMPY", 6)) {
+        flce_npy a;
+        if (flce_npy_read(path, &a, e)) return 1;
+        if (a.dtype != FLCE_NPY_F64 || a.ndim != 1) {
+            flce_npy_free(&a);
+            return flce_fail(e, FLCE_ERR_ARG, "--class-weights %s: expected float64 [C]", path), 1;
+        }
+        *n = (int)a.shape[0];
+        *out = a.data;
+        return 0;
+    }
+    f = fopen(path, "r");
+    double *w = NULL;
+    int cap = 0;
+    *n = 0;
+    char tok[128];
+    while (fscanf(f, " %127[^, \t\r\n]%*[, \t\r\n]", tok) == 1) {
+        char *end;
+        double v = strtod(tok, &end);
+        if (*end) {
+            fclose(f), free(w);
+            return flce_fail(e, FLCE_ERR_ARG, "--class-weights %s: '%s' is not a number", path, tok), 1;
+        }
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            w = realloc(w, sizeof *w * (size_t)cap);
+        }
+        w[(*n)++] = v;
+    }
+    fclose(f);
+    *out = w;
+    return 0;
+}
+
+int flce_cmd_run(int argc, char **argv) {
+    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy";
+    cli_list ablate = {{0}, 0};
+    int iid = 0, quiet = 0;
+    flce_run_cfg c;
+    flce_run_cfg_default(&c);
+    cli_opt opts[] = {
+        {"algo", CLI_STR, &algos, "flce, fedavg, fedsv, gtg, or a comma-separated list", 0},
+        {"ablate", CLI_LIST, &ablate, "FLCE ablation M, V, Q, CL or CMC (repeatable)", 0},
+        {"dataset", CLI_STR, &c.dataset, "fmnist (default), cifar10, cifar100, eurosat", 0},
+        {"data", CLI_STR, &c.data_dir, "dataset folder", 0},
+        {"clients", CLI_INT, &c.clients, "clients n (default 50)", 0},
+        {"per-round", CLI_INT, &c.per_round, "clients selected per round K (default 10)", 0},
+        {"rounds", CLI_INT, &c.rounds, "rounds T (default 100)", 0},
+        {"dirichlet", CLI_DOUBLE, &c.part.dirichlet, "Dirichlet label skew delta (default 0.5)", 0},
+        {"iid", CLI_FLAG, &iid, "IID partition", 0},
+        {"min-samples", CLI_INT, &c.part.min_samples, "minimum samples per client (default 10)", 0},
+        {"label-noise", CLI_DOUBLE, &c.part.label_noise, "label flip rate of noisy clients", 0},
+        {"feature-noise", CLI_DOUBLE, &c.part.feature_noise, "feature noise std of noisy clients", 0},
+        {"noisy-clients", CLI_DOUBLE, &c.part.noisy_frac, "fraction of noisy clients (default 1)", 0},
+        {"epochs", CLI_INT, &c.epochs, "local epochs E (default 1)", 0},
+        {"batch", CLI_INT, &c.batch, "local batch (default 64)", 0},
+        {"lr", CLI_DOUBLE, &c.lr, "learning rate (default 0.01)", 0},
+        {"lambda", CLI_DOUBLE, &c.lambda, "FLCE: weight of L_CL (default 1)", 0},
+        {"tau", CLI_DOUBLE, &c.tau, "FLCE: temperature (default 0.5)", 0},
+        {"class-weights", CLI_STR, &cw_path, "FLCE: b_c per class (.npy float64 [C] or a text list)", 0},
+        {"train-subset", CLI_INT, &c.train_subset, "seeded stratified training subset", 0},
+        {"test-subset", CLI_INT, &c.test_subset, "seeded stratified test subset", 0},
+        {"val-size", CLI_INT, &c.val_size, "server validation set (default min(1000, 10% of training))", 0},
+        {"shapley", CLI_STR, &shapley, "FedSV: exact (default, K <= 12) or mc", 0},
+        {"mc-perms", CLI_INT, &c.mc_perms, "FedSV Monte-Carlo permutations (default 50)", 0},
+        {"mc-eps", CLI_DOUBLE, &c.mc_eps, "FedSV Monte-Carlo truncation (default 0.001)", 0},
+        {"utility", CLI_STR, &utility, "Shapley utility: accuracy (default) or loss", 0},
+        {"backend", CLI_STR, &c.backend, "cpu (default) or reference", 0},
+        {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
+        {"out", CLI_STR, &out, "run directory", 0},
+        {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
+        {"force", CLI_FLAG, &c.force, "overwrite the run in --out", 0},
+        {"quiet", CLI_FLAG, &quiet, "no progress line", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (!algos) return cli_usage_error(prog, "--algo is required (flce, fedavg, fedsv, gtg)");
+    if (!out) return cli_usage_error(prog, "--out DIR is required");
+    if (!cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed is required (one seed fixes everything)");
+    if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
+    if (c.resume && c.force) return cli_usage_error(prog, "--resume and --force exclude each other");
+    c.part.iid = iid;
+    for (int i = 0; i < ablate.n; i++) {
+        const char *a = ablate.items[i];
+        if (!strcasecmp(a, "M")) c.ablate.no_mass = 1;
+        else if (!strcasecmp(a, "V")) c.ablate.no_velocity = 1;
+        else if (!strcasecmp(a, "Q")) c.ablate.no_momentum = 1;
+        else if (!strcasecmp(a, "CMC")) c.ablate.no_completion = 1;
+        else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
+        else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
+    }
+    if (strcmp(shapley, "exact") && strcmp(shapley, "mc")) return cli_usage_error(prog, "--shapley '%s': exact or mc", shapley);
+    c.shapley_mc = !strcmp(shapley, "mc");
+    if (strcmp(utility, "accuracy") && strcmp(utility, "loss")) return cli_usage_error(prog, "--utility '%s': accuracy or loss", utility);
+    c.utility_loss = !strcmp(utility, "loss");
+    if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
+    if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
+    if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);
+    flce_err e = {{0}};
+    int ncw = 0;
+    if (cw_path) {
+        if (read_class_weights(cw_path, &c.class_weights, &ncw, &e)) return fprintf(stderr, "%s: %s\n", prog, e.msg), 2;
+        for (int i = 0; i < ncw; i++)
+            if (!(c.class_weights[i] >= 0) || !isfinite(c.class_weights[i]))
+                return cli_usage_error(prog, "--class-weights %s: weight %d is %g (finite, >= 0)", cw_path, i, c.class_weights[i]);
+        int classes = !strcmp(c.dataset, "cifar100") ? 100 : 10;
+        if (ncw != classes) return cli_usage_error(prog, "--class-weights %s: %d weights for %d classes", cw_path, ncw, classes);
+    }
+    /* the list of methods, each checked before any work starts */
+    char list[256], *names[16];
+    int nm = 0;
+    snprintf(list, sizeof list, "%s", algos);
+    for (char *a = strtok(list, ","); a && nm < 16; a = strtok(NULL, ",")) names[nm++] = a;
+    for (int i = 0; i < nm; i++) {
+        flce_run_cfg t = c;
+        t.algo = names[i];
+        if (strcmp(t.algo, "flce") && strcmp(t.algo, "fedavg") && strcmp(t.algo, "fedsv") && strcmp(t.algo, "gtg"))
+            return cli_usage_error(prog, "--algo '%s': unknown (flce, fedavg, fedsv, gtg)", t.algo);
+        if (nm > 1 && strcmp(t.algo, "flce") && (ablate.n > 0)) continue;
+    }
+    if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
+    if (!iid && !(c.part.dirichlet > 0)) return cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);
+    if (strcmp(c.dataset, "fmnist") && strcmp(c.dataset, "cifar10") && strcmp(c.dataset, "cifar100") && strcmp(c.dataset, "eurosat"))
+        return cli_usage_error(prog, "--dataset '%s': unknown (fmnist, cifar10, cifar100, eurosat)", c.dataset);
+    if (nm > 1 && mkdir(out, 0755) != 0) {
+        struct stat sb;
+        if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: cannot create", out);
+    }
+    prog_ctx pc = {NULL, isatty(2), quiet};
+    flce_run_summary sums[16];
+    int status = 0;
+    char dirs[16][1100];
+    for (int i = 0; i < nm; i++) {
+        flce_run_cfg t = c;
+        t.algo = names[i];
+        if (strcmp(t.algo, "flce")) t.ablate = (flce_ablation){0}, t.ablate_cl = 0;
+        if (nm > 1) snprintf(dirs[i], sizeof dirs[i], "%s/%s", out, names[i]);
+        else snprintf(dirs[i], sizeof dirs[i], "%s", out);
+        t.out = dirs[i];
+        pc.algo = names[i];
+        flce_status st = flce_run(&t, progress, &pc, &sums[i], &e);
+        if (st) {
+            if (pc.tty && !quiet) fputc('\n', stderr);
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            free(c.class_weights);
+            return st == FLCE_ERR_ARG ? 2 : 1;
+        }
+    }
+    printf("%-8s %8s %8s %9s %9s %10s %10s  %s\n", "method", "accuracy", "macro-F1", "KL", "KL(div)", "server s", "client s",
+           "results");
+    char summary[8192];
+    size_t sl = (size_t)snprintf(summary, sizeof summary, "method,accuracy,macro_f1,kl,kl_diversity,server_seconds,client_seconds,dir\n");
+    for (int i = 0; i < nm; i++) {
+        printf("%-8s %8.4f %8.4f %9.5f %9.5f %10.2f %10.2f  %s\n", names[i], sums[i].final_acc, sums[i].final_f1, sums[i].kl,
+               sums[i].kl_div, sums[i].server_s, sums[i].client_s, dirs[i]);
+        sl += (size_t)snprintf(summary + sl, sizeof summary - sl, "%s,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s\n", names[i],
+                               sums[i].final_acc, sums[i].final_f1, sums[i].kl, sums[i].kl_div, sums[i].server_s,
+                               sums[i].client_s, dirs[i]);
+    }
+    printf("(accuracy and macro-F1: mean of the last min(10, T) rounds; KL: final contributions to data shares; "
+           "device: %s)\n", nm ? sums[0].device : "");
+    if (nm > 1) {
+        char p[1200];
+        snprintf(p, sizeof p, "%s/summary.csv", out);
+        if (flce_write_file_atomic(p, summary, sl, &e)) fprintf(stderr, "%s: %s\n", prog, e.msg), status = 1;
+        else printf("summary: %s\n", p);
+    }
+    free(c.class_weights);
+    return status;
+}

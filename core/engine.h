@@ -1,0 +1,64 @@
+/* engine.h: the federated engine (Algorithm 1 of the FLCE paper and the baselines): seeded
+ * client selection, local training on a backend, the algorithm's server step, evaluation,
+ * and the run directory (docs/formats.md): config.json, metrics.csv, trace/,
+ * contributions.csv, model.safetensors, digests.txt, written as rounds finish, so that a
+ * killed run leaves valid files and --resume continues it to the same digests.
+ *
+ * An algorithm is a unit with three parts (flce_algo_vt): what a client adds to its local
+ * objective (the contrastive loss for FLCE), what the server does with the uploads
+ * (aggregation weights), and what it reports as contributions. */
+#ifndef FLCE_ENGINE_H
+#define FLCE_ENGINE_H
+
+#include "flce_eq.h"
+#include "model.h"
+
+typedef struct {
+    const char *algo;         /* flce, fedavg, fedsv, gtg */
+    flce_ablation ablate;     /* FLCE ablations M, V, Q, CMC */
+    int ablate_cl;            /* -CL: lambda = 0 */
+    const char *dataset, *data_dir;
+    int clients, per_round, rounds, epochs, batch;
+    flce_partition_cfg part;
+    double lr, lambda, tau;
+    double *class_weights;    /* [classes] or NULL (b_c = 1/C) */
+    int train_subset, test_subset, val_size; /* 0: all / default */
+    const char *backend;
+    uint64_t seed;
+    const char *out;
+    int resume, force;
+    int shapley_mc;           /* FedSV: Monte-Carlo instead of exact */
+    int mc_perms;             /* default 50 */
+    double mc_eps;            /* truncation, default 0.001 */
+    int utility_loss;         /* Shapley utility: negative validation loss instead of accuracy */
+    int eval_batch;           /* default 256 */
+} flce_run_cfg;
+
+void flce_run_cfg_default(flce_run_cfg *c);
+
+typedef struct {
+    int round;                 /* 1-based */
+    double acc, macro_f1, mean_loss, kl;
+    double server_s, client_s;
+    int64_t bytes_up, bytes_down;
+    int fallback;              /* FLCE: no prototype in the round, data-size weights used */
+    int proto_nocorrect;       /* prototypes not uploaded: class held but none classified right */
+} flce_round_metrics;
+
+/* Progress: called after every round (and never by the library on its own terminal). */
+typedef void (*flce_progress_fn)(void *ud, const flce_round_metrics *m, int rounds, double elapsed_s);
+
+typedef struct {
+    double final_acc, final_f1;   /* mean over the last min(10, T) rounds */
+    double kl, kl_div;            /* KL of the final contributions to data shares (plain, diversity-weighted) */
+    double server_s, client_s;    /* totals */
+    double completion_s;          /* FLCE: the completion at the end */
+    int rounds_done;
+    char device[160];
+} flce_run_summary;
+
+/* Validate cfg (every usage error is FLCE_ERR_ARG with one line naming the flag), then
+ * run or resume the experiment into cfg->out. */
+flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e);
+
+#endif
