@@ -637,6 +637,7 @@ static flce_status prepare_dir(engine *E, flce_err *e) {
 static flce_status setup_data(engine *E, flce_err *e) {
     const flce_run_cfg *c = E->cfg;
     flce_status st = flce_dataset_load(&E->ds, c->dataset, c->data_dir, c->seed, e);
+    if (st == FLCE_ERR_IO) st = FLCE_ERR_ARG; /* a missing folder or file: a usage error, before any work */
     if (st) return st;
     if (c->train_subset && (st = flce_dataset_subset(&E->ds, 0, c->train_subset, c->seed, e))) return st;
     if (c->test_subset && (st = flce_dataset_subset(&E->ds, 1, c->test_subset, c->seed, e))) return st;
@@ -952,6 +953,8 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if ((st = write_metrics(E, E->t + 1, e))) break;
         if ((st = save_state(E, E->t + 1, e))) break;
         if (progress) progress(ud, m, E->T, now_s() - t_start);
+        const char *kill = getenv("FLCE_TEST_KILL_AFTER"); /* tests: die as a SIGKILL would, after round N */
+        if (kill && atoi(kill) == E->t + 1) _exit(137);
     }
     free(Qd), free(run), free(all), free(selrow);
     if (st) goto out;

@@ -7,6 +7,6 @@ j=$(nproc)
 [ -d build ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null; }
 cmake --build build -j"$j"
 ctest --test-dir build --output-on-failure -j"$j"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DFLCE_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLCE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$j"
 ctest --test-dir build-asan --output-on-failure -j"$j"

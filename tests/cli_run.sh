@@ -1,0 +1,67 @@
+#!/bin/sh
+# cli_run.sh FLCE: `flce run` on tiny Fashion-MNIST configurations: the same command twice
+# gives identical digests.txt, so does the reference backend; `flce eval DIR/trace`
+# reproduces contributions.csv exactly; a run killed after round 1 and resumed ends with
+# the digests of an uninterrupted run; bad configurations are one line and status 2
+# before any work; a directory holding a run is never overwritten without --force.
+set -u
+flce=$1
+fail() { echo "FAIL: $*"; exit 1; }
+t=$(mktemp -d /tmp/flce-run-XXXXXX); trap 'rm -rf "$t"' EXIT
+base="--clients 4 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet"
+tiny="$base --per-round 2 --rounds 2"
+"$flce" run --algo flce $tiny --out "$t/a" > "$t/log" || fail "flce run: $(cat "$t/log")"
+"$flce" run --algo flce $tiny --out "$t/b" > /dev/null || fail "second run"
+cmp -s "$t/a/digests.txt" "$t/b/digests.txt" || fail "two runs of one command differ: $(diff "$t/a/digests.txt" "$t/b/digests.txt")"
+# the scalar reference backend is slow: one round, against one round on the CPU backend
+"$flce" run --algo flce $base --per-round 2 --rounds 1 --out "$t/c1" > /dev/null || fail "cpu run, 1 round"
+"$flce" run --algo flce $base --per-round 2 --rounds 1 --out "$t/r1" --backend reference > /dev/null || fail "reference run"
+cmp -s "$t/c1/digests.txt" "$t/r1/digests.txt" || fail "reference and cpu backends differ"
+grep -q '^flce ' "$t/log" || fail "no summary row"
+for f in config.json metrics.csv contributions.csv model.safetensors digests.txt trace/prototypes.npy trace/selected.npy \
+         trace/data_sizes.npy trace/Q.npy trace/X_completed.npy; do
+  [ -f "$t/a/$f" ] || fail "missing $f"
+done
+[ "$(wc -l < "$t/a/metrics.csv")" = 3 ] || fail "metrics.csv should have a header and 2 rows"
+awk -F, 'NR>1 { s += $2 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/a/contributions.csv" || fail "contributions do not sum to 1"
+mkdir "$t/ev"
+"$flce" eval "$t/a/trace" --out "$t/ev" > /dev/null || fail "flce eval on the run's trace"
+cmp -s "$t/ev/contributions.csv" "$t/a/contributions.csv" || fail "flce eval does not reproduce the run's contributions"
+# kill after round 1 (as SIGKILL would), check the files are valid, resume
+FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>&1
+[ $? = 137 ] || fail "the kill hook did not fire"
+[ "$(wc -l < "$t/k/metrics.csv")" = 2 ] || fail "a killed run should keep 1 round of metrics"
+"$flce" eval "$t/k/trace" --out "$t/ev" > /dev/null || fail "the trace of a killed run is not valid"
+"$flce" run --algo flce $tiny --out "$t/k" --resume > /dev/null || fail "resume"
+cmp -s "$t/a/digests.txt" "$t/k/digests.txt" || fail "resumed run differs: $(diff "$t/a/digests.txt" "$t/k/digests.txt")"
+# the Shapley baselines and FedAvg on the same partition
+"$flce" run --algo fedavg,fedsv,gtg $tiny --out "$t/m" > /dev/null || fail "baselines"
+for a in fedavg fedsv gtg; do
+  awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/m/$a/contributions.csv" || fail "$a: not a distribution"
+  [ "$(sed -n 1p "$t/m/$a/digests.txt")" = "$(sed -n 1p "$t/a/digests.txt")" ] || fail "$a: another partition"
+done
+[ -f "$t/m/summary.csv" ] || fail "no summary.csv"
+
+expect() { # expect STATUS NEEDLE ARGS...
+  want=$1; needle=$2; shift 2
+  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
+  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
+  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
+}
+expect 2 "unknown option '--bogus'" run --algo flce --seed 1 --out "$t/x" --bogus
+expect 2 "--per-round 9 exceeds --clients 4" run --algo flce $base --per-round 9 --out "$t/x"
+expect 2 "--dirichlet 0" run --algo flce $tiny --dirichlet 0 --out "$t/x"
+expect 2 "--train-subset 99999" run --algo flce --clients 4 --per-round 2 --seed 1 --train-subset 99999 --out "$t/x"
+mkdir "$t/empty"
+expect 2 "no CIFAR-10 binary files" run --algo flce $tiny --dataset cifar10 --data "$t/empty" --out "$t/x"
+echo "1 2 3" > "$t/cw"
+expect 2 "3 weights for 10 classes" run --algo flce $tiny --class-weights "$t/cw" --out "$t/x"
+expect 2 "already holds a run" run --algo flce $tiny --out "$t/a"
+expect 2 "holds no run" run --algo flce $tiny --out "$t/empty" --resume
+expect 2 "--algo 'fedprox2'" run --algo fedprox2 $tiny --out "$t/x"
+expect 2 "--seed is required" run --algo flce --out "$t/x"
+[ -e "$t/x" ] && fail "a refused run left $t/x behind"
+"$flce" run --algo flce $tiny --out "$t/a" --force > /dev/null || fail "--force"
+cmp -s "$t/a/digests.txt" "$t/b/digests.txt" || fail "--force rerun differs"
+echo "cli_run: all checks passed"
