@@ -144,16 +144,6 @@ int flce_cmd_run(int argc, char **argv) {
     if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
     if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
     if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);
-    flce_err e = {{0}};
-    int ncw = 0;
-    if (cw_path) {
-        if (read_class_weights(cw_path, &c.class_weights, &ncw, &e)) return fprintf(stderr, "%s: %s\n", prog, e.msg), 2;
-        for (int i = 0; i < ncw; i++)
-            if (!(c.class_weights[i] >= 0) || !isfinite(c.class_weights[i]))
-                return cli_usage_error(prog, "--class-weights %s: weight %d is %g (finite, >= 0)", cw_path, i, c.class_weights[i]);
-        int classes = !strcmp(c.dataset, "cifar100") ? 100 : 10;
-        if (ncw != classes) return cli_usage_error(prog, "--class-weights %s: %d weights for %d classes", cw_path, ncw, classes);
-    }
     /* the list of methods, each checked before any work starts */
     char list[256], *names[16];
     int nm = 0;
@@ -164,15 +154,31 @@ int flce_cmd_run(int argc, char **argv) {
         t.algo = names[i];
         if (strcmp(t.algo, "flce") && strcmp(t.algo, "fedavg") && strcmp(t.algo, "fedsv") && strcmp(t.algo, "gtg"))
             return cli_usage_error(prog, "--algo '%s': unknown (flce, fedavg, fedsv, gtg)", t.algo);
-        if (nm > 1 && strcmp(t.algo, "flce") && (ablate.n > 0)) continue;
     }
     if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
     if (!iid && !(c.part.dirichlet > 0)) return cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);
     if (strcmp(c.dataset, "fmnist") && strcmp(c.dataset, "cifar10") && strcmp(c.dataset, "cifar100") && strcmp(c.dataset, "eurosat"))
         return cli_usage_error(prog, "--dataset '%s': unknown (fmnist, cifar10, cifar100, eurosat)", c.dataset);
+    flce_err e = {{0}};
+    int ncw = 0;
+    if (cw_path) {
+        if (read_class_weights(cw_path, &c.class_weights, &ncw, &e)) return fprintf(stderr, "%s: %s\n", prog, e.msg), 2;
+        int classes = !strcmp(c.dataset, "cifar100") ? 100 : 10, bad = -1;
+        for (int i = 0; i < ncw && bad < 0; i++)
+            if (!(c.class_weights[i] >= 0) || !isfinite(c.class_weights[i])) bad = i;
+        if (bad >= 0) rc = cli_usage_error(prog, "--class-weights %s: weight %d is %g (finite, >= 0)", cw_path, bad, c.class_weights[bad]);
+        else if (ncw != classes) rc = cli_usage_error(prog, "--class-weights %s: %d weights for %d classes", cw_path, ncw, classes);
+        if (rc) {
+            free(c.class_weights);
+            return rc;
+        }
+    }
     if (nm > 1 && mkdir(out, 0755) != 0) {
         struct stat sb;
-        if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: cannot create", out);
+        if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+            free(c.class_weights);
+            return cli_usage_error(prog, "--out %s: cannot create", out);
+        }
     }
     prog_ctx pc = {NULL, isatty(2), quiet};
     flce_run_summary sums[16];

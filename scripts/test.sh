@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 j=$(nproc)
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
 [ -d build ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null; }
 cmake --build build -j"$j"
 ctest --test-dir build --output-on-failure -j"$j"
