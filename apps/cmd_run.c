@@ -14,12 +14,14 @@
 #include "npy.h"
 
 static const char *USAGE =
-    "usage: flce run --algo flce|fedavg|fedsv|gtg[,...] [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
+    "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid] [--label-noise R]\n"
     "                [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01] [--lambda 1]\n"
     "                [--tau 0.5] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
     "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend cpu|reference]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
+    "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
+    "METHOD: " FLCE_ALGO_LIST ". `all`: every one of them.\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed.";
 
 typedef struct {
@@ -85,7 +87,7 @@ int flce_cmd_run(int argc, char **argv) {
     flce_run_cfg c;
     flce_run_cfg_default(&c);
     cli_opt opts[] = {
-        {"algo", CLI_STR, &algos, "flce, fedavg, fedsv, gtg, or a comma-separated list", 0},
+        {"algo", CLI_STR, &algos, "a method, a comma-separated list, or all", 0},
         {"ablate", CLI_LIST, &ablate, "FLCE ablation M, V, Q, CL or CMC (repeatable)", 0},
         {"dataset", CLI_STR, &c.dataset, "fmnist (default), cifar10, cifar100, eurosat", 0},
         {"data", CLI_STR, &c.data_dir, "dataset folder", 0},
@@ -111,6 +113,10 @@ int flce_cmd_run(int argc, char **argv) {
         {"mc-perms", CLI_INT, &c.mc_perms, "FedSV Monte-Carlo permutations (default 50)", 0},
         {"mc-eps", CLI_DOUBLE, &c.mc_eps, "FedSV Monte-Carlo truncation (default 0.001)", 0},
         {"utility", CLI_STR, &utility, "Shapley utility: accuracy (default) or loss", 0},
+        {"prox-mu", CLI_DOUBLE, &c.prox_mu, "FedProx: mu (default 0.01)", 0},
+        {"ditto-lambda", CLI_DOUBLE, &c.ditto_lambda, "Ditto: lambda (default 1)", 0},
+        {"moon-mu", CLI_DOUBLE, &c.moon_mu, "MOON: mu (default 1)", 0},
+        {"moon-tau", CLI_DOUBLE, &c.moon_tau, "MOON: tau (default 0.5)", 0},
         {"backend", CLI_STR, &c.backend, "cpu (default) or reference", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
         {"out", CLI_STR, &out, "run directory", 0},
@@ -122,7 +128,8 @@ int flce_cmd_run(int argc, char **argv) {
     const char *pos[1];
     int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
-    if (!algos) return cli_usage_error(prog, "--algo is required (flce, fedavg, fedsv, gtg)");
+    if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", FLCE_ALGO_LIST);
+    if (!strcmp(algos, "all")) algos = "flce,fedavg,fedprox,ditto,moon,fedfv,cgsv,qfedavg,fedfa,fedsv,gtg";
     if (!out) return cli_usage_error(prog, "--out DIR is required");
     if (!cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed is required (one seed fixes everything)");
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
@@ -152,8 +159,8 @@ int flce_cmd_run(int argc, char **argv) {
     for (int i = 0; i < nm; i++) {
         flce_run_cfg t = c;
         t.algo = names[i];
-        if (strcmp(t.algo, "flce") && strcmp(t.algo, "fedavg") && strcmp(t.algo, "fedsv") && strcmp(t.algo, "gtg"))
-            return cli_usage_error(prog, "--algo '%s': unknown (flce, fedavg, fedsv, gtg)", t.algo);
+        if (!flce_algo_known(t.algo))
+            return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", t.algo, FLCE_ALGO_LIST);
     }
     if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
     if (!iid && !(c.part.dirichlet > 0)) return cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);
@@ -173,9 +180,8 @@ int flce_cmd_run(int argc, char **argv) {
             return rc;
         }
     }
-    if (nm > 1 && mkdir(out, 0755) != 0) {
-        struct stat sb;
-        if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    if (nm > 1) {
+        if (flce_mkdirs(out) != 0) {
             free(c.class_weights);
             return cli_usage_error(prog, "--out %s: cannot create", out);
         }
@@ -200,8 +206,8 @@ int flce_cmd_run(int argc, char **argv) {
             return st == FLCE_ERR_ARG ? 2 : 1;
         }
     }
-    printf("%-8s %8s %8s %9s %9s %10s %10s  %s\n", "method", "accuracy", "macro-F1", "KL", "KL(div)", "server s", "client s",
-           "results");
+    printf("%-8s %8s %8s %9s %9s %10s %10s  %s\n", "method", "accuracy", "macro-F1", "KL", "KL(div)", "server s",
+           "client s", "results");
     char summary[8192];
     size_t sl = (size_t)snprintf(summary, sizeof summary, "method,accuracy,macro_f1,kl,kl_diversity,server_seconds,client_seconds,dir\n");
     for (int i = 0; i < nm; i++) {

@@ -7,6 +7,7 @@
  *      the new global model (all parameters and BatchNorm statistics) is the weighted sum;
  *   4. the global model is evaluated on the test set; files are written. */
 #include "engine.h"
+#include "engine_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,10 @@ void flce_run_cfg_default(flce_run_cfg *c) {
     c->mc_perms = 50;
     c->mc_eps = 0.001;
     c->eval_batch = 256;
+    c->prox_mu = 0.01;
+    c->ditto_lambda = 1.0;
+    c->moon_mu = 1.0;
+    c->moon_tau = 0.5;
 }
 
 static double now_s(void) {
@@ -48,59 +53,9 @@ static double now_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-typedef struct engine engine;
-
-typedef struct {
-    const char *name;
-    int contrastive, prototypes, shapley;
-    flce_status (*server)(engine *E, flce_err *e);
-} algo_vt;
-
-struct engine {
-    const flce_run_cfg *cfg;
-    const algo_vt *algo;
-    flce_dataset ds;
-    flce_partition part;
-    int n, K, T, C, CHW, d;
-    float *train_x;      /* [train n][CHW], normalised, feature noise of the holder added */
-    int32_t *entry_y;    /* label of each partition entry */
-    int *val_idx, n_val; /* validation samples (train indices), excluded from every client */
-    int n_test;
-    float *test_x;
-    int32_t *test_y;
-    double *sizes;       /* [n] */
-    int *held;           /* [n] classes held */
-    flce_backend *be;
-    flce_model m;
-    size_t S;
-    float *global, *states, *newg; /* [S], [K][S], [S] */
-    int t;                         /* current round, 0-based */
-    int *sel;                      /* [K] */
-    float *protos;                 /* [n][C][d] of the round, NaN where none */
-    uint8_t *present;              /* [n][C] */
-    double *losses;                /* [K] */
-    double *omega, *rc;            /* [K] */
-    int fallback, nocorrect;
-    /* algorithm state (saved for --resume) */
-    double *g;                     /* [C][d] FLCE global prototypes */
-    uint8_t *has_g;                /* [C] */
-    double *contrib_sum;           /* [n] running contributions */
-    /* scratch */
-    float *bx, *logits, *feat;
-    int32_t *by;
-    int *perm;
-    double *vcache;                /* Shapley utility cache per round, [2^K] */
-    /* files */
-    char dir[1024];
-    int fd_proto, fd_sel;
-    size_t proto_off, sel_off;
-    flce_round_metrics *metrics;
-};
-
 /* ---- evaluation ----------------------------------------------------------------------- */
-/* Accuracy, macro-F1 and mean cross-entropy of the model's current state on samples x [n]. */
-static flce_status evaluate(engine *E, const float *x, const int32_t *y, int n, double *acc, double *f1, double *loss,
-                            flce_err *e) {
+flce_status flce_eng_evaluate(engine *E, flce_model *model, const float *x, const int32_t *y, int n, double *acc,
+                              double *f1, double *loss, flce_err *e) {
     int C = E->C, B = E->cfg->eval_batch;
     int64_t *tp = flce_calloc((size_t)C, 8), *fp = flce_calloc((size_t)C, 8), *fn = flce_calloc((size_t)C, 8);
     if (!tp || !fp || !fn) {
@@ -111,7 +66,7 @@ static flce_status evaluate(engine *E, const float *x, const int32_t *y, int n, 
     double ls = 0;
     for (int i0 = 0; i0 < n; i0 += B) {
         int nb = n - i0 < B ? n - i0 : B;
-        flce_status st = flce_model_eval(&E->m, nb, x + (size_t)i0 * E->CHW, E->logits, NULL, e);
+        flce_status st = flce_model_eval(model, nb, x + (size_t)i0 * E->CHW, E->logits, NULL, e);
         if (st) {
             free(tp), free(fp), free(fn);
             return st;
@@ -145,13 +100,100 @@ static flce_status evaluate(engine *E, const float *x, const int32_t *y, int n, 
     return FLCE_OK;
 }
 
+flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss, flce_err *e) {
+    int64_t lo = E->part.offsets[k], nk = E->part.offsets[k + 1] - lo;
+    int B = E->cfg->eval_batch, C = E->C;
+    int64_t right = 0;
+    double ls = 0;
+    for (int64_t i0 = 0; i0 < nk; i0 += B) {
+        int nb = (int)(nk - i0 < B ? nk - i0 : B);
+        for (int i = 0; i < nb; i++)
+            memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->part.index[lo + i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
+        flce_status st = flce_model_eval(&E->m, nb, E->bx, E->logits, NULL, e);
+        if (st) return st;
+        for (int i = 0; i < nb; i++) {
+            const float *l = E->logits + (size_t)i * C;
+            int y = E->entry_y[lo + i0 + i], p = 0;
+            double mx = l[0], s = 0;
+            for (int c = 1; c < C; c++)
+                if (l[c] > mx) mx = l[c], p = c;
+            for (int c = 0; c < C; c++) s += flce_dexp(l[c] - mx);
+            ls += mx + flce_dlog(s) - l[y];
+            right += p == y;
+        }
+    }
+    *acc = nk ? (double)right / (double)nk : 0;
+    *loss = nk ? ls / (double)nk : 0;
+    return FLCE_OK;
+}
+
+/* g <- g + mu (w - ref) for every trainable parameter of m (the proximal term's gradient,
+ * on the host, element by element in this order). */
+static void add_prox(engine *E, flce_model *m, const float *ref, float mu) {
+    size_t o = 0;
+    for (int i = 0; i < m->nparams; i++) {
+        flce_param *p = &m->p[i];
+        if (p->trainable) {
+            float *w = E->dzx, *g = E->dzx + p->n;
+            m->be->buf_read(m->be, p->w, 0, w, p->n * sizeof(float));
+            m->be->buf_read(m->be, p->g, 0, g, p->n * sizeof(float));
+            for (size_t j = 0; j < p->n; j++) g[j] = g[j] + mu * (w[j] - ref[o + j]);
+            m->be->buf_write(m->be, p->g, 0, g, p->n * sizeof(float));
+        }
+        o += p->n;
+    }
+}
+
+/* MOON's l_con on z [n][64] against z_g and z_p (eq. in docs/baselines.md), mean over the
+ * batch times mu; the gradient w.r.t. z into dz. Without a previous model the term is 0.
+ * l = log(1 + exp(b - a)), a = cos(z, z_g)/tau, b = cos(z, z_p)/tau. */
+static double moon_loss(int n, const float *z, const float *zg, const float *zp, double mu, double tau, float *dz) {
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        const float *x = z + (size_t)i * FLCE_FEAT, *g = zg + (size_t)i * FLCE_FEAT, *p = zp + (size_t)i * FLCE_FEAT;
+        double xx = 0, gg = 0, pp = 0, xg = 0, xp = 0;
+        for (int j = 0; j < FLCE_FEAT; j++) {
+            xx += (double)x[j] * x[j], gg += (double)g[j] * g[j], pp += (double)p[j] * p[j];
+            xg += (double)x[j] * g[j], xp += (double)x[j] * p[j];
+        }
+        double nx = sqrt(xx), ng = sqrt(gg), np = sqrt(pp);
+        if (!(nx > 0) || !(ng > 0) || !(np > 0)) {
+            for (int j = 0; j < FLCE_FEAT; j++) dz[(size_t)i * FLCE_FEAT + j] = 0;
+            continue;
+        }
+        double cg = xg / (nx * ng), cp = xp / (nx * np), a = cg / tau, b = cp / tau;
+        double sig = 1 / (1 + flce_dexp(b - a)); /* softmax weight of the positive pair */
+        total += flce_dlog(1 + flce_dexp(b - a));
+        double da = (sig - 1) / tau, db = (1 - sig) / tau, s = mu / n;
+        for (int j = 0; j < FLCE_FEAT; j++) { /* d cos(x, u)/dx = u/(|x||u|) - cos x/|x|^2 */
+            double dg = g[j] / (nx * ng) - cg * x[j] / xx, dp = p[j] / (nx * np) - cp * x[j] / xx;
+            dz[(size_t)i * FLCE_FEAT + j] = (float)(s * (da * dg + db * dp));
+        }
+    }
+    return mu * total / n;
+}
+
 /* ---- local training ------------------------------------------------------------------- */
 static flce_status client_update(engine *E, int slot, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
     int k = E->sel[slot];
     int64_t lo = E->part.offsets[k], nk = E->part.offsets[k + 1] - lo;
     float lambda = (E->algo->contrastive && !cfg->ablate_cl) ? (float)cfg->lambda : 0.0f;
+    local_kind lk = E->algo->local;
+    float *mine = E->states + (size_t)slot * E->S;
+    float *personal = lk == LOCAL_DITTO || lk == LOCAL_MOON ? E->aux_f + (size_t)k * E->S : NULL;
+    flce_status st;
     flce_model_set_state(&E->m, E->global);
+    if (E->algo->report && (st = flce_eng_evaluate_client(E, k, &E->rep_acc[slot], &E->rep_loss[slot], e))) return st;
+    if (lk == LOCAL_DITTO) {
+        if (!E->aux_d[k]) memcpy(personal, E->global, sizeof(float) * E->S); /* first participation */
+        memcpy(mine, E->global, sizeof(float) * E->S);
+    }
+    int moon_prev = lk == LOCAL_MOON && E->aux_d[k];
+    if (lk == LOCAL_MOON) {
+        flce_model_set_state(&E->m2, E->global);
+        if (moon_prev) flce_model_set_state(&E->m3, personal);
+    }
     flce_rng r;
     flce_rng_init(&r, cfg->seed, FLCE_RNG_BATCH, (uint32_t)E->t, (uint32_t)k);
     double lsum = 0;
@@ -166,16 +208,52 @@ static flce_status client_update(engine *E, int slot, flce_err *e) {
                 E->by[i] = E->entry_y[ent];
             }
             flce_losses l;
-            flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, lambda, (float)cfg->tau, &l, e);
-            if (st) return st;
-            flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+            if (lk == LOCAL_DITTO) { /* the global copy: plain SGD on the same batch */
+                flce_model_set_state(&E->m, mine);
+                if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)cfg->tau, &l, e))) return st;
+                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+                flce_model_get_state(&E->m, mine);
+                flce_model_set_state(&E->m, personal); /* the personal model: + lambda/2 |v - w|^2 */
+                flce_losses lp;
+                if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)cfg->tau, &lp, e))) return st;
+                add_prox(E, &E->m, E->global, (float)cfg->ditto_lambda);
+                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+                flce_model_get_state(&E->m, personal);
+            } else if (lk == LOCAL_MOON) {
+                if ((st = flce_model_forward_train(&E->m, nb, E->bx, E->by, e))) return st;
+                double lc = 0;
+                const float *dz = NULL;
+                if (moon_prev) {
+                    flce_model_read_features(&E->m, E->feat);
+                    if ((st = flce_model_eval(&E->m2, nb, E->bx, NULL, E->feat2, e))) return st;
+                    if ((st = flce_model_eval(&E->m3, nb, E->bx, NULL, E->feat3, e))) return st;
+                    lc = moon_loss(nb, E->feat, E->feat2, E->feat3, cfg->moon_mu, cfg->moon_tau, E->dzx);
+                    dz = E->dzx;
+                }
+                flce_model_backward(&E->m, 0, (float)cfg->tau, dz, &l);
+                l.loss += (float)lc;
+                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+            } else {
+                if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, lambda, (float)cfg->tau, &l, e))) return st;
+                if (lk == LOCAL_PROX) add_prox(E, &E->m, E->global, (float)cfg->prox_mu);
+                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+            }
             first = 0;
             lsum += l.loss;
             nbatches++;
         }
     }
     E->losses[slot] = nbatches ? lsum / nbatches : 0;
-    flce_model_get_state(&E->m, E->states + (size_t)slot * E->S);
+    if (lk != LOCAL_DITTO) flce_model_get_state(&E->m, mine);
+    if (lk == LOCAL_MOON) memcpy(personal, mine, sizeof(float) * E->S); /* the previous model, next time */
+    if (lk == LOCAL_DITTO || lk == LOCAL_MOON) E->aux_d[k] = 1;
+    if (lk == LOCAL_DITTO) { /* the personal model's test accuracy (reported as a mean) */
+        double acc;
+        flce_model_set_state(&E->m, personal);
+        if ((st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &acc, NULL, NULL, e))) return st;
+        E->personal_acc += acc / E->K;
+        flce_model_set_state(&E->m, mine);
+    }
     if (!E->algo->prototypes) return FLCE_OK;
     /* eq:method.z: mean pooled feature of the samples of class c the model classifies as c
      * (evaluation mode), over all local samples, float64 sums in sample order */
@@ -190,7 +268,7 @@ static flce_status client_update(engine *E, int slot, flce_err *e) {
         int nb = (int)(nk - i0 < B ? nk - i0 : B);
         for (int i = 0; i < nb; i++)
             memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->part.index[lo + i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
-        flce_status st = flce_model_eval(&E->m, nb, E->bx, E->logits, E->feat, e);
+        st = flce_model_eval(&E->m, nb, E->bx, E->logits, E->feat, e);
         if (st) {
             free(sum), free(cnt), free(held);
             return st;
@@ -216,216 +294,6 @@ static flce_status client_update(engine *E, int slot, flce_err *e) {
     return FLCE_OK;
 }
 
-/* ---- algorithms ----------------------------------------------------------------------- */
-static void data_size_weights(engine *E, double *w) {
-    double s = 0;
-    for (int i = 0; i < E->K; i++) s += E->sizes[E->sel[i]];
-    for (int i = 0; i < E->K; i++) w[i] = E->sizes[E->sel[i]] / s;
-}
-
-/* newg = sum_i w_i states_i (float32, ascending i: ref_weighted_sum) */
-static void aggregate(engine *E, const double *w, int K, const int *slots, float *out) {
-    float a[32];
-    const float *xs[32];
-    for (int i = 0; i < K; i++) {
-        a[i] = (float)w[i];
-        xs[i] = E->states + (size_t)slots[i] * E->S;
-    }
-    ref_weighted_sum(E->S, K, a, xs, out);
-}
-
-/* The paper's cosine rule: cos(w_k - w, w' - w) clamped at 0, normalised over S_t. */
-static void cosine_rule(engine *E, const float *newg, double *rc) {
-    double nu = 0;
-    for (size_t j = 0; j < E->S; j++) nu += ((double)newg[j] - E->global[j]) * ((double)newg[j] - E->global[j]);
-    uint8_t pr[32];
-    for (int i = 0; i < E->K; i++) {
-        const float *s = E->states + (size_t)i * E->S;
-        double dot = 0, nk = 0;
-        for (size_t j = 0; j < E->S; j++) {
-            double a = (double)s[j] - E->global[j], b = (double)newg[j] - E->global[j];
-            dot += a * b;
-            nk += a * a;
-        }
-        rc[i] = nu > 0 && nk > 0 ? fmax(0, dot / (sqrt(nu) * sqrt(nk))) : 0;
-        pr[i] = 1;
-    }
-    flce_normalize(rc, pr, E->K);
-}
-
-static flce_status server_fedavg(engine *E, flce_err *e) {
-    (void)e;
-    data_size_weights(E, E->omega);
-    int slots[32];
-    for (int i = 0; i < E->K; i++) slots[i] = i;
-    aggregate(E, E->omega, E->K, slots, E->newg);
-    cosine_rule(E, E->newg, E->rc);
-    return FLCE_OK;
-}
-
-static flce_status server_flce(engine *E, flce_err *e) {
-    int n = E->n, C = E->C, K = E->K;
-    double *Q = malloc(sizeof *Q * (size_t)n * C);
-    if (!Q) return flce_fail(e, FLCE_ERR_NOMEM, "server: out of memory");
-    /* the same call flce eval makes on the trace: all n clients, absent ones not present */
-    flce_status st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, E->g, E->has_g, Q, e);
-    if (st) {
-        free(Q);
-        return st;
-    }
-    double Qk[32 * 1000 > 0 ? 1 : 1];
-    (void)Qk;
-    double *Qs = malloc(sizeof *Qs * (size_t)K * C), *sz = malloc(sizeof *sz * (size_t)K);
-    if (!Qs || !sz) {
-        free(Q), free(Qs), free(sz);
-        return flce_fail(e, FLCE_ERR_NOMEM, "server: out of memory");
-    }
-    for (int i = 0; i < K; i++) {
-        memcpy(Qs + (size_t)i * C, Q + (size_t)E->sel[i] * C, sizeof *Qs * (size_t)C);
-        sz[i] = E->sizes[E->sel[i]];
-    }
-    E->fallback = flce_aggregation_weights(Qs, K, C, sz, E->omega); /* eq:method.aggregation_model */
-    for (int i = 0; i < K; i++) { /* this round's share without completion: sum_c b_c Q */
-        E->rc[i] = 0;
-        for (int c = 0; c < C; c++) E->rc[i] += (E->cfg->class_weights ? E->cfg->class_weights[c] : 1.0 / C) * Qs[(size_t)i * C + c];
-    }
-    int slots[32];
-    for (int i = 0; i < K; i++) slots[i] = i;
-    aggregate(E, E->omega, K, slots, E->newg);
-    free(Q), free(Qs), free(sz);
-    return FLCE_OK;
-}
-
-typedef struct {
-    engine *E;
-    flce_err *e;
-    int failed;
-} util_ctx;
-
-/* v(S): validation accuracy (or minus the loss) of the data-size-weighted average of the
- * models of coalition S; v({}) = the round's incoming global model. Cached per round. */
-static double utility(uint32_t mask, void *ud) {
-    util_ctx *u = ud;
-    engine *E = u->E;
-    if (!isnan(E->vcache[mask])) return E->vcache[mask];
-    int slots[32], k = 0;
-    double w[32], s = 0;
-    for (int i = 0; i < E->K; i++)
-        if (mask >> i & 1) slots[k] = i, w[k] = E->sizes[E->sel[i]], s += w[k++];
-    for (int i = 0; i < k; i++) w[i] /= s;
-    if (k) aggregate(E, w, k, slots, E->newg);
-    else memcpy(E->newg, E->global, sizeof(float) * E->S);
-    flce_model_set_state(&E->m, E->newg);
-    double acc = 0, loss = 0;
-    float *vx = E->train_x; /* validation samples are gathered below */
-    (void)vx;
-    int B = E->cfg->eval_batch, nv = E->n_val;
-    int64_t right = 0;
-    for (int i0 = 0; i0 < nv; i0 += B) {
-        int nb = nv - i0 < B ? nv - i0 : B;
-        for (int i = 0; i < nb; i++)
-            memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->val_idx[i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
-        if (flce_model_eval(&E->m, nb, E->bx, E->logits, NULL, u->e)) {
-            u->failed = 1;
-            return 0;
-        }
-        for (int i = 0; i < nb; i++) {
-            const float *l = E->logits + (size_t)i * E->C;
-            int p = 0, y = E->ds.train.labels[E->val_idx[i0 + i]];
-            double mx = l[0], sm = 0;
-            for (int c = 1; c < E->C; c++)
-                if (l[c] > mx) mx = l[c], p = c;
-            for (int c = 0; c < E->C; c++) sm += flce_dexp(l[c] - mx);
-            loss += mx + flce_dlog(sm) - l[y];
-            right += p == y;
-        }
-    }
-    acc = nv ? (double)right / nv : 0;
-    double v = E->cfg->utility_loss ? -(nv ? loss / nv : 0) : acc;
-    E->vcache[mask] = v;
-    return v;
-}
-
-static void fedavg_step(engine *E) {
-    data_size_weights(E, E->omega);
-    int slots[32];
-    for (int i = 0; i < E->K; i++) slots[i] = i;
-    aggregate(E, E->omega, E->K, slots, E->newg);
-}
-
-static flce_status server_fedsv(engine *E, flce_err *e) {
-    for (uint32_t i = 0; i < ((uint32_t)1 << E->K); i++) E->vcache[i] = NAN;
-    util_ctx u = {E, e, 0};
-    double phi[32];
-    flce_status st;
-    if (E->cfg->shapley_mc || E->K > 12)
-        st = flce_shapley_mc(E->K, utility, &u, E->cfg->mc_perms, E->cfg->mc_eps, E->cfg->seed, (uint32_t)E->t, phi, NULL, e);
-    else st = flce_shapley_exact(E->K, utility, &u, phi, e);
-    if (st) return st;
-    if (u.failed) return FLCE_ERR_NUMERIC;
-    for (int i = 0; i < E->K; i++) E->rc[i] = phi[i]; /* summed over rounds, clamped at 0 at the end */
-    fedavg_step(E);
-    return FLCE_OK;
-}
-
-/* GTG-Shapley (docs/baselines.md): between-round truncation when the round barely changes
- * the utility; guided permutations (each client first once per sweep of K); within-
- * permutation truncation; at least max(30, K) permutations, then stop when the running
- * means moved by at most 5% on average against 10 permutations earlier (at most 1000). */
-static flce_status server_gtg(engine *E, flce_err *e) {
-    int K = E->K;
-    for (uint32_t i = 0; i < ((uint32_t)1 << K); i++) E->vcache[i] = NAN;
-    util_ctx u = {E, e, 0};
-    uint32_t all = ((uint32_t)1 << K) - 1;
-    double v0 = utility(0, &u), vall = utility(all, &u), eps = 0.001;
-    double sum[32] = {0}, hist[10][32];
-    int m = 0, perm[32], minp = K > 30 ? K : 30;
-    for (int i = 0; i < K; i++) E->rc[i] = 0;
-    if (u.failed) return FLCE_ERR_NUMERIC;
-    if (fabs(vall - v0) > eps) {
-        flce_rng r;
-        flce_rng_init(&r, E->cfg->seed, FLCE_RNG_SHAPLEY, (uint32_t)E->t, 1);
-        while (m < 1000) {
-            flce_rng_permutation(&r, K, perm);
-            int lead = m % K; /* guided: client `lead` goes first */
-            for (int i = 0; i < K; i++)
-                if (perm[i] == lead) {
-                    perm[i] = perm[0];
-                    perm[0] = lead;
-                    break;
-                }
-            uint32_t s = 0;
-            double prev = v0;
-            for (int j = 0; j < K; j++) {
-                if (fabs(vall - prev) < eps) break;
-                s |= (uint32_t)1 << perm[j];
-                double cur = utility(s, &u);
-                sum[perm[j]] += cur - prev;
-                prev = cur;
-            }
-            if (u.failed) return FLCE_ERR_NUMERIC;
-            double rel = 0;
-            for (int i = 0; i < K; i++) {
-                double avg = sum[i] / (m + 1);
-                if (m >= 10) rel += fabs(avg - hist[m % 10][i]) / (fabs(avg) + 1e-12);
-                hist[m % 10][i] = avg;
-            }
-            m++;
-            if (m >= minp && m > 10 && rel / K <= 0.05) break;
-        }
-        for (int i = 0; i < K; i++) E->rc[i] = sum[i] / m;
-    }
-    fedavg_step(E);
-    return FLCE_OK;
-}
-
-static const algo_vt ALGOS[] = {
-    {"flce", 1, 1, 0, server_flce},
-    {"fedavg", 0, 0, 0, server_fedavg},
-    {"fedsv", 0, 0, 1, server_fedsv},
-    {"gtg", 0, 0, 1, server_gtg},
-};
-
 /* ---- files ---------------------------------------------------------------------------- */
 static flce_status write_text(engine *E, const char *name, const char *text, flce_err *e) {
     char p[1200];
@@ -444,14 +312,16 @@ static void json_config(engine *E, char *buf, size_t cap) {
                           "  \"label_noise\": %.17g,\n  \"feature_noise\": %.17g,\n  \"noisy_clients\": %.17g,\n"
                           "  \"epochs\": %d,\n  \"batch\": %d,\n  \"lr\": %.17g,\n  \"lambda\": %.17g,\n  \"tau\": %.17g,\n"
                           "  \"train_subset\": %d,\n  \"test_subset\": %d,\n  \"val_size\": %d,\n  \"shapley\": \"%s\",\n"
-                          "  \"mc_perms\": %d,\n  \"mc_eps\": %.17g,\n  \"utility\": \"%s\",\n  \"seed\": %llu,\n",
+                          "  \"mc_perms\": %d,\n  \"mc_eps\": %.17g,\n  \"utility\": \"%s\",\n  \"seed\": %llu,\n"
+                          "  \"prox_mu\": %.17g,\n  \"ditto_lambda\": %.17g,\n  \"moon_mu\": %.17g,\n  \"moon_tau\": %.17g,\n",
                           c->algo, c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
                           c->ablate.no_momentum ? "Q " : "", c->ablate_cl ? "CL " : "", c->ablate.no_completion ? "CMC" : "",
                           c->dataset, c->clients, c->per_round, c->rounds, c->part.iid ? "iid" : "dirichlet",
                           c->part.dirichlet, c->part.min_samples, c->part.label_noise, c->part.feature_noise,
                           c->part.noisy_frac, c->epochs, c->batch, c->lr, c->lambda, c->tau, c->train_subset,
                           c->test_subset, E->n_val, c->shapley_mc ? "mc" : "exact", c->mc_perms, c->mc_eps,
-                          c->utility_loss ? "loss" : "accuracy", (unsigned long long)c->seed);
+                          c->utility_loss ? "loss" : "accuracy", (unsigned long long)c->seed, c->prox_mu, c->ditto_lambda, c->moon_mu,
+                          c->moon_tau);
     n += (size_t)snprintf(buf + n, cap - n, "  \"class_weights\": ");
     if (c->class_weights) {
         for (int i = 0; i < E->C; i++) n += (size_t)snprintf(buf + n, cap - n, "%s%.17g", i ? ", " : "[", c->class_weights[i]);
@@ -464,12 +334,14 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
     char *b = malloc(cap);
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "metrics: out of memory");
     n += (size_t)snprintf(b, cap, "round,accuracy,macro_f1,mean_local_loss,kl,server_seconds,client_seconds,bytes_up,"
-                                  "bytes_down,fallback,prototypes_none_correct\n");
+                                  "bytes_down,fallback,prototypes_none_correct,personal_accuracy\n");
     for (int i = 0; i < rounds; i++) {
         flce_round_metrics *m = &E->metrics[i];
-        n += (size_t)snprintf(b + n, cap - n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d\n", m->round, m->acc,
+        char pa[32] = "";
+        if (E->algo->local == LOCAL_DITTO) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
+        n += (size_t)snprintf(b + n, cap - n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s\n", m->round, m->acc,
                               m->macro_f1, m->mean_loss, m->kl, m->server_s, m->client_s, (long long)m->bytes_up,
-                              (long long)m->bytes_down, m->fallback, m->proto_nocorrect);
+                              (long long)m->bytes_down, m->fallback, m->proto_nocorrect, pa);
     }
     flce_status st = write_text(E, "metrics.csv", b, e);
     free(b);
@@ -532,7 +404,8 @@ static flce_status npy_prealloc(engine *E, const char *name, flce_npy_dtype dt, 
 #define STATE_MAGIC 0x31534c46u /* "FLS1" */
 
 static flce_status save_state(engine *E, int done, flce_err *e) {
-    size_t sz = 16 + E->S * 4 + (size_t)E->C * E->d * 8 + (size_t)E->C + (size_t)E->n * 8 + (size_t)done * sizeof(flce_round_metrics);
+    size_t sz = 16 + E->S * 4 + (size_t)E->C * E->d * 8 + (size_t)E->C + (size_t)E->n * 8 + E->aux_fn * 4 + E->aux_dn * 8 +
+                (size_t)done * sizeof(flce_round_metrics);
     unsigned char *b = malloc(sz), *p = b;
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
     uint32_t hdr[4] = {STATE_MAGIC, (uint32_t)done, (uint32_t)E->S, (uint32_t)E->n};
@@ -541,6 +414,8 @@ static flce_status save_state(engine *E, int done, flce_err *e) {
     memcpy(p, E->g, (size_t)E->C * E->d * 8), p += (size_t)E->C * E->d * 8;
     memcpy(p, E->has_g, (size_t)E->C), p += E->C;
     memcpy(p, E->contrib_sum, (size_t)E->n * 8), p += (size_t)E->n * 8;
+    if (E->aux_fn) memcpy(p, E->aux_f, E->aux_fn * 4), p += E->aux_fn * 4;
+    if (E->aux_dn) memcpy(p, E->aux_d, E->aux_dn * 8), p += E->aux_dn * 8;
     memcpy(p, E->metrics, (size_t)done * sizeof(flce_round_metrics));
     char path[1200];
     snprintf(path, sizeof path, "%s/state.bin", E->dir);
@@ -566,6 +441,8 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
         ok = ok && fread(E->g, 8, (size_t)E->C * E->d, f) == (size_t)E->C * E->d;
         ok = ok && fread(E->has_g, 1, (size_t)E->C, f) == (size_t)E->C;
         ok = ok && fread(E->contrib_sum, 8, (size_t)E->n, f) == (size_t)E->n;
+        ok = ok && (!E->aux_fn || fread(E->aux_f, 4, E->aux_fn, f) == E->aux_fn);
+        ok = ok && (!E->aux_dn || fread(E->aux_d, 8, E->aux_dn, f) == E->aux_dn);
         ok = ok && fread(E->metrics, sizeof(flce_round_metrics), (size_t)*done, f) == (size_t)*done;
         if (!ok) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated", path);
     }
@@ -576,9 +453,9 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
 /* ---- set-up --------------------------------------------------------------------------- */
 static flce_status validate(const flce_run_cfg *c, const algo_vt **algo, flce_err *e) {
     *algo = NULL;
-    for (size_t i = 0; i < sizeof ALGOS / sizeof ALGOS[0]; i++)
-        if (!strcmp(c->algo, ALGOS[i].name)) *algo = &ALGOS[i];
-    if (!*algo) return flce_fail(e, FLCE_ERR_ARG, "--algo '%s': unknown (flce, fedavg, fedsv, gtg)", c->algo);
+    for (int i = 0; i < FLCE_NALGOS; i++)
+        if (!strcmp(c->algo, FLCE_ALGOS[i].name)) *algo = &FLCE_ALGOS[i];
+    if (!*algo) return flce_fail(e, FLCE_ERR_ARG, "--algo '%s': unknown (%s)", c->algo, FLCE_ALGO_LIST);
     int abl = c->ablate.no_mass || c->ablate.no_velocity || c->ablate.no_momentum || c->ablate.no_completion || c->ablate_cl;
     if (abl && strcmp(c->algo, "flce")) return flce_fail(e, FLCE_ERR_ARG, "--ablate applies to --algo flce only");
     if (c->clients < 2) return flce_fail(e, FLCE_ERR_ARG, "--clients %d: must be at least 2", c->clients);
@@ -596,6 +473,9 @@ static flce_status validate(const flce_run_cfg *c, const algo_vt **algo, flce_er
     if (!(c->lambda >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--lambda %g: must be >= 0", c->lambda);
     if (!(c->tau > 0)) return flce_fail(e, FLCE_ERR_ARG, "--tau %g: must be > 0", c->tau);
     if (c->mc_perms < 1) return flce_fail(e, FLCE_ERR_ARG, "--mc-perms %d: must be at least 1", c->mc_perms);
+    if (!(c->prox_mu >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--prox-mu %g: must be >= 0", c->prox_mu);
+    if (!(c->ditto_lambda >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--ditto-lambda %g: must be >= 0", c->ditto_lambda);
+    if (!(c->moon_mu >= 0) || !(c->moon_tau > 0)) return flce_fail(e, FLCE_ERR_ARG, "--moon-mu must be >= 0 and --moon-tau > 0");
     if (c->train_subset < 0 || c->test_subset < 0 || c->val_size < 0)
         return flce_fail(e, FLCE_ERR_ARG, "subset and validation sizes must be positive");
     if (c->part.label_noise < 0 || c->part.label_noise > 1) return flce_fail(e, FLCE_ERR_ARG, "--label-noise %g: must be in [0, 1]", c->part.label_noise);
@@ -618,8 +498,7 @@ static flce_status prepare_dir(engine *E, flce_err *e) {
     } else if (exists && !c->force) {
         return flce_fail(e, FLCE_ERR_ARG, "--out %s already holds a run (use --resume to continue it or --force to overwrite)", E->dir);
     }
-    if (mkdir(E->dir, 0755) != 0 && errno != EEXIST)
-        return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot create: %s", E->dir, strerror(errno));
+    if (flce_mkdirs(E->dir) != 0) return flce_fail(e, FLCE_ERR_ARG, "--out %s: cannot create: %s", E->dir, strerror(errno));
     snprintf(p, sizeof p, "%s/trace", E->dir);
     if (mkdir(p, 0755) != 0 && errno != EEXIST) return flce_fail(e, FLCE_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
     if (c->force && !c->resume) { /* start over: nothing of the old run may survive */
@@ -725,6 +604,8 @@ static flce_status setup_data(engine *E, flce_err *e) {
 static void engine_free(engine *E) {
     if (E->be) {
         flce_model_free(&E->m);
+        flce_model_free(&E->m2);
+        flce_model_free(&E->m3);
         if (E->be->destroy) E->be->destroy(E->be);
     }
     flce_dataset_free(&E->ds);
@@ -732,7 +613,8 @@ static void engine_free(engine *E) {
     free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->held);
     free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->g), free(E->has_g), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
-    free(E->by), free(E->perm), free(E->vcache), free(E->metrics);
+    free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc), free(E->feat2);
+    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d);
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_sel > 0) close(E->fd_sel);
 }
@@ -745,7 +627,7 @@ static flce_status final_contributions(engine *E, double *CE, double *comp_s, fl
         uint8_t *all = malloc((size_t)n);
         if (!all) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         for (int k = 0; k < n; k++) {
-            CE[k] = E->algo->shapley ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
+            CE[k] = E->algo->shapley_clamp ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
             all[k] = 1;
         }
         flce_normalize(CE, all, n);
@@ -835,12 +717,26 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     E->logits = malloc(sizeof(float) * (size_t)MB * C), E->feat = malloc(sizeof(float) * (size_t)MB * d);
     E->perm = malloc(sizeof(int) * (size_t)(maxk + 1)), E->vcache = malloc(sizeof(double) * ((size_t)1 << (K < 21 ? K : 1)));
     E->metrics = flce_calloc((size_t)E->T, sizeof(flce_round_metrics));
+    E->rep_loss = flce_calloc((size_t)K, sizeof(double)), E->rep_acc = flce_calloc((size_t)K, sizeof(double));
+    E->feat2 = malloc(sizeof(float) * (size_t)MB * d), E->feat3 = malloc(sizeof(float) * (size_t)MB * d);
+    size_t maxp = (size_t)MB * d;
+    for (int i = 0; i < E->m.nparams; i++) maxp = 2 * E->m.p[i].n > maxp ? 2 * E->m.p[i].n : maxp;
+    E->dzx = malloc(sizeof(float) * maxp);
+    if (E->algo->state_size) E->algo->state_size(E, &E->aux_fn, &E->aux_dn);
+    E->aux_f = flce_calloc(E->aux_fn ? E->aux_fn : 1, sizeof(float));
+    E->aux_d = flce_calloc(E->aux_dn ? E->aux_dn : 1, sizeof(double));
+    if (E->algo->local == LOCAL_MOON) {
+        if ((st = flce_model_create(&E->m2, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e)) ||
+            (st = flce_model_create(&E->m3, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e)))
+            goto out;
+    }
     if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->g || !E->has_g || !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
-        !E->metrics) {
+        !E->metrics || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d) {
         st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         goto out;
     }
+    if (E->algo->state_init) E->algo->state_init(E);
     flce_model_get_state(&E->m, E->global);
     uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);
 
@@ -914,6 +810,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         memset(E->present, 0, (size_t)n * C);
         E->nocorrect = 0;
         E->fallback = 0;
+        E->personal_acc = 0;
         double t0 = now_s();
         for (int i = 0; i < K && !st; i++) st = client_update(E, i, e);
         if (st) break;
@@ -934,8 +831,9 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         for (int i = 0; i < K; i++) ls += E->losses[i];
         m->mean_loss = ls / K;
         flce_model_set_state(&E->m, E->global);
-        if ((st = evaluate(E, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, e))) break;
-        for (int k = 0; k < n; k++) run[k] = E->algo->shapley ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
+        if ((st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, e))) break;
+        m->personal_acc = E->personal_acc;
+        for (int k = 0; k < n; k++) run[k] = E->algo->shapley_clamp ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
         flce_normalize(run, all, n);
         m->kl = flce_kl(run, Qd, n, NULL);
         if (E->algo->prototypes) {

@@ -14,7 +14,7 @@
 #include "model.h"
 
 typedef struct {
-    const char *algo;         /* flce, fedavg, fedsv, gtg */
+    const char *algo;         /* one of FLCE_ALGO_LIST */
     flce_ablation ablate;     /* FLCE ablations M, V, Q, CMC */
     int ablate_cl;            /* -CL: lambda = 0 */
     const char *dataset, *data_dir;
@@ -32,9 +32,16 @@ typedef struct {
     double mc_eps;            /* truncation, default 0.001 */
     int utility_loss;         /* Shapley utility: negative validation loss instead of accuracy */
     int eval_batch;           /* default 256 */
+    double prox_mu;           /* FedProx mu, default 0.01 */
+    double ditto_lambda;      /* Ditto lambda, default 1 */
+    double moon_mu, moon_tau; /* MOON mu 1, tau 0.5 */
 } flce_run_cfg;
 
+#define FLCE_ALGO_LIST "flce, fedavg, fedprox, ditto, moon, fedfv, cgsv, qfedavg, fedfa, fedsv, gtg"
+
 void flce_run_cfg_default(flce_run_cfg *c);
+/* 1 when name is one of FLCE_ALGO_LIST. */
+int flce_algo_known(const char *name);
 
 typedef struct {
     int round;                 /* 1-based */
@@ -43,6 +50,7 @@ typedef struct {
     int64_t bytes_up, bytes_down;
     int fallback;              /* FLCE: no prototype in the round, data-size weights used */
     int proto_nocorrect;       /* prototypes not uploaded: class held but none classified right */
+    double personal_acc;       /* Ditto: mean test accuracy of the round's personal models */
 } flce_round_metrics;
 
 /* Progress: called after every round (and never by the library on its own terminal). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 flce_status flce_fail(flce_err *e, flce_status s, const char *fmt, ...) {
     if (e) {
@@ -53,4 +54,18 @@ flce_status flce_write_file_atomic(const char *path, const void *data, size_t le
         return flce_fail(e, FLCE_ERR_IO, "%s: cannot rename into place: %s", path, strerror(er));
     }
     return FLCE_OK;
+}
+
+int flce_mkdirs(const char *path) {
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return -1;
+    for (char *c = p + 1; *c; c++) {
+        if (*c != '/') continue;
+        *c = '\0';
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
+        *c = '/';
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST) return -1;
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) ? 0 : -1;
 }

@@ -38,6 +38,9 @@ const char *flce_status_name(flce_status s);
 /* Allocation helpers: zeroed memory, NULL on failure or on a size overflow. */
 void *flce_calloc(size_t count, size_t size);
 
+/* mkdir -p: 0 when path is a directory afterwards, -1 otherwise (errno set). */
+int flce_mkdirs(const char *path);
+
 /* Write a whole file atomically: data goes to PATH.tmp, then is renamed to PATH.
  * On any failure nothing named PATH is left half-written. */
 flce_status flce_write_file_atomic(const char *path, const void *data, size_t len, flce_err *e);

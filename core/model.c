@@ -260,8 +260,7 @@ static void bn_back(flce_model *m, flce_bn_l *b, int n, const flce_buf *dy, flce
     m->be->bn_bwd(m->be, n, b->C, b->HW, dy, b->xhat, P(b->g), b->invstd, dx, G(b->g), G(b->b));
 }
 
-flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, const int32_t *labels, float lambda,
-                                        float tau, flce_losses *out, flce_err *e) {
+flce_status flce_model_forward_train(flce_model *m, int n, const float *x, const int32_t *labels, flce_err *e) {
     if (n < 1 || n > m->batch) return flce_fail(e, FLCE_ERR_ARG, "model: %d samples for a model built for %d", n, m->batch);
     for (int i = 0; i < n; i++)
         if (labels[i] < 0 || labels[i] >= m->classes)
@@ -270,10 +269,28 @@ flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, co
     be->buf_write(be, m->x, 0, x, sizeof(float) * (size_t)n * m->in_c * m->in_h * m->in_w);
     be->buf_write(be, m->labels, 0, labels, sizeof(int32_t) * (size_t)n);
     forward(m, n, 1);
+    return FLCE_OK;
+}
+
+flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, const int32_t *labels, float lambda,
+                                        float tau, flce_losses *out, flce_err *e) {
+    flce_status st = flce_model_forward_train(m, n, x, labels, e);
+    if (st) return st;
+    flce_model_backward(m, lambda, tau, NULL, out);
+    return FLCE_OK;
+}
+
+void flce_model_backward(flce_model *m, float lambda, float tau, const float *extra_dz, flce_losses *out) {
+    flce_backend *be = m->be;
+    int n = m->cur_n;
     be->softmax_ce(be, n, m->classes, m->logits, m->labels, m->loss, m->dlogits, m->pred);
     be->linear_bwd(be, n, FLCE_FEAT, m->classes, m->z, P(m->lin_w), m->dlogits, m->dz, G(m->lin_w), G(m->lin_b));
     if (lambda != 0.0f) {
         be->supcon(be, n, FLCE_FEAT, tau, lambda, m->z, m->labels, m->loss_cl, m->dz2);
+        be->add(be, (size_t)n * FLCE_FEAT, m->dz, m->dz2, m->dz);
+    }
+    if (extra_dz) { /* a loss on z computed by the caller (MOON) */
+        be->buf_write(be, m->dz2, 0, extra_dz, sizeof(float) * (size_t)n * FLCE_FEAT);
         be->add(be, (size_t)n * FLCE_FEAT, m->dz, m->dz2, m->dz);
     }
     flce_block *last = &m->blk[8];
@@ -316,7 +333,6 @@ flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, co
         out->loss_cl = cl;
         out->loss = ce + lambda * cl;
     }
-    return FLCE_OK;
 }
 
 void flce_model_sgd(flce_model *m, float lr, float momentum, float wd, int first) {

@@ -80,6 +80,11 @@ typedef struct {
  * BatchNorm running statistics are updated as in PyTorch. */
 flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, const int32_t *labels, float lambda,
                                         float tau, flce_losses *out, flce_err *e);
+/* The same in two halves, for losses on z computed by the caller: a training-mode
+ * forward (z and logits readable), then the backward of L_CE + lambda L_CL plus
+ * extra_dz [n, 64] (host, may be NULL) added to dL/dz. */
+flce_status flce_model_forward_train(flce_model *m, int n, const float *x, const int32_t *labels, flce_err *e);
+void flce_model_backward(flce_model *m, float lambda, float tau, const float *extra_dz, flce_losses *out);
 /* SGD on every trainable parameter (first: the first step of this optimiser). */
 void flce_model_sgd(flce_model *m, float lr, float momentum, float wd, int first);
 /* Evaluation-mode forward (running statistics) of n samples: logits [n, classes] and

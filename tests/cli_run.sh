@@ -35,12 +35,12 @@ FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>
 "$flce" run --algo flce $tiny --out "$t/k" --resume > /dev/null || fail "resume"
 cmp -s "$t/a/digests.txt" "$t/k/digests.txt" || fail "resumed run differs: $(diff "$t/a/digests.txt" "$t/k/digests.txt")"
 # the Shapley baselines and FedAvg on the same partition
-"$flce" run --algo fedavg,fedsv,gtg $tiny --out "$t/m" > /dev/null || fail "baselines"
-for a in fedavg fedsv gtg; do
-  awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/m/$a/contributions.csv" || fail "$a: not a distribution"
-  [ "$(sed -n 1p "$t/m/$a/digests.txt")" = "$(sed -n 1p "$t/a/digests.txt")" ] || fail "$a: another partition"
+"$flce" run --algo all $tiny --out "$t/nested/m" > /dev/null || fail "all methods"
+for a in fedavg fedprox ditto moon fedfv cgsv qfedavg fedfa fedsv gtg; do
+  awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/nested/m/$a/contributions.csv" || fail "$a: not a distribution"
+  [ "$(sed -n 1p "$t/nested/m/$a/digests.txt")" = "$(sed -n 1p "$t/a/digests.txt")" ] || fail "$a: another partition"
 done
-[ -f "$t/m/summary.csv" ] || fail "no summary.csv"
+[ -f "$t/nested/m/summary.csv" ] || fail "no summary.csv"
 
 expect() { # expect STATUS NEEDLE ARGS...
   want=$1; needle=$2; shift 2
