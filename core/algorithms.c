@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baselines.h"
 #include "engine_impl.h"
 
 void flce_eng_data_size_weights(engine *E, double *w) {
@@ -226,45 +227,18 @@ static double dotf(const float *a, const float *b, size_t n) {
     return s;
 }
 
-/* g_i <- g_i - (<g_j, g_i> / |g_j|^2) g_j when <g_j, g_i> < 0 (float32, element by element) */
-static void project(float *gi, const float *gj, size_t n) {
-    double dot = dotf(gj, gi, n), nn = dotf(gj, gj, n);
-    if (dot >= 0 || nn <= 0) return;
-    float c = (float)(dot / nn);
-    for (size_t j = 0; j < n; j++) gi[j] = gi[j] - c * gj[j];
-}
-
-static const double *SORT_KEYS;
-static int cmp_by_key(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    double kx = SORT_KEYS[x], ky = SORT_KEYS[y];
-    if (kx != ky) return kx < ky ? -1 : 1;
-    return (x > y) - (x < y);
-}
-
 static flce_status server_fedfv(engine *E, flce_err *e) {
     int K = E->K;
     size_t S = E->S;
-    float *g = malloc(sizeof(float) * S * (size_t)K), *orig = malloc(sizeof(float) * S * (size_t)K), *mean = malloc(sizeof(float) * S);
+    float *g = flce_calloc(S * (size_t)K, sizeof(float)), *orig = flce_calloc(S * (size_t)K, sizeof(float));
+    float *mean = flce_calloc(S, sizeof(float));
     if (!g || !orig || !mean) {
         free(g), free(orig), free(mean);
         return flce_fail(e, FLCE_ERR_NOMEM, "FedFV: out of memory");
     }
     for (int i = 0; i < K; i++) /* g_k = w - w_k */
         for (size_t j = 0; j < S; j++) orig[(size_t)i * S + j] = E->global[j] - E->states[(size_t)i * S + j];
-    memcpy(g, orig, sizeof(float) * S * (size_t)K);
-    int order[32];
-    for (int i = 0; i < K; i++) order[i] = i;
-    SORT_KEYS = E->rep_loss; /* ascending loss of the received model; ties by slot */
-    qsort(order, (size_t)K, sizeof(int), cmp_by_key);
-    int keep = (int)ceil(0.1 * K); /* alpha = 0.1: the highest-loss clients keep g_k */
-    for (int a = 0; a < K - keep; a++) {
-        int i = order[a];
-        for (int b = 0; b < K; b++) {
-            int j = order[b];
-            if (j != i) project(g + (size_t)i * S, orig + (size_t)j * S, S);
-        }
-    }
+    flce_fedfv_project(K, S, orig, E->rep_loss, 0.1, g); /* alpha = 0.1 */
     /* g = mean g_i; the norm it is rescaled to: |mean of the original g_k| */
     double mn = 0;
     for (size_t j = 0; j < S; j++) {
@@ -281,7 +255,7 @@ static flce_status server_fedfv(engine *E, flce_err *e) {
         for (int s = 0; s < stored; s++) {
             int client = (int)E->aux_d[1 + s], now = 0;
             for (int i = 0; i < K; i++) now |= E->sel[i] == client;
-            if (!now) project(mean, E->aux_f + (size_t)s * S, S);
+            if (!now) flce_project_conflict(S, mean, E->aux_f + (size_t)s * S);
         }
     double gn = dotf(mean, mean, S);
     float scale = gn > 0 ? (float)(sqrt(mn) / sqrt(gn)) : 1.0f;
@@ -312,78 +286,22 @@ static void cgsv_init(engine *E) {
 }
 
 static flce_status server_cgsv(engine *E, flce_err *e) {
-    int K = E->K;
-    size_t S = E->S;
-    const float Gamma = 0.15f;
-    float *gk = malloc(sizeof(float) * S * (size_t)K), *g = malloc(sizeof(float) * S);
-    if (!gk || !g) {
-        free(gk), free(g);
-        return flce_fail(e, FLCE_ERR_NOMEM, "CGSV: out of memory");
-    }
-    for (int i = 0; i < K; i++) { /* u_k = w_k - w; g_k = Gamma u_k / (|u_k| + 1e-7) */
-        float *gi = gk + (size_t)i * S;
-        for (size_t j = 0; j < S; j++) gi[j] = E->states[(size_t)i * S + j] - E->global[j];
-        float c = (float)(Gamma / (sqrt(dotf(gi, gi, S)) + 1e-7));
-        for (size_t j = 0; j < S; j++) gi[j] = gi[j] * c;
-    }
-    double rs = 0;
-    for (int i = 0; i < K; i++) rs += E->aux_d[E->sel[i]];
-    for (int i = 0; i < K; i++) E->omega[i] = E->aux_d[E->sel[i]] / rs;
-    for (size_t j = 0; j < S; j++) {
-        float a = 0.0f;
-        for (int i = 0; i < K; i++) a = a + (float)E->omega[i] * gk[(size_t)i * S + j];
-        g[j] = a;
-    }
-    double gg = dotf(g, g, S);
-    for (int i = 0; i < K; i++) { /* phi_k = cos(g_k, g); r_k <- 0.95 r_k + 0.05 phi_k, >= 1e-3 */
-        const float *gi = gk + (size_t)i * S;
-        double nn = dotf(gi, gi, S), phi = nn > 0 && gg > 0 ? dotf(gi, g, S) / (sqrt(nn) * sqrt(gg)) : 0;
-        double *r = &E->aux_d[E->sel[i]];
-        *r = 0.95 * *r + 0.05 * phi;
-        if (*r < 1e-3) *r = 1e-3;
-        E->rc[i] = 0; /* CGSV reports its final reputations, not running sums */
-    }
-    for (size_t j = 0; j < S; j++) E->newg[j] = E->global[j] + g[j];
-    for (int k = 0; k < E->n; k++) E->contrib_sum[k] = E->aux_d[k];
-    for (int i = 0; i < K; i++) E->rc[i] = 0;
-    free(gk), free(g);
+    (void)e;
+    double r[32];
+    for (int i = 0; i < E->K; i++) r[i] = E->aux_d[E->sel[i]];
+    flce_cgsv_round(E->K, E->S, E->global, E->states, 0.15, 0.95, r, E->omega, E->newg);
+    for (int i = 0; i < E->K; i++) E->aux_d[E->sel[i]] = r[i], E->rc[i] = 0;
+    for (int k = 0; k < E->n; k++) E->contrib_sum[k] = E->aux_d[k]; /* contributions: the reputations */
     return FLCE_OK;
 }
 
 /* ---- q-FedAvg --------------------------------------------------------------------------- */
-static double powq(double x, double q) { return q == 1.0 ? x : flce_dexp(q * flce_dlog(x)); }
-
 static flce_status server_qfedavg(engine *E, flce_err *e) {
-    int K = E->K;
-    size_t S = E->S;
-    const double q = 1.0, L = 1.0 / E->cfg->lr;
-    double *h = malloc(sizeof(double) * (size_t)K), hs = 0, Fq[32];
-    float *D = malloc(sizeof(float) * S);
-    if (!h || !D) {
-        free(h), free(D);
-        return flce_fail(e, FLCE_ERR_NOMEM, "q-FedAvg: out of memory");
-    }
-    for (int i = 0; i < K; i++) { /* dw_k = L (w - w_k); h_k = q F^(q-1) |dw_k|^2 + L F^q */
-        double F = E->rep_loss[i] + 1e-10, nn = 0;
-        for (size_t j = 0; j < S; j++) {
-            double dw = L * ((double)E->global[j] - E->states[(size_t)i * S + j]);
-            nn += dw * dw;
-        }
-        Fq[i] = powq(F, q);
-        h[i] = q * powq(F, q - 1) * nn + L * Fq[i];
-        hs += h[i];
-    }
-    for (size_t j = 0; j < S; j++) { /* w <- w - sum_k F^q dw_k / sum_k h_k */
-        double a = 0;
-        for (int i = 0; i < K; i++) a += Fq[i] * L * ((double)E->global[j] - E->states[(size_t)i * S + j]);
-        D[j] = (float)(a / hs);
-        E->newg[j] = E->global[j] - D[j];
-    }
-    for (int i = 0; i < K; i++) {
-        E->rc[i] = Fq[i] / hs;
-        E->omega[i] = Fq[i] * L / hs;
-    }
-    free(h), free(D);
+    (void)e;
+    double F[32], h[32];
+    for (int i = 0; i < E->K; i++) F[i] = E->rep_loss[i] + 1e-10;
+    flce_qfedavg_round(E->K, E->S, E->global, E->states, F, E->cfg->lr, 1.0, E->newg, h, E->rc);
+    for (int i = 0; i < E->K; i++) E->omega[i] = E->rc[i];
     return FLCE_OK;
 }
 
@@ -401,25 +319,15 @@ static flce_status server_fedfa(engine *E, flce_err *e) {
     (void)e;
     int K = E->K;
     size_t S = E->S;
-    const double beta = 0.5;
     const float gamma = 0.9f;
-    double acc_s = 0, f_s = 0, A[32], F[32], as = 0, fs = 0;
-    for (int i = 0; i < K; i++) E->aux_d[E->sel[i]] += 1; /* this round counts */
-    for (int i = 0; i < K; i++) acc_s += E->rep_acc[i], f_s += E->aux_d[E->sel[i]];
-    for (int i = 0; i < K; i++) {
-        A[i] = -flce_dlog(E->rep_acc[i] / (acc_s > 0 ? acc_s : 1) + 1e-6) / flce_dlog(2.0);
-        F[i] = -flce_dlog(1 - E->aux_d[E->sel[i]] / f_s + 1e-5) / flce_dlog(2.0);
-        as += A[i], fs += F[i];
-    }
-    for (int i = 0; i < K; i++) {
-        double a = as > 0 ? A[i] / as : 1.0 / K, f = fs > 0 ? F[i] / fs : 1.0 / K;
-        E->omega[i] = (1 - beta) * a + beta * f;
-        E->rc[i] = E->omega[i];
-    }
+    double f[32] = {0};
+    for (int i = 0; i < K; i++) f[i] = E->aux_d[E->sel[i]] += 1; /* this round counts */
+    flce_fedfa_weights(K, E->rep_acc, f, 0.5, E->omega);
+    for (int i = 0; i < K; i++) E->rc[i] = E->omega[i];
     int slots[32];
     for (int i = 0; i < K; i++) slots[i] = i;
     flce_eng_aggregate(E, E->omega, K, slots, E->newg); /* w' */
-    for (size_t j = 0; j < S; j++) {
+    for (size_t j = 0; j < S; j++) { /* m <- gamma m + (1 - gamma)(w' - w); w <- w + m */
         E->aux_f[j] = gamma * E->aux_f[j] + (1.0f - gamma) * (E->newg[j] - E->global[j]);
         E->newg[j] = E->global[j] + E->aux_f[j];
     }

@@ -7,6 +7,7 @@
  *      the new global model (all parameters and BatchNorm statistics) is the weighted sum;
  *   4. the global model is evaluated on the test set; files are written. */
 #include "engine.h"
+#include "baselines.h"
 #include "engine_impl.h"
 
 #include <errno.h>
@@ -137,40 +138,11 @@ static void add_prox(engine *E, flce_model *m, const float *ref, float mu) {
             float *w = E->dzx, *g = E->dzx + p->n;
             m->be->buf_read(m->be, p->w, 0, w, p->n * sizeof(float));
             m->be->buf_read(m->be, p->g, 0, g, p->n * sizeof(float));
-            for (size_t j = 0; j < p->n; j++) g[j] = g[j] + mu * (w[j] - ref[o + j]);
+            flce_prox_grad(p->n, g, w, ref + o, mu);
             m->be->buf_write(m->be, p->g, 0, g, p->n * sizeof(float));
         }
         o += p->n;
     }
-}
-
-/* MOON's l_con on z [n][64] against z_g and z_p (eq. in docs/baselines.md), mean over the
- * batch times mu; the gradient w.r.t. z into dz. Without a previous model the term is 0.
- * l = log(1 + exp(b - a)), a = cos(z, z_g)/tau, b = cos(z, z_p)/tau. */
-static double moon_loss(int n, const float *z, const float *zg, const float *zp, double mu, double tau, float *dz) {
-    double total = 0;
-    for (int i = 0; i < n; i++) {
-        const float *x = z + (size_t)i * FLCE_FEAT, *g = zg + (size_t)i * FLCE_FEAT, *p = zp + (size_t)i * FLCE_FEAT;
-        double xx = 0, gg = 0, pp = 0, xg = 0, xp = 0;
-        for (int j = 0; j < FLCE_FEAT; j++) {
-            xx += (double)x[j] * x[j], gg += (double)g[j] * g[j], pp += (double)p[j] * p[j];
-            xg += (double)x[j] * g[j], xp += (double)x[j] * p[j];
-        }
-        double nx = sqrt(xx), ng = sqrt(gg), np = sqrt(pp);
-        if (!(nx > 0) || !(ng > 0) || !(np > 0)) {
-            for (int j = 0; j < FLCE_FEAT; j++) dz[(size_t)i * FLCE_FEAT + j] = 0;
-            continue;
-        }
-        double cg = xg / (nx * ng), cp = xp / (nx * np), a = cg / tau, b = cp / tau;
-        double sig = 1 / (1 + flce_dexp(b - a)); /* softmax weight of the positive pair */
-        total += flce_dlog(1 + flce_dexp(b - a));
-        double da = (sig - 1) / tau, db = (1 - sig) / tau, s = mu / n;
-        for (int j = 0; j < FLCE_FEAT; j++) { /* d cos(x, u)/dx = u/(|x||u|) - cos x/|x|^2 */
-            double dg = g[j] / (nx * ng) - cg * x[j] / xx, dp = p[j] / (nx * np) - cp * x[j] / xx;
-            dz[(size_t)i * FLCE_FEAT + j] = (float)(s * (da * dg + db * dp));
-        }
-    }
-    return mu * total / n;
 }
 
 /* ---- local training ------------------------------------------------------------------- */
@@ -227,7 +199,7 @@ static flce_status client_update(engine *E, int slot, flce_err *e) {
                     flce_model_read_features(&E->m, E->feat);
                     if ((st = flce_model_eval(&E->m2, nb, E->bx, NULL, E->feat2, e))) return st;
                     if ((st = flce_model_eval(&E->m3, nb, E->bx, NULL, E->feat3, e))) return st;
-                    lc = moon_loss(nb, E->feat, E->feat2, E->feat3, cfg->moon_mu, cfg->moon_tau, E->dzx);
+                    lc = flce_moon_loss(nb, FLCE_FEAT, E->feat, E->feat2, E->feat3, cfg->moon_mu, cfg->moon_tau, E->dzx);
                     dz = E->dzx;
                 }
                 flce_model_backward(&E->m, 0, (float)cfg->tau, dz, &l);
