@@ -9,6 +9,7 @@
 #include "peak.h"
 
 int flce_bench_train(int argc, char **argv);
+int flce_bench_server(int argc, char **argv);
 
 static int cmd_peak(int argc, char **argv) {
     int threads = 2;
@@ -41,6 +42,7 @@ int main(int argc, char **argv) {
     static const char *usage =
         "usage: flce-bench COMMAND [options]   (flce-bench COMMAND --help)\n\n"
         "commands:\n"
+        "  server the server's cost per round of every method against FedAvg, and communication\n"
         "  train  ResNet20 training throughput per backend (images/s, GFLOP/s, fraction of peak)\n"
         "  peak   the machine's measured float32 mul/add peak (GFLOP/s)\n";
     if (argc < 2) {
@@ -53,6 +55,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "peak")) return cmd_peak(argc - 2, argv + 2);
     if (!strcmp(argv[1], "train")) return flce_bench_train(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "server")) return flce_bench_server(argc - 2, argv + 2);
     fprintf(stderr, "flce-bench: unknown command '%s' (see flce-bench --help)\n", argv[1]);
     return 2;
 }
