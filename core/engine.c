@@ -729,6 +729,20 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     } else if ((st = write_text(E, "config.json", cfgjson, e))) goto out;
     snprintf(p, sizeof p, "flce %s\nbackend %s\ndevice %s\n", FLCE_VERSION, E->be->name, E->be->device);
     write_text(E, "device.txt", p, NULL);
+    { /* the clients: samples, classes held, noisy (for data shares and reports) */
+        size_t cap = 64 + (size_t)n * 40, len = 0;
+        char *cs = malloc(cap);
+        if (!cs) {
+            st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+            goto out;
+        }
+        len += (size_t)snprintf(cs, cap, "client,samples,classes_held,noisy\n");
+        for (int k = 0; k < n; k++)
+            len += (size_t)snprintf(cs + len, cap - len, "%d,%.0f,%d,%d\n", k, E->sizes[k], E->held[k], E->part.noisy[k]);
+        st = write_text(E, "clients.csv", cs, e);
+        free(cs);
+        if (st) goto out;
+    }
 
     /* the trace (FLCE): full-size files written in place round by round */
     if (E->algo->prototypes) {

@@ -30,3 +30,4 @@ cmake --build build -j"$(nproc)"
 echo "setup: main job: FLCE, FedAvg, FedSV on Fashion-MNIST (20 clients, 5 per round, 12 rounds, Dirichlet 0.5)"
 ./build/flce run --algo flce,fedavg,fedsv --dataset fmnist --clients 20 --per-round 5 --rounds 12 \
     --dirichlet 0.5 --train-subset 8000 --test-subset 2000 --val-size 200 --seed 1 --out runs/main --force
+./build/flce report runs/main --out runs/main/report

@@ -42,6 +42,15 @@ for a in fedavg fedprox ditto moon fedfv cgsv qfedavg fedfa fedsv gtg; do
 done
 [ -f "$t/nested/m/summary.csv" ] || fail "no summary.csv"
 
+# the report of these runs: figures, tables, and the repeat (a, b) recognised as bit-identical
+"$flce" report "$t/a" "$t/b" "$t/nested/m" --out "$t/rep" > /dev/null || fail "flce report"
+for f in report.html report.md accuracy.png accuracy.svg macro_f1.png kl.png contributions.png server_cost.png; do
+  [ -s "$t/rep/$f" ] || fail "report: missing $f"
+done
+grep -q "identical, bit for bit" "$t/rep/report.md" || fail "report: the repeated run was not recognised"
+grep -q "<img src='accuracy.svg'" "$t/rep/report.html" || fail "report.html does not show its figures"
+grep -q "| gtg |" "$t/rep/report.md" || fail "report: a method row is missing"
+
 expect() { # expect STATUS NEEDLE ARGS...
   want=$1; needle=$2; shift 2
   err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
@@ -61,6 +70,8 @@ expect 2 "already holds a run" run --algo flce $tiny --out "$t/a"
 expect 2 "holds no run" run --algo flce $tiny --out "$t/empty" --resume
 expect 2 "--algo 'fedprox2'" run --algo fedprox2 $tiny --out "$t/x"
 expect 2 "--seed is required" run --algo flce --out "$t/x"
+expect 2 "not a run directory" report "$t/empty" --out "$t/rep2"
+expect 2 "--out DIR is required" report "$t/a"
 [ -e "$t/x" ] && fail "a refused run left $t/x behind"
 "$flce" run --algo flce $tiny --out "$t/a" --force > /dev/null || fail "--force"
 cmp -s "$t/a/digests.txt" "$t/b/digests.txt" || fail "--force rerun differs"

@@ -1,0 +1,430 @@
+/* cmd_report.c: `flce report RUN_DIR... --out DIR`: a self-contained reproducibility report
+ * (report.md and report.html, figures as PNG and SVG made by gnuplot, the data behind each
+ * figure as CSV beside it). Every number comes from the run files: config.json,
+ * device.txt, metrics.csv, contributions.csv, clients.csv, digests.txt. Sections appear for
+ * what the runs contain. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "flce_eq.h"
+
+#define MAXRUNS 64
+
+typedef struct {
+    char dir[1024], label[96], algo[32], ablate[32], dataset[32], partition[16], backend[32], device[200], version[64];
+    char config[8192], digests[1024];
+    int clients, per_round, rounds, T, n;
+    double dirichlet, label_noise, feature_noise, noisy;
+    unsigned long long seed;
+    double *acc, *f1, *kl, *srv, *cli, *pacc;
+    double *contrib, *samples;
+    int *held;
+    double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
+} run_t;
+
+static const char *color_of(const char *algo) {
+    static const char *names[] = {"flce", "fedavg", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg", "fedfa", "fedsv", "gtg"};
+    static const char *cols[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79"};
+    for (int i = 0; i < 11; i++)
+        if (!strcmp(algo, names[i])) return cols[i];
+    return "#000000";
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) b[n] = '\0';
+    if (len) *len = b ? (size_t)n : 0;
+    return b;
+}
+
+static const char *jfind(const char *js, const char *key) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(js, pat);
+    return p ? p + strlen(pat) : NULL;
+}
+
+static double jnum(const char *js, const char *key) {
+    const char *p = jfind(js, key);
+    return p ? strtod(p, NULL) : NAN;
+}
+
+static void jstr(const char *js, const char *key, char *out, size_t cap) {
+    const char *p = jfind(js, key);
+    out[0] = '\0';
+    if (!p || *p != '"') return;
+    const char *q = strchr(p + 1, '"');
+    if (!q) return;
+    size_t n = (size_t)(q - p - 1) < cap - 1 ? (size_t)(q - p - 1) : cap - 1;
+    memcpy(out, p + 1, n);
+    out[n] = '\0';
+    while (n && out[n - 1] == ' ') out[--n] = '\0';
+}
+
+/* Load one run directory; a clear error when a file is missing or malformed. */
+static int load_run(run_t *r, const char *dir, flce_err *e) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    char *cfg = slurp(p, NULL);
+    if (!cfg) return flce_fail(e, FLCE_ERR_ARG, "%s: not a run directory (no config.json)", dir), 1;
+    snprintf(r->config, sizeof r->config, "%s", cfg);
+    jstr(cfg, "algo", r->algo, sizeof r->algo);
+    jstr(cfg, "ablate", r->ablate, sizeof r->ablate);
+    jstr(cfg, "dataset", r->dataset, sizeof r->dataset);
+    jstr(cfg, "partition", r->partition, sizeof r->partition);
+    r->clients = (int)jnum(cfg, "clients"), r->per_round = (int)jnum(cfg, "per_round"), r->rounds = (int)jnum(cfg, "rounds");
+    r->dirichlet = jnum(cfg, "dirichlet"), r->label_noise = jnum(cfg, "label_noise");
+    r->feature_noise = jnum(cfg, "feature_noise"), r->noisy = jnum(cfg, "noisy_clients");
+    const char *sp = jfind(cfg, "seed");
+    r->seed = sp ? strtoull(sp, NULL, 10) : 0;
+    free(cfg);
+    snprintf(p, sizeof p, "%s/device.txt", dir);
+    char *dv = slurp(p, NULL);
+    if (dv) {
+        sscanf(dv, "flce %63s", r->version);
+        char *b = strstr(dv, "backend "), *d = strstr(dv, "device ");
+        if (b) sscanf(b, "backend %31s", r->backend);
+        if (d) {
+            snprintf(r->device, sizeof r->device, "%s", d + 7);
+            r->device[strcspn(r->device, "\n")] = '\0';
+        }
+        free(dv);
+    }
+    snprintf(p, sizeof p, "%s/digests.txt", dir);
+    char *dg = slurp(p, NULL);
+    if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 1;
+    snprintf(r->digests, sizeof r->digests, "%s", dg);
+    free(dg);
+    snprintf(p, sizeof p, "%s/metrics.csv", dir);
+    FILE *f = fopen(p, "r");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 1;
+    char line[1024];
+    int cap = r->rounds > 0 ? r->rounds : 16;
+    r->acc = calloc((size_t)cap, 8), r->f1 = calloc((size_t)cap, 8), r->kl = calloc((size_t)cap, 8);
+    r->srv = calloc((size_t)cap, 8), r->cli = calloc((size_t)cap, 8), r->pacc = calloc((size_t)cap, 8);
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f) && r->T < cap) {
+        int rd;
+        double a, fl, ml, k, s, c, pa = NAN;
+        long long bu, bd;
+        int fb, nc;
+        int got = sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lld,%lld,%d,%d,%lf", &rd, &a, &fl, &ml, &k, &s, &c, &bu, &bd, &fb, &nc, &pa);
+        if (got < 11) {
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed row %d", p, r->T + 2), 1;
+        }
+        r->acc[r->T] = a, r->f1[r->T] = fl, r->kl[r->T] = k, r->srv[r->T] = s, r->cli[r->T] = c, r->pacc[r->T] = got == 12 ? pa : NAN;
+        r->T++;
+    }
+    fclose(f);
+    if (r->T == 0) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no rounds", p), 1;
+    snprintf(p, sizeof p, "%s/contributions.csv", dir);
+    f = fopen(p, "r");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 1;
+    r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f) && r->n < r->clients) {
+        int k;
+        double v;
+        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
+    }
+    fclose(f);
+    snprintf(p, sizeof p, "%s/clients.csv", dir);
+    f = fopen(p, "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (fgets(line, sizeof line, f)) {
+            int k, h, nz;
+            double sm;
+            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients) r->samples[k] = sm, r->held[k] = h;
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+static void finish_run(run_t *r, int window) {
+    int w = window < r->T ? window : r->T;
+    for (int i = r->T - w; i < r->T; i++) r->fin_acc += r->acc[i] / w, r->fin_f1 += r->f1[i] / w;
+    for (int i = 0; i < r->T; i++) r->srv_mean += r->srv[i] / r->T;
+    double *q = malloc(sizeof(double) * (size_t)r->clients);
+    int C = !strcmp(r->dataset, "cifar100") ? 100 : 10;
+    r->kl_final = r->kl_div = NAN;
+    if (q && r->samples[0] > 0) {
+        flce_data_shares(r->samples, NULL, C, r->clients, q);
+        r->kl_final = flce_kl(r->contrib, q, r->clients, NULL);
+        flce_data_shares(r->samples, r->held, C, r->clients, q);
+        r->kl_div = flce_kl(r->contrib, q, r->clients, NULL);
+    }
+    free(q);
+}
+
+static void free_run(run_t *r) {
+    free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
+}
+
+static int gnuplot(const char *dir, const char *name, const char *body) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s.gp", dir, name);
+    FILE *f = fopen(p, "w");
+    if (!f) return -1;
+    fprintf(f, "# made by flce report\nset datafile separator ','\n"
+               "do for [fmt in 'png svg'] {\n"
+               "  if (fmt eq 'png') { set terminal pngcairo size 860,480 font ',11' } else { set terminal svg size 860,480 }\n"
+               "  set output '%s/%s.'.fmt\n%s}\n", dir, name, body);
+    fclose(f);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' > /dev/null 2>&1", p);
+    return system(cmd);
+}
+
+int flce_cmd_report(int argc, char **argv) {
+    const char *prog = "flce report", *out = NULL;
+    int window = 10;
+    cli_opt opts[] = {
+        {"out", CLI_STR, &out, "report folder (created)", 0},
+        {"window", CLI_INT, &window, "rounds at the end averaged for the accuracy table (default 10; the paper: 100)", 0},
+        {0},
+    };
+    const char *pos[MAXRUNS];
+    int np, rc = cli_parse(prog, "usage: flce report RUN_DIR... --out DIR [--window 10]\n"
+                                 "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them.",
+                           opts, argc, argv, pos, MAXRUNS, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (!out) return cli_usage_error(prog, "--out DIR is required");
+    if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR");
+    if (window < 1) return cli_usage_error(prog, "--window %d: must be at least 1", window);
+    /* expand folders of runs (those with summary.csv and sub-folders) */
+    static char dirs[MAXRUNS][1024];
+    int nd = 0;
+    for (int i = 0; i < np; i++) {
+        char p[1200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/config.json", pos[i]);
+        if (stat(p, &sb) == 0) {
+            if (nd < MAXRUNS) snprintf(dirs[nd++], sizeof dirs[0], "%s", pos[i]);
+            continue;
+        }
+        snprintf(p, sizeof p, "%s/summary.csv", pos[i]);
+        FILE *f = fopen(p, "r");
+        if (!f) return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]);
+        char line[1400];
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (fgets(line, sizeof line, f) && nd < MAXRUNS) {
+            char *d = strrchr(line, ',');
+            if (!d) continue;
+            d[strcspn(d, "\r\n")] = '\0';
+            snprintf(dirs[nd++], sizeof dirs[0], "%s", d + 1);
+        }
+        fclose(f);
+    }
+    run_t *runs = calloc(MAXRUNS, sizeof *runs);
+    flce_err e = {{0}};
+    int nr = 0;
+    for (int i = 0; i < nd; i++) {
+        if (load_run(&runs[nr], dirs[i], &e)) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            for (int j = 0; j <= nr; j++) free_run(&runs[j]);
+            free(runs);
+            return 2;
+        }
+        finish_run(&runs[nr], window);
+        nr++;
+    }
+    if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
+    for (int i = 0; i < nr; i++) { /* labels: the method and its ablations, made unique */
+        run_t *r = &runs[i];
+        snprintf(r->label, sizeof r->label, "%s%s%s", r->algo, r->ablate[0] ? " -" : "", r->ablate);
+        for (char *c = r->label; *c; c++)
+            if (*c == ' ' && c[1] && c != r->label + strlen(r->algo)) *c = '-';
+        for (int j = 0; j < i; j++)
+            if (!strcmp(runs[j].label, r->label)) {
+                const char *b = r->dir + strlen(r->dir); /* the last two parts of the path */
+                int slashes = 0;
+                while (b > r->dir && slashes < 2) slashes += *--b == '/';
+                if (*b == '/') b++;
+                size_t l = strlen(r->label);
+                snprintf(r->label + l, sizeof r->label - l, " (%s)", b);
+                break;
+            }
+    }
+    /* the data behind the figures */
+    char p[1400], body[16384];
+    for (int i = 0; i < nr; i++) {
+        snprintf(p, sizeof p, "%s/run%02d_metrics.csv", out, i);
+        FILE *f = fopen(p, "w");
+        if (!f) return cli_usage_error(prog, "--out %s: cannot write", out);
+        fprintf(f, "round,accuracy,macro_f1,kl,server_seconds\n");
+        for (int t = 0; t < runs[i].T; t++)
+            fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", t + 1, runs[i].acc[t], runs[i].f1[t], runs[i].kl[t], runs[i].srv[t]);
+        fclose(f);
+    }
+    const char *what[3][3] = {{"accuracy", "2", "test accuracy of the global model"},
+                              {"macro_f1", "3", "macro-F1 of the global model"},
+                              {"kl", "4", "KL(running contributions || data shares)"}};
+    int figs_ok = 1;
+    for (int w = 0; w < 3; w++) {
+        size_t n = (size_t)snprintf(body, sizeof body,
+                                    "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ",
+                                    what[w][2]);
+        for (int i = 0; i < nr; i++)
+            n += (size_t)snprintf(body + n, sizeof body - n, "%s'%s/run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                                  i ? ", \\\n       " : "", out, i, what[w][1], color_of(runs[i].algo),
+                                  runs[i].ablate[0] ? " dt 2" : "", runs[i].label);
+        snprintf(body + n, sizeof body - n, "\n");
+        figs_ok &= gnuplot(out, what[w][0], body) == 0;
+    }
+    /* contributions per client, against the data shares */
+    snprintf(p, sizeof p, "%s/contributions.csv", out);
+    FILE *f = fopen(p, "w");
+    int n0 = nr ? runs[0].clients : 0, same_n = 1;
+    for (int i = 0; i < nr; i++) same_n &= runs[i].clients == n0;
+    if (f && same_n && nr) {
+        double tot = 0;
+        for (int k = 0; k < n0; k++) tot += runs[0].samples[k];
+        fprintf(f, "client,data_share");
+        for (int i = 0; i < nr; i++) fprintf(f, ",%s", runs[i].label);
+        fprintf(f, "\n");
+        for (int k = 0; k < n0; k++) {
+            fprintf(f, "%d,%.6f", k, tot > 0 ? runs[0].samples[k] / tot : 0);
+            for (int i = 0; i < nr; i++) fprintf(f, ",%.6f", runs[i].contrib[k]);
+            fprintf(f, "\n");
+        }
+        fclose(f);
+        size_t n = (size_t)snprintf(body, sizeof body,
+                                    "  set xlabel 'client'\n  set ylabel 'share of the whole training'\n  set key outside right\n"
+                                    "  set style data histograms\n  set style histogram clustered gap 1\n  set style fill solid 0.85\n"
+                                    "  set xtics 0,5\n  plot '%s/contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'",
+                                    out);
+        for (int i = 0; i < nr; i++)
+            n += (size_t)snprintf(body + n, sizeof body - n, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, runs[i].label,
+                                  color_of(runs[i].algo));
+        snprintf(body + n, sizeof body - n, "\n");
+        figs_ok &= gnuplot(out, "contributions", body) == 0;
+    } else if (f) fclose(f);
+    /* server cost per method */
+    snprintf(p, sizeof p, "%s/server_cost.csv", out);
+    f = fopen(p, "w");
+    if (f) {
+        fprintf(f, "method,server_seconds_per_round,color\n");
+        for (int i = 0; i < nr; i++) fprintf(f, "%s,%.9f,%s\n", runs[i].label, runs[i].srv_mean > 0 ? runs[i].srv_mean : 1e-9, color_of(runs[i].algo));
+        fclose(f);
+        snprintf(body, sizeof body,
+                 "  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
+                 "  set boxwidth 0.6\n  set xtics rotate by -30\n  set grid ytics\n"
+                 "  plot '%s/server_cost.csv' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n", out);
+        figs_ok &= gnuplot(out, "server_cost", body) == 0;
+    }
+    /* the report, in Markdown and HTML */
+    snprintf(p, sizeof p, "%s/report.md", out);
+    FILE *md = fopen(p, "w");
+    snprintf(p, sizeof p, "%s/report.html", out);
+    FILE *ht = fopen(p, "w");
+    if (!md || !ht) return cli_usage_error(prog, "--out %s: cannot write the report", out);
+    fprintf(md, "# FLCE-harness report\n\n%d runs. Every number below comes from the run files.\n\n", nr);
+    fprintf(ht, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>FLCE-harness report</title>"
+                "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
+                "code{font-size:90%%}</style></head><body><h1>FLCE-harness report</h1><p>%d runs. Every number below comes from the run files.</p>\n", nr);
+    fprintf(md, "## Accuracy, macro-F1 and contribution KL\n\nMeans over the last %d rounds (the paper: the last 100 of 1,000). "
+                "KL: the final contributions against the data shares (plain, and diversity-weighted).\n\n"
+                "| method | dataset | partition | rounds | accuracy | macro-F1 | KL | KL (diversity) | server s/round |\n|---|---|---|---|---|---|---|---|---|\n", window);
+    fprintf(ht, "<h2>Accuracy, macro-F1 and contribution KL</h2><p>Means over the last %d rounds (the paper: the last 100 of 1,000). "
+                "KL: the final contributions against the data shares (plain, and diversity-weighted).</p>"
+                "<table><tr><th>method</th><th>dataset</th><th>partition</th><th>rounds</th><th>accuracy</th><th>macro-F1</th><th>KL</th>"
+                "<th>KL (diversity)</th><th>server s/round</th></tr>\n", window);
+    for (int i = 0; i < nr; i++) {
+        run_t *r = &runs[i];
+        char part[96];
+        if (!strcmp(r->partition, "iid")) snprintf(part, sizeof part, "IID");
+        else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
+        if (r->label_noise > 0 || r->feature_noise > 0)
+            snprintf(part + strlen(part), sizeof part - strlen(part), ", noise L%g F%g", r->label_noise, r->feature_noise);
+        fprintf(md, "| %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", r->label, r->dataset, part, r->T, r->fin_acc,
+                r->fin_f1, r->kl_final, r->kl_div, r->srv_mean);
+        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.5f</td><td>%.5f</td><td>%.4g</td></tr>\n",
+                r->label, r->dataset, part, r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_mean);
+    }
+    fprintf(ht, "</table>\n");
+    const char *figs[5][2] = {{"accuracy", "Test accuracy of the global model per round"},
+                              {"macro_f1", "Macro-F1 of the global model per round"},
+                              {"kl", "KL of the running contributions to the data shares per round (FLCE: before completion)"},
+                              {"contributions", "Final contributions per client against the data shares"},
+                              {"server_cost", "Server seconds per round (mean over the run)"}};
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/%s.png", out, figs[i][0]);
+        struct stat sb;
+        if (stat(p, &sb) != 0) continue;
+        fprintf(md, "\n### %s\n\n![%s](%s.png) ([SVG](%s.svg))\n", figs[i][1], figs[i][1], figs[i][0], figs[i][0]);
+        fprintf(ht, "<h3>%s</h3><img src='%s.svg' alt='%s' width='860'>\n", figs[i][1], figs[i][0], figs[i][1]);
+    }
+    /* ablation: FLCE variants of otherwise equal settings */
+    int have_abl = 0;
+    for (int i = 0; i < nr; i++) have_abl |= !strcmp(runs[i].algo, "flce") && runs[i].ablate[0];
+    if (have_abl) {
+        fprintf(md, "\n## Ablation (KL of FLCE and its variants)\n\n| variant | KL | delta to FLCE | accuracy |\n|---|---|---|---|\n");
+        fprintf(ht, "<h2>Ablation (KL of FLCE and its variants)</h2><table><tr><th>variant</th><th>KL</th><th>delta to FLCE</th><th>accuracy</th></tr>\n");
+        double base = NAN;
+        for (int i = 0; i < nr; i++)
+            if (!strcmp(runs[i].algo, "flce") && !runs[i].ablate[0]) base = runs[i].kl_final;
+        for (int i = 0; i < nr; i++) {
+            if (strcmp(runs[i].algo, "flce")) continue;
+            fprintf(md, "| %s | %.5f | %+.5f | %.4f |\n", runs[i].label, runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
+            fprintf(ht, "<tr><td>%s</td><td>%.5f</td><td>%+.5f</td><td>%.4f</td></tr>\n", runs[i].label, runs[i].kl_final,
+                    runs[i].kl_final - base, runs[i].fin_acc);
+        }
+        fprintf(ht, "</table>\n");
+    }
+    /* reproducibility: settings, seeds, program, backend, device, digests; repeated runs */
+    fprintf(md, "\n## Runs, settings and digests\n\n");
+    fprintf(ht, "<h2>Runs, settings and digests</h2>\n");
+    for (int i = 0; i < nr; i++) {
+        run_t *r = &runs[i];
+        fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s\n\n```\n%s```\n",
+                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests);
+        fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s</p><pre>%s</pre>\n",
+                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests);
+    }
+    int groups = 0;
+    for (int i = 0; i < nr; i++)
+        for (int j = i + 1; j < nr; j++) {
+            if (strcmp(runs[i].config, runs[j].config)) continue;
+            int same = !strcmp(runs[i].digests, runs[j].digests);
+            if (!groups++) fprintf(md, "\n## Repeated runs\n\n"), fprintf(ht, "<h2>Repeated runs</h2>\n");
+            fprintf(md, "- `%s` and `%s` (one configuration): digests %s\n", runs[i].dir, runs[j].dir, same ? "identical, bit for bit" : "**differ**");
+            fprintf(ht, "<p><code>%s</code> and <code>%s</code> (one configuration): digests %s</p>\n", runs[i].dir, runs[j].dir,
+                    same ? "identical, bit for bit" : "<b>differ</b>");
+        }
+    if (!groups) {
+        fprintf(md, "\nNo two runs share a configuration, so no repeat was compared.\n");
+        fprintf(ht, "<p>No two runs share a configuration, so no repeat was compared.</p>\n");
+    }
+    fprintf(md, "\nConfigurations: each run's `config.json`.\n");
+    fprintf(ht, "</body></html>\n");
+    fclose(md);
+    fclose(ht);
+    for (int i = 0; i < nr; i++) free_run(&runs[i]);
+    free(runs);
+    if (!figs_ok) fprintf(stderr, "%s: gnuplot failed for some figures (is gnuplot-nox installed?)\n", prog);
+    printf("report: %s/report.html (and report.md)\n", out);
+    return figs_ok ? 0 : 1;
+}
