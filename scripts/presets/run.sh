@@ -1,0 +1,66 @@
+#!/bin/sh
+# run.sh EXPERIMENT SCALE [OUT]: one experiment of the FLCE paper, ending in a report.
+#   EXPERIMENT: normal | ablation | classweights | heterogeneity | noise | cost | all
+#   SCALE:      small  (Fashion-MNIST, 20 clients, 5 per round, 30 rounds: minutes to an hour
+#                       on a 2-core machine)
+#               paper  (50 clients, 10 per round, 1,000 rounds; CIFAR-10, CIFAR-100, EuroSAT
+#                       from $FLCE_DATA/{cifar10,cifar100,eurosat}: for a machine with a GPU)
+# Results go to OUT (default runs/<experiment>-<scale>); OUT/report/report.html at the end.
+# FLCE_PRESET_ROUNDS=N overrides the rounds (a quick smoke test of a preset).
+set -eu
+cd "$(dirname "$0")/../.."
+exp=${1:-}; scale=${2:-}
+case "$exp" in normal|ablation|classweights|heterogeneity|noise|cost|all) ;; *)
+  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|cost|all small|paper [OUT]" >&2; exit 2;; esac
+case "$scale" in small|paper) ;; *) echo "run.sh: SCALE must be small or paper" >&2; exit 2;; esac
+out=${3:-runs/$exp-$scale}
+flce=./build/flce
+[ -x "$flce" ] || { echo "run.sh: build first (scripts/setup.sh)" >&2; exit 2; }
+if [ "$scale" = small ]; then
+  datasets="fmnist"
+  common="--clients 20 --per-round 5 --rounds 30 --train-subset 8000 --test-subset 2000 --val-size 200 --seed 1"
+else
+  data=${FLCE_DATA:-/data}
+  datasets="cifar10 cifar100 eurosat"
+  common="--clients 50 --per-round 10 --rounds 1000 --seed 1"
+fi
+[ -n "${FLCE_PRESET_ROUNDS:-}" ] && common=$(echo "$common" | sed "s/--rounds [0-9]*/--rounds $FLCE_PRESET_ROUNDS/")
+data_flag() { [ "$1" = fmnist ] && echo "" || echo "--data ${FLCE_DATA:-/data}/$1"; }
+reports=""
+run() { # run NAME ARGS...: one flce run into $out/NAME (continued when interrupted)
+  name=$1; shift
+  if [ -f "$out/$name/digests.txt" ] || [ -f "$out/$name/summary.csv" ]; then echo "$name: done already"; return; fi
+  if [ -f "$out/$name/state.bin" ]; then "$flce" run "$@" $common --out "$out/$name" --resume
+  else "$flce" run "$@" $common --out "$out/$name" --force; fi
+  reports="$reports $out/$name"
+}
+for ds in $datasets; do
+  df=$(data_flag "$ds")
+  case "$exp" in normal|all)
+    run "$ds-noniid" --algo all --dataset "$ds" $df --dirichlet 0.5
+    run "$ds-iid" --algo all --dataset "$ds" $df --iid ;; esac
+  case "$exp" in ablation|all)
+    run "$ds-flce" --algo flce --dataset "$ds" $df --dirichlet 0.5
+    for v in M V Q CL CMC; do run "$ds-flce-no$v" --algo flce --ablate "$v" --dataset "$ds" $df --dirichlet 0.5; done ;; esac
+  case "$exp" in classweights|all)
+    classes=10; [ "$ds" = cifar100 ] && classes=100
+    awk -v c="$classes" 'BEGIN { for (i = 0; i < c; i++) printf "%s%s", (i ? "," : ""), (i < c / 2 ? 2 : 1); print "" }' > "${TMPDIR:-/tmp}/cw$$"
+    run "$ds-classweights" --algo flce --dataset "$ds" $df --dirichlet 0.5 --class-weights "${TMPDIR:-/tmp}/cw$$" ;; esac
+  case "$exp" in heterogeneity|all)
+    for d in 0.1 0.3 0.5 1 5; do run "$ds-dir$d" --algo flce,fedavg,fedsv --dataset "$ds" $df --dirichlet "$d"; done ;; esac
+  case "$exp" in noise|all)
+    for p in "--iid" "--dirichlet 0.5"; do
+      tag=$( [ "$p" = "--iid" ] && echo iid || echo noniid )
+      run "$ds-$tag-feature" --algo all --dataset "$ds" $df $p --feature-noise 0.5 --noisy-clients 0.3
+      run "$ds-$tag-label" --algo all --dataset "$ds" $df $p --label-noise 0.3 --noisy-clients 0.3
+      run "$ds-$tag-both" --algo all --dataset "$ds" $df $p --feature-noise 0.5 --label-noise 0.3 --noisy-clients 0.3
+    done ;; esac
+done
+case "$exp" in cost|all)
+  mkdir -p "$out"
+  q=""; [ "$scale" = small ] && q="--quick"
+  ./build/flce-bench server $q --csv "$out/server.csv" --plot "$out/server-figures" ;; esac
+all_runs=$(ls -d "$out"/*/ 2>/dev/null | while read -r d; do
+  [ -f "$d/config.json" ] || [ -f "$d/summary.csv" ] && echo "${d%/}"; done)
+[ -n "$all_runs" ] && "$flce" report $all_runs --out "$out/report"
+echo "results: $out"
