@@ -4,15 +4,10 @@
 #include "peak.h"
 
 #include <pthread.h>
-#include <time.h>
+
+#include "util.h"
 
 typedef float v8 __attribute__((vector_size(32)));
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct {
     long iters;
@@ -44,13 +39,13 @@ double flce_peak_gflops(int threads) {
     long iters = 20000000;
     double best = 0;
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < threads; i++) {
             jobs[i].iters = iters;
             pthread_create(&th[i], NULL, peak_thread, &jobs[i]);
         }
         for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         double g = (double)threads * (double)iters * 24.0 * 8.0 / dt * 1e-9;
         if (g > best) best = g;
     }

@@ -20,18 +20,9 @@
 #include <time.h>
 
 #include "cli.h"
+#include "util.h"
 #include "engine_impl.h"
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct {
     char method[24];
@@ -157,11 +148,11 @@ static double time_server(bench_round *b, const char *name, int reps) {
     a->server(E, &e);
     for (int k = 0; k < reps && k < 64; k++) {
         memset(E->has_g, 0, (size_t)E->C); /* FLCE: every repeat sees the same round */
-        double t0 = now();
+        double t0 = bench_now();
         a->server(E, &e);
-        t[k] = now() - t0;
+        t[k] = bench_now() - t0;
     }
-    qsort(t, (size_t)reps, sizeof(double), cmp_d);
+    qsort(t, (size_t)reps, sizeof(double), bench_cmp_double);
     return t[reps / 2];
 }
 
@@ -173,16 +164,16 @@ static double time_utility(bench_round *b, int reps) {
     int slots[32];
     for (int i = 0; i < E->K; i++) slots[i] = i, w[i] = 1.0 / E->K;
     for (int k = 0; k <= reps && k < 16; k++) {
-        double t0 = now();
+        double t0 = bench_now();
         flce_eng_aggregate(E, w, E->K, slots, E->newg);
         flce_model_set_state(&E->m, E->newg);
         for (int i0 = 0; i0 < E->n_val; i0 += 256) {
             int nb = E->n_val - i0 < 256 ? E->n_val - i0 : 256;
             flce_model_eval(&E->m, nb, E->train_x + (size_t)i0 * E->CHW, E->logits, NULL, &e);
         }
-        if (k) t[k - 1] = now() - t0; /* the first is the warm-up */
+        if (k) t[k - 1] = bench_now() - t0; /* the first is the warm-up */
     }
-    qsort(t, (size_t)reps, sizeof(double), cmp_d);
+    qsort(t, (size_t)reps, sizeof(double), bench_cmp_double);
     return t[reps / 2];
 }
 
@@ -198,13 +189,13 @@ static double time_completion(int T, int n, int C, int K, uint64_t seed) {
     }
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
-    double t0 = now();
+    double t0 = bench_now();
     for (int c = 0; c < C; c++) {
         for (int i = 0; i < T * n; i++) X[i] = obs[i] ? flce_rng_uniform(&r) / K : 0;
         flce_completion_info info;
         flce_complete(X, obs, T, n, &cc, (uint32_t)c, Xh, &info, NULL);
     }
-    double sec = now() - t0;
+    double sec = bench_now() - t0;
     free(X), free(Xh), free(obs);
     return sec;
 }

@@ -10,19 +10,10 @@
 #include <time.h>
 
 #include "cli.h"
+#include "util.h"
 #include "model.h"
 #include "peak.h"
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int flce_bench_train(int argc, char **argv) {
     const char *prog = "flce-bench train", *backends = "cpu", *input = "3x32x32", *csv = NULL;
@@ -93,15 +84,15 @@ int flce_bench_train(int argc, char **argv) {
         flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL); /* warm-up */
         flce_model_sgd(&m, 0.01f, 0, 0, 1);
         for (int k = 0; k < reps; k++) {
-            double t0 = now();
+            double t0 = bench_now();
             for (int s = 0; s < st; s++) {
                 flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL);
                 flce_model_sgd(&m, 0.01f, 0, 0, 0);
             }
             be->sync(be);
-            t[k] = (now() - t0) / st;
+            t[k] = (bench_now() - t0) / st;
         }
-        qsort(t, (size_t)reps, sizeof *t, cmp_d);
+        qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
         double sec = t[reps / 2], ips = batch / sec, gf = flce_model_train_flops_per_sample(&m) * ips * 1e-9;
         printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
         if (out)

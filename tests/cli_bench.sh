@@ -3,19 +3,13 @@
 # columns; bad arguments are one line and status 2.
 set -u
 bench=$1
-fail() { echo "FAIL: $*"; exit 1; }
+PROG=$bench
+. "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-bench-XXXXXX); trap 'rm -rf "$t"' EXIT
 "$bench" train --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --csv "$t/train.csv" > "$t/log" || fail "train: $(cat "$t/log")"
 head -1 "$t/train.csv" | grep -q '^backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak' || fail "CSV header"
 [ "$(wc -l < "$t/train.csv")" = 2 ] || fail "one CSV row expected"
 "$bench" server --help > /dev/null || fail "server --help"
-expect() { # expect STATUS NEEDLE ARGS...
-  want=$1; needle=$2; shift 2
-  err=$("$bench" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = "$want" ] || fail "flce-bench $*: status $rc, expected $want ($err)"
-  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce-bench $*: more than one line: $err"
-  case "$err" in *"$needle"*) ;; *) fail "flce-bench $*: '$err' lacks '$needle'";; esac
-}
 expect 2 "--input 'big'" train --input big
 expect 2 "--backend 'gpu'" train --backend gpu
 expect 2 "--batch 1" train --batch 1

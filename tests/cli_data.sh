@@ -3,7 +3,8 @@
 # and rejects bad arguments with one line and exit status 2 (missing data: non-zero).
 set -u
 flce=$1
-fail() { echo "FAIL: $*"; exit 1; }
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
 digest() { "$flce" data --dataset fmnist --clients 50 --dirichlet 0.5 --seed "$1" | sed -n 's/^partition digest (xxh3-64): //p'; }
 d1=$(digest 1); d1b=$(digest 1); d2=$(digest 2)
 echo "seed 1: $d1 / $d1b, seed 2: $d2"
@@ -13,13 +14,6 @@ echo "$d1" | grep -Eq '^[0-9a-f]{16}$' || fail "no 16-hex-digit digest"
 rows=$("$flce" data --clients 50 --seed 1 | grep -cE '^ +[0-9]+ +[0-9]+( +[0-9]+){10}$')
 [ "$rows" = 50 ] || fail "expected 50 client rows, got $rows"
 
-expect() { # expect STATUS NEEDLE ARGS...
-  want=$1; needle=$2; shift 2
-  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
-  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
-  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
-}
 expect 2 "unknown option '--bogus'" data --bogus
 expect 2 "--clients 'x'" data --clients x
 expect 2 "--dirichlet 0" data --dirichlet 0

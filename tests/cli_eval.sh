@@ -9,7 +9,8 @@
 #   -CMC, b = (1, 3):  CE = (1.75, 0.25 + 1/42, 1.5 + 10/21) / 4
 set -u
 flce=$1; fixtures=$2
-fail() { echo "FAIL: $*"; exit 1; }
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
 calc() { awk "BEGIN { printf \"%.17g\", $1 }"; }
 t=$(mktemp -d /tmp/flce-eval-XXXXXX); trap 'rm -rf "$t"' EXIT
 mkdir "$t/trace" "$t/out"
@@ -34,13 +35,6 @@ check "$t/out/contributions.csv" 0.375 0.25 0.375
 [ -f "$t/trace/contributions.csv" ] && [ -f "$t/trace/Q.npy" ] && [ -f "$t/trace/X_completed.npy" ] || fail "outputs missing"
 awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/trace/contributions.csv" || fail "not a distribution"
 
-expect() { # expect STATUS NEEDLE ARGS...
-  want=$1; needle=$2; shift 2
-  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
-  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
-  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
-}
 expect 2 "needs TRACE_DIR" eval
 expect 2 "no such trace directory" eval "$t/nope"
 expect 2 "--ablate 'X'" eval "$t/trace" --ablate X

@@ -6,7 +6,8 @@
 # before any work; a directory holding a run is never overwritten without --force.
 set -u
 flce=$1
-fail() { echo "FAIL: $*"; exit 1; }
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-run-XXXXXX); trap 'rm -rf "$t"' EXIT
 base="--clients 4 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet"
 tiny="$base --per-round 2 --rounds 2"
@@ -51,13 +52,6 @@ grep -q "identical, bit for bit" "$t/rep/report.md" || fail "report: the repeate
 grep -q "<img src='accuracy.svg'" "$t/rep/report.html" || fail "report.html does not show its figures"
 grep -q "| gtg |" "$t/rep/report.md" || fail "report: a method row is missing"
 
-expect() { # expect STATUS NEEDLE ARGS...
-  want=$1; needle=$2; shift 2
-  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
-  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
-  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
-}
 expect 2 "unknown option '--bogus'" run --algo flce --seed 1 --out "$t/x" --bogus
 expect 2 "--per-round 9 exceeds --clients 4" run --algo flce $base --per-round 9 --out "$t/x"
 expect 2 "--dirichlet 0" run --algo flce $tiny --dirichlet 0 --out "$t/x"

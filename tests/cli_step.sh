@@ -4,7 +4,8 @@
 # seed 7 gives the same outputs as --init-seed 7; bad arguments are one line, status 2.
 set -u
 flce=$1; fixtures=$2
-fail() { echo "FAIL: $*"; exit 1; }
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-step-XXXXXX); trap 'rm -rf "$t"' EXIT
 "$fixtures" batch "$t" 6 3 16 16 4 || fail "fixtures batch"
 "$fixtures" checkpoint "$t/w.safetensors" 3 16 4 7 || fail "fixtures checkpoint"
@@ -16,13 +17,6 @@ cmp -s "$t/ref.st" "$t/init.st" || fail "--init-seed 7 differs from the checkpoi
 grep -q "grad.layer3.2.conv2.weight" "$t/cpu.st" || fail "gradient tensor missing"
 grep -q '"features":{"dtype":"F32","shape":\[6,64\]' "$t/cpu.st" || fail "features tensor missing"
 
-expect() { # expect STATUS NEEDLE ARGS...
-  want=$1; needle=$2; shift 2
-  err=$("$flce" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = "$want" ] || fail "flce $*: status $rc, expected $want ($err)"
-  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "flce $*: more than one line: $err"
-  case "$err" in *"$needle"*) ;; *) fail "flce $*: '$err' lacks '$needle'";; esac
-}
 expect 2 "exactly one of --weights and --init-seed" step --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 2 "--backend 'gpu'" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend gpu
 expect 2 "no such file" step --weights "$t/none" --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
