@@ -16,11 +16,11 @@
 
 
 int flce_bench_train(int argc, char **argv) {
-    const char *prog = "flce-bench train", *backends = "cpu", *input = "3x32x32", *csv = NULL;
+    const char *prog = "flce-bench train", *backends = "cpu,reference", *input = "3x32x32", *csv = NULL;
     int batch = 64, steps = 5, repeats = 3, threads = 2;
     double lambda = 1.0, peak = 0;
     cli_opt opts[] = {
-        {"backend", CLI_STR, &backends, "comma-separated: reference, cpu (default cpu)", 0},
+        {"backend", CLI_STR, &backends, "comma-separated: cpu, reference (default: every backend built)", 0},
         {"input", CLI_STR, &input, "3x32x32 (default) or 1x28x28, or any CxHxW", 0},
         {"batch", CLI_INT, &batch, "batch size (default 64)", 0},
         {"steps", CLI_INT, &steps, "steps per timing (default 5)", 0},

@@ -8,7 +8,8 @@ PROG=$bench
 t=$(mktemp -d /tmp/flce-bench-XXXXXX); trap 'rm -rf "$t"' EXIT
 "$bench" train --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --csv "$t/train.csv" > "$t/log" || fail "train: $(cat "$t/log")"
 head -1 "$t/train.csv" | grep -q '^backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak' || fail "CSV header"
-[ "$(wc -l < "$t/train.csv")" = 2 ] || fail "one CSV row expected"
+[ "$(wc -l < "$t/train.csv")" = 3 ] || fail "one CSV row per backend (cpu, reference) expected"
+cut -d, -f1 "$t/train.csv" | tr "\n" " " | grep -q "backend cpu reference" || fail "backends missing from the CSV"
 "$bench" server --help > /dev/null || fail "server --help"
 expect 2 "--input 'big'" train --input big
 expect 2 "--backend 'gpu'" train --backend gpu
