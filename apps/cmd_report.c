@@ -1,8 +1,11 @@
 /* cmd_report.c: `flce report RUN_DIR... --out DIR`: a self-contained reproducibility report
  * (report.md and report.html, figures as PNG and SVG made by gnuplot, the data behind each
  * figure as CSV beside it). Every number comes from the run files: config.json,
- * device.txt, metrics.csv, contributions.csv, clients.csv, digests.txt. Sections appear for
- * what the runs contain. */
+ * device.txt, metrics.csv, contributions.csv, round_contributions.csv, clients.csv,
+ * digests.txt, trace/X_completed.npy. Sections appear for what the runs contain: the
+ * distance to exact Shapley needs a FedSV run on the same partition; class contributions an
+ * FLCE run; the heterogeneity sweep runs of one method at several Dirichlet parameters; the
+ * noise section runs with noise. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "flce_eq.h"
+#include "npy.h"
 
 #define MAXRUNS 64
 
@@ -26,6 +30,9 @@ typedef struct {
     double *contrib, *samples;
     int *held;
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
+    double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
+    char partdig[17];  /* the partition digest */
+    char shapley[16];
 } run_t;
 
 static const char *color_of(const char *algo) {
@@ -91,6 +98,7 @@ static int load_run(run_t *r, const char *dir, flce_err *e) {
     jstr(cfg, "ablate", r->ablate, sizeof r->ablate);
     jstr(cfg, "dataset", r->dataset, sizeof r->dataset);
     jstr(cfg, "partition", r->partition, sizeof r->partition);
+    jstr(cfg, "shapley", r->shapley, sizeof r->shapley);
     r->clients = (int)jnum(cfg, "clients"), r->per_round = (int)jnum(cfg, "per_round"), r->rounds = (int)jnum(cfg, "rounds");
     r->dirichlet = jnum(cfg, "dirichlet"), r->label_noise = jnum(cfg, "label_noise");
     r->feature_noise = jnum(cfg, "feature_noise"), r->noisy = jnum(cfg, "noisy_clients");
@@ -113,6 +121,7 @@ static int load_run(run_t *r, const char *dir, flce_err *e) {
     char *dg = slurp(p, NULL);
     if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 1;
     snprintf(r->digests, sizeof r->digests, "%s", dg);
+    sscanf(dg, "partition %16s", r->partdig);
     free(dg);
     snprintf(p, sizeof p, "%s/metrics.csv", dir);
     FILE *f = fopen(p, "r");
@@ -148,6 +157,20 @@ static int load_run(run_t *r, const char *dir, flce_err *e) {
         if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
     }
     fclose(f);
+    snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
+    f = fopen(p, "r");
+    if (f) {
+        r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
+        for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (r->rc && fgets(line, sizeof line, f)) {
+            int t, k;
+            double v;
+            if (sscanf(line, "%d,%d,%lf", &t, &k, &v) == 3 && t >= 1 && t <= r->T && k >= 0 && k < r->clients)
+                r->rc[(size_t)(t - 1) * r->clients + k] = v;
+        }
+        fclose(f);
+    }
     snprintf(p, sizeof p, "%s/clients.csv", dir);
     f = fopen(p, "r");
     if (f) {
@@ -179,6 +202,7 @@ static void finish_run(run_t *r, int window) {
 }
 
 static void free_run(run_t *r) {
+    free(r->rc);
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
 }
 
@@ -391,6 +415,221 @@ int flce_cmd_report(int argc, char **argv) {
             fprintf(md, "| %s | %.5f | %+.5f | %.4f |\n", runs[i].label, runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
             fprintf(ht, "<tr><td>%s</td><td>%.5f</td><td>%+.5f</td><td>%.4f</td></tr>\n", runs[i].label, runs[i].kl_final,
                     runs[i].kl_final - base, runs[i].fin_acc);
+        }
+        fprintf(ht, "</table>\n");
+    }
+    /* distance to the canonical (exact) Shapley value, per round and cumulative, against a
+     * FedSV run on the same partition */
+    int sv = -1;
+    for (int i = 0; i < nr; i++)
+        if (!strcmp(runs[i].algo, "fedsv") && strcmp(runs[i].shapley, "mc") && runs[i].rc) sv = i;
+    if (sv >= 0) {
+        run_t *S0 = &runs[sv];
+        int nrow = 0;
+        snprintf(p, sizeof p, "%s/shapley_distance.csv", out);
+        FILE *fd = fopen(p, "w");
+        fprintf(fd, "round");
+        for (int i = 0; i < nr; i++)
+            if (i != sv && runs[i].rc && !strcmp(runs[i].partdig, S0->partdig) && runs[i].T == S0->T) fprintf(fd, ",%s", runs[i].label);
+        fprintf(fd, "\n");
+        double *a = malloc(sizeof(double) * (size_t)S0->clients), *b = malloc(sizeof(double) * (size_t)S0->clients);
+        double *ca = calloc((size_t)S0->clients, 8), *cb = calloc((size_t)S0->clients, 8);
+        double meanE[MAXRUNS] = {0}, meanK[MAXRUNS] = {0}, cumE[MAXRUNS] = {0}, cumK[MAXRUNS] = {0};
+        for (int t = 0; t < S0->T; t++) {
+            fprintf(fd, "%d", t + 1);
+            for (int i = 0; i < nr; i++) {
+                run_t *r = &runs[i];
+                if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
+                int m = 0;
+                for (int k = 0; k < S0->clients; k++) {
+                    double x = r->rc[(size_t)t * r->clients + k], y = S0->rc[(size_t)t * S0->clients + k];
+                    if (isnan(x) || isnan(y)) continue;
+                    a[m] = fmax(0, x), b[m] = fmax(0, y), m++;
+                }
+                double sa = 0, sb = 0;
+                for (int j = 0; j < m; j++) sa += a[j], sb += b[j];
+                for (int j = 0; j < m; j++) a[j] = sa > 0 ? a[j] / sa : 1.0 / m, b[j] = sb > 0 ? b[j] / sb : 1.0 / m;
+                double E2 = m ? flce_euclidean(a, b, m) : NAN, KL = m ? flce_kl_distance(a, b, m) : NAN;
+                fprintf(fd, ",%.6f", E2);
+                meanE[i] += E2 / S0->T, meanK[i] += KL / S0->T;
+            }
+            fprintf(fd, "\n");
+        }
+        /* cumulative: running sums to the end, each normalised (Shapley clamped at 0) */
+        for (int i = 0; i < nr; i++) {
+            run_t *r = &runs[i];
+            if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
+            for (int k = 0; k < S0->clients; k++) {
+                ca[k] = 0, cb[k] = 0;
+                for (int t = 0; t < S0->T; t++) {
+                    double x = r->rc[(size_t)t * r->clients + k], y = S0->rc[(size_t)t * S0->clients + k];
+                    if (!isnan(x)) ca[k] += x;
+                    if (!isnan(y)) cb[k] += y;
+                }
+                cb[k] = fmax(0, cb[k]), ca[k] = fmax(0, ca[k]);
+            }
+            double sa = 0, sb = 0;
+            for (int k = 0; k < S0->clients; k++) sa += ca[k], sb += cb[k];
+            for (int k = 0; k < S0->clients; k++) ca[k] = sa > 0 ? ca[k] / sa : 0, cb[k] = sb > 0 ? cb[k] / sb : 0;
+            cumE[i] = flce_euclidean(ca, cb, S0->clients);
+            cumK[i] = flce_kl_distance(ca, cb, S0->clients);
+            nrow++;
+        }
+        fclose(fd);
+        free(a), free(b), free(ca), free(cb);
+        if (nrow) {
+            size_t n = (size_t)snprintf(body, sizeof body, "  set xlabel 'round'\n  set ylabel 'Euclidean distance to exact Shapley'\n"
+                                                           "  set key outside right\n  set grid\n  plot ");
+            int col = 2;
+            for (int i = 0; i < nr; i++) {
+                run_t *r = &runs[i];
+                if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
+                n += (size_t)snprintf(body + n, sizeof body - n, "%s'%s/shapley_distance.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                                      col > 2 ? ", \\\n       " : "", out, col, color_of(r->algo), r->ablate[0] ? " dt 2" : "", r->label);
+                col++;
+            }
+            snprintf(body + n, sizeof body - n, "\n");
+            figs_ok &= gnuplot(out, "shapley_distance", body) == 0;
+            fprintf(md, "\n## Distance to the canonical Shapley value\n\nAgainst `%s` (exact Shapley per round, same partition): per round, the selected clients' "
+                        "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.\n\n"
+                        "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", S0->dir);
+            fprintf(ht, "<h2>Distance to the canonical Shapley value</h2><p>Against <code>%s</code> (exact Shapley per round, same partition): per round, the selected clients' "
+                        "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.</p>"
+                        "<table><tr><th>method</th><th>mean Euclidean per round</th><th>mean KL per round</th><th>cumulative Euclidean</th><th>cumulative KL</th></tr>\n", S0->dir);
+            for (int i = 0; i < nr; i++) {
+                run_t *r = &runs[i];
+                if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
+                fprintf(md, "| %s | %.4f | %.4f | %.4f | %.4f |\n", r->label, meanE[i], meanK[i], cumE[i], cumK[i]);
+                fprintf(ht, "<tr><td>%s</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", r->label, meanE[i], meanK[i], cumE[i], cumK[i]);
+            }
+            fprintf(ht, "</table><img src='shapley_distance.svg' width='860' alt='distance to Shapley per round'>\n");
+            fprintf(md, "\n![distance to Shapley per round](shapley_distance.png) ([SVG](shapley_distance.svg))\n");
+        }
+    }
+    /* class contributions of FLCE runs: global shares per class against the class weights,
+     * and per client */
+    for (int i = 0; i < nr; i++) {
+        run_t *r = &runs[i];
+        if (strcmp(r->algo, "flce")) continue;
+        snprintf(p, sizeof p, "%s/trace/X_completed.npy", r->dir);
+        flce_npy X;
+        if (flce_npy_read(p, &X, NULL)) continue;
+        if (X.dtype != FLCE_NPY_F64 || X.ndim != 3) {
+            flce_npy_free(&X);
+            continue;
+        }
+        int T = (int)X.shape[0], N = (int)X.shape[1], C = (int)X.shape[2];
+        const double *x = X.data;
+        double *bw = malloc(sizeof(double) * (size_t)C), *g = calloc((size_t)C, 8), tot = 0, btot = 0;
+        const char *cw = jfind(r->config, "class_weights");
+        for (int c = 0; c < C; c++) bw[c] = 1.0 / C;
+        if (cw && *cw == '[') {
+            const char *q = cw + 1;
+            for (int c = 0; c < C; c++) {
+                char *end;
+                bw[c] = strtod(q, &end);
+                q = end + 1;
+            }
+        }
+        for (int c = 0; c < C; c++) btot += bw[c];
+        snprintf(p, sizeof p, "%s/class_contributions_%02d.csv", out, i);
+        FILE *fc = fopen(p, "w");
+        fprintf(fc, "client");
+        for (int c = 0; c < C; c++) fprintf(fc, ",%d", c);
+        fprintf(fc, "\n");
+        for (int k = 0; k < N; k++) {
+            fprintf(fc, "%d", k);
+            for (int c = 0; c < C; c++) {
+                double v = 0;
+                for (int t = 0; t < T; t++) v += x[((size_t)t * N + k) * C + c];
+                v *= bw[c];
+                g[c] += v, tot += v;
+                fprintf(fc, ",%.6g", v);
+            }
+            fprintf(fc, "\n");
+        }
+        fclose(fc);
+        snprintf(p, sizeof p, "%s/class_global_%02d.csv", out, i);
+        fc = fopen(p, "w");
+        fprintf(fc, "class,contribution_share,class_weight_share\n");
+        for (int c = 0; c < C; c++) fprintf(fc, "%d,%.6f,%.6f\n", c, tot > 0 ? g[c] / tot : 0, bw[c] / btot);
+        fclose(fc);
+        snprintf(body, sizeof body,
+                 "  set multiplot layout 1,2 title 'FLCE class contributions: %s'\n"
+                 "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key top left\n"
+                 "  plot '%s/class_global_%02d.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '#d62728', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'\n"
+                 "  set style data lines\n  set xtics autofreq\n  set xlabel 'class'\n  set ylabel 'client'\n  unset key\n  set view map\n  set cblabel 'b_c sum_t X'\n"
+                 "  plot '%s/class_contributions_%02d.csv' matrix rowheaders columnheaders using 1:2:3 with image\n  unset multiplot\n",
+                 r->label, out, i, out, i);
+        char nm[32];
+        snprintf(nm, sizeof nm, "class_contributions_%02d", i);
+        figs_ok &= gnuplot(out, nm, body) == 0;
+        fprintf(md, "\n## Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
+                    "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", r->label, i, nm, nm);
+        fprintf(ht, "<h2>Class contributions: %s</h2><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
+                    "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", r->label, nm);
+        free(bw), free(g);
+        flce_npy_free(&X);
+    }
+    /* heterogeneity sweep: runs of one method that differ in the Dirichlet parameter */
+    int sweep = 0;
+    for (int i = 0; i < nr && !sweep; i++)
+        for (int j = 0; j < nr; j++)
+            if (j != i && !strcmp(runs[i].algo, runs[j].algo) &&
+                !strcmp(runs[i].ablate, runs[j].ablate) && !strcmp(runs[i].partition, "dirichlet") &&
+                !strcmp(runs[j].partition, "dirichlet") && runs[i].dirichlet != runs[j].dirichlet && runs[i].label_noise == 0 &&
+                runs[j].label_noise == 0 && runs[i].feature_noise == 0 && runs[j].feature_noise == 0)
+                sweep = 1;
+    if (sweep) {
+        snprintf(p, sizeof p, "%s/heterogeneity.csv", out);
+        FILE *fh = fopen(p, "w");
+        fprintf(fh, "method,dirichlet,accuracy,kl\n");
+        fprintf(md, "\n## Heterogeneity sweep\n\n| method | Dirichlet | accuracy | KL |\n|---|---|---|---|\n");
+        fprintf(ht, "<h2>Heterogeneity sweep</h2><table><tr><th>method</th><th>Dirichlet</th><th>accuracy</th><th>KL</th></tr>\n");
+        char algos[16][32];
+        int na = 0;
+        for (int i = 0; i < nr; i++) {
+            run_t *r = &runs[i];
+            if (strcmp(r->partition, "dirichlet") || r->label_noise > 0 || r->feature_noise > 0 || r->ablate[0] ||
+                !strstr(r->config, "\"class_weights\": null"))
+                continue; /* the sweep compares plain runs only */
+            fprintf(fh, "%s,%g,%.6f,%.6f\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
+            fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
+            fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
+            int seen = 0;
+            for (int a2 = 0; a2 < na; a2++) seen |= !strcmp(algos[a2], r->algo);
+            if (!seen && na < 16) snprintf(algos[na++], 32, "%s", r->algo);
+        }
+        fclose(fh);
+        fprintf(ht, "</table>\n");
+        size_t n = (size_t)snprintf(body, sizeof body, "  set multiplot layout 1,2\n  set logscale x\n  set xlabel 'Dirichlet parameter (log scale)'\n  set grid\n  set key bottom right\n");
+        for (int w = 0; w < 2; w++) {
+            n += (size_t)snprintf(body + n, sizeof body - n, "  set ylabel '%s'\n  plot ", w ? "KL(contributions || data shares)" : "accuracy");
+            for (int a2 = 0; a2 < na; a2++)
+                n += (size_t)snprintf(body + n, sizeof body - n, "%s'< grep ^%s, %s/heterogeneity.csv | sort -t, -k2 -g' using 2:%d with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
+                                      a2 ? ", " : "", algos[a2], out, w ? 4 : 3, color_of(algos[a2]), algos[a2]);
+            n += (size_t)snprintf(body + n, sizeof body - n, "\n");
+        }
+        snprintf(body + n, sizeof body - n, "  unset multiplot\n");
+        figs_ok &= gnuplot(out, "heterogeneity", body) == 0;
+        fprintf(md, "\n![heterogeneity](heterogeneity.png) ([SVG](heterogeneity.svg))\n");
+        fprintf(ht, "<img src='heterogeneity.svg' width='860' alt='heterogeneity sweep'>\n");
+    }
+    /* noise experiments */
+    int noisy = 0;
+    for (int i = 0; i < nr; i++) noisy |= runs[i].label_noise > 0 || runs[i].feature_noise > 0;
+    if (noisy) {
+        fprintf(md, "\n## Noise experiments\n\n| method | partition | label noise | feature noise | noisy clients | accuracy | KL |\n|---|---|---|---|---|---|---|\n");
+        fprintf(ht, "<h2>Noise experiments</h2><table><tr><th>method</th><th>partition</th><th>label noise</th><th>feature noise</th><th>noisy clients</th><th>accuracy</th><th>KL</th></tr>\n");
+        for (int i = 0; i < nr; i++) {
+            run_t *r = &runs[i];
+            if (!(r->label_noise > 0 || r->feature_noise > 0)) continue;
+            char part[32];
+            if (!strcmp(r->partition, "iid")) snprintf(part, sizeof part, "IID");
+            else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
+            fprintf(md, "| %s | %s | %g | %g | %g | %.4f | %.5f |\n", r->label, part, r->label_noise, r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
+            fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%g</td><td>%g</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", r->label, part, r->label_noise,
+                    r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
         }
         fprintf(ht, "</table>\n");
     }

@@ -320,6 +320,24 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
     return st;
 }
 
+/* round_contributions.csv: each round's contribution of each selected client (the method's
+ * own per-round measure before any final step: FLCE without completion, Shapley values
+ * unclamped; CGSV: 0, it reports reputations). For reports: distances to Shapley per round. */
+static flce_status write_round_contributions(engine *E, int rounds, flce_err *e) {
+    size_t cap = 64 + (size_t)rounds * E->K * 40, n = 0;
+    char *b = malloc(cap);
+    if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "round contributions: out of memory");
+    n += (size_t)snprintf(b, cap, "round,client,contribution\n");
+    for (int t = 0; t < rounds; t++)
+        for (int k = 0; k < E->n; k++) {
+            double v = E->rc_hist[(size_t)t * E->n + k];
+            if (!isnan(v)) n += (size_t)snprintf(b + n, cap - n, "%d,%d,%.17g\n", t + 1, k, v);
+        }
+    flce_status st = write_text(E, "round_contributions.csv", b, e);
+    free(b);
+    return st;
+}
+
 static flce_status pwrite_all(int fd, const void *p, size_t len, size_t off, const char *what, flce_err *e) {
     const char *c = p;
     while (len) {
@@ -377,6 +395,7 @@ static flce_status npy_prealloc(engine *E, const char *name, flce_npy_dtype dt, 
 
 static flce_status save_state(engine *E, int done, flce_err *e) {
     size_t sz = 16 + E->S * 4 + (size_t)E->C * E->d * 8 + (size_t)E->C + (size_t)E->n * 8 + E->aux_fn * 4 + E->aux_dn * 8 +
+                (size_t)E->T * E->n * 8 +
                 (size_t)done * sizeof(flce_round_metrics);
     unsigned char *b = malloc(sz), *p = b;
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
@@ -388,6 +407,7 @@ static flce_status save_state(engine *E, int done, flce_err *e) {
     memcpy(p, E->contrib_sum, (size_t)E->n * 8), p += (size_t)E->n * 8;
     if (E->aux_fn) memcpy(p, E->aux_f, E->aux_fn * 4), p += E->aux_fn * 4;
     if (E->aux_dn) memcpy(p, E->aux_d, E->aux_dn * 8), p += E->aux_dn * 8;
+    memcpy(p, E->rc_hist, (size_t)E->T * E->n * 8), p += (size_t)E->T * E->n * 8;
     memcpy(p, E->metrics, (size_t)done * sizeof(flce_round_metrics));
     char path[1200];
     snprintf(path, sizeof path, "%s/state.bin", E->dir);
@@ -415,6 +435,7 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
         ok = ok && fread(E->contrib_sum, 8, (size_t)E->n, f) == (size_t)E->n;
         ok = ok && (!E->aux_fn || fread(E->aux_f, 4, E->aux_fn, f) == E->aux_fn);
         ok = ok && (!E->aux_dn || fread(E->aux_d, 8, E->aux_dn, f) == E->aux_dn);
+        ok = ok && fread(E->rc_hist, 8, (size_t)E->T * E->n, f) == (size_t)E->T * E->n;
         ok = ok && fread(E->metrics, sizeof(flce_round_metrics), (size_t)*done, f) == (size_t)*done;
         if (!ok) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated", path);
     }
@@ -586,7 +607,7 @@ static void engine_free(engine *E) {
     free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->g), free(E->has_g), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc), free(E->feat2);
-    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d);
+    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist);
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_sel > 0) close(E->fd_sel);
 }
@@ -685,6 +706,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     E->omega = malloc(sizeof(double) * (size_t)K), E->rc = malloc(sizeof(double) * (size_t)K);
     E->g = flce_calloc((size_t)C * d, sizeof(double)), E->has_g = flce_calloc((size_t)C, 1);
     E->contrib_sum = flce_calloc((size_t)n, sizeof(double));
+    E->rc_hist = malloc(sizeof(double) * (size_t)E->T * n);
     E->bx = malloc(sizeof(float) * (size_t)MB * E->CHW), E->by = malloc(sizeof(int32_t) * (size_t)MB);
     E->logits = malloc(sizeof(float) * (size_t)MB * C), E->feat = malloc(sizeof(float) * (size_t)MB * d);
     E->perm = malloc(sizeof(int) * (size_t)(maxk + 1)), E->vcache = malloc(sizeof(double) * ((size_t)1 << (K < 21 ? K : 1)));
@@ -704,11 +726,12 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     }
     if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->g || !E->has_g || !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
-        !E->metrics || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d) {
+        !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d) {
         st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         goto out;
     }
     if (E->algo->state_init) E->algo->state_init(E);
+    for (size_t i = 0; i < (size_t)E->T * n; i++) E->rc_hist[i] = NAN;
     flce_model_get_state(&E->m, E->global);
     uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);
 
@@ -804,7 +827,10 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         t0 = now_s();
         if ((st = E->algo->server(E, e))) break;
         m->server_s = now_s() - t0;
-        for (int i = 0; i < K; i++) E->contrib_sum[E->sel[i]] += E->rc[i];
+        for (int i = 0; i < K; i++) {
+            E->contrib_sum[E->sel[i]] += E->rc[i];
+            E->rc_hist[(size_t)E->t * n + E->sel[i]] = E->rc[i];
+        }
         memcpy(E->global, E->newg, E->S * 4);
         /* bytes: the model down to every selected client, models and prototypes up */
         int nprot = 0;
@@ -835,6 +861,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
             if (st) break;
         }
         if ((st = write_metrics(E, E->t + 1, e))) break;
+        if ((st = write_round_contributions(E, E->t + 1, e))) break;
         if ((st = save_state(E, E->t + 1, e))) break;
         if (progress) progress(ud, m, E->T, now_s() - t_start);
         const char *kill = getenv("FLCE_TEST_KILL_AFTER"); /* tests: die as a SIGKILL would, after round N */

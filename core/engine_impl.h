@@ -61,6 +61,7 @@ struct engine {
     double *g;                     /* [C][d] FLCE global prototypes */
     uint8_t *has_g;                /* [C] */
     double *contrib_sum;           /* [n] running contributions */
+    double *rc_hist;               /* [T][n] each round's contributions, NaN where not selected */
     float *aux_f;                  /* method state, aux_fn floats */
     double *aux_d;                 /* method state, aux_dn doubles */
     size_t aux_fn, aux_dn;

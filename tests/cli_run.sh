@@ -51,6 +51,8 @@ done
 grep -q "identical, bit for bit" "$t/rep/report.md" || fail "report: the repeated run was not recognised"
 grep -q "<img src='accuracy.svg'" "$t/rep/report.html" || fail "report.html does not show its figures"
 grep -q "| gtg |" "$t/rep/report.md" || fail "report: a method row is missing"
+grep -q "## Distance to the canonical Shapley value" "$t/rep/report.md" || fail "report: no distance to Shapley"
+grep -q "## Class contributions" "$t/rep/report.md" || fail "report: no class contributions"
 
 expect 2 "unknown option '--bogus'" run --algo flce --seed 1 --out "$t/x" --bogus
 expect 2 "--per-round 9 exceeds --clients 4" run --algo flce $base --per-round 9 --out "$t/x"
