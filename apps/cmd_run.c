@@ -198,6 +198,12 @@ int flce_cmd_run(int argc, char **argv) {
         else snprintf(dirs[i], sizeof dirs[i], "%s", out);
         t.out = dirs[i];
         pc.algo = names[i];
+        if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now */
+            char p[1200];
+            struct stat sb;
+            snprintf(p, sizeof p, "%s/config.json", dirs[i]);
+            if (stat(p, &sb) != 0) t.resume = 0;
+        }
         flce_status st = flce_run(&t, progress, &pc, &sums[i], &e);
         if (st) {
             if (pc.tty && !quiet) fputc('\n', stderr);

@@ -35,6 +35,10 @@ FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>
 "$flce" eval "$t/k/trace" --out "$t/ev" > /dev/null || fail "the trace of a killed run is not valid"
 "$flce" run --algo flce $tiny --out "$t/k" --resume > /dev/null || fail "resume"
 cmp -s "$t/a/digests.txt" "$t/k/digests.txt" || fail "resumed run differs: $(diff "$t/a/digests.txt" "$t/k/digests.txt")"
+# several methods killed in the first one, then resumed: the second starts, both match
+FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce,fedavg $tiny --out "$t/km" > /dev/null 2>&1
+"$flce" run --algo flce,fedavg $tiny --out "$t/km" --resume > /dev/null || fail "resume of several methods"
+cmp -s "$t/a/digests.txt" "$t/km/flce/digests.txt" || fail "resumed multi-method run differs"
 # the Shapley baselines and FedAvg on the same partition
 "$flce" run --algo all $tiny --out "$t/nested/m" > /dev/null || fail "all methods"
 for a in fedavg fedprox ditto moon fedfv cgsv qfedavg fedfa fedsv gtg; do
