@@ -638,10 +638,14 @@ int flce_cmd_report(int argc, char **argv) {
     fprintf(ht, "<h2>Runs, settings and digests</h2>\n");
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
-        fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s\n\n```\n%s```\n",
-                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests);
-        fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s</p><pre>%s</pre>\n",
-                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests);
+        fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s\n\n"
+                    "Digests:\n\n```\n%s```\n\nConfiguration (`config.json`):\n\n```json\n%s```\n",
+                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests,
+                r->config);
+        fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s</p>"
+                    "<p>Digests:</p><pre>%s</pre><details><summary>Configuration (config.json)</summary><pre>%s</pre></details>\n",
+                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests,
+                r->config);
     }
     int groups = 0;
     for (int i = 0; i < nr; i++)
@@ -657,7 +661,6 @@ int flce_cmd_report(int argc, char **argv) {
         fprintf(md, "\nNo two runs share a configuration, so no repeat was compared.\n");
         fprintf(ht, "<p>No two runs share a configuration, so no repeat was compared.</p>\n");
     }
-    fprintf(md, "\nConfigurations: each run's `config.json`.\n");
     fprintf(ht, "</body></html>\n");
     fclose(md);
     fclose(ht);

@@ -362,6 +362,12 @@ int flce_bench_server(int argc, char **argv) {
             comp[ti][ci] = time_completion(T, n, C, K, 4);
             printf("%6d %5d %8d %14.4f %16.6f\n", T, n, C, comp[ti][ci], comp[ti][ci] / T);
         }
+    double comp200[2]; /* T x n grows with n too: 200 clients, 10 classes */
+    for (int ti = 0; ti < 2; ti++) {
+        int T = ti ? 1000 : 100;
+        comp200[ti] = quick && ti ? NAN : time_completion(T, 200, 10, K, 5);
+        if (!isnan(comp200[ti])) printf("%6d %5d %8d %14.4f %16.6f\n", T, 200, 10, comp200[ti], comp200[ti] / T);
+    }
     /* communication: prototypes against models, per round */
     printf("\nCommunication per round (K = %d clients; floats):\n", K);
     printf("%8s %14s %14s %12s\n", "classes", "prototypes up", "models up+down", "ratio");
@@ -387,6 +393,10 @@ int flce_bench_server(int argc, char **argv) {
                 if (!isnan(comp[ti][ci]))
                     fprintf(f, "flce-completion-T%d,%d,%ld,%d,%d,%.9f,,1,whole completion for T = %d n = %d\n", ti ? 1000 : 100,
                             K, params10, classes[ci], FLCE_FEAT, comp[ti][ci], ti ? 1000 : 100, n);
+        for (int ti = 0; ti < 2; ti++)
+            if (!isnan(comp200[ti]))
+                fprintf(f, "flce-completion-T%d,%d,%ld,10,%d,%.9f,,1,whole completion for T = %d n = 200\n", ti ? 1000 : 100, K,
+                        params10, FLCE_FEAT, comp200[ti], ti ? 1000 : 100);
         fclose(f);
         printf("wrote %s\n", csv);
         if (plot) {
