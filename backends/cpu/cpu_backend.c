@@ -1,5 +1,6 @@
 /* cpu_backend.c: the fast CPU backend. Convolutions are im2col plus a register-blocked
- * GEMM (6 x 16 tile of 8-wide AVX2 vectors, separate multiply and add, no FMA), on two
+ * GEMM (6 x 16 tiles of 8-wide AVX2 vectors, or 8 x 32 tiles of 16-wide AVX-512 vectors where
+ * the CPU has them: gemm512.c; separate multiply and add, no FMA), on two
  * threads with a fixed split of independent outputs; every output is reduced in exactly
  * the order of reference/ops.h, so the bits equal the reference's:
  *   forward      y_n[k][p]  = sum_q W[k][q] col_n[q][p]          (q = (ci, ky, kx) ascending)
@@ -62,8 +63,13 @@ static void tile_6x16(int mr, int K, const float *A, int lda, const float *B, in
 /* C[M][j0..j1) (+)= A[M][K] B[K][j0..j1): 6 x 16 register tiles, a scalar loop for the
  * last columns; every element is reduced over k ascending, one separately rounded
  * multiply and add per term. (A 4 x 24 tile for M = 16 and 32 measured slower.) */
+int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
+                 int zero);
+static int USE_AVX512; /* set once by flce_backend_cpu */
+
 static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
                  int zero) {
+    if (USE_AVX512) j0 = flce_gemm512(M, j0, j1, K, A, lda, B, ldb, C, ldc, zero);
     int jv = j0 + (j1 - j0) / 16 * 16;
     for (int j = j0; j < jv; j += 16)
         for (int i = 0; i < M; i += 6)
@@ -440,8 +446,13 @@ flce_backend *flce_backend_cpu(int threads) {
     }
     c->threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
     pool_init(&c->pool, c->threads);
+    /* AVX-512 tiles where the CPU has them (the same bits); FLCE_CPU_ISA=avx2 turns them off */
+    const char *isa = getenv("FLCE_CPU_ISA");
+    __builtin_cpu_init();
+    USE_AVX512 = __builtin_cpu_supports("avx512f") && !(isa && !strcmp(isa, "avx2"));
     be->name = "cpu";
-    snprintf(be->device, sizeof be->device, "host CPU, %d threads, AVX2 mul/add (no FMA)", c->threads);
+    snprintf(be->device, sizeof be->device, "host CPU, %d threads, %s mul/add (no FMA)", c->threads,
+             USE_AVX512 ? "AVX-512" : "AVX2");
     be->ctx = c;
     flce_backend_fill_reference(be);
     be->destroy = cpu_destroy;
