@@ -16,11 +16,22 @@
 
 #include "baselines.h"
 #include "engine_impl.h"
+#include "ops.h"
 
 void flce_eng_data_size_weights(engine *E, double *w) {
     double s = 0;
     for (int i = 0; i < E->K; i++) s += E->sizes[E->sel[i]];
     for (int i = 0; i < E->K; i++) w[i] = E->sizes[E->sel[i]] / s;
+}
+
+double flce_eng_logit_loss(const float *l, int C, int y, int *pred) {
+    int p = 0;
+    double mx = l[0], s = 0;
+    for (int c = 1; c < C; c++)
+        if (l[c] > mx) mx = l[c], p = c;
+    for (int c = 0; c < C; c++) s += flce_dexp(l[c] - mx);
+    *pred = p;
+    return mx + flce_dlog(s) - l[y];
 }
 
 void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, float *out) {
@@ -30,12 +41,7 @@ void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, flo
         a[i] = (float)w[i];
         xs[i] = E->states + (size_t)slots[i] * E->S;
     }
-    /* y = sum_k a_k x_k, k ascending (reference/ops.h) */
-    for (size_t j = 0; j < E->S; j++) {
-        float acc = 0.0f;
-        for (int k = 0; k < K; k++) acc = acc + a[k] * xs[k][j];
-        out[j] = acc;
-    }
+    ref_weighted_sum(E->S, K, a, xs, out); /* the backends' aggregation op, k ascending */
 }
 
 void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc) {
@@ -132,13 +138,8 @@ static double utility(uint32_t mask, void *ud) {
             return 0;
         }
         for (int i = 0; i < nb; i++) {
-            const float *l = E->logits + (size_t)i * E->C;
-            int p = 0, y = E->ds.train.labels[E->val_idx[i0 + i]];
-            double mx = l[0], sm = 0;
-            for (int c = 1; c < E->C; c++)
-                if (l[c] > mx) mx = l[c], p = c;
-            for (int c = 0; c < E->C; c++) sm += flce_dexp(l[c] - mx);
-            loss += mx + flce_dlog(sm) - l[y];
+            int p, y = E->ds.train.labels[E->val_idx[i0 + i]];
+            loss += flce_eng_logit_loss(E->logits + (size_t)i * E->C, E->C, y, &p);
             right += p == y;
         }
     }

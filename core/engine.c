@@ -73,14 +73,8 @@ flce_status flce_eng_evaluate(engine *E, flce_model *model, const float *x, cons
             return st;
         }
         for (int i = 0; i < nb; i++) {
-            const float *l = E->logits + (size_t)i * C;
-            int p = 0;
-            double mx = l[0];
-            for (int c = 1; c < C; c++)
-                if (l[c] > mx) mx = l[c], p = c;
-            double s = 0;
-            for (int c = 0; c < C; c++) s += flce_dexp(l[c] - mx);
-            ls += mx + flce_dlog(s) - l[y[i0 + i]];
+            int p;
+            ls += flce_eng_logit_loss(E->logits + (size_t)i * C, C, y[i0 + i], &p);
             if (p == y[i0 + i]) right++, tp[p]++;
             else fp[p]++, fn[y[i0 + i]]++;
         }
@@ -113,13 +107,8 @@ flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss
         flce_status st = flce_model_eval(&E->m, nb, E->bx, E->logits, NULL, e);
         if (st) return st;
         for (int i = 0; i < nb; i++) {
-            const float *l = E->logits + (size_t)i * C;
-            int y = E->entry_y[lo + i0 + i], p = 0;
-            double mx = l[0], s = 0;
-            for (int c = 1; c < C; c++)
-                if (l[c] > mx) mx = l[c], p = c;
-            for (int c = 0; c < C; c++) s += flce_dexp(l[c] - mx);
-            ls += mx + flce_dlog(s) - l[y];
+            int y = E->entry_y[lo + i0 + i], p;
+            ls += flce_eng_logit_loss(E->logits + (size_t)i * C, C, y, &p);
             right += p == y;
         }
     }

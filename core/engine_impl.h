@@ -82,6 +82,9 @@ flce_status flce_eng_evaluate(engine *E, flce_model *m, const float *x, const in
                               double *loss, flce_err *e);
 /* The same on client k's local data (inputs gathered from the training set). */
 flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss, flce_err *e);
+/* One sample's logits l [C] against label y: the cross-entropy (float64, flce_dexp/dlog)
+ * returned, the argmax (first maximum) in *pred. */
+double flce_eng_logit_loss(const float *l, int C, int y, int *pred);
 /* out = sum_i w_i states[slots[i]] (float32, ascending i). */
 void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, float *out);
 /* w_i = n_k / sum over the selected clients. */
