@@ -16,6 +16,7 @@ static const struct {
     {"run", flce_cmd_run, "a federated experiment: FLCE, FedAvg, FedSV, GTG-Shapley"},
     {"report", flce_cmd_report, "a reproducibility report (Markdown, HTML, gnuplot figures) of run directories"},
     {"step", flce_cmd_step, "one ResNet20 training step on a given batch: losses, logits, features, gradients"},
+    {"check", flce_cmd_check, "every backend against the reference, bit for bit: each op on a table of shapes, training steps"},
 };
 
 static void usage(FILE *f) {

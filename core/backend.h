@@ -86,7 +86,26 @@ struct flce_backend {
 /* The backends compiled in. */
 flce_backend *flce_backend_reference(void);
 flce_backend *flce_backend_cpu(int threads);
-/* By name: "reference", "cpu" (NULL and error when unknown or unavailable). */
+/* The Vulkan backend (built when FLCE_HAVE_VULKAN): the device named by
+ * flce_vulkan_select (from --device) or the environment variable FLCE_VK_DEVICE (an index or
+ * part of the name), else the best device, a real GPU before a CPU implementation. NULL and
+ * a one-line error where there is no loader, no device, or the device fails the start-up
+ * probe of the float contract. */
+flce_backend *flce_backend_vulkan(flce_err *e);
+void flce_vulkan_select(const char *spec);
+/* 1 when a Vulkan GPU (not a CPU implementation) is present; desc lists the devices seen. */
+int flce_vulkan_gpu(char *desc, size_t cap);
+/* Warnings and errors reported by the validation layer so far (FLCE_VK_VALIDATION=1). */
+long flce_vulkan_validation_messages(void);
+/* The GLSL math library on the device: out[6 i + 0..5] = recip(x_i), div(x_i, y_i),
+ * rsqrt(x_i), sqrt(x_i), exp(x_i), log(x_i) (for the C-against-GLSL identity check). */
+flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e);
+
+/* By name: "reference", "cpu", "vulkan", or "auto": Vulkan where a GPU is present, else the
+ * CPU backend after one line on stderr saying why (NULL and error when unknown or
+ * unavailable). */
 flce_backend *flce_backend_create(const char *name, flce_err *e);
+/* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */
+const char *flce_backend_names(void);
 
 #endif

@@ -145,6 +145,29 @@ static double ulps(float a, float b) {
     return fabs((double)ia - (double)ib);
 }
 
+void flce_opcheck_diff(const float *x, const float *y, size_t n, flce_opcheck_result *r) {
+    uint64_t dx = flce_digest(x, n * 4), dy = flce_digest(y, n * 4);
+    r->digest_ref = dx;
+    r->digest_be = dy;
+    if (dx == dy) return;
+    r->ok = 0;
+    size_t k = 0;
+    while (k < n && !memcmp(&x[k], &y[k], 4)) k++;
+    r->first_diff = k;
+    if (k < n) {
+        r->v_ref = x[k];
+        r->v_be = y[k];
+        r->ulp = ulps(x[k], y[k]);
+    }
+    double se = 0, ss = 0;
+    for (size_t m = 0; m < n; m++) {
+        double d = (double)x[m] - y[m];
+        se += d * d;
+        ss += (double)x[m] * x[m];
+    }
+    r->nmse = ss > 0 ? se / ss : se;
+}
+
 static void compare(ctx *c, flce_opcheck_result *r) {
     for (int i = 0; i < c->np && r->ok; i++) {
         pair *p = &c->p[i];
@@ -158,36 +181,15 @@ static void compare(ctx *c, flce_opcheck_result *r) {
         }
         c->ref->buf_read(c->ref, p->r, 0, x, tot * 4);
         c->be->buf_read(c->be, p->b, 0, y, tot * 4);
-        uint64_t dx = flce_digest(x, p->n * 4), dy = flce_digest(y, p->n * 4);
         for (size_t k = p->n; k < tot; k++) {
             uint32_t w;
             memcpy(&w, &y[k], 4);
             if (w != SENTINEL_BITS) r->sentinel_broken = 1;
         }
-        if (dx != dy || r->sentinel_broken) {
-            r->ok = 0;
-            snprintf(r->output, sizeof r->output, "%s", p->name);
-            r->digest_ref = dx;
-            r->digest_be = dy;
-            size_t k = 0;
-            while (k < p->n && !memcmp(&x[k], &y[k], 4)) k++;
-            r->first_diff = k;
-            if (k < p->n) {
-                r->v_ref = x[k];
-                r->v_be = y[k];
-                r->ulp = ulps(x[k], y[k]);
-            }
-            double se = 0, ss = 0;
-            for (size_t m = 0; m < p->n; m++) {
-                double d = (double)x[m] - y[m];
-                se += d * d;
-                ss += (double)x[m] * x[m];
-            }
-            r->nmse = ss > 0 ? se / ss : se;
-        } else {
-            r->digest_ref = dx;
-            r->digest_be = dy;
-        }
+        int broken = r->sentinel_broken;
+        flce_opcheck_diff(x, y, p->n, r);
+        if (broken) r->ok = 0, r->sentinel_broken = 1;
+        if (!r->ok) snprintf(r->output, sizeof r->output, "%s", p->name);
         free(x), free(y);
     }
 }

@@ -26,4 +26,8 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap);
 /* Run case i on be and on ref. */
 flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_opcheck_result *r, flce_err *e);
 
+/* Compare n floats of the reference (x) and a backend (y): digests into r; when they differ,
+ * r->ok = 0 and the first differing index, both values, their ULP distance and the NMSE. */
+void flce_opcheck_diff(const float *x, const float *y, size_t n, flce_opcheck_result *r);
+
 #endif

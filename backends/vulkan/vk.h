@@ -1,0 +1,103 @@
+/* vk.h: the Vulkan backend's shared state (internal to backends/vulkan/).
+ *
+ * vk_device.c  loading libvulkan at run time, choosing the device, the start-up probe,
+ *              buffers, the one command buffer that collects a training step, submission.
+ * vk_ops.c     the compute pipelines (SPIR-V compiled from shaders/ at build time and
+ *              embedded) and every op of the backend interface as one or two dispatches.
+ *
+ * Ops are recorded, not run: each appends its dispatches to the current command buffer,
+ * with a barrier after each, so a whole training step is one submission. The host sees
+ * results only through buf_read (or sync), which submits what was recorded and waits.
+ * buf_write copies into a host-visible staging area and records a copy, so writes keep
+ * their place in the order of ops without a submission. */
+#ifndef FLCE_VK_H
+#define FLCE_VK_H
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include "backend.h"
+
+/* The Vulkan functions used, loaded through vkGetInstanceProcAddr / vkGetDeviceProcAddr. */
+#define VK_INSTANCE_FNS(X)                                                                                           \
+    X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)                              \
+    X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice)             \
+    X(vkGetDeviceProcAddr) X(vkEnumerateDeviceExtensionProperties) X(vkGetPhysicalDeviceProperties2)
+#define VK_DEVICE_FNS(X)                                                                                             \
+    X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements)     \
+    X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory)                        \
+    X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer)               \
+    X(vkEndCommandBuffer) X(vkResetCommandBuffer) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence)                \
+    X(vkWaitForFences) X(vkResetFences) X(vkCmdCopyBuffer) X(vkCmdFillBuffer) X(vkCmdPipelineBarrier)                \
+    X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCreateShaderModule) X(vkDestroyShaderModule)     \
+    X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)                         \
+    X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCmdPushDescriptorSetKHR)         \
+    X(vkDeviceWaitIdle)
+
+#define VK_DECL(f) extern PFN_##f f;
+VK_INSTANCE_FNS(VK_DECL)
+VK_DEVICE_FNS(VK_DECL)
+#undef VK_DECL
+
+#define VKB_MAX_BINDINGS 12
+#define VKB_PUSH_BYTES 128
+
+struct flce_buf {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    size_t bytes;
+};
+
+enum {
+    SH_PROBE, SH_FMATH, SH_CONV_FWD, SH_CONV_BWD_DATA, SH_CONV_BWD_WEIGHT, SH_SUM_ROWS, SH_BN_STATS, SH_BN_APPLY,
+    SH_BN_EVAL, SH_BN_BWD_STATS, SH_BN_BWD_APPLY, SH_ELTWISE, SH_AVGPOOL, SH_LINEAR_FWD, SH_LINEAR_BWD,
+    SH_SOFTMAX_CE, SH_SUPCON, SH_SGD, SH_WSUM, SH_COUNT
+};
+
+typedef struct {
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkPhysicalDeviceProperties props;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t qfam;
+    uint32_t mem_device, mem_host; /* memory type indices: device-local; host-visible and coherent */
+    VkCommandPool pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    int recording;                 /* cmd is recording and holds work not yet submitted */
+    long dispatches, submissions;  /* statistics since creation */
+    /* staging for buf_write (filled while recording) and for buf_read */
+    flce_buf *up, *down;
+    void *up_map, *down_map;
+    size_t up_used;
+    /* scratch buffers of the ops: 0 per-sample partial weight gradients, 1 BatchNorm means,
+     * 2 softmax per-sample losses, 3 supcon work space */
+    flce_buf *scratch[4];
+    VkDescriptorSetLayout dsl;
+    VkPipelineLayout layout;
+    VkPipeline pipe[SH_COUNT];
+    uint32_t wg_x[SH_COUNT];       /* workgroup size (x) of each shader */
+} vk_ctx;
+
+/* vk_device.c */
+flce_buf *vk_buf_new(vk_ctx *c, size_t bytes, uint32_t mem_type, void **map, flce_err *e);
+void vk_buf_del(vk_ctx *c, flce_buf *b);
+void vk_record(vk_ctx *c);              /* make sure cmd is recording */
+void vk_barrier(vk_ctx *c);             /* compute/transfer writes before later reads and writes */
+void vk_flush(vk_ctx *c);               /* submit what was recorded and wait */
+flce_buf *vk_scratch(vk_ctx *c, int which, size_t bytes); /* at least bytes (grown when needed) */
+
+/* vk_ops.c */
+flce_status vk_pipelines_create(vk_ctx *c, flce_err *e);
+void vk_pipelines_destroy(vk_ctx *c);
+void vk_ops_install(flce_backend *be);
+/* One dispatch: shader sh with the given buffers at bindings 0.., push constants, and
+ * `items` invocations in x (spread over a 2-D grid) times `z` workgroups in z. */
+void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const void *push, size_t push_bytes,
+                 size_t items, uint32_t z);
+/* The fmath identity check: out[6 i ..] = recip, div(x, y), rsqrt, sqrt, exp, log on the device. */
+flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e);
+
+#endif

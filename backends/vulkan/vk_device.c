@@ -1,0 +1,520 @@
+/* vk_device.c: the Vulkan backend's lifecycle: loading libvulkan at run time (so a machine
+ * without a Vulkan loader runs every other backend), choosing the device, the start-up
+ * probe of the float contract, buffers and staging, and the one command buffer in which a
+ * training step is recorded (see vk.h). */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vk.h"
+
+#define VK_DEF(f) PFN_##f f;
+VK_INSTANCE_FNS(VK_DEF)
+VK_DEVICE_FNS(VK_DEF)
+#undef VK_DEF
+static PFN_vkGetInstanceProcAddr get_instance_proc;
+static PFN_vkCreateInstance create_instance;
+static PFN_vkEnumerateInstanceLayerProperties enum_layers;
+static PFN_vkCreateDebugUtilsMessengerEXT create_messenger;
+static PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+static void *libvulkan;
+static const char *device_choice; /* --device; NULL: FLCE_VK_DEVICE, else the best device */
+static long validation_messages;
+
+void flce_vulkan_select(const char *spec) { device_choice = spec && *spec ? spec : NULL; }
+long flce_vulkan_validation_messages(void) { return validation_messages; }
+
+static flce_status load_loader(flce_err *e) {
+    if (get_instance_proc) return FLCE_OK;
+    libvulkan = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!libvulkan) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan loader (libvulkan.so.1) on this machine");
+    get_instance_proc = (PFN_vkGetInstanceProcAddr)(void (*)(void))dlsym(libvulkan, "vkGetInstanceProcAddr");
+    if (!get_instance_proc) return flce_fail(e, FLCE_ERR_ARG, "vulkan: libvulkan.so.1 has no vkGetInstanceProcAddr");
+    create_instance = (PFN_vkCreateInstance)get_instance_proc(NULL, "vkCreateInstance");
+    enum_layers = (PFN_vkEnumerateInstanceLayerProperties)get_instance_proc(NULL, "vkEnumerateInstanceLayerProperties");
+    if (!create_instance || !enum_layers) return flce_fail(e, FLCE_ERR_ARG, "vulkan: the loader lacks vkCreateInstance");
+    return FLCE_OK;
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                                 VkDebugUtilsMessageTypeFlagsEXT type,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *d, void *user) {
+    if (sev < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
+    validation_messages++;
+    fprintf(stderr, "flce: vulkan validation: %s\n", d && d->pMessage ? d->pMessage : "(no text)");
+    return VK_FALSE;
+}
+
+/* The instance, with the Khronos validation layer and a messenger that prints and counts
+ * warnings and errors when FLCE_VK_VALIDATION=1. */
+static flce_status make_instance(vk_ctx *c, flce_err *e) {
+    const char *val = getenv("FLCE_VK_VALIDATION");
+    int validate = val && !strcmp(val, "1");
+    VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "flce", 1, "flce", 1, VK_API_VERSION_1_1};
+    const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validate) {
+        uint32_t n = 0;
+        enum_layers(&n, NULL);
+        VkLayerProperties *lp = calloc(n ? n : 1, sizeof *lp);
+        int found = 0;
+        if (lp && enum_layers(&n, lp) == VK_SUCCESS)
+            for (uint32_t i = 0; i < n; i++) found |= !strcmp(lp[i].layerName, layer);
+        free(lp);
+        if (!found)
+            return flce_fail(e, FLCE_ERR_ARG, "vulkan: FLCE_VK_VALIDATION=1 but the layer %s is not installed", layer);
+    }
+    VkInstanceCreateInfo ci = {VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ci.pApplicationInfo = &app;
+    ci.enabledLayerCount = validate ? 1 : 0;
+    ci.ppEnabledLayerNames = &layer;
+    ci.enabledExtensionCount = validate ? 1 : 0;
+    ci.ppEnabledExtensionNames = &ext;
+    VkResult r = create_instance(&ci, NULL, &c->instance);
+    if (r != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create an instance (VkResult %d)", (int)r);
+#define VK_LOAD(f)                                                                                                   \
+    if (!(f = (PFN_##f)get_instance_proc(c->instance, #f)))                                                          \
+        return flce_fail(e, FLCE_ERR_ARG, "vulkan: the loader lacks %s", #f);
+    VK_INSTANCE_FNS(VK_LOAD)
+#undef VK_LOAD
+    if (validate) {
+        create_messenger = (PFN_vkCreateDebugUtilsMessengerEXT)get_instance_proc(c->instance, "vkCreateDebugUtilsMessengerEXT");
+        destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)get_instance_proc(c->instance, "vkDestroyDebugUtilsMessengerEXT");
+        VkDebugUtilsMessengerCreateInfoEXT mi = {VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+        mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        mi.pfnUserCallback = on_message;
+        if (!create_messenger || create_messenger(c->instance, &mi, NULL, &c->messenger) != VK_SUCCESS)
+            return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot install the validation messenger");
+    }
+    return FLCE_OK;
+}
+
+static int type_rank(VkPhysicalDeviceType t) { /* a real GPU before a CPU implementation */
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+static const char *type_name(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+    }
+}
+
+static int contains_nocase(const char *hay, const char *needle) {
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (needle[i] && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        if (!needle[i]) return 1;
+    }
+    return 0;
+}
+
+/* The device: by --device / FLCE_VK_DEVICE (an index or part of the name), else the
+ * highest-ranked type (first of equals). */
+static flce_status pick_device(vk_ctx *c, flce_err *e) {
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(c->instance, &n, NULL);
+    if (n == 0) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan device on this machine");
+    VkPhysicalDevice list[16];
+    if (n > 16) n = 16;
+    vkEnumeratePhysicalDevices(c->instance, &n, list);
+    const char *spec = device_choice ? device_choice : getenv("FLCE_VK_DEVICE");
+    const char *from = device_choice ? "--device" : "FLCE_VK_DEVICE";
+    int best = -1, best_rank = -1;
+    char names[512] = "";
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(list[i], &p);
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%u: %s", i ? ", " : "", i, p.deviceName);
+        if (spec && *spec) {
+            char *end;
+            long idx = strtol(spec, &end, 10);
+            int match = (*end == 0) ? idx == (long)i : contains_nocase(p.deviceName, spec);
+            if (match && best < 0) best = (int)i;
+        } else if (type_rank(p.deviceType) > best_rank) {
+            best_rank = type_rank(p.deviceType);
+            best = (int)i;
+        }
+    }
+    if (best < 0) return flce_fail(e, FLCE_ERR_ARG, "%s '%s': no such Vulkan device (%s)", from, spec, names);
+    c->phys = list[best];
+    vkGetPhysicalDeviceProperties(c->phys, &c->props);
+    return FLCE_OK;
+}
+
+/* "NAME; TYPE, DRIVER INFO, Vulkan X.Y" */
+static void describe(vk_ctx *c, char *out, size_t cap) {
+    char driver[160];
+    snprintf(driver, sizeof driver, "driver version 0x%x", c->props.driverVersion);
+    if (c->props.apiVersion >= VK_API_VERSION_1_2) {
+        VkPhysicalDeviceDriverProperties dp = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &dp};
+        vkGetPhysicalDeviceProperties2(c->phys, &p2);
+        snprintf(driver, sizeof driver, "%s %s", dp.driverName, dp.driverInfo);
+    }
+    snprintf(out, cap, "%s; %s, %s, Vulkan %u.%u", c->props.deviceName, type_name(c->props.deviceType), driver,
+             VK_API_VERSION_MAJOR(c->props.apiVersion), VK_API_VERSION_MINOR(c->props.apiVersion));
+}
+
+static flce_status make_device(vk_ctx *c, flce_err *e) {
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(c->phys, &n, NULL);
+    VkQueueFamilyProperties qf[32];
+    if (n > 32) n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(c->phys, &n, qf);
+    int fam = -1;
+    for (uint32_t i = 0; i < n && fam < 0; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) fam = (int)i;
+    if (fam < 0) return flce_fail(e, FLCE_ERR_ARG, "vulkan: %s has no compute queue", c->props.deviceName);
+    c->qfam = (uint32_t)fam;
+    uint32_t ne = 0;
+    vkEnumerateDeviceExtensionProperties(c->phys, NULL, &ne, NULL);
+    VkExtensionProperties *ep = calloc(ne ? ne : 1, sizeof *ep);
+    int push = 0;
+    if (ep && vkEnumerateDeviceExtensionProperties(c->phys, NULL, &ne, ep) == VK_SUCCESS)
+        for (uint32_t i = 0; i < ne; i++) push |= !strcmp(ep[i].extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    free(ep);
+    if (!push)
+        return flce_fail(e, FLCE_ERR_ARG, "vulkan: %s lacks %s", c->props.deviceName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qi = {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, NULL, 0, c->qfam, 1, &prio};
+    const char *ext = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+    VkDeviceCreateInfo di = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    di.queueCreateInfoCount = 1;
+    di.pQueueCreateInfos = &qi;
+    di.enabledExtensionCount = 1;
+    di.ppEnabledExtensionNames = &ext;
+    VkResult r = vkCreateDevice(c->phys, &di, NULL, &c->dev);
+    if (r != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create a device on %s (VkResult %d)", c->props.deviceName, (int)r);
+#define VK_LOAD(f)                                                                                                   \
+    if (!(f = (PFN_##f)vkGetDeviceProcAddr(c->dev, #f))) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no %s", #f);
+    VK_DEVICE_FNS(VK_LOAD)
+#undef VK_LOAD
+    vkGetDeviceQueue(c->dev, c->qfam, 0, &c->queue);
+
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(c->phys, &mp);
+    int dl = -1, hv = -1;
+    VkMemoryPropertyFlags want_h = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    for (uint32_t i = 0; i < mp.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = mp.memoryTypes[i].propertyFlags;
+        if (dl < 0 && (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) dl = (int)i;
+        if (hv < 0 && (f & want_h) == want_h) hv = (int)i;
+    }
+    if (hv < 0) return flce_fail(e, FLCE_ERR_ARG, "vulkan: %s has no host-visible coherent memory", c->props.deviceName);
+    c->mem_device = (uint32_t)(dl >= 0 ? dl : hv);
+    c->mem_host = (uint32_t)hv;
+
+    VkCommandPoolCreateInfo pi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
+                                  VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, c->qfam};
+    if (vkCreateCommandPool(c->dev, &pi, NULL, &c->pool) != VK_SUCCESS)
+        return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create a command pool");
+    VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, c->pool,
+                                      VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+    if (vkAllocateCommandBuffers(c->dev, &ai, &c->cmd) != VK_SUCCESS)
+        return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot allocate a command buffer");
+    VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if (vkCreateFence(c->dev, &fi, NULL, &c->fence) != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create a fence");
+    return FLCE_OK;
+}
+
+/* ---- buffers and submission ---- */
+
+flce_buf *vk_buf_new(vk_ctx *c, size_t bytes, uint32_t mem_type, void **map, flce_err *e) {
+    flce_buf *b = calloc(1, sizeof *b);
+    if (!b) {
+        flce_fail(e, FLCE_ERR_NOMEM, "vulkan: out of host memory");
+        return NULL;
+    }
+    b->bytes = bytes;
+    VkBufferCreateInfo bi = {VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.size = bytes < 16 ? 16 : (bytes + 15) / 16 * 16;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if (vkCreateBuffer(c->dev, &bi, NULL, &b->buf) != VK_SUCCESS) goto fail;
+    VkMemoryRequirements mr;
+    vkGetBufferMemoryRequirements(c->dev, b->buf, &mr);
+    if (!(mr.memoryTypeBits & (1u << mem_type))) { /* fall back to the host-visible type */
+        mem_type = c->mem_host;
+        if (!(mr.memoryTypeBits & (1u << mem_type))) goto fail;
+    }
+    VkMemoryAllocateInfo mi = {VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, NULL, mr.size, mem_type};
+    if (vkAllocateMemory(c->dev, &mi, NULL, &b->mem) != VK_SUCCESS) goto fail;
+    if (vkBindBufferMemory(c->dev, b->buf, b->mem, 0) != VK_SUCCESS) goto fail;
+    if (map && vkMapMemory(c->dev, b->mem, 0, VK_WHOLE_SIZE, 0, map) != VK_SUCCESS) goto fail;
+    return b;
+fail:
+    vk_buf_del(c, b);
+    flce_fail(e, FLCE_ERR_NOMEM, "vulkan: cannot allocate a buffer of %zu bytes on %s", bytes, c->props.deviceName);
+    return NULL;
+}
+
+void vk_buf_del(vk_ctx *c, flce_buf *b) {
+    if (!b) return;
+    if (b->buf) vkDestroyBuffer(c->dev, b->buf, NULL);
+    if (b->mem) vkFreeMemory(c->dev, b->mem, NULL);
+    free(b);
+}
+
+void vk_record(vk_ctx *c) {
+    if (c->recording) return;
+    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+                                   VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(c->cmd, &bi);
+    c->recording = 1;
+}
+
+void vk_barrier(vk_ctx *c) {
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                              VK_ACCESS_TRANSFER_WRITE_BIT};
+    VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(c->cmd, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void vk_flush(vk_ctx *c) {
+    if (!c->recording) return;
+    vkEndCommandBuffer(c->cmd);
+    VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &c->cmd;
+    VkResult r = vkQueueSubmit(c->queue, 1, &si, c->fence);
+    if (r == VK_SUCCESS) r = vkWaitForFences(c->dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
+    if (r != VK_SUCCESS) { /* a lost device cannot give trustworthy numbers: stop here */
+        fprintf(stderr, "flce: vulkan: submission failed on %s (VkResult %d)\n", c->props.deviceName, (int)r);
+        exit(1);
+    }
+    vkResetFences(c->dev, 1, &c->fence);
+    vkResetCommandBuffer(c->cmd, 0);
+    c->recording = 0;
+    c->up_used = 0;
+    c->submissions++;
+}
+
+static flce_buf *grow(vk_ctx *c, flce_buf *old, size_t bytes, uint32_t type, void **map) {
+    if (old && old->bytes >= bytes) return old;
+    vk_flush(c); /* the old buffer may be in use by recorded work */
+    size_t cap = old ? old->bytes : 0;
+    while (cap < bytes) cap = cap ? cap * 2 : (bytes > 1u << 20 ? bytes : 1u << 20);
+    vk_buf_del(c, old);
+    flce_err e;
+    flce_buf *b = vk_buf_new(c, cap, type, map, &e);
+    if (!b) {
+        fprintf(stderr, "flce: %s\n", e.msg);
+        exit(1);
+    }
+    return b;
+}
+
+flce_buf *vk_scratch(vk_ctx *c, int which, size_t bytes) {
+    c->scratch[which] = grow(c, c->scratch[which], bytes, c->mem_device, NULL);
+    return c->scratch[which];
+}
+
+/* ---- the interface's buffer functions ---- */
+
+static flce_buf *b_alloc(flce_backend *be, size_t bytes) {
+    vk_ctx *c = be->ctx;
+    flce_err e;
+    flce_buf *b = vk_buf_new(c, bytes, c->mem_device, NULL, &e);
+    if (!b) return NULL;
+    vk_record(c);
+    vkCmdFillBuffer(c->cmd, b->buf, 0, VK_WHOLE_SIZE, 0);
+    vk_barrier(c);
+    return b;
+}
+
+static void b_free(flce_backend *be, flce_buf *b) {
+    vk_ctx *c = be->ctx;
+    if (!b) return;
+    vk_flush(c);
+    vk_buf_del(c, b);
+}
+
+static void b_write(flce_backend *be, flce_buf *b, size_t offset, const void *src, size_t bytes) {
+    vk_ctx *c = be->ctx;
+    if (!bytes) return;
+    if (c->up_used + bytes > c->up->bytes) {
+        vk_flush(c);
+        c->up = grow(c, c->up, bytes, c->mem_host, &c->up_map);
+    }
+    memcpy((char *)c->up_map + c->up_used, src, bytes);
+    vk_record(c);
+    VkBufferCopy r = {c->up_used, offset, bytes};
+    vkCmdCopyBuffer(c->cmd, c->up->buf, b->buf, 1, &r);
+    vk_barrier(c);
+    c->up_used += (bytes + 15) / 16 * 16;
+}
+
+static void b_read(flce_backend *be, const flce_buf *b, size_t offset, void *dst, size_t bytes) {
+    vk_ctx *c = be->ctx;
+    if (!bytes) return;
+    c->down = grow(c, c->down, bytes, c->mem_host, &c->down_map);
+    vk_record(c);
+    VkBufferCopy r = {offset, 0, bytes};
+    vkCmdCopyBuffer(c->cmd, b->buf, c->down->buf, 1, &r);
+    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    vk_flush(c);
+    memcpy(dst, c->down_map, bytes);
+}
+
+static void b_sync(flce_backend *be) { vk_flush(be->ctx); }
+
+static void destroy(flce_backend *be) {
+    if (!be) return;
+    vk_ctx *c = be->ctx;
+    if (c) {
+        if (c->dev) {
+            if (c->recording) vk_flush(c);
+            vkDeviceWaitIdle(c->dev);
+            vk_pipelines_destroy(c);
+            for (int i = 0; i < 4; i++) vk_buf_del(c, c->scratch[i]);
+            vk_buf_del(c, c->up);
+            vk_buf_del(c, c->down);
+            if (c->fence) vkDestroyFence(c->dev, c->fence, NULL);
+            if (c->pool) vkDestroyCommandPool(c->dev, c->pool, NULL);
+            vkDestroyDevice(c->dev, NULL);
+        }
+        if (c->messenger && destroy_messenger) destroy_messenger(c->instance, c->messenger, NULL);
+        if (c->instance) vkDestroyInstance(c->instance, NULL);
+        free(c);
+    }
+    free(be);
+}
+
+/* ---- the start-up probe ---- */
+
+static int is_sub(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return (u & 0x7f800000u) == 0 && (u & 0x7fffffu);
+}
+
+/* Run probe.comp on triples chosen to expose a fused multiply-add (a*b inexact, c = -a*b
+ * rounded), flushed denormals (subnormal inputs and results) and rounding (random
+ * operands), and compare the bits with the host's. */
+static flce_status probe(flce_backend *be, flce_err *e) {
+    vk_ctx *c = be->ctx;
+    enum { NT = 1024 };
+    static float in[3 * NT], out[4 * NT];
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < NT; i++) {
+        float t[3];
+        for (int k = 0; k < 3; k++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t u = (uint32_t)(s >> 32);
+            u = (u & 0x807fffffu) | ((uint32_t)(((u >> 23) & 0xffu) % 60u + 97u) << 23); /* exponents -30..29 */
+            if (i % 8 == 1 && k < 2) u &= 0x807fffffu;                                  /* subnormal operands */
+            memcpy(&t[k], &u, 4);
+        }
+        if (i % 8 == 2) t[0] = t[0] * 1e-20f, t[1] = t[1] * 1e-20f;                      /* subnormal product */
+        if (i % 8 == 3) t[2] = -(t[0] * t[1]);                                          /* a*b+c = FMA's residue */
+        memcpy(&in[3 * i], t, sizeof t);
+    }
+    flce_buf *bi = b_alloc(be, sizeof in), *bo = b_alloc(be, sizeof out);
+    if (!bi || !bo) {
+        b_free(be, bi), b_free(be, bo);
+        return flce_fail(e, FLCE_ERR_NOMEM, "vulkan: cannot allocate the probe's buffers");
+    }
+    b_write(be, bi, 0, in, sizeof in);
+    const flce_buf *bufs[2] = {bi, bo};
+    uint32_t n = NT;
+    vk_dispatch(c, SH_PROBE, 2, bufs, &n, sizeof n, NT, 1);
+    b_read(be, bo, 0, out, sizeof out);
+    b_free(be, bi), b_free(be, bo);
+    int fma = 0, denorm = 0, round = 0;
+    for (int i = 0; i < NT; i++) {
+        float a = in[3 * i], b = in[3 * i + 1], cc = in[3 * i + 2];
+        float m = a * b;
+        float want[4] = {m, a + b, a - b, m + cc};
+        for (int k = 0; k < 4; k++) {
+            if (!memcmp(&want[k], &out[4 * i + k], 4)) continue;
+            if (is_sub(a) || is_sub(b) || is_sub(want[k]) || (k == 3 && is_sub(m))) denorm++;
+            else if (k == 3) fma++;
+            else round++;
+        }
+    }
+    if (fma || denorm || round)
+        return flce_fail(e, FLCE_ERR_ARG,
+                         "vulkan: %s cannot run bit-exact: the start-up probe found %d fused multiply-adds, %d flushed "
+                         "denormals and %d other rounding differences in %d cases",
+                         c->props.deviceName, fma, denorm, round, 4 * NT);
+    return FLCE_OK;
+}
+
+flce_backend *flce_backend_vulkan(flce_err *e) {
+    if (load_loader(e)) return NULL;
+    flce_backend *be = calloc(1, sizeof *be);
+    vk_ctx *c = calloc(1, sizeof *c);
+    if (!be || !c) {
+        free(be), free(c);
+        flce_fail(e, FLCE_ERR_NOMEM, "vulkan: out of memory");
+        return NULL;
+    }
+    be->name = "vulkan";
+    be->ctx = c;
+    be->buf_alloc = b_alloc;
+    be->buf_free = b_free;
+    be->buf_write = b_write;
+    be->buf_read = b_read;
+    be->sync = b_sync;
+    be->destroy = destroy;
+    if (make_instance(c, e) || pick_device(c, e) || make_device(c, e)) goto fail;
+    describe(c, be->device, sizeof be->device);
+    c->up = vk_buf_new(c, 16u << 20, c->mem_host, &c->up_map, e);
+    if (!c->up || vk_pipelines_create(c, e)) goto fail;
+    vk_ops_install(be);
+    if (probe(be, e)) goto fail;
+    return be;
+fail:
+    destroy(be);
+    return NULL;
+}
+
+int flce_vulkan_gpu(char *desc, size_t cap) {
+    flce_err e;
+    if (desc && cap) desc[0] = 0;
+    if (load_loader(&e)) {
+        if (desc) snprintf(desc, cap, "no Vulkan loader");
+        return 0;
+    }
+    vk_ctx c = {0};
+    int gpu = 0;
+    if (make_instance(&c, &e) == FLCE_OK) {
+        uint32_t n = 0;
+        vkEnumeratePhysicalDevices(c.instance, &n, NULL);
+        VkPhysicalDevice list[16];
+        if (n > 16) n = 16;
+        vkEnumeratePhysicalDevices(c.instance, &n, list);
+        for (uint32_t i = 0; i < n; i++) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(list[i], &p);
+            if (type_rank(p.deviceType) >= 2) gpu = 1;
+            if (desc) {
+                size_t l = strlen(desc);
+                snprintf(desc + l, cap - l, "%s%s (%s)", l ? ", " : "", p.deviceName, type_name(p.deviceType));
+            }
+        }
+        if (!n && desc) snprintf(desc, cap, "no Vulkan device");
+    } else if (desc) {
+        snprintf(desc, cap, "%s", e.msg);
+    }
+    if (c.messenger && destroy_messenger) destroy_messenger(c.instance, c.messenger, NULL);
+    if (c.instance) vkDestroyInstance(c.instance, NULL);
+    return gpu;
+}

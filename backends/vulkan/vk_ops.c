@@ -1,0 +1,311 @@
+/* vk_ops.c: the compute pipelines and the backend interface's ops on Vulkan. Each op
+ * records one or two dispatches of a shader in shaders/ (compiled to SPIR-V at build time
+ * and embedded: vk_shaders.h is generated), each followed by a barrier. The shaders follow
+ * the summation orders of reference/ops.h; see each shader's opening comment. */
+#include <stdio.h>
+#include <string.h>
+
+#include "vk.h"
+#include "vk_shaders.h" /* generated: spv_<name>[] for every shaders/<name>.comp */
+
+static const struct {
+    const uint32_t *code;
+    size_t bytes;
+    uint32_t wg; /* local_size_x of the shader */
+} shader[SH_COUNT] = {
+#define S(id, name, wg) [id] = {spv_##name, sizeof spv_##name, wg}
+    S(SH_PROBE, probe, 64),
+    S(SH_FMATH, fmath, 64),
+    S(SH_CONV_FWD, conv_fwd, 128),
+    S(SH_CONV_BWD_DATA, conv_bwd_data, 128),
+    S(SH_CONV_BWD_WEIGHT, conv_bwd_weight, 128),
+    S(SH_SUM_ROWS, sum_rows, 128),
+    S(SH_BN_STATS, bn_stats, 8),
+    S(SH_BN_APPLY, bn_apply, 256),
+    S(SH_BN_EVAL, bn_eval, 256),
+    S(SH_BN_BWD_STATS, bn_bwd_stats, 8),
+    S(SH_BN_BWD_APPLY, bn_bwd_apply, 256),
+    S(SH_ELTWISE, eltwise, 256),
+    S(SH_AVGPOOL, avgpool, 256),
+    S(SH_LINEAR_FWD, linear_fwd, 64),
+    S(SH_LINEAR_BWD, linear_bwd, 64),
+    S(SH_SOFTMAX_CE, softmax_ce, 64),
+    S(SH_SUPCON, supcon, 256),
+    S(SH_SGD, sgd, 256),
+    S(SH_WSUM, wsum, 256),
+#undef S
+};
+
+flce_status vk_pipelines_create(vk_ctx *c, flce_err *e) {
+    VkDescriptorSetLayoutBinding b[VKB_MAX_BINDINGS];
+    for (int i = 0; i < VKB_MAX_BINDINGS; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){(uint32_t)i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                              VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    VkDescriptorSetLayoutCreateInfo di = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, NULL,
+                                          VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR, VKB_MAX_BINDINGS, b};
+    if (vkCreateDescriptorSetLayout(c->dev, &di, NULL, &c->dsl) != VK_SUCCESS)
+        return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create the descriptor set layout");
+    VkPushConstantRange pr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, VKB_PUSH_BYTES};
+    VkPipelineLayoutCreateInfo li = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0, 1, &c->dsl, 1, &pr};
+    if (vkCreatePipelineLayout(c->dev, &li, NULL, &c->layout) != VK_SUCCESS)
+        return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create the pipeline layout");
+    for (int s = 0; s < SH_COUNT; s++) {
+        VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0, shader[s].bytes, shader[s].code};
+        VkShaderModule mod;
+        if (vkCreateShaderModule(c->dev, &mi, NULL, &mod) != VK_SUCCESS)
+            return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create shader module %d", s);
+        VkComputePipelineCreateInfo ci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+        ci.stage = (VkPipelineShaderStageCreateInfo){VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+                                                     VK_SHADER_STAGE_COMPUTE_BIT, mod, "main", NULL};
+        ci.layout = c->layout;
+        VkResult r = vkCreateComputePipelines(c->dev, VK_NULL_HANDLE, 1, &ci, NULL, &c->pipe[s]);
+        vkDestroyShaderModule(c->dev, mod, NULL);
+        if (r != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create pipeline %d (VkResult %d)", s, (int)r);
+        c->wg_x[s] = shader[s].wg;
+    }
+    return FLCE_OK;
+}
+
+void vk_pipelines_destroy(vk_ctx *c) {
+    for (int s = 0; s < SH_COUNT; s++)
+        if (c->pipe[s]) vkDestroyPipeline(c->dev, c->pipe[s], NULL);
+    if (c->layout) vkDestroyPipelineLayout(c->dev, c->layout, NULL);
+    if (c->dsl) vkDestroyDescriptorSetLayout(c->dev, c->dsl, NULL);
+}
+
+void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const void *push, size_t push_bytes,
+                 size_t items, uint32_t z) {
+    if (items == 0 || z == 0) return;
+    vk_record(c);
+    VkDescriptorBufferInfo bi[VKB_MAX_BINDINGS];
+    VkWriteDescriptorSet w[VKB_MAX_BINDINGS];
+    for (int i = 0; i < nbuf; i++) {
+        bi[i] = (VkDescriptorBufferInfo){bufs[i]->buf, 0, VK_WHOLE_SIZE};
+        w[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, VK_NULL_HANDLE, (uint32_t)i, 0, 1,
+                                      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NULL, &bi[i], NULL};
+    }
+    vkCmdBindPipeline(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipe[sh]);
+    vkCmdPushDescriptorSetKHR(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout, 0, (uint32_t)nbuf, w);
+    unsigned char pc[VKB_PUSH_BYTES] = {0};
+    memcpy(pc, push, push_bytes);
+    vkCmdPushConstants(c->cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, VKB_PUSH_BYTES, pc);
+    size_t groups = (items + c->wg_x[sh] - 1) / c->wg_x[sh];
+    uint32_t gx = groups > 65535 ? 65535 : (uint32_t)groups, gy = (uint32_t)((groups + gx - 1) / gx);
+    vkCmdDispatch(c->cmd, gx, gy, z);
+    vk_barrier(c);
+    c->dispatches++;
+}
+
+#define DISPATCH(c, sh, push, items, z, ...)                                                                         \
+    do {                                                                                                             \
+        const flce_buf *bufs_[] = {__VA_ARGS__};                                                                     \
+        vk_dispatch(c, sh, (int)(sizeof bufs_ / sizeof bufs_[0]), bufs_, &(push), sizeof(push), items, z);           \
+    } while (0)
+
+typedef struct {
+    int32_t N, C, H, W, K, R, stride, pad, OH, OW;
+} conv_pc;
+
+static conv_pc conv_push(const flce_conv_shape *s) {
+    return (conv_pc){s->N, s->C, s->H, s->W, s->K, s->R, s->stride, s->pad, s->OH, s->OW};
+}
+
+static void conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+    conv_pc p = conv_push(s);
+    DISPATCH(be->ctx, SH_CONV_FWD, p, (size_t)s->N * s->OH * s->OW, (uint32_t)((s->K + 7) / 8), x, w, y);
+}
+
+static void conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+                            flce_buf *dx) {
+    conv_pc p = conv_push(s);
+    DISPATCH(be->ctx, SH_CONV_BWD_DATA, p, (size_t)s->N * s->H * s->W, (uint32_t)((s->C + 7) / 8), dy, w, dx);
+}
+
+static void conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+                              flce_buf *dw) {
+    vk_ctx *c = be->ctx;
+    conv_pc p = conv_push(s);
+    size_t Q = (size_t)s->K * s->C * s->R * s->R;
+    flce_buf *part = vk_scratch(c, 0, sizeof(float) * Q * (size_t)s->N);
+    DISPATCH(c, SH_CONV_BWD_WEIGHT, p, Q, (uint32_t)s->N, x, dy, part);
+    struct {
+        int32_t rows, cols;
+    } q = {s->N, (int32_t)Q};
+    DISPATCH(c, SH_SUM_ROWS, q, Q, 1, part, dw);
+}
+
+typedef struct {
+    int32_t N, C, HW;
+    float eps, momentum;
+} bn_pc;
+
+static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
+                         const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *xhat, flce_buf *invstd,
+                         flce_buf *running_mean, flce_buf *running_var) {
+    vk_ctx *c = be->ctx;
+    bn_pc p = {N, C, HW, eps, momentum};
+    flce_buf *mean = vk_scratch(c, 1, sizeof(float) * (size_t)C);
+    DISPATCH(c, SH_BN_STATS, p, (size_t)C * 8, 1, x, mean, invstd, running_mean, running_var);
+    struct {
+        int32_t N, C, HW;
+    } q = {N, C, HW};
+    DISPATCH(c, SH_BN_APPLY, q, (size_t)N * C * HW, 1, x, mean, invstd, gamma, beta, xhat, y);
+}
+
+static void bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
+                        const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y) {
+    struct {
+        int32_t N, C, HW;
+        float eps;
+    } p = {N, C, HW, eps};
+    DISPATCH(be->ctx, SH_BN_EVAL, p, (size_t)N * C * HW, 1, x, gamma, beta, running_mean, running_var, y);
+}
+
+static void bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat,
+                   const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma, flce_buf *dbeta) {
+    vk_ctx *c = be->ctx;
+    struct {
+        int32_t N, C, HW;
+    } p = {N, C, HW};
+    DISPATCH(c, SH_BN_BWD_STATS, p, (size_t)C * 8, 1, dy, xhat, dgamma, dbeta);
+    DISPATCH(c, SH_BN_BWD_APPLY, p, (size_t)N * C * HW, 1, dy, xhat, gamma, invstd, dgamma, dbeta, dx);
+}
+
+typedef struct {
+    uint32_t n;
+    int32_t op;
+} elt_pc;
+
+static void relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
+    elt_pc p = {(uint32_t)n, 0};
+    DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, x, x, y);
+}
+
+static void relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
+    elt_pc p = {(uint32_t)n, 1};
+    DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, y, dy, dx);
+}
+
+static void add(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y) {
+    elt_pc p = {(uint32_t)n, 2};
+    DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, a, b, y);
+}
+
+typedef struct {
+    int32_t N, C, HW, op;
+} pool_pc;
+
+static void avgpool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
+    pool_pc p = {N, C, HW, 0};
+    DISPATCH(be->ctx, SH_AVGPOOL, p, (size_t)N * C, 1, x, z);
+}
+
+static void avgpool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx) {
+    pool_pc p = {N, C, HW, 1};
+    DISPATCH(be->ctx, SH_AVGPOOL, p, (size_t)N * C * HW, 1, dz, dx);
+}
+
+typedef struct {
+    int32_t N, I, O;
+} lin_pc;
+
+static void linear_fwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *b,
+                       flce_buf *y) {
+    lin_pc p = {N, I, O};
+    DISPATCH(be->ctx, SH_LINEAR_FWD, p, (size_t)N * O, 1, x, w, b, y);
+}
+
+static void linear_bwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w,
+                       const flce_buf *dy, flce_buf *dx, flce_buf *dw, flce_buf *db) {
+    lin_pc p = {N, I, O};
+    DISPATCH(be->ctx, SH_LINEAR_BWD, p, (size_t)N * I + (size_t)O * I + O, 1, x, w, dy, dx, dw, db);
+}
+
+static void softmax_ce(flce_backend *be, int N, int C, const flce_buf *logits, const flce_buf *labels, flce_buf *loss,
+                       flce_buf *dlogits, flce_buf *pred) {
+    vk_ctx *c = be->ctx;
+    struct {
+        int32_t N, C;
+    } p = {N, C};
+    flce_buf *part = vk_scratch(c, 2, sizeof(float) * (size_t)N);
+    DISPATCH(c, SH_SOFTMAX_CE, p, 64, 1, logits, labels, loss, dlogits, pred, part);
+}
+
+static void supcon(flce_backend *be, int N, int D, float tau, float lambda, const flce_buf *z, const flce_buf *labels,
+                   flce_buf *loss, flce_buf *dz) {
+    vk_ctx *c = be->ctx;
+    struct {
+        int32_t N, D;
+        float tau, lambda;
+    } p = {N, D, tau, lambda};
+    flce_buf *work = vk_scratch(c, 3, sizeof(float) * (2 * (size_t)N * D + 2 * (size_t)N * N + 5 * (size_t)N));
+    DISPATCH(c, SH_SUPCON, p, 256, 1, z, labels, loss, work, dz);
+}
+
+static void sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
+                const flce_buf *g, flce_buf *mom) {
+    struct {
+        uint32_t n;
+        float lr, momentum, wd;
+        int32_t first;
+    } p = {(uint32_t)n, lr, momentum, wd, first};
+    DISPATCH(be->ctx, SH_SGD, p, n, 1, w, g, mom ? mom : w);
+}
+
+static void weighted_sum(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y) {
+    vk_ctx *c = be->ctx;
+    if (K == 0) { /* the empty sum: +0 everywhere */
+        vk_record(c);
+        vkCmdFillBuffer(c->cmd, y->buf, 0, VK_WHOLE_SIZE, 0);
+        vk_barrier(c);
+        return;
+    }
+    for (int k0 = 0; k0 < K; k0 += 8) {
+        struct {
+            uint32_t n;
+            int32_t cnt, first;
+            float a[8];
+        } p = {(uint32_t)n, K - k0 < 8 ? K - k0 : 8, k0 == 0, {0}};
+        const flce_buf *bufs[9];
+        for (int j = 0; j < 8; j++) bufs[j] = j < p.cnt ? xs[k0 + j] : y;
+        for (int j = 0; j < p.cnt; j++) p.a[j] = a[k0 + j];
+        bufs[8] = y;
+        vk_dispatch(c, SH_WSUM, 9, bufs, &p, sizeof p, n, 1);
+    }
+}
+
+flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e) {
+    vk_ctx *c = be->ctx;
+    flce_buf *bx = be->buf_alloc(be, n * 4), *by = be->buf_alloc(be, n * 4), *bo = be->buf_alloc(be, 6 * n * 4);
+    if (!bx || !by || !bo) {
+        be->buf_free(be, bx), be->buf_free(be, by), be->buf_free(be, bo);
+        return flce_fail(e, FLCE_ERR_NOMEM, "vulkan: out of device memory");
+    }
+    be->buf_write(be, bx, 0, x, n * 4);
+    be->buf_write(be, by, 0, y, n * 4);
+    uint32_t p = (uint32_t)n;
+    DISPATCH(c, SH_FMATH, p, n, 1, bx, by, bo);
+    be->buf_read(be, bo, 0, out, 6 * n * 4);
+    be->buf_free(be, bx), be->buf_free(be, by), be->buf_free(be, bo);
+    return FLCE_OK;
+}
+
+void vk_ops_install(flce_backend *be) {
+    be->conv2d_fwd = conv2d_fwd;
+    be->conv2d_bwd_data = conv2d_bwd_data;
+    be->conv2d_bwd_weight = conv2d_bwd_weight;
+    be->bn_fwd_train = bn_fwd_train;
+    be->bn_fwd_eval = bn_fwd_eval;
+    be->bn_bwd = bn_bwd;
+    be->relu_fwd = relu_fwd;
+    be->relu_bwd = relu_bwd;
+    be->add = add;
+    be->avgpool_fwd = avgpool_fwd;
+    be->avgpool_bwd = avgpool_bwd;
+    be->linear_fwd = linear_fwd;
+    be->linear_bwd = linear_bwd;
+    be->softmax_ce = softmax_ce;
+    be->supcon = supcon;
+    be->sgd = sgd;
+    be->weighted_sum = weighted_sum;
+}

@@ -1,0 +1,16 @@
+// common.glsl: included by every op shader. A dispatch spreads its invocations over a
+// 2-D grid of workgroups (x at most 65535), so gid() is the flat index of an invocation
+// in the x-y plane; the z dimension, where used, selects a block of channels or a sample.
+
+uint gid() {
+    return gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * gl_WorkGroupSize.x) + gl_GlobalInvocationID.x;
+}
+
+// One step of Knuth's TwoSum (reference/ops.h, K8): (s, c) <- s + x with its error in c.
+void twosum(inout float s, inout float c, float x) {
+    precise float t = s + x;
+    precise float z = t - s;
+    precise float cn = c + ((s - (t - z)) + (x - z));
+    c = cn;
+    s = t;
+}

@@ -1,0 +1,32 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// conv_fwd.comp: y[n][k][oy][ox] = sum over c, ky, kx (nested, ascending) of w * xpad
+// (reference/ops.h). One invocation per output pixel and a block of 8 output channels
+// (z of the dispatch): neighbouring invocations read neighbouring input pixels, and the
+// weights are the same for the whole workgroup, so their loads are broadcasts.
+#include "common.glsl"
+layout(local_size_x = 128) in;
+layout(std430, binding = 0) readonly buffer X { float v[]; } x;
+layout(std430, binding = 1) readonly buffer Wt { float v[]; } w;
+layout(std430, binding = 2) writeonly buffer Y { float v[]; } y;
+layout(push_constant) uniform P { int N, C, H, W, K, R, stride, pad, OH, OW; } p;
+void main() {
+    int pix = int(gid());
+    if (pix >= p.N * p.OH * p.OW) return;
+    int ox = pix % p.OW, t = pix / p.OW, oy = t % p.OH, n = t / p.OH;
+    int k0 = int(gl_WorkGroupID.z) * 8, RR = p.R * p.R;
+    precise float acc[8];
+    for (int j = 0; j < 8; j++) acc[j] = 0.0;
+    for (int c = 0; c < p.C; c++)
+        for (int ky = 0; ky < p.R; ky++)
+            for (int kx = 0; kx < p.R; kx++) {
+                int iy = oy * p.stride + ky - p.pad, ix = ox * p.stride + kx - p.pad;
+                float xv = 0.0;
+                if (iy >= 0 && iy < p.H && ix >= 0 && ix < p.W) xv = x.v[((n * p.C + c) * p.H + iy) * p.W + ix];
+                int wi = (k0 * p.C + c) * RR + ky * p.R + kx, ws = p.C * RR;
+                for (int j = 0; j < 8; j++)
+                    if (k0 + j < p.K) acc[j] = acc[j] + w.v[wi + j * ws] * xv;
+            }
+    for (int j = 0; j < 8; j++)
+        if (k0 + j < p.K) y.v[((n * p.K + k0 + j) * p.OH + oy) * p.OW + ox] = acc[j];
+}
