@@ -11,6 +11,7 @@
  * only when everything matched, 1 on any mismatch, 2 on a usage error or a backend named
  * with --backend that cannot run here. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,14 @@ static void check_steps(flce_backend *ref, flce_backend *be, const char *dev, co
         flce_rng_init(&g, sc->seed, 0xc4ec, (uint32_t)step, 0);
         for (size_t i = 0; i < (size_t)B * nin; i++) x[i] = (float)flce_rng_normal(&g);
         for (int i = 0; i < B; i++) lab[i] = lab_i[i] = (int32_t)flce_rng_below(&g, (uint32_t)(C < 4 ? C : 4));
+        const char *fault = getenv("FLCE_CHECK_TEST_FAULT");
+        if (fault && !strcmp(fault, "1") && step == 2) { /* tests only: one ulp off in one weight */
+            flce_param *p = &mb.p[mb.lin_w];
+            float v;
+            be->buf_read(be, p->w, 0, &v, 4);
+            v = nextafterf(v, 1e30f);
+            be->buf_write(be, p->w, 0, &v, 4);
+        }
         flce_losses lr, lb;
         flce_model_forward_backward(&mr, B, x, lab, 1.0f, 0.5f, &lr, &e);
         flce_model_forward_backward(&mb, B, x, lab, 1.0f, 0.5f, &lb, &e);

@@ -18,7 +18,7 @@ static const char *USAGE =
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid] [--label-noise R]\n"
     "                [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01] [--lambda 1]\n"
     "                [--tau 0.5] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
-    "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend cpu|reference]\n"
+    "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
     "METHOD: " FLCE_ALGO_LIST ". `all`: every one of them.\n"
@@ -81,7 +81,7 @@ static int read_class_weights(const char *path, double **out, int *n, flce_err *
 }
 
 int flce_cmd_run(int argc, char **argv) {
-    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy";
+    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0;
     flce_run_cfg c;
@@ -117,7 +117,8 @@ int flce_cmd_run(int argc, char **argv) {
         {"ditto-lambda", CLI_DOUBLE, &c.ditto_lambda, "Ditto: lambda (default 1)", 0},
         {"moon-mu", CLI_DOUBLE, &c.moon_mu, "MOON: mu (default 1)", 0},
         {"moon-tau", CLI_DOUBLE, &c.moon_tau, "MOON: tau (default 0.5)", 0},
-        {"backend", CLI_STR, &c.backend, "cpu (default) or reference", 0},
+        {"backend", CLI_STR, &c.backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
+        {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
         {"out", CLI_STR, &out, "run directory", 0},
         {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
@@ -128,6 +129,11 @@ int flce_cmd_run(int argc, char **argv) {
     const char *pos[1];
     int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
+#ifdef FLCE_HAVE_VULKAN
+    flce_vulkan_select(device);
+#else
+    if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
+#endif
     if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", FLCE_ALGO_LIST);
     if (!strcmp(algos, "all")) algos = "flce,fedavg,fedprox,ditto,moon,fedfv,cgsv,qfedavg,fedfa,fedsv,gtg";
     if (!out) return cli_usage_error(prog, "--out DIR is required");

@@ -15,12 +15,12 @@
 
 static const char *USAGE =
     "usage: flce step (--weights W.safetensors | --init-seed S --classes C) --input X.npy --labels Y.npy\n"
-    "                 [--lambda L] [--tau T] [--backend reference|cpu] --out OUT.safetensors\n"
+    "                 [--lambda L] [--tau T] [--backend auto|cpu|vulkan|reference] [--device D] --out OUT.safetensors\n"
     "X: float32 [N, C, H, W]; Y: int64 [N]. OUT holds loss, loss_ce, loss_cl, logits, features and\n"
     "grad.<name> for every trainable parameter (<name> as in the checkpoint).";
 
 int flce_cmd_step(int argc, char **argv) {
-    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "cpu";
+    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "auto", *device = NULL;
     double lambda = 1.0, tau = 0.5;
     uint64_t init_seed = 0;
     int classes = 0;
@@ -32,7 +32,8 @@ int flce_cmd_step(int argc, char **argv) {
         {"labels", CLI_STR, &labels_path, "labels, int64 [N] .npy", 0},
         {"lambda", CLI_DOUBLE, &lambda, "weight of the contrastive loss (default 1)", 0},
         {"tau", CLI_DOUBLE, &tau, "temperature of the contrastive loss (default 0.5)", 0},
-        {"backend", CLI_STR, &backend, "reference or cpu (default cpu)", 0},
+        {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
+        {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"out", CLI_STR, &out, "output safetensors file", 0},
         {0},
     };
@@ -53,6 +54,9 @@ int flce_cmd_step(int argc, char **argv) {
     flce_model m;
     int have_model = 0, status = 1;
     float *logits = NULL, *feat = NULL, **grads = NULL;
+#ifdef FLCE_HAVE_VULKAN
+    flce_vulkan_select(device);
+#endif
     flce_backend *be = flce_backend_create(backend, &e);
     if (!be) {
         fprintf(stderr, "%s: %s\n", prog, e.msg);

@@ -16,11 +16,12 @@
 
 
 int flce_bench_train(int argc, char **argv) {
-    const char *prog = "flce-bench train", *backends = "cpu,reference", *input = "3x32x32", *csv = NULL;
+    const char *prog = "flce-bench train", *backends = NULL, *input = "3x32x32", *csv = NULL, *device = NULL;
     int batch = 64, steps = 5, repeats = 3, threads = 2;
     double lambda = 1.0, peak = 0;
     cli_opt opts[] = {
-        {"backend", CLI_STR, &backends, "comma-separated: cpu, reference (default: every backend built)", 0},
+        {"backend", CLI_STR, &backends, "comma-separated: cpu, vulkan, reference (default: cpu, reference, and vulkan on a GPU)", 0},
+        {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"input", CLI_STR, &input, "3x32x32 (default) or 1x28x28, or any CxHxW", 0},
         {"batch", CLI_INT, &batch, "batch size (default 64)", 0},
         {"steps", CLI_INT, &steps, "steps per timing (default 5)", 0},
@@ -42,10 +43,24 @@ int flce_bench_train(int argc, char **argv) {
     if (batch < 2) return cli_usage_error(prog, "--batch %d: must be at least 2", batch);
     if (steps < 1 || repeats < 1) return cli_usage_error(prog, "--steps and --repeats must be at least 1");
     if (threads < 1 || threads > 16) return cli_usage_error(prog, "--threads %d: must be 1..16", threads);
+#ifdef FLCE_HAVE_VULKAN
+    flce_vulkan_select(device);
+    if (!backends) { /* a Vulkan row only where there is a GPU: on a CPU implementation it takes minutes */
+        char seen[400];
+        backends = flce_vulkan_gpu(seen, sizeof seen) ? "cpu,vulkan,reference" : "cpu,reference";
+        if (!strstr(backends, "vulkan"))
+            fprintf(stderr, "%s: no Vulkan GPU (%s): no vulkan row (--backend vulkan forces one)\n", prog, seen);
+    }
+#else
+    if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
+    if (!backends) backends = "cpu,reference";
+#endif
     char list[256];
     snprintf(list, sizeof list, "%s", backends);
     for (char *b = strtok(list, ","); b; b = strtok(NULL, ","))
-        if (strcmp(b, "reference") && strcmp(b, "cpu")) return cli_usage_error(prog, "--backend '%s': unknown (reference, cpu)", b);
+        if (!flce_backend_known(b) || !strcmp(b, "auto"))
+            return cli_usage_error(prog, "--backend '%s': unknown (reference, cpu%s)", b,
+                                   flce_backend_known("vulkan") ? ", vulkan" : "");
     if (!(peak > 0)) {
         fprintf(stderr, "measuring the mul+add peak (%d threads)...\n", threads);
         peak = flce_peak_gflops(threads);
@@ -63,9 +78,9 @@ int flce_bench_train(int argc, char **argv) {
     snprintf(list, sizeof list, "%s", backends);
     int status = 0;
     for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
-        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_reference();
         flce_model m;
         flce_err e = {{0}};
+        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_create(name, &e);
         if (!be || flce_model_create(&m, be, C, H, W, 10, batch, &e)) {
             fprintf(stderr, "%s: %s: %s\n", prog, name, e.msg);
             status = 1;
@@ -83,6 +98,7 @@ int flce_bench_train(int argc, char **argv) {
         double *t = malloc(sizeof *t * (size_t)reps);
         flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL); /* warm-up */
         flce_model_sgd(&m, 0.01f, 0, 0, 1);
+        be->sync(be); /* the warm-up has run before the clock starts */
         for (int k = 0; k < reps; k++) {
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
@@ -94,10 +110,12 @@ int flce_bench_train(int argc, char **argv) {
         }
         qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
         double sec = t[reps / 2], ips = batch / sec, gf = flce_model_train_flops_per_sample(&m) * ips * 1e-9;
-        printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
+        int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
+        if (host) printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
+        else printf("%-10s %-9s %5d %12.1f %8.1f %8s  (%s)\n", name, input, batch, ips, gf, "-", be->device);
         if (out)
-            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g\n", name, be->device, input, batch, st, ips, gf, peak, gf / peak,
-                    lambda);
+            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g\n", name, be->device, input, batch, st, ips, gf, peak,
+                    host ? gf / peak : 0.0, lambda);
         free(t), free(x), free(y);
         flce_model_free(&m);
         if (be->destroy) be->destroy(be);

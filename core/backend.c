@@ -10,6 +10,13 @@ const char *flce_backend_names(void) { return "reference, cpu, vulkan, auto"; }
 const char *flce_backend_names(void) { return "reference, cpu, auto"; }
 #endif
 
+int flce_backend_known(const char *name) {
+#ifdef FLCE_HAVE_VULKAN
+    if (!strcmp(name, "vulkan")) return 1;
+#endif
+    return !strcmp(name, "reference") || !strcmp(name, "cpu") || !strcmp(name, "auto");
+}
+
 static flce_backend *cpu(flce_err *e) {
     flce_backend *be = flce_backend_cpu(2);
     if (!be) flce_fail(e, FLCE_ERR_NOMEM, "cpu backend: out of memory");

@@ -105,6 +105,8 @@ flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, 
  * CPU backend after one line on stderr saying why (NULL and error when unknown or
  * unavailable). */
 flce_backend *flce_backend_create(const char *name, flce_err *e);
+/* 1 when name is one of flce_backend_names(). */
+int flce_backend_known(const char *name);
 /* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */
 const char *flce_backend_names(void);
 

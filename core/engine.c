@@ -37,7 +37,7 @@ void flce_run_cfg_default(flce_run_cfg *c) {
     c->lr = 0.01;
     c->lambda = 1.0;
     c->tau = 0.5;
-    c->backend = "cpu";
+    c->backend = "auto";
     c->seed = 1;
     c->mc_perms = 50;
     c->mc_eps = 0.001;
@@ -462,8 +462,8 @@ static flce_status validate(const flce_run_cfg *c, const algo_vt **algo, flce_er
         return flce_fail(e, FLCE_ERR_ARG, "subset and validation sizes must be positive");
     if (c->part.label_noise < 0 || c->part.label_noise > 1) return flce_fail(e, FLCE_ERR_ARG, "--label-noise %g: must be in [0, 1]", c->part.label_noise);
     if (c->part.feature_noise < 0) return flce_fail(e, FLCE_ERR_ARG, "--feature-noise %g: must be >= 0", c->part.feature_noise);
-    if (strcmp(c->backend, "cpu") && strcmp(c->backend, "reference"))
-        return flce_fail(e, FLCE_ERR_ARG, "--backend '%s': unknown or not built (cpu, reference)", c->backend);
+    if (!flce_backend_known(c->backend))
+        return flce_fail(e, FLCE_ERR_ARG, "--backend '%s': unknown or not built (%s)", c->backend, flce_backend_names());
     return FLCE_OK;
 }
 

@@ -432,6 +432,9 @@ static flce_status probe(flce_backend *be, flce_err *e) {
         return flce_fail(e, FLCE_ERR_NOMEM, "vulkan: cannot allocate the probe's buffers");
     }
     b_write(be, bi, 0, in, sizeof in);
+    const char *misuse = getenv("FLCE_VK_TEST_MISUSE");
+    if (misuse && !strcmp(misuse, "1")) /* tests only: an invalid fill (size not a multiple of 4) */
+        vkCmdFillBuffer(c->cmd, bo->buf, 0, 6, 0);
     const flce_buf *bufs[2] = {bi, bo};
     uint32_t n = NT;
     vk_dispatch(c, SH_PROBE, 2, bufs, &n, sizeof n, NT, 1);

@@ -1,0 +1,65 @@
+#!/bin/sh
+# vulkan.sh: the Vulkan backend on whatever Vulkan device the machine has (lavapipe in CI):
+# `flce check --backend vulkan --steps 3` passes and names the device; a run with the Khronos
+# validation layer reports no message (and the layer's messages are caught: a deliberate
+# misuse is reported); a fault in a training step is caught and named; `flce step` and a
+# one-round `flce run` give the same bytes and digests as the CPU backend.
+# Where no Vulkan device exists the test exits 77 (ctest: skipped) with the reason;
+# scripts/test.sh turns a skip into a failure in CI.
+set -u
+flce=$1; fixtures=$2
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-vk-XXXXXX); trap 'rm -rf "$t"' EXIT
+"$flce" check --backend vulkan --op ADD --steps 0 > "$t/probe" 2> "$t/probe.err"; rc=$?
+if [ $rc != 0 ]; then
+  case "$(cat "$t/probe.err")" in
+    *"no Vulkan"*|*"no such Vulkan device"*|*"cannot create an instance"*)
+      echo "SKIPPED: no Vulkan device here: $(cat "$t/probe.err")"; exit 77;;
+  esac
+  fail "flce check --backend vulkan --op ADD: status $rc: $(cat "$t/probe.out" "$t/probe.err" 2>/dev/null)"
+fi
+
+# every op, the math library and three training steps, bit for bit
+"$flce" check --backend vulkan --steps 3 > "$t/check" 2> "$t/check.err" || fail "flce check: $(grep -v '^ok' "$t/check")"
+grep -q '^# vulkan backend on ' "$t/check" || fail "no line naming the device"
+grep -q '^ok   vulkan .* FMATH' "$t/check" || fail "no FMATH case"
+[ "$(grep -c '^ok   vulkan .* STEP [123]/3' "$t/check")" = 3 ] || fail "three training steps expected"
+ops=$(grep -c '^ok   vulkan' "$t/check")
+[ "$ops" -ge 60 ] || fail "only $ops cases ran"
+grep -q "^flce check: $ops of $ops cases matched" "$t/check" || fail "summary: $(tail -1 "$t/check")"
+grep -q '^FAIL' "$t/check" && fail "a FAIL line in a passing check"
+
+# a weight one ulp off before step 2 is caught, named, and the status is 1
+FLCE_CHECK_TEST_FAULT=1 "$flce" check --backend vulkan --op STEPS --steps 2 --batch 4 > "$t/fault" 2>/dev/null
+[ $? = 1 ] || fail "a perturbed step must give status 1"
+grep -q '^ok   vulkan .* STEP 1/2' "$t/fault" || fail "step 1 should still match"
+grep -q '^FAIL vulkan .* STEP 2/2.*first difference at' "$t/fault" || fail "step 2 mismatch not reported: $(cat "$t/fault")"
+
+# the validation layer: silent on a check with a training step; loud on a deliberate misuse
+if [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
+  FLCE_VK_VALIDATION=1 "$flce" check --backend vulkan --steps 1 --batch 4 > "$t/val" 2> "$t/val.err" \
+    || fail "check under the validation layer: $(tail -3 "$t/val") $(head -3 "$t/val.err")"
+  grep -q 'vulkan validation' "$t/val.err" && fail "validation messages: $(grep 'vulkan validation' "$t/val.err" | head -3)"
+  FLCE_VK_VALIDATION=1 FLCE_VK_TEST_MISUSE=1 "$flce" check --backend vulkan --op ADD --steps 0 > "$t/mis" 2> "$t/mis.err"
+  [ $? = 1 ] || fail "a misuse under the validation layer must fail the check"
+  grep -q 'vulkan validation' "$t/mis.err" || fail "the deliberate misuse was not reported by the layer"
+elif [ -n "${CI:-}${FLCE_CI:-}" ]; then
+  fail "the Vulkan validation layer is not installed (vulkan-validationlayers)"
+else
+  echo "note: vulkan-validationlayers not installed; validation part not run"
+fi
+
+# `flce step`: the same bytes as the CPU backend
+"$fixtures" batch "$t" 6 3 16 16 5 || fail "fixtures batch"
+"$flce" step --init-seed 4 --classes 5 --input "$t/X.npy" --labels "$t/Y.npy" --backend cpu --out "$t/c.st" 2>/dev/null || fail "cpu step"
+"$flce" step --init-seed 4 --classes 5 --input "$t/X.npy" --labels "$t/Y.npy" --backend vulkan --out "$t/v.st" 2>/dev/null || fail "vulkan step"
+cmp -s "$t/c.st" "$t/v.st" || fail "flce step: vulkan and cpu outputs differ"
+
+# one round of FLCE: the same digests on vulkan and cpu
+base="--clients 4 --train-subset 120 --test-subset 40 --val-size 10 --batch 16 --seed 3 --quiet --per-round 2 --rounds 1"
+"$flce" run --algo flce $base --out "$t/c1" --backend cpu > /dev/null 2>&1 || fail "cpu run"
+"$flce" run --algo flce $base --out "$t/v1" --backend vulkan > /dev/null 2> "$t/v1.err" || fail "vulkan run: $(cat "$t/v1.err")"
+cmp -s "$t/c1/digests.txt" "$t/v1/digests.txt" || fail "vulkan and cpu runs differ: $(diff "$t/c1/digests.txt" "$t/v1/digests.txt")"
+grep -rqs 'vulkan' "$t/v1/config.json" "$t/v1/digests.txt" "$t/v1"/*.txt || fail "the run does not record its backend"
+echo "vulkan: ok ($ops cases)"
