@@ -44,6 +44,8 @@ int flce_cmd_step(int argc, char **argv) {
     if (!weights == !have_init) return cli_usage_error(prog, "give exactly one of --weights and --init-seed");
     if (have_init && classes < 2) return cli_usage_error(prog, "--init-seed needs --classes (at least 2)");
     if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
+    if (!flce_backend_known(backend))
+        return cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     struct stat sb;
@@ -54,14 +56,7 @@ int flce_cmd_step(int argc, char **argv) {
     flce_model m;
     int have_model = 0, status = 1;
     float *logits = NULL, *feat = NULL, **grads = NULL;
-#ifdef FLCE_HAVE_VULKAN
-    flce_vulkan_select(device);
-#endif
-    flce_backend *be = flce_backend_create(backend, &e);
-    if (!be) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        return 2;
-    }
+    flce_backend *be = NULL; /* created once the inputs are known to be good */
     if (flce_npy_read(input, &X, &e) || flce_npy_expect(input, &X, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, &e))
         goto fail;
     int N = (int)X.shape[0], C = (int)X.shape[1], H = (int)X.shape[2], W = (int)X.shape[3];
@@ -85,6 +80,17 @@ int flce_cmd_step(int argc, char **argv) {
             goto fail;
         }
         lab[i] = (int32_t)v;
+    }
+#ifdef FLCE_HAVE_VULKAN
+    flce_vulkan_select(device);
+#endif
+    be = flce_backend_create(backend, &e);
+    if (!be) {
+        free(lab);
+        status = 2;
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        e.msg[0] = 0;
+        goto fail;
     }
     if (flce_model_create(&m, be, C, H, W, classes, N, &e)) {
         free(lab);
@@ -130,13 +136,13 @@ int flce_cmd_step(int argc, char **argv) {
            W, classes, l.loss, l.loss_ce, lambda, l.loss_cl, out);
     status = 0;
 fail:
-    if (status) fprintf(stderr, "%s: %s\n", prog, e.msg[0] ? e.msg : "out of memory");
+    if (status == 1) fprintf(stderr, "%s: %s\n", prog, e.msg[0] ? e.msg : "out of memory");
     if (grads)
         for (int i = 0; i < m.nparams; i++) free(grads[i]);
     free(grads), free(logits), free(feat);
     if (have_model) flce_model_free(&m);
     flce_npy_free(&X);
     flce_npy_free(&Y);
-    if (be->destroy) be->destroy(be);
+    if (be && be->destroy) be->destroy(be);
     return status;
 }
