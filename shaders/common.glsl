@@ -1,4 +1,11 @@
-// common.glsl: included by every op shader. A dispatch spreads its invocations over a
+// common.glsl: included by every op shader, before any declaration. Built a second time with
+// FLCE_DENORM_PRESERVE for devices that support the DenormPreserve execution mode
+// (VK_KHR_shader_float_controls): there denormals are kept by request, not by default.
+#ifdef FLCE_DENORM_PRESERVE
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32); // DenormPreserve 32
+#endif
+// A dispatch spreads its invocations over a
 // 2-D grid of workgroups (x at most 65535), so gid() is the flat index of an invocation
 // in the x-y plane; the z dimension, where used, selects a block of channels or a sample.
 

@@ -66,6 +66,7 @@ typedef struct {
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
+    int denorm_preserve;           /* shaders built with the DenormPreserve execution mode */
     int recording;                 /* cmd is recording and holds work not yet submitted */
     long dispatches, submissions;  /* statistics since creation */
     /* staging for buf_write (filled while recording) and for buf_read */

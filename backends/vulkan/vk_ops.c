@@ -9,11 +9,11 @@
 #include "vk_shaders.h" /* generated: spv_<name>[] for every shaders/<name>.comp */
 
 static const struct {
-    const uint32_t *code;
-    size_t bytes;
+    const uint32_t *code, *code_dp; /* as written; with the DenormPreserve execution mode */
+    size_t bytes, bytes_dp;
     uint32_t wg; /* local_size_x of the shader */
 } shader[SH_COUNT] = {
-#define S(id, name, wg) [id] = {spv_##name, sizeof spv_##name, wg}
+#define S(id, name, wg) [id] = {spv_##name, spv_##name##_dp, sizeof spv_##name, sizeof spv_##name##_dp, wg}
     S(SH_PROBE, probe, 64),
     S(SH_FMATH, fmath, 64),
     S(SH_CONV_FWD, conv_fwd, 128),
@@ -50,7 +50,9 @@ flce_status vk_pipelines_create(vk_ctx *c, flce_err *e) {
     if (vkCreatePipelineLayout(c->dev, &li, NULL, &c->layout) != VK_SUCCESS)
         return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create the pipeline layout");
     for (int s = 0; s < SH_COUNT; s++) {
-        VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0, shader[s].bytes, shader[s].code};
+        VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+                                       c->denorm_preserve ? shader[s].bytes_dp : shader[s].bytes,
+                                       c->denorm_preserve ? shader[s].code_dp : shader[s].code};
         VkShaderModule mod;
         if (vkCreateShaderModule(c->dev, &mi, NULL, &mod) != VK_SUCCESS)
             return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create shader module %d", s);
