@@ -77,7 +77,8 @@ int flce_bench_train(int argc, char **argv) {
     printf("%-10s %-9s %5s %12s %8s %8s\n", "backend", "input", "batch", "images/s", "GFLOP/s", "of peak");
     snprintf(list, sizeof list, "%s", backends);
     int status = 0;
-    for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+    char *save = NULL; /* strtok_r: a Vulkan driver may call strtok while the list is walked */
+    for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         flce_model m;
         flce_err e = {{0}};
         flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_create(name, &e);

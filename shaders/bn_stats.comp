@@ -2,17 +2,22 @@
 #extension GL_GOOGLE_include_directive : require
 // bn_stats.comp: BatchNorm training statistics of one channel per workgroup (reference/ops.h):
 // mean = K8(x) invM; var = K8((x - mean)^2) invM; invstd = rsqrt(var + eps); running
-// statistics updated with momentum. The 8 invocations are the 8 lanes of the K8 sum
-// (element j of the channel goes to lane j mod 8); lane 0 adds the lanes up.
+// statistics updated with momentum. The K8 sum has 8 lanes (element j of the channel goes to
+// lane j mod 8), each a sequential TwoSum chain, so its order allows 8 invocations to add.
+// The other 248 keep them fed: the workgroup copies tiles of 2048 elements into shared memory
+// (coalesced loads, all in flight at once), then invocations 0..7 run their lanes' chains
+// over the tile from shared memory. Invocation 0 adds the lanes up.
 #include "common.glsl"
 #include "fmath.glsl"
-layout(local_size_x = 8) in;
+layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer X { float v[]; } x;
 layout(std430, binding = 1) writeonly buffer Mean { float v[]; } mean_out;
 layout(std430, binding = 2) writeonly buffer Invstd { float v[]; } invstd;
 layout(std430, binding = 3) buffer RM { float v[]; } rm;
 layout(std430, binding = 4) buffer RV { float v[]; } rv;
 layout(push_constant) uniform P { int N, C, HW; float eps, momentum; } p;
+const int TILE = 2048;
+shared float tile[TILE];
 shared float ls[8], lc[8], sh_mean;
 
 // the K8 total of the lanes' (s, c) pairs
@@ -24,20 +29,30 @@ float k8_total() {
     return r;
 }
 
+// element j of channel ch (j = n HW + i)
+float elem(int ch, int j) {
+    int n = j / p.HW, i = j - n * p.HW;
+    return x.v[(n * p.C + ch) * p.HW + i];
+}
+
 void main() {
-    int ch = int(gl_WorkGroupID.x), lane = int(gl_LocalInvocationID.x), M = p.N * p.HW;
+    int ch = int(gl_WorkGroupID.x), t = int(gl_LocalInvocationID.x), M = p.N * p.HW;
     precise float invM = fm_recip(float(M));
     precise float s = 0.0, c = 0.0;
-    int n = lane / p.HW, i = lane % p.HW;
-    for (int j = lane; j < M; j += 8) {
-        twosum(s, c, x.v[(n * p.C + ch) * p.HW + i]);
-        i += 8;
-        while (i >= p.HW) { i -= p.HW; n++; }
+    for (int base = 0; base < M; base += TILE) {
+        int cnt = min(TILE, M - base);
+        for (int q = t; q < cnt; q += 256) tile[q] = elem(ch, base + q);
+        barrier();
+        if (t < 8)
+            for (int q = t; q < cnt; q += 8) twosum(s, c, tile[q]);
+        barrier();
     }
-    ls[lane] = s;
-    lc[lane] = c;
+    if (t < 8) {
+        ls[t] = s;
+        lc[t] = c;
+    }
     barrier();
-    if (lane == 0) {
+    if (t == 0) {
         precise float m = k8_total() * invM;
         sh_mean = m;
     }
@@ -45,20 +60,24 @@ void main() {
     float mean = sh_mean;
     s = 0.0;
     c = 0.0;
-    n = lane / p.HW;
-    i = lane % p.HW;
-    for (int j = lane; j < M; j += 8) {
-        precise float d = x.v[(n * p.C + ch) * p.HW + i] - mean;
-        precise float dd = d * d;
-        twosum(s, c, dd);
-        i += 8;
-        while (i >= p.HW) { i -= p.HW; n++; }
+    for (int base = 0; base < M; base += TILE) {
+        int cnt = min(TILE, M - base);
+        for (int q = t; q < cnt; q += 256) {
+            precise float d = elem(ch, base + q) - mean;
+            precise float dd = d * d;
+            tile[q] = dd;
+        }
+        barrier();
+        if (t < 8)
+            for (int q = t; q < cnt; q += 8) twosum(s, c, tile[q]);
+        barrier();
+    }
+    if (t < 8) {
+        ls[t] = s;
+        lc[t] = c;
     }
     barrier();
-    ls[lane] = s;
-    lc[lane] = c;
-    barrier();
-    if (lane == 0) {
+    if (t == 0) {
         precise float var = k8_total() * invM;
         precise float is = fm_rsqrt(var + p.eps);
         mean_out.v[ch] = mean;

@@ -467,8 +467,9 @@ static flce_status probe(flce_backend *be, flce_err *e) {
     if (fma || denorm || round)
         return flce_fail(e, FLCE_ERR_ARG,
                          "vulkan: %s cannot run bit-exact: the start-up probe found %d fused multiply-adds, %d flushed "
-                         "denormals and %d other rounding differences in %d cases",
-                         c->props.deviceName, fma, denorm, round, 4 * NT);
+                         "denormals and %d other rounding differences in %d results%s",
+                         c->props.deviceName, fma, denorm, round, 4 * NT,
+                         denorm && !c->denorm_preserve ? " (the driver offers no DenormPreserve for 32-bit floats)" : "");
     return FLCE_OK;
 }
 

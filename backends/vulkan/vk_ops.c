@@ -20,10 +20,10 @@ static const struct {
     S(SH_CONV_BWD_DATA, conv_bwd_data, 128),
     S(SH_CONV_BWD_WEIGHT, conv_bwd_weight, 128),
     S(SH_SUM_ROWS, sum_rows, 128),
-    S(SH_BN_STATS, bn_stats, 8),
+    S(SH_BN_STATS, bn_stats, 256),
     S(SH_BN_APPLY, bn_apply, 256),
     S(SH_BN_EVAL, bn_eval, 256),
-    S(SH_BN_BWD_STATS, bn_bwd_stats, 8),
+    S(SH_BN_BWD_STATS, bn_bwd_stats, 256),
     S(SH_BN_BWD_APPLY, bn_bwd_apply, 256),
     S(SH_ELTWISE, eltwise, 256),
     S(SH_AVGPOOL, avgpool, 256),
@@ -147,7 +147,7 @@ static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, floa
     vk_ctx *c = be->ctx;
     bn_pc p = {N, C, HW, eps, momentum};
     flce_buf *mean = vk_scratch(c, 1, sizeof(float) * (size_t)C);
-    DISPATCH(c, SH_BN_STATS, p, (size_t)C * 8, 1, x, mean, invstd, running_mean, running_var);
+    DISPATCH(c, SH_BN_STATS, p, (size_t)C * 256, 1, x, mean, invstd, running_mean, running_var);
     struct {
         int32_t N, C, HW;
     } q = {N, C, HW};
@@ -169,7 +169,7 @@ static void bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, c
     struct {
         int32_t N, C, HW;
     } p = {N, C, HW};
-    DISPATCH(c, SH_BN_BWD_STATS, p, (size_t)C * 8, 1, dy, xhat, dgamma, dbeta);
+    DISPATCH(c, SH_BN_BWD_STATS, p, (size_t)C * 256, 1, dy, xhat, dgamma, dbeta);
     DISPATCH(c, SH_BN_BWD_APPLY, p, (size_t)N * C * HW, 1, dy, xhat, gamma, invstd, dgamma, dbeta, dx);
 }
 
