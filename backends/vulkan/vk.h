@@ -32,7 +32,8 @@
     X(vkCmdBindPipeline) X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCreateShaderModule) X(vkDestroyShaderModule)     \
     X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)                         \
     X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCmdPushDescriptorSetKHR)         \
-    X(vkDeviceWaitIdle)
+    X(vkDeviceWaitIdle) X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)     \
+    X(vkGetQueryPoolResults)
 
 #define VK_DECL(f) extern PFN_##f f;
 VK_INSTANCE_FNS(VK_DECL)
@@ -80,6 +81,12 @@ typedef struct {
     VkPipelineLayout layout;
     VkPipeline pipe[SH_COUNT];
     uint32_t wg_x[SH_COUNT];       /* workgroup size (x) of each shader */
+    /* FLCE_VK_PROFILE=1: GPU time per shader from timestamps around each dispatch */
+    VkQueryPool qpool;
+    int nq;                        /* timestamps written in the current command buffer */
+    int q_shader[2048];
+    double sh_ns[SH_COUNT];
+    long sh_calls[SH_COUNT];
 } vk_ctx;
 
 /* vk_device.c */

@@ -238,6 +238,13 @@ static flce_status make_device(vk_ctx *c, flce_err *e) {
                                       VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
     if (vkAllocateCommandBuffers(c->dev, &ai, &c->cmd) != VK_SUCCESS)
         return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot allocate a command buffer");
+    const char *prof = getenv("FLCE_VK_PROFILE");
+    if (prof && !strcmp(prof, "1") && qf[c->qfam].timestampValidBits > 0) {
+        VkQueryPoolCreateInfo qp = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qp.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qp.queryCount = 2048;
+        if (vkCreateQueryPool(c->dev, &qp, NULL, &c->qpool) != VK_SUCCESS) c->qpool = VK_NULL_HANDLE;
+    }
     VkFenceCreateInfo fi = {VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if (vkCreateFence(c->dev, &fi, NULL, &c->fence) != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create a fence");
     return FLCE_OK;
@@ -311,6 +318,16 @@ void vk_flush(vk_ctx *c) {
         exit(1);
     }
     vkResetFences(c->dev, 1, &c->fence);
+    if (c->qpool && c->nq) { /* profile: add up the GPU time of each dispatch */
+        uint64_t ts[2048];
+        if (vkGetQueryPoolResults(c->dev, c->qpool, 0, (uint32_t)c->nq, sizeof ts, ts, 8,
+                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS)
+            for (int i = 0; i < c->nq; i += 2) {
+                c->sh_ns[c->q_shader[i / 2]] += (double)(ts[i + 1] - ts[i]) * c->props.limits.timestampPeriod;
+                c->sh_calls[c->q_shader[i / 2]]++;
+            }
+        c->nq = 0;
+    }
     vkResetCommandBuffer(c->cmd, 0);
     c->recording = 0;
     c->up_used = 0;
@@ -394,6 +411,21 @@ static void destroy(flce_backend *be) {
         if (c->dev) {
             if (c->recording) vk_flush(c);
             vkDeviceWaitIdle(c->dev);
+            if (c->qpool) {
+                static const char *nm[SH_COUNT] = {"probe", "fmath", "conv_fwd", "conv_bwd_data", "conv_bwd_weight",
+                                                   "sum_rows", "bn_stats", "bn_apply", "bn_eval", "bn_bwd_stats",
+                                                   "bn_bwd_apply", "eltwise", "avgpool", "linear_fwd", "linear_bwd",
+                                                   "softmax_ce", "supcon", "sgd", "wsum"};
+                double tot = 0;
+                for (int s = 0; s < SH_COUNT; s++) tot += c->sh_ns[s];
+                fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions):\n",
+                        c->dispatches, c->submissions);
+                for (int s = 0; s < SH_COUNT; s++)
+                    if (c->sh_calls[s])
+                        fprintf(stderr, "  %-16s %8ld calls %10.3f ms %5.1f%%\n", nm[s], c->sh_calls[s], c->sh_ns[s] * 1e-6,
+                                tot > 0 ? 100 * c->sh_ns[s] / tot : 0);
+                vkDestroyQueryPool(c->dev, c->qpool, NULL);
+            }
             vk_pipelines_destroy(c);
             for (int i = 0; i < 4; i++) vk_buf_del(c, c->scratch[i]);
             vk_buf_del(c, c->up);

@@ -93,7 +93,17 @@ void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const
     vkCmdPushConstants(c->cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, VKB_PUSH_BYTES, pc);
     size_t groups = (items + c->wg_x[sh] - 1) / c->wg_x[sh];
     uint32_t gx = groups > 65535 ? 65535 : (uint32_t)groups, gy = (uint32_t)((groups + gx - 1) / gx);
+    int prof = c->qpool && c->nq + 2 <= 2 * 1024;
+    if (prof) {
+        if (c->nq == 0) vkCmdResetQueryPool(c->cmd, c->qpool, 0, 2048);
+        vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->qpool, (uint32_t)c->nq);
+    }
     vkCmdDispatch(c->cmd, gx, gy, z);
+    if (prof) {
+        vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->qpool, (uint32_t)c->nq + 1);
+        c->q_shader[c->nq / 2] = sh;
+        c->nq += 2;
+    }
     vk_barrier(c);
     c->dispatches++;
 }
