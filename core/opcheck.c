@@ -44,7 +44,7 @@ static const op_case CASES[] = {
     {OP_LIN_BWD, {3, 17, 9}},
     /* softmax cross-entropy: N, C; supervised contrastive: N, D, classes */
     {OP_CE, {1, 2}}, {OP_CE, {8, 10}}, {OP_CE, {5, 100}}, {OP_SUPCON, {8, 64, 3}}, {OP_SUPCON, {5, 7, 5}},
-    {OP_SUPCON, {16, 64, 16}},
+    {OP_SUPCON, {16, 64, 16}}, {OP_SUPCON, {130, 64, 10}}, {OP_CE, {130, 10}},
     /* SGD: n, momentum (0/1), weight decay (0/1), first; weighted sum: n, K */
     {OP_SGD, {1000, 0, 0, 1}}, {OP_SGD, {1001, 1, 1, 0}}, {OP_WSUM, {999, 1}}, {OP_WSUM, {4099, 10}},
 };

@@ -30,7 +30,7 @@ static const struct {
     S(SH_LINEAR_FWD, linear_fwd, 64),
     S(SH_LINEAR_BWD, linear_bwd, 64),
     S(SH_SOFTMAX_CE, softmax_ce, 64),
-    S(SH_SUPCON, supcon, 256),
+    S(SH_SUPCON, supcon, 64),
     S(SH_SGD, sgd, 256),
     S(SH_WSUM, wsum, 256),
 #undef S
@@ -249,9 +249,11 @@ static void supcon(flce_backend *be, int N, int D, float tau, float lambda, cons
     struct {
         int32_t N, D;
         float tau, lambda;
-    } p = {N, D, tau, lambda};
-    flce_buf *work = vk_scratch(c, 3, sizeof(float) * (2 * (size_t)N * D + 2 * (size_t)N * N + 5 * (size_t)N));
-    DISPATCH(c, SH_SUPCON, p, 256, 1, z, labels, loss, work, dz);
+        int32_t phase;
+    } p = {N, D, tau, lambda, 0};
+    flce_buf *work = vk_scratch(c, 3, sizeof(float) * (2 * (size_t)N * D + 2 * (size_t)N * N + 5 * (size_t)N + 1));
+    size_t items[7] = {(size_t)N, (size_t)N * N, (size_t)N, (size_t)N * N, (size_t)N * D, (size_t)N, (size_t)N * D};
+    for (p.phase = 0; p.phase < 7; p.phase++) DISPATCH(c, SH_SUPCON, p, items[p.phase], 1, z, labels, loss, work, dz);
 }
 
 static void sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
