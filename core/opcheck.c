@@ -32,7 +32,7 @@ static const op_case CASES[] = {
     CONV3(OP_CONV_FWD), CONV3(OP_CONV_BWD_DATA), CONV3(OP_CONV_BWD_WEIGHT),
     /* BatchNorm: N, C, HW */
     {OP_BN_TRAIN, {2, 3, 64}}, {OP_BN_TRAIN, {4, 16, 1024}}, {OP_BN_TRAIN, {3, 5, 49}}, {OP_BN_TRAIN, {1, 1, 1}},
-    {OP_BN_TRAIN, {2, 7, 9}}, {OP_BN_EVAL, {2, 3, 64}}, {OP_BN_EVAL, {3, 5, 49}}, {OP_BN_BWD, {2, 3, 64}},
+    {OP_BN_TRAIN, {2, 7, 9}}, {OP_BN_TRAIN, {5, 3, 1000}}, {OP_BN_BWD, {5, 3, 1000}}, {OP_BN_EVAL, {2, 3, 64}}, {OP_BN_EVAL, {3, 5, 49}}, {OP_BN_BWD, {2, 3, 64}},
     {OP_BN_BWD, {4, 16, 1024}}, {OP_BN_BWD, {3, 5, 49}}, {OP_BN_BWD, {2, 7, 9}},
     /* elementwise: n */
     {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},

@@ -1,8 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // bn_bwd_stats.comp: dbeta = K8(dy), dgamma = K8(dy xhat) of one channel per workgroup
-// (reference/ops.h). As in bn_stats.comp: the workgroup copies tiles of dy and dy xhat into
-// shared memory, invocations 0..7 run the 8 lanes' TwoSum chains, invocation 0 totals.
+// (reference/ops.h). As in bn_stats.comp: invocations 8..255 copy the next tile of dy and
+// dy xhat into shared memory while invocations 0..7 run the 8 lanes' TwoSum chains over the
+// current one; invocation 0 totals.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer DY { float v[]; } dy;
@@ -11,26 +12,46 @@ layout(std430, binding = 2) writeonly buffer DG { float v[]; } dgamma;
 layout(std430, binding = 3) writeonly buffer DB { float v[]; } dbeta;
 layout(push_constant) uniform P { int N, C, HW; } p;
 const int TILE = 2048;
-shared float tb[TILE], tg[TILE];
+shared float tb[2][TILE], tg[2][TILE];
 shared float bs[8], bc[8], gs[8], gc[8];
+
+void fill(int buf, int ch, int base, int cnt, int first, int step) {
+    for (int q = first; q < cnt; q += step) {
+        int j = base + q, n = j / p.HW, e = (n * p.C + ch) * p.HW + (j - n * p.HW);
+        float d = dy.v[e];
+        precise float dx = d * xhat.v[e];
+        tb[buf][q] = d;
+        tg[buf][q] = dx;
+    }
+}
+
 void main() {
     int ch = int(gl_WorkGroupID.x), t = int(gl_LocalInvocationID.x), M = p.N * p.HW;
+    int nt = (M + TILE - 1) / TILE;
     precise float sb = 0.0, cb = 0.0, sg = 0.0, cg = 0.0;
-    for (int base = 0; base < M; base += TILE) {
-        int cnt = min(TILE, M - base);
-        for (int q = t; q < cnt; q += 256) {
-            int j = base + q, n = j / p.HW, e = (n * p.C + ch) * p.HW + (j - n * p.HW);
-            float d = dy.v[e];
-            precise float dx = d * xhat.v[e];
-            tb[q] = d;
-            tg[q] = dx;
-        }
-        barrier();
-        if (t < 8)
-            for (int q = t; q < cnt; q += 8) {
-                twosum(sb, cb, tb[q]);
-                twosum(sg, cg, tg[q]);
+    fill(0, ch, 0, min(TILE, M), t, 256);
+    barrier();
+    for (int b = 0; b < nt; b++) {
+        int cur = b & 1, cnt = min(TILE, M - b * TILE);
+        if (t >= 8 && b + 1 < nt) fill(cur ^ 1, ch, (b + 1) * TILE, min(TILE, M - (b + 1) * TILE), t - 8, 248);
+        if (t < 8) {
+            int q = t;
+            for (; q + 24 < cnt; q += 32) {
+                float vb[4], vg[4];
+                for (int u = 0; u < 4; u++) {
+                    vb[u] = tb[cur][q + 8 * u];
+                    vg[u] = tg[cur][q + 8 * u];
+                }
+                for (int u = 0; u < 4; u++) {
+                    twosum(sb, cb, vb[u]);
+                    twosum(sg, cg, vg[u]);
+                }
             }
+            for (; q < cnt; q += 8) {
+                twosum(sb, cb, tb[cur][q]);
+                twosum(sg, cg, tg[cur][q]);
+            }
+        }
         barrier();
     }
     if (t < 8) {

@@ -4,9 +4,9 @@
 // mean = K8(x) invM; var = K8((x - mean)^2) invM; invstd = rsqrt(var + eps); running
 // statistics updated with momentum. The K8 sum has 8 lanes (element j of the channel goes to
 // lane j mod 8), each a sequential TwoSum chain, so its order allows 8 invocations to add.
-// The other 248 keep them fed: the workgroup copies tiles of 2048 elements into shared memory
-// (coalesced loads, all in flight at once), then invocations 0..7 run their lanes' chains
-// over the tile from shared memory. Invocation 0 adds the lanes up.
+// The other 248 keep them fed: they copy the next tile of 2048 elements into shared memory
+// (coalesced loads) while invocations 0..7 run their lanes' chains over the current tile.
+// Invocation 0 adds the lanes up.
 #include "common.glsl"
 #include "fmath.glsl"
 layout(local_size_x = 256) in;
@@ -17,7 +17,7 @@ layout(std430, binding = 3) buffer RM { float v[]; } rm;
 layout(std430, binding = 4) buffer RV { float v[]; } rv;
 layout(push_constant) uniform P { int N, C, HW; float eps, momentum; } p;
 const int TILE = 2048;
-shared float tile[TILE];
+shared float tile[2][TILE];
 shared float ls[8], lc[8], sh_mean;
 
 // the K8 total of the lanes' (s, c) pairs
@@ -29,22 +29,38 @@ float k8_total() {
     return r;
 }
 
-// element j of channel ch (j = n HW + i)
-float elem(int ch, int j) {
+// element j of channel ch (j = n HW + i): x, or (x - mean)^2 in the second pass
+float elem(int ch, int j, int pass, float mean) {
     int n = j / p.HW, i = j - n * p.HW;
-    return x.v[(n * p.C + ch) * p.HW + i];
+    float v = x.v[(n * p.C + ch) * p.HW + i];
+    if (pass == 0) return v;
+    precise float d = v - mean;
+    precise float dd = d * d;
+    return dd;
 }
 
-void main() {
-    int ch = int(gl_WorkGroupID.x), t = int(gl_LocalInvocationID.x), M = p.N * p.HW;
-    precise float invM = fm_recip(float(M));
+// One K8 pass over the channel: invocations 8..255 copy tile b + 1 into shared memory while
+// invocations 0..7 (the lanes) add tile b, 8 elements per lane at a time (loads first).
+void k8_pass(int ch, int M, int pass, float mean) {
+    int t = int(gl_LocalInvocationID.x), nt = (M + TILE - 1) / TILE;
     precise float s = 0.0, c = 0.0;
-    for (int base = 0; base < M; base += TILE) {
-        int cnt = min(TILE, M - base);
-        for (int q = t; q < cnt; q += 256) tile[q] = elem(ch, base + q);
-        barrier();
-        if (t < 8)
-            for (int q = t; q < cnt; q += 8) twosum(s, c, tile[q]);
+    for (int q = t; q < min(TILE, M); q += 256) tile[0][q] = elem(ch, q, pass, mean);
+    barrier();
+    for (int b = 0; b < nt; b++) {
+        int cur = b & 1, cnt = min(TILE, M - b * TILE);
+        if (t >= 8 && b + 1 < nt) {
+            int base = (b + 1) * TILE, ncnt = min(TILE, M - base);
+            for (int q = t - 8; q < ncnt; q += 248) tile[cur ^ 1][q] = elem(ch, base + q, pass, mean);
+        }
+        if (t < 8) {
+            int q = t;
+            for (; q + 56 < cnt; q += 64) {
+                float v[8];
+                for (int u = 0; u < 8; u++) v[u] = tile[cur][q + 8 * u];
+                for (int u = 0; u < 8; u++) twosum(s, c, v[u]);
+            }
+            for (; q < cnt; q += 8) twosum(s, c, tile[cur][q]);
+        }
         barrier();
     }
     if (t < 8) {
@@ -52,31 +68,19 @@ void main() {
         lc[t] = c;
     }
     barrier();
+}
+
+void main() {
+    int ch = int(gl_WorkGroupID.x), t = int(gl_LocalInvocationID.x), M = p.N * p.HW;
+    precise float invM = fm_recip(float(M));
+    k8_pass(ch, M, 0, 0.0);
     if (t == 0) {
         precise float m = k8_total() * invM;
         sh_mean = m;
     }
     barrier();
     float mean = sh_mean;
-    s = 0.0;
-    c = 0.0;
-    for (int base = 0; base < M; base += TILE) {
-        int cnt = min(TILE, M - base);
-        for (int q = t; q < cnt; q += 256) {
-            precise float d = elem(ch, base + q) - mean;
-            precise float dd = d * d;
-            tile[q] = dd;
-        }
-        barrier();
-        if (t < 8)
-            for (int q = t; q < cnt; q += 8) twosum(s, c, tile[q]);
-        barrier();
-    }
-    if (t < 8) {
-        ls[t] = s;
-        lc[t] = c;
-    }
-    barrier();
+    k8_pass(ch, M, 1, mean);
     if (t == 0) {
         precise float var = k8_total() * invM;
         precise float is = fm_rsqrt(var + p.eps);
