@@ -11,7 +11,7 @@ layout(std430, binding = 1) readonly buffer Xhat { float v[]; } xhat;
 layout(std430, binding = 2) writeonly buffer DG { float v[]; } dgamma;
 layout(std430, binding = 3) writeonly buffer DB { float v[]; } dbeta;
 layout(push_constant) uniform P { int N, C, HW; } p;
-const int TILE = 2048;
+const int TILE = 768; // two tiles of two arrays: 12 KiB of shared memory (16 KiB is all Vulkan guarantees)
 shared float tb[2][TILE], tg[2][TILE];
 shared float bs[8], bc[8], gs[8], gc[8];
 

@@ -4,7 +4,7 @@
 // mean = K8(x) invM; var = K8((x - mean)^2) invM; invstd = rsqrt(var + eps); running
 // statistics updated with momentum. The K8 sum has 8 lanes (element j of the channel goes to
 // lane j mod 8), each a sequential TwoSum chain, so its order allows 8 invocations to add.
-// The other 248 keep them fed: they copy the next tile of 2048 elements into shared memory
+// The other 248 keep them fed: they copy the next tile of 1024 elements into shared memory
 // (coalesced loads) while invocations 0..7 run their lanes' chains over the current tile.
 // Invocation 0 adds the lanes up.
 #include "common.glsl"
@@ -16,7 +16,7 @@ layout(std430, binding = 2) writeonly buffer Invstd { float v[]; } invstd;
 layout(std430, binding = 3) buffer RM { float v[]; } rm;
 layout(std430, binding = 4) buffer RV { float v[]; } rv;
 layout(push_constant) uniform P { int N, C, HW; float eps, momentum; } p;
-const int TILE = 2048;
+const int TILE = 1024; // two tiles: 8 KiB of shared memory (16 KiB is all Vulkan guarantees)
 shared float tile[2][TILE];
 shared float ls[8], lc[8], sh_mean;
 

@@ -56,6 +56,17 @@ fi
 "$flce" step --init-seed 4 --classes 5 --input "$t/X.npy" --labels "$t/Y.npy" --backend vulkan --out "$t/v.st" 2>/dev/null || fail "vulkan step"
 cmp -s "$t/c.st" "$t/v.st" || fail "flce step: vulkan and cpu outputs differ"
 
+# no Vulkan driver: --backend vulkan is one clear line and status 2; the default (auto) says
+# so in one line and computes on the CPU backend (same bytes)
+export_none="VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json"
+env $export_none "$flce" check --backend vulkan > /dev/null 2> "$t/nodev.err"; rc=$?
+[ $rc = 2 ] || fail "--backend vulkan without a driver: status $rc"
+[ "$(wc -l < "$t/nodev.err")" = 1 ] && grep -q 'no Vulkan driver' "$t/nodev.err" || fail "no-driver message: $(cat "$t/nodev.err")"
+env $export_none "$flce" step --init-seed 4 --classes 5 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/a.st" > /dev/null 2> "$t/auto.err" \
+  || fail "auto without a driver: $(cat "$t/auto.err")"
+[ "$(wc -l < "$t/auto.err")" = 1 ] && grep -q 'using the cpu backend' "$t/auto.err" || fail "auto message: $(cat "$t/auto.err")"
+cmp -s "$t/c.st" "$t/a.st" || fail "auto fell back to something other than the cpu backend's bytes"
+
 # one round of FLCE: the same digests on vulkan and cpu
 base="--clients 4 --train-subset 120 --test-subset 40 --val-size 10 --batch 16 --seed 3 --quiet --per-round 2 --rounds 1"
 "$flce" run --algo flce $base --out "$t/c1" --backend cpu > /dev/null 2>&1 || fail "cpu run"

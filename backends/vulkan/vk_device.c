@@ -72,6 +72,7 @@ static flce_status make_instance(vk_ctx *c, flce_err *e) {
     ci.enabledExtensionCount = validate ? 1 : 0;
     ci.ppEnabledExtensionNames = &ext;
     VkResult r = create_instance(&ci, NULL, &c->instance);
+    if (r == VK_ERROR_INCOMPATIBLE_DRIVER) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan driver on this machine");
     if (r != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create an instance (VkResult %d)", (int)r);
 #define VK_LOAD(f)                                                                                                   \
     if (!(f = (PFN_##f)get_instance_proc(c->instance, #f)))                                                          \
