@@ -1,0 +1,21 @@
+#!/bin/sh
+# cli_check.sh FLCE: `flce check --backend cpu` passes every op case and two training steps,
+# one line per case naming the backend and device, and a summary; --op selects cases;
+# usage errors are one line and status 2. (The Vulkan backend: tests/vulkan.sh.)
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-check-XXXXXX); trap 'rm -rf "$t"' EXIT
+"$flce" check --backend cpu --steps 2 > "$t/out" 2> "$t/err" || fail "flce check --backend cpu: $(grep -v '^ok' "$t/out")"
+n=$(grep -c '^ok   cpu     host CPU' "$t/out")
+[ "$n" -ge 70 ] || fail "only $n ok lines naming the cpu backend and its device"
+grep -q '^ok   cpu .* STEP 2/2' "$t/out" || fail "no training step line"
+grep -q "^flce check: $n of $n cases matched the reference bit for bit on 1 backend$" "$t/out" || fail "summary: $(tail -1 "$t/out")"
+"$flce" check --backend cpu --op conv2d_bwd --steps 0 > "$t/conv" || fail "--op conv2d_bwd"
+[ "$(grep -c '^ok' "$t/conv")" = 20 ] || fail "--op conv2d_bwd should select the 20 backward convolution cases"
+expect 2 "--backend 'gpu'" check --backend gpu
+expect 2 "no case matched --op NOPE" check --backend cpu --op NOPE --steps 0
+expect 2 "--input 'x'" check --input x
+expect 2 "--steps -1" check --steps -1
+echo "cli_check: ok ($n cases)"
