@@ -17,6 +17,13 @@ int flce_backend_known(const char *name) {
     return !strcmp(name, "reference") || !strcmp(name, "cpu") || !strcmp(name, "auto");
 }
 
+/* The line saying which backend `auto` chose (or that vulkan started), once per process. */
+static void say_once(const char *what, const char *detail, const char *then) {
+    static int said;
+    if (said++) return;
+    fprintf(stderr, "flce: %s%s%s\n", what, detail, then);
+}
+
 static flce_backend *cpu(flce_err *e) {
     flce_backend *be = flce_backend_cpu(2);
     if (!be) flce_fail(e, FLCE_ERR_NOMEM, "cpu backend: out of memory");
@@ -29,7 +36,7 @@ flce_backend *flce_backend_create(const char *name, flce_err *e) {
 #ifdef FLCE_HAVE_VULKAN
     if (!strcmp(name, "vulkan")) {
         flce_backend *be = flce_backend_vulkan(e);
-        if (be) fprintf(stderr, "flce: vulkan backend on %s\n", be->device);
+        if (be) say_once("vulkan backend on ", be->device, "");
         return be;
     }
     if (!strcmp(name, "auto")) {
@@ -38,12 +45,12 @@ flce_backend *flce_backend_create(const char *name, flce_err *e) {
             flce_err ve;
             flce_backend *be = flce_backend_vulkan(&ve);
             if (be) {
-                fprintf(stderr, "flce: vulkan backend on %s\n", be->device);
+                say_once("vulkan backend on ", be->device, "");
                 return be;
             }
-            fprintf(stderr, "flce: %s; using the cpu backend\n", ve.msg);
+            say_once(ve.msg, "", "; using the cpu backend");
         } else {
-            fprintf(stderr, "flce: no Vulkan GPU (%s); using the cpu backend\n", seen);
+            say_once("no Vulkan GPU: ", seen, "; using the cpu backend");
         }
         return cpu(e);
     }
@@ -53,7 +60,7 @@ flce_backend *flce_backend_create(const char *name, flce_err *e) {
         return NULL;
     }
     if (!strcmp(name, "auto")) {
-        fprintf(stderr, "flce: this build has no Vulkan backend; using the cpu backend\n");
+        say_once("this build has no Vulkan backend", "", "; using the cpu backend");
         return cpu(e);
     }
 #endif
