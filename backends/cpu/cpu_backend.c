@@ -6,8 +6,9 @@
  *   forward      y_n[k][p]  = sum_q W[k][q] col_n[q][p]          (q = (ci, ky, kx) ascending)
  *   input grad   dcol[q][p] = sum_k W[k][q] dy_n[k][p]; dx = col2im in (ky, kx) order
  *   weight grad  dWT[q][k] += t_n[q][k], t_n = sum_p col_n[q][p] dyT_n[p][k]  (p, then n)
- * BatchNorm (when HW is a multiple of 8, so that the K8 lanes line up with an 8-wide vector),
- * ReLU and add are split across the threads and vectorised; pooling, the losses, SGD and
+ * BatchNorm (K8 lanes = the lanes of an 8-wide vector over each channel, copied contiguous
+ * first when HW is not a multiple of 8), ReLU and add are split across the threads and
+ * vectorised; pooling, the losses, SGD and
  * the weighted sum use the reference loops (they are a small share of a step). */
 #include <pthread.h>
 #include <stdio.h>
@@ -339,38 +340,83 @@ typedef struct {
     float eps, momentum;
     const float *x, *g, *b, *dy, *xhat_in, *is_in;
     float *y, *xhat, *is, *rm, *rv, *dx, *dg, *db;
+    cpu_ctx *ctx;
 } bn_job;
 
-/* One channel of BatchNorm training, S8 sums with a vector accumulator (HW % 8 == 0). */
+/* K8 sums (reference/ops.h) over channel c of a [N][C][HW] (j = n HW + i ascending):
+ * s0 = K8(a) or, with mean given (sq), K8((a - mean)^2); with b, also s1 = K8(a b). The K8
+ * lanes are the lanes of an 8-wide vector over j: read in place when HW is a multiple of 8,
+ * else from buf (the channel copied contiguous; the last M mod 8 values go lane by lane). */
+static void k8_channel(const float *a, const float *b, int N, int C, int HW, int c, float *buf, int sq, float mean,
+                       float *s0, float *s1) {
+    k8v k0 = {bc(0.0f), bc(0.0f)}, k1 = k0;
+    v8 mv = bc(mean);
+    size_t M = (size_t)N * HW, j = 0;
+    const float *pa = buf, *pb = buf + M;
+    if (HW % 8 == 0) {
+        for (int n = 0; n < N; n++) {
+            size_t o = ((size_t)n * C + c) * HW;
+            for (int i = 0; i < HW; i += 8) {
+                v8 v = ld(a + o + i);
+                if (sq) v = (v - mv) * (v - mv);
+                k8v_add(&k0, v);
+                if (b) k8v_add(&k1, v * ld(b + o + i));
+            }
+        }
+        *s0 = k8v_total(&k0);
+        if (b) *s1 = k8v_total(&k1);
+        return;
+    }
+    for (int n = 0; n < N; n++) {
+        memcpy(buf + (size_t)n * HW, a + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
+        if (b) memcpy(buf + M + (size_t)n * HW, b + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
+    }
+    for (; j + 8 <= M; j += 8) {
+        v8 v = ld(pa + j);
+        if (sq) v = (v - mv) * (v - mv);
+        k8v_add(&k0, v);
+        if (b) k8v_add(&k1, v * ld(pb + j));
+    }
+    ref_k8 r0, r1;
+    for (int l = 0; l < 8; l++) r0.s[l] = k0.s[l], r0.c[l] = k0.c[l], r1.s[l] = k1.s[l], r1.c[l] = k1.c[l];
+    for (; j < M; j++) {
+        float v = pa[j];
+        if (sq) v = (v - mean) * (v - mean);
+        ref_k8_add(&r0, (int)(j & 7), v);
+        if (b) ref_k8_add(&r1, (int)(j & 7), v * pb[j]);
+    }
+    *s0 = ref_k8_total(&r0);
+    if (b) *s1 = ref_k8_total(&r1);
+}
+
+/* BatchNorm training, channels split across the parts (reference/ops.h for the order). */
 static void bn_fwd_part(void *arg, int part, int parts) {
     bn_job *j = arg;
     int N = j->N, C = j->C, HW = j->HW, M = N * HW;
     float invM = fm_recip((float)M), one_m = 1.0f - j->momentum;
+    float *buf = HW % 8 ? scratch_get(&j->ctx->b[part], (size_t)M) : NULL;
+    if (HW % 8 && !buf) return;
     for (int c = part; c < C; c += parts) {
-        k8v acc = {bc(0.0f), bc(0.0f)};
-        for (int n = 0; n < N; n++) {
-            const float *x = j->x + ((size_t)n * C + c) * HW;
-            for (int i = 0; i < HW; i += 8) k8v_add(&acc, ld(x + i));
-        }
-        float mean = k8v_total(&acc) * invM;
-        v8 mv = bc(mean);
-        acc = (k8v){bc(0.0f), bc(0.0f)};
-        for (int n = 0; n < N; n++) {
-            const float *x = j->x + ((size_t)n * C + c) * HW;
-            for (int i = 0; i < HW; i += 8) {
-                v8 d = ld(x + i) - mv;
-                k8v_add(&acc, d * d);
-            }
-        }
-        float var = k8v_total(&acc) * invM, is = fm_rsqrt(var + j->eps);
+        float sum, sum2;
+        k8_channel(j->x, NULL, N, C, HW, c, buf, 0, 0.0f, &sum, NULL);
+        float mean = sum * invM;
+        k8_channel(j->x, NULL, N, C, HW, c, buf, 1, mean, &sum2, NULL);
+        float var = sum2 * invM, is = fm_rsqrt(var + j->eps);
         j->is[c] = is;
-        v8 iv = bc(is), gv = bc(j->g[c]), bv = bc(j->b[c]);
+        float g = j->g[c], be = j->b[c];
+        v8 mv = bc(mean), iv = bc(is), gv = bc(g), bv = bc(be);
         for (int n = 0; n < N; n++) {
             size_t o = ((size_t)n * C + c) * HW;
-            for (int i = 0; i < HW; i += 8) {
+            int i = 0;
+            for (; i + 8 <= HW; i += 8) {
                 v8 xh = (ld(j->x + o + i) - mv) * iv;
                 stv(j->xhat + o + i, xh);
                 stv(j->y + o + i, xh * gv + bv);
+            }
+            for (; i < HW; i++) {
+                float xh = (j->x[o + i] - mean) * is;
+                j->xhat[o + i] = xh;
+                j->y[o + i] = xh * g + be;
             }
         }
         float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
@@ -383,23 +429,21 @@ static void bn_bwd_part(void *arg, int part, int parts) {
     bn_job *j = arg;
     int N = j->N, C = j->C, HW = j->HW, M = N * HW;
     float invM = fm_recip((float)M), Mf = (float)M;
+    float *buf = HW % 8 ? scratch_get(&j->ctx->b[part], 2 * (size_t)M) : NULL;
+    if (HW % 8 && !buf) return;
     for (int c = part; c < C; c += parts) {
-        k8v lb = {bc(0.0f), bc(0.0f)}, lg = {bc(0.0f), bc(0.0f)};
-        for (int n = 0; n < N; n++) {
-            size_t o = ((size_t)n * C + c) * HW;
-            for (int i = 0; i < HW; i += 8) {
-                v8 d = ld(j->dy + o + i);
-                k8v_add(&lb, d);
-                k8v_add(&lg, d * ld(j->xhat_in + o + i));
-            }
-        }
-        float db = k8v_total(&lb), dg = k8v_total(&lg);
+        float db, dg;
+        k8_channel(j->dy, j->xhat_in, N, C, HW, c, buf, 0, 0.0f, &db, &dg);
         j->db[c] = db;
         j->dg[c] = dg;
-        v8 k = bc((j->g[c] * j->is_in[c]) * invM), mf = bc(Mf), dbv = bc(db), dgv = bc(dg);
+        float ks = (j->g[c] * j->is_in[c]) * invM;
+        v8 k = bc(ks), mf = bc(Mf), dbv = bc(db), dgv = bc(dg);
         for (int n = 0; n < N; n++) {
             size_t o = ((size_t)n * C + c) * HW;
-            for (int i = 0; i < HW; i += 8) stv(j->dx + o + i, k * ((mf * ld(j->dy + o + i) - dbv) - ld(j->xhat_in + o + i) * dgv));
+            int i = 0;
+            for (; i + 8 <= HW; i += 8)
+                stv(j->dx + o + i, k * ((mf * ld(j->dy + o + i) - dbv) - ld(j->xhat_in + o + i) * dgv));
+            for (; i < HW; i++) j->dx[o + i] = ks * ((Mf * j->dy[o + i] - db) - j->xhat_in[o + i] * dg);
         }
     }
 }
@@ -407,23 +451,15 @@ static void bn_bwd_part(void *arg, int part, int parts) {
 static void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
                            const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *xhat, flce_buf *is, flce_buf *rm,
                            flce_buf *rv) {
-    if (HW % 8) { /* lanes would not line up with samples: the reference loop */
-        ref_bn_fwd_train(N, C, HW, eps, mom, HB_CF(x), HB_CF(g), HB_CF(b), HB_F(y), HB_F(xhat), HB_F(is), HB_F(rm), HB_F(rv));
-        return;
-    }
     bn_job j = {.N = N, .C = C, .HW = HW, .eps = eps, .momentum = mom, .x = HB_CF(x), .g = HB_CF(g), .b = HB_CF(b),
-                .y = HB_F(y), .xhat = HB_F(xhat), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv)};
+                .y = HB_F(y), .xhat = HB_F(xhat), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv), .ctx = ctx_of(be)};
     pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
 }
 
 static void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat, const flce_buf *g,
                      const flce_buf *is, flce_buf *dx, flce_buf *dg, flce_buf *db) {
-    if (HW % 8) {
-        ref_bn_bwd(N, C, HW, HB_CF(dy), HB_CF(xhat), HB_CF(g), HB_CF(is), HB_F(dx), HB_F(dg), HB_F(db));
-        return;
-    }
     bn_job j = {.N = N, .C = C, .HW = HW, .dy = HB_CF(dy), .xhat_in = HB_CF(xhat), .g = HB_CF(g), .is_in = HB_CF(is),
-                .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db)};
+                .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db), .ctx = ctx_of(be)};
     pool_run(&ctx_of(be)->pool, bn_bwd_part, &j, C < nthreads(be) ? C : nthreads(be));
 }
 
