@@ -61,6 +61,23 @@ static void tile_6x16(int mr, int K, const float *A, int lda, const float *B, in
     if (mr > 5) stv(C + 5 * ldc, c50), stv(C + 5 * ldc + 8, c51);
 }
 
+/* tile_6x16 with B's row k at B + off[k] (implicit im2col), C zeroed first. */
+static void tile_6x16_off(int mr, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
+    const float *a[6];
+    for (int i = 0; i < 6; i++) a[i] = A + (size_t)(i < mr ? i : mr - 1) * lda;
+    v8 c[6][2];
+    for (int i = 0; i < 6; i++) c[i][0] = c[i][1] = bc(0.0f);
+    for (int k = 0; k < K; k++) {
+        const float *b = B + off[k];
+        v8 b0 = ld(b), b1 = ld(b + 8);
+        for (int i = 0; i < 6; i++) {
+            v8 x = bc(a[i][k]);
+            c[i][0] = c[i][0] + x * b0, c[i][1] = c[i][1] + x * b1;
+        }
+    }
+    for (int i = 0; i < mr; i++) stv(C + (size_t)i * ldc, c[i][0]), stv(C + (size_t)i * ldc + 8, c[i][1]);
+}
+
 /* C[M][j0..j1) (+)= A[M][K] B[K][j0..j1): 6 x 16 register tiles, a scalar loop for the
  * last columns; every element is reduced over k ascending, one separately rounded
  * multiply and add per term. (A 4 x 24 tile for M = 16 and 32 measured slower.) */
@@ -140,10 +157,50 @@ typedef struct {
     cpu_ctx *ctx;
 } conv_job;
 
+void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
+
+/* The forward pass of a 3x3 stride-1 convolution with rows of a multiple of 16 outputs, without
+ * im2col: the sample is copied once into a zero-padded image xp [C][H+2p][W+2p], and row q =
+ * (c, ky, kx) of the column matrix, restricted to output row oy, is xp + off[q] + oy (W+2p),
+ * off[q] = (c (H+2p) + ky) (W+2p) + kx. The tiles reduce over q ascending as the GEMM does. */
+#define IMPLICIT_MAXQ 1152
+static int implicit_ok(const flce_conv_shape *s) {
+    return s->R == 3 && s->stride == 1 && s->OW % 16 == 0 && s->C * 9 <= IMPLICIT_MAXQ;
+}
+
+static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *yn) {
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * 9, P = s->OH * s->OW, Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
+    int off[IMPLICIT_MAXQ];
+    for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+    memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
+    for (int c = 0; c < s->C; c++)
+        for (int y = 0; y < s->H; y++)
+            memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
+                   sizeof(float) * (size_t)s->W);
+    int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16;
+    for (int oy = 0; oy < s->OH; oy++)
+        for (int ox = 0; ox < s->OW; ox += step) {
+            const float *b = xp + (size_t)oy * Wp + ox;
+            float *c = yn + (size_t)oy * s->OW + ox;
+            if (USE_AVX512) flce_gemm512_off(s->K, step, Q, j->w, Q, b, off, c, P);
+            else
+                for (int i = 0; i < s->K; i += 6)
+                    tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, b, off, c + (size_t)i * P, P);
+        }
+}
+
 static void fwd_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, P = s->OH * s->OW;
+    if (implicit_ok(s)) {
+        float *xp = scratch_get(&j->ctx->a[part], (size_t)s->C * (s->H + 2 * s->pad) * (s->W + 2 * s->pad));
+        if (!xp) return;
+        for (int n = part; n < s->N; n += parts)
+            fwd_implicit(j, j->x + (size_t)n * s->C * s->H * s->W, xp, j->y + (size_t)n * s->K * P);
+        return;
+    }
     int direct = s->R == 1 && s->stride == 1 && s->pad == 0;
     float *col = direct ? NULL : scratch_get(&j->ctx->a[part], (size_t)Q * P);
     if (!direct && !col) return;

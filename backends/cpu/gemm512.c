@@ -34,6 +34,39 @@ static inline v16 bc16(float s) { return (v16){s, s, s, s, s, s, s, s, s, s, s, 
 TILE_8xV(tile_8x32, 2)
 TILE_8xV(tile_8x16, 1)
 
+/* The same tiles with B's row k at B + off[k] (an implicit im2col: the rows are shifted
+ * views of a padded input), C zeroed first. */
+#define TILE_8xV_OFF(NAME, NV)                                                                                 \
+    static void NAME(int mr, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) { \
+        const float *a[8];                                                                                     \
+        for (int i = 0; i < 8; i++) a[i] = A + (size_t)(i < mr ? i : mr - 1) * lda;                           \
+        v16 c[8][NV];                                                                                          \
+        for (int i = 0; i < 8; i++)                                                                            \
+            for (int v = 0; v < NV; v++) c[i][v] = bc16(0.0f);                                                 \
+        for (int k = 0; k < K; k++) {                                                                          \
+            const float *b = B + off[k];                                                                       \
+            v16 bv[NV];                                                                                        \
+            for (int v = 0; v < NV; v++) bv[v] = ld16(b + 16 * v);                                             \
+            for (int i = 0; i < 8; i++) {                                                                      \
+                v16 x = bc16(a[i][k]);                                                                         \
+                for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + x * bv[v];                                    \
+            }                                                                                                  \
+        }                                                                                                      \
+        for (int i = 0; i < mr; i++)                                                                           \
+            for (int v = 0; v < NV; v++) st16(C + (size_t)i * ldc + 16 * v, c[i][v]);                          \
+    }
+TILE_8xV_OFF(tile_8x32_off, 2)
+TILE_8xV_OFF(tile_8x16_off, 1)
+
+/* C[M][0..n) = A B for n = 16 or 32 columns whose B rows are B + off[k]. */
+void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
+    for (int i = 0; i < M; i += 8) {
+        int mr = M - i < 8 ? M - i : 8;
+        if (n == 32) tile_8x32_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc);
+        else tile_8x16_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc);
+    }
+}
+
 /* C[M][j0..) (+)= A B over the columns j0.. in whole 16-column blocks; returns the first
  * column left to the caller. */
 int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
