@@ -23,6 +23,7 @@
 void flce_backend_fill_reference(flce_backend *be);
 
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
+static int USE_AVX512; /* the AVX-512 tiles (gemm512.c); set once by flce_backend_cpu */
 
 static inline v8 ld(const float *p) { return *(const v8 *)p; }
 static inline void stv(float *p, v8 v) { *(v8 *)p = v; }
@@ -78,12 +79,52 @@ static void tile_6x16_off(int mr, int K, const float *A, int lda, const float *B
     for (int i = 0; i < mr; i++) stv(C + (size_t)i * ldc, c[i][0]), stv(C + (size_t)i * ldc + 8, c[i][1]);
 }
 
+/* tile_6x16 with row i of A at arow[i], its element k at arow[i][poff[k]]. */
+static void tile_6x16_rows(int mr, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
+                           int ldc, int zero) {
+    const float *a[6];
+    for (int i = 0; i < 6; i++) a[i] = arow[i < mr ? i : mr - 1];
+    v8 c[6][2];
+    for (int i = 0; i < 6; i++) {
+        c[i][0] = c[i][1] = bc(0.0f);
+        if (!zero && i < mr) c[i][0] = ld(C + (size_t)i * ldc), c[i][1] = ld(C + (size_t)i * ldc + 8);
+    }
+    for (int k = 0; k < K; k++) {
+        const float *b = B + (size_t)k * ldb;
+        int o = poff[k];
+        v8 b0 = ld(b), b1 = ld(b + 8);
+        for (int i = 0; i < 6; i++) {
+            v8 x = bc(a[i][o]);
+            c[i][0] = c[i][0] + x * b0, c[i][1] = c[i][1] + x * b1;
+        }
+    }
+    for (int i = 0; i < mr; i++) stv(C + (size_t)i * ldc, c[i][0]), stv(C + (size_t)i * ldc + 8, c[i][1]);
+}
+
+int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
+                      float *C, int ldc, int zero);
+
+/* C[M][0..j1) (+)= A B where row i of A is arow[i] read at poff[k] (see tile_6x16_rows). */
+static void gemm_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
+                      int ldc, int zero) {
+    int j0 = USE_AVX512 ? flce_gemm512_rows(M, j1, K, arow, poff, B, ldb, C, ldc, zero) : 0;
+    int jv = j0 + (j1 - j0) / 16 * 16;
+    for (int j = j0; j < jv; j += 16)
+        for (int i = 0; i < M; i += 6)
+            tile_6x16_rows(M - i < 6 ? M - i : 6, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+    for (int i = 0; i < M; i++)
+        for (int j = jv; j < j1; j++) {
+            float acc = zero ? 0.0f : C[(size_t)i * ldc + j];
+            for (int k = 0; k < K; k++) acc = acc + arow[i][poff[k]] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = acc;
+        }
+}
+
 /* C[M][j0..j1) (+)= A[M][K] B[K][j0..j1): 6 x 16 register tiles, a scalar loop for the
  * last columns; every element is reduced over k ascending, one separately rounded
  * multiply and add per term. (A 4 x 24 tile for M = 16 and 32 measured slower.) */
 int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
                  int zero);
-static int USE_AVX512; /* set once by flce_backend_cpu */
 
 static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
                  int zero) {
@@ -157,6 +198,7 @@ typedef struct {
     cpu_ctx *ctx;
 } conv_job;
 
+static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp);
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
 
 /* The forward pass of a 3x3 stride-1 convolution with rows of a multiple of 16 outputs, without
@@ -173,11 +215,7 @@ static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *y
     int Q = s->C * 9, P = s->OH * s->OW, Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
     int off[IMPLICIT_MAXQ];
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
-    memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
-    for (int c = 0; c < s->C; c++)
-        for (int y = 0; y < s->H; y++)
-            memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
-                   sizeof(float) * (size_t)s->W);
+    pad_sample(s, xn, xp);
     int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16;
     for (int oy = 0; oy < s->OH; oy++)
         for (int ox = 0; ox < s->OW; ox += step) {
@@ -260,30 +298,51 @@ static void transpose_part(void *arg, int part, int parts) {
     }
 }
 
+/* The sample zero-padded: xp [C][H+2 pad][W+2 pad]. */
+static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp) {
+    int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
+    if (s->pad) memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
+    for (int c = 0; c < s->C; c++)
+        for (int y = 0; y < s->H; y++)
+            memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
+                   sizeof(float) * (size_t)s->W);
+}
+
 /* Weight gradient, computed transposed: dWT[q][k] = sum over n of (sum over p of
- * col_n[q][p] dyT_n[p][k]), both ascending (the reference's order for dW[k][q]). This part owns the rows q in [q0, q1)
- * (a multiple of 6 each, so tiles stay whole). j->wt holds dyT of every sample. */
+ * col_n[q][p] dyT_n[p][k]), both ascending (the reference's order for dW[k][q]). This part
+ * owns the rows q in [q0, q1) (a multiple of 6 each, so tiles stay whole). j->wt holds dyT of
+ * every sample. No im2col: col_n[q][p] = xp[off[q] + poff[p]] on the padded sample, with
+ * off[q] = (c (H+2 pad) + ky)(W+2 pad) + kx and poff[p] = oy s (W+2 pad) + ox s. */
 static void bwd_weight_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
-    int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K;
+    int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K, R = s->R;
+    int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
     int per = (Q + 6 * parts - 1) / (6 * parts) * 6;
     int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
     if (q0 >= q1) return;
     int nq = q1 - q0;
-    float *col = scratch_get(&j->ctx->a[part], (size_t)nq * P + 2 * (size_t)nq * K);
-    if (!col) return;
-    float *acc = col + (size_t)nq * P, *t = acc + (size_t)nq * K; /* dWT rows q0..q1; this sample's part */
+    float *xp = scratch_get(&j->ctx->a[part], (size_t)s->C * Hp * Wp + 2 * (size_t)nq * K);
+    int *poff = malloc(sizeof(int) * (size_t)P);
+    const float **arow = malloc(sizeof(float *) * (size_t)nq);
+    if (!xp || !poff || !arow) {
+        free(poff), free(arow);
+        return;
+    }
+    float *acc = xp + (size_t)s->C * Hp * Wp, *t = acc + (size_t)nq * K; /* dWT rows q0..q1; this sample's part */
+    for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
+    for (int q = q0; q < q1; q++) arow[q - q0] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
     size_t m = (size_t)nq * K, i;
     for (int n = 0; n < s->N; n++) {
-        im2col(s, j->x + (size_t)n * s->C * s->H * s->W, q0, q1, col);
-        gemm(nq, 0, K, P, col, P, j->wt + (size_t)n * K * P, K, n == 0 ? acc : t, K, 1);
+        pad_sample(s, j->x + (size_t)n * s->C * s->H * s->W, xp);
+        gemm_rows(nq, K, P, arow, poff, j->wt + (size_t)n * K * P, K, n == 0 ? acc : t, K, 1);
         if (n == 0) continue;
         for (i = 0; i + 8 <= m; i += 8) stv(acc + i, ld(acc + i) + ld(t + i));
         for (; i < m; i++) acc[i] = acc[i] + t[i];
     }
     for (int q = 0; q < nq; q++)
         for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];
+    free(poff), free(arow);
 }
 
 static int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }

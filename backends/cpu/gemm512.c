@@ -80,3 +80,42 @@ int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const fl
             tile_8x16(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
     return j;
 }
+
+/* Tiles whose A rows are given as pointers, element k of row i at arow[i][poff[k]] (the
+ * weight gradient's implicit im2col), B rows at B + k ldb: C[M][0..j1) (+)= A B, 32- and
+ * 16-column blocks; returns the first column left to the caller. */
+#define TILE_8xV_ROWS(NAME, NV)                                                                                \
+    static void NAME(int mr, int K, const float *const *arow, const int *poff, const float *B, int ldb,       \
+                     float *C, int ldc, int zero) {                                                            \
+        const float *a[8];                                                                                     \
+        for (int i = 0; i < 8; i++) a[i] = arow[i < mr ? i : mr - 1];                                          \
+        v16 c[8][NV];                                                                                          \
+        for (int i = 0; i < 8; i++)                                                                            \
+            for (int v = 0; v < NV; v++) c[i][v] = (zero || i >= mr) ? bc16(0.0f) : ld16(C + (size_t)i * ldc + 16 * v); \
+        for (int k = 0; k < K; k++) {                                                                          \
+            const float *b = B + (size_t)k * ldb;                                                              \
+            int o = poff[k];                                                                                   \
+            v16 bv[NV];                                                                                        \
+            for (int v = 0; v < NV; v++) bv[v] = ld16(b + 16 * v);                                             \
+            for (int i = 0; i < 8; i++) {                                                                      \
+                v16 x = bc16(a[i][o]);                                                                         \
+                for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + x * bv[v];                                    \
+            }                                                                                                  \
+        }                                                                                                      \
+        for (int i = 0; i < mr; i++)                                                                           \
+            for (int v = 0; v < NV; v++) st16(C + (size_t)i * ldc + 16 * v, c[i][v]);                          \
+    }
+TILE_8xV_ROWS(tile_8x32_rows, 2)
+TILE_8xV_ROWS(tile_8x16_rows, 1)
+
+int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
+                      float *C, int ldc, int zero) {
+    int j = 0;
+    for (; j + 32 <= j1; j += 32)
+        for (int i = 0; i < M; i += 8)
+            tile_8x32_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+    for (; j + 16 <= j1; j += 16)
+        for (int i = 0; i < M; i += 8)
+            tile_8x16_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+    return j;
+}
