@@ -126,6 +126,12 @@ static void gemm_rows(int M, int j1, int K, const float *const *arow, const int 
 int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
                  int zero);
 
+/* The last nr < 16 columns: copied into a 16-column block padded with zeros and run through
+ * the same tiles (each element still reduced over k ascending), then copied back: the tiles
+ * waste 16 - nr columns but a scalar loop is one dependent add chain per element. */
+#define PACK_MAX 640
+static _Thread_local float pack_b[PACK_MAX * 16], pack_c[PACK_MAX * 16];
+
 static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
                  int zero) {
     if (USE_AVX512) j0 = flce_gemm512(M, j0, j1, K, A, lda, B, ldb, C, ldc, zero);
@@ -133,6 +139,24 @@ static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const fl
     for (int j = j0; j < jv; j += 16)
         for (int i = 0; i < M; i += 6)
             tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+    int nr = j1 - jv;
+    if (nr > 0 && K <= PACK_MAX && M <= PACK_MAX) {
+        for (int k = 0; k < K; k++) {
+            const float *src = B + (size_t)k * ldb + jv;
+            float *d = pack_b + (size_t)k * 16;
+            for (int q = 0; q < 16; q++) d[q] = q < nr ? src[q] : 0.0f;
+        }
+        if (!zero)
+            for (int i = 0; i < M; i++)
+                for (int q = 0; q < nr; q++) pack_c[(size_t)i * 16 + q] = C[(size_t)i * ldc + jv + q];
+        if (USE_AVX512) flce_gemm512(M, 0, 16, K, A, lda, pack_b, 16, pack_c, 16, zero);
+        else
+            for (int i = 0; i < M; i += 6)
+                tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, pack_b, 16, pack_c + (size_t)i * 16, 16, zero);
+        for (int i = 0; i < M; i++)
+            for (int q = 0; q < nr; q++) C[(size_t)i * ldc + jv + q] = pack_c[(size_t)i * 16 + q];
+        return;
+    }
     for (int i = 0; i < M; i++)
         for (int j = jv; j < j1; j++) {
             float acc = zero ? 0.0f : C[(size_t)i * ldc + j];
