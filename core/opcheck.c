@@ -19,14 +19,16 @@ static const char *OP_NAMES[] = {"CONV2D_FWD", "CONV2D_BWD_DATA", "CONV2D_BWD_WE
 
 typedef struct {
     op_kind op;
-    int a[8];
+    int a[9]; /* the shape; for convolutions a[8] = 1: the inputs hold inf, -inf and NaN among
+               * the normal values, and every NaN compares as one (payloads are not contracted) */
 } op_case;
 
 #define CONV3(op) \
     {op, {1, 1, 1, 1, 1, 3, 1, 1}}, {op, {2, 3, 5, 7, 4, 3, 1, 1}}, {op, {3, 16, 9, 9, 16, 3, 2, 1}}, \
     {op, {2, 5, 8, 8, 7, 1, 2, 0}}, {op, {1, 2, 6, 5, 3, 1, 1, 0}}, {op, {2, 16, 32, 32, 16, 3, 1, 1}}, \
     {op, {2, 32, 16, 16, 64, 3, 2, 1}}, {op, {3, 3, 33, 31, 17, 3, 1, 1}}, {op, {5, 1, 28, 28, 16, 3, 1, 1}}, \
-    {op, {2, 32, 7, 7, 64, 1, 2, 0}}, {op, {2, 7, 16, 16, 13, 3, 1, 1}}
+    {op, {2, 32, 7, 7, 64, 1, 2, 0}}, {op, {2, 7, 16, 16, 13, 3, 1, 1}}, {op, {2, 3, 9, 9, 5, 3, 1, 1, 1}}, \
+    {op, {2, 3, 9, 8, 5, 3, 2, 1, 1}}
 
 static const op_case CASES[] = {
     CONV3(OP_CONV_FWD), CONV3(OP_CONV_BWD_DATA), CONV3(OP_CONV_BWD_WEIGHT),
@@ -58,8 +60,8 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
     case OP_CONV_FWD:
     case OP_CONV_BWD_DATA:
     case OP_CONV_BWD_WEIGHT:
-        snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d)", OP_NAMES[c->op], a[0], a[1], a[2], a[3], a[4],
-                 a[5], a[6], a[7]);
+        snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d%s)", OP_NAMES[c->op], a[0], a[1], a[2], a[3], a[4],
+                 a[5], a[6], a[7], a[8] ? ",inf/nan" : "");
         break;
     case OP_BN_TRAIN:
     case OP_BN_EVAL:
@@ -96,10 +98,12 @@ typedef struct {
     flce_backend *ref, *be;
     uint32_t stream;
     int fail;
+    int nan_as_one; /* NaN payloads are not part of the contract: every NaN compares as one */
 } ctx;
 
 static pair *mk(ctx *c, const char *name, size_t n, int kind, float scale, int out) {
-    /* kind 0: normal * scale; 1: uniform labels below (int)scale (int32); 2: positive (var-like) */
+    /* kind 0: normal * scale; 1: uniform labels below (int)scale (int32); 2: positive (var-like);
+     * 3: normal * scale with every 23rd value inf, -inf or NaN in turn */
     pair *p = &c->p[c->np++];
     p->n = n;
     p->out = out;
@@ -121,6 +125,7 @@ static pair *mk(ctx *c, const char *name, size_t n, int kind, float scale, int o
             continue;
         }
         f = kind == 2 ? (float)(0.5 + flce_rng_uniform(&r)) : (float)(flce_rng_normal(&r) * scale);
+        if (kind == 3 && i % 23 == 22) f = (i / 23) % 3 == 0 ? INFINITY : (i / 23) % 3 == 1 ? -INFINITY : NAN;
         memcpy(&v[i], &f, 4);
     }
     for (size_t i = n; i < tot; i++) v[i] = SENTINEL_BITS;
@@ -187,6 +192,10 @@ static void compare(ctx *c, flce_opcheck_result *r) {
             if (w != SENTINEL_BITS) r->sentinel_broken = 1;
         }
         int broken = r->sentinel_broken;
+        for (size_t k = 0; k < p->n && c->nan_as_one; k++) {
+            if (x[k] != x[k]) x[k] = NAN;
+            if (y[k] != y[k]) y[k] = NAN;
+        }
         flce_opcheck_diff(x, y, p->n, r);
         if (broken) r->ok = 0, r->sentinel_broken = 1;
         if (!r->ok) snprintf(r->output, sizeof r->output, "%s", p->name);
@@ -201,7 +210,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
     flce_opcheck_name(i, r->name, sizeof r->name);
     const op_case *oc = &CASES[i];
     const int *a = oc->a;
-    ctx c = {.ref = ref, .be = be, .stream = (uint32_t)i};
+    ctx c = {.ref = ref, .be = be, .stream = (uint32_t)i, .nan_as_one = CASES[i].a[8]};
     flce_backend *bk[2] = {ref, be};
     switch (oc->op) {
     case OP_CONV_FWD:
@@ -211,8 +220,9 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         flce_conv_shape_init(&s, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
         size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.K * s.C * s.R * s.R, ny = (size_t)s.N * s.K * s.OH * s.OW;
         int f = oc->op == OP_CONV_FWD, d = oc->op == OP_CONV_BWD_DATA;
-        pair *x = mk(&c, "x", nx, 0, 1, d), *w = mk(&c, "w", nw, 0, 0.3f, oc->op == OP_CONV_BWD_WEIGHT);
-        pair *y = mk(&c, "y", ny, 0, 1, f);
+        int kind = a[8] ? 3 : 0;
+        pair *x = mk(&c, "x", nx, kind, 1, d), *w = mk(&c, "w", nw, kind, 0.3f, oc->op == OP_CONV_BWD_WEIGHT);
+        pair *y = mk(&c, "y", ny, kind, 1, f);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
             flce_buf *X = k ? x->b : x->r, *Wb = k ? w->b : w->r, *Y = k ? y->b : y->r;
