@@ -3,46 +3,36 @@
 // conv_bwd_weight.comp, first pass: the per-sample partial sums of the weight gradient,
 // part[n][q] = sum over oy, ox (nested, ascending, from +0) of dy[n][k][oy][ox] xpad, for
 // q = (k, c, ky, kx) flat; sample n is the z of the dispatch, so all samples run at once.
-// sum_rows.comp then adds the samples in ascending order (reference/ops.h).
-// Terms outside the image are dy * 0. With dy finite such a term is +-0 and adding it leaves
-// the partial sum unchanged (it starts at +0 and so is never -0), so the loop skips them and
-// runs the inside of each row without bounds checks; a non-finite dy outside the image
-// (inf * 0 = NaN) is still added at its place. The result is the reference's, bit for bit.
+// sum_rows.comp then adds the samples in ascending order (reference/ops.h). The pixel loop
+// loads 8 pixels' operands at a time (unconditional loads: a clamped index, then 0 selected
+// outside the image) before adding them in order, so the loads overlap.
 #include "common.glsl"
 layout(local_size_x = 128) in;
 layout(std430, binding = 0) readonly buffer X { float v[]; } x;
 layout(std430, binding = 1) readonly buffer DY { float v[]; } dy;
 layout(std430, binding = 2) writeonly buffer Part { float v[]; } part;
-// zero: +0 from the host. `d * 0.0` with a literal was folded away by a shader compiler
-// (a NaN lost: caught by the inf/nan cases of flce check); a value it cannot see is not.
-layout(push_constant) uniform P { int N, C, H, W, K, R, stride, pad, OH, OW; float zero; } p;
-
-bool nonfinite(float v) { return (floatBitsToUint(v) & 0x7f800000u) == 0x7f800000u; }
-
+layout(push_constant) uniform P { int N, C, H, W, K, R, stride, pad, OH, OW; } p;
 void main() {
     int q = int(gid()), RR = p.R * p.R, Q = p.K * p.C * RR;
     if (q >= Q) return;
-    int n = int(gl_WorkGroupID.z), s = p.stride;
+    int n = int(gl_WorkGroupID.z);
     int kx = q % p.R, ky = (q / p.R) % p.R, c = (q / RR) % p.C, k = q / (RR * p.C);
     int xc = (n * p.C + c) * p.H, dyb = (n * p.K + k) * p.OH * p.OW;
-    int ix0 = kx - p.pad;                                   // ix = ox s + ix0
-    int lo = ix0 >= 0 ? 0 : (s - 1 - ix0) / s;             // first ox inside
-    int hi = p.W - 1 - ix0 < 0 ? 0 : min(p.OW, (p.W - 1 - ix0) / s + 1);
-    lo = min(lo, hi);
     precise float t = 0.0;
     for (int oy = 0; oy < p.OH; oy++) {
-        int iy = oy * s + ky - p.pad, drow = dyb + oy * p.OW;
+        int iy = oy * p.stride + ky - p.pad;
         bool rowin = iy >= 0 && iy < p.H;
-        int a = rowin ? lo : p.OW, b = rowin ? hi : p.OW;  // [a, b): inside
-        for (int ox = 0; ox < a; ox++) {
-            float d = dy.v[drow + ox];
-            if (nonfinite(d)) t = t + d * p.zero;
-        }
-        int xrow = (xc + (rowin ? iy : 0)) * p.W + ix0;
-        for (int ox = a; ox < b; ox++) t = t + dy.v[drow + ox] * x.v[xrow + ox * s];
-        for (int ox = max(a, b); ox < p.OW; ox++) {
-            float d = dy.v[drow + ox];
-            if (nonfinite(d)) t = t + d * p.zero;
+        int row = (xc + clamp(iy, 0, p.H - 1)) * p.W, drow = dyb + oy * p.OW;
+        for (int ox0 = 0; ox0 < p.OW; ox0 += 8) {
+            float dv[8], xv[8];
+            for (int u = 0; u < 8; u++) {
+                int ox = min(ox0 + u, p.OW - 1), ix = ox * p.stride + kx - p.pad;
+                float xl = x.v[row + clamp(ix, 0, p.W - 1)];
+                xv[u] = (rowin && ix >= 0 && ix < p.W) ? xl : 0.0;
+                dv[u] = dy.v[drow + ox];
+            }
+            for (int u = 0; u < 8; u++)
+                if (ox0 + u < p.OW) t = t + dv[u] * xv[u];
         }
     }
     part.v[n * Q + q] = t;

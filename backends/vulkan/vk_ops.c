@@ -116,11 +116,10 @@ void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const
 
 typedef struct {
     int32_t N, C, H, W, K, R, stride, pad, OH, OW;
-    float zero; /* +0, for the terms outside the image (see conv_bwd_weight.comp) */
 } conv_pc;
 
 static conv_pc conv_push(const flce_conv_shape *s) {
-    return (conv_pc){s->N, s->C, s->H, s->W, s->K, s->R, s->stride, s->pad, s->OH, s->OW, 0.0f};
+    return (conv_pc){s->N, s->C, s->H, s->W, s->K, s->R, s->stride, s->pad, s->OH, s->OW};
 }
 
 static void conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
