@@ -273,6 +273,78 @@ static void fwd_worker(void *arg, int part, int parts) {
     }
 }
 
+void flce_dx_row512(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn);
+
+/* AVX2 twin of flce_dx_row512 (gemm512.c): 6 channels x 8 columns at a time. */
+static void dx_row256(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn) {
+    for (int c0 = 0; c0 < C; c0 += 6) {
+        int mr = C - c0 < 6 ? C - c0 : 6;
+        for (int ix0 = 0; ix0 < W; ix0 += 8) {
+            v8 acc[6];
+            for (int i = 0; i < 6; i++) acc[i] = bc(0.0f);
+            for (int ky = 0; ky < 3; ky++) {
+                int oy = iy + 1 - ky;
+                if (oy < 0 || oy >= OH) continue;
+                for (int kx = 0; kx < 3; kx++) {
+                    const float *w[6];
+                    for (int i = 0; i < 6; i++) w[i] = wt + ((size_t)(c0 + (i < mr ? i : mr - 1)) * 9 + ky * 3 + kx) * K;
+                    const float *b = dyp + (size_t)oy * Wd + ix0 + 2 - kx;
+                    v8 t[6];
+                    for (int i = 0; i < 6; i++) t[i] = bc(0.0f);
+                    for (int k = 0; k < K; k++) {
+                        v8 bv = ld(b + (size_t)k * OH * Wd);
+                        for (int i = 0; i < 6; i++) t[i] = t[i] + bc(w[i][k]) * bv;
+                    }
+                    for (int i = 0; i < 6; i++) acc[i] = acc[i] + t[i];
+                }
+            }
+            int nc = W - ix0 < 8 ? W - ix0 : 8;
+            for (int i = 0; i < mr; i++) {
+                float tmp[8];
+                stv(tmp, acc[i]);
+                float *d = dxn + ((size_t)(c0 + i) * OH + iy) * W + ix0;
+                for (int q = 0; q < nc; q++) d[q] = tmp[q];
+            }
+        }
+    }
+}
+
+/* The input gradient of a 3x3 stride-1 pad-1 convolution without the dcol matrix and col2im
+ * (dx_row*): each dx element sums, over the taps (ky, kx) ascending whose output pixel exists,
+ * t = sum over k ascending of w dy, from +0: the reference's order. Taps outside the image
+ * read zero padding and add t = +0, an exact no-op only for finite weights, so the caller
+ * takes this path only when every weight is finite. */
+static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
+    if (s->R != 3 || s->stride != 1 || s->pad != 1) return 0;
+    size_t n = (size_t)s->K * s->C * 9;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &w[i], 4);
+        if ((u & 0x7f800000u) == 0x7f800000u) return 0;
+    }
+    return 1;
+}
+
+static void bwd_data_direct(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int K = s->K, OH = s->OH, OW = s->OW, Wd = s->W + 18;
+    float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * OH * Wd);
+    if (!dyp) return;
+    memset(dyp, 0, sizeof(float) * (size_t)K * OH * Wd);
+    for (int n = part; n < s->N; n += parts) {
+        const float *dyn = j->dy + (size_t)n * K * OH * OW;
+        for (int k = 0; k < K; k++)
+            for (int oy = 0; oy < OH; oy++)
+                memcpy(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
+        float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
+        for (int iy = 0; iy < s->H; iy++) {
+            if (USE_AVX512) flce_dx_row512(dyp, j->wt, s->C, K, OH, s->W, Wd, iy, dxn);
+            else dx_row256(dyp, j->wt, s->C, K, OH, s->W, Wd, iy, dxn);
+        }
+    }
+}
+
 static void bwd_data_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
@@ -385,7 +457,8 @@ static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const fl
     for (int k = 0; k < s->K; k++)
         for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = HB_CF(w)[(size_t)k * Q + q];
     conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
-    pool_run(&ctx_of(be)->pool, bwd_data_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    pool_run(&ctx_of(be)->pool, dx_direct_ok(s, HB_CF(w)) ? bwd_data_direct : bwd_data_worker, &j,
+             s->N < nthreads(be) ? s->N : nthreads(be));
 }
 
 static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,

@@ -119,3 +119,43 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
             tile_8x16_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
     return j;
 }
+
+/* The input gradient of a 3x3, stride-1, pad-1 convolution without col2im, for input row iy of
+ * one sample: for 8 channels x 16 columns at a time, over the taps (ky, kx) ascending whose
+ * output row oy = iy + 1 - ky exists: t = sum over k ascending of wt[(c, ky, kx)][k] dy[k][oy][ox],
+ * then dx = dx + t (from +0). dyp is dy with one zero column on the left and 17 on the right
+ * (row length Wd = W + 18), so a column whose tap falls outside adds t = +0, which leaves dx
+ * unchanged as long as the weights are finite (the caller checks). The order is the
+ * reference's; see cpu_backend.c. */
+void flce_dx_row512(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn) {
+    for (int c0 = 0; c0 < C; c0 += 8) {
+        int mr = C - c0 < 8 ? C - c0 : 8;
+        for (int ix0 = 0; ix0 < W; ix0 += 16) {
+            v16 acc[8];
+            for (int i = 0; i < 8; i++) acc[i] = bc16(0.0f);
+            for (int ky = 0; ky < 3; ky++) {
+                int oy = iy + 1 - ky;
+                if (oy < 0 || oy >= OH) continue;
+                for (int kx = 0; kx < 3; kx++) {
+                    const float *w[8];
+                    for (int i = 0; i < 8; i++) w[i] = wt + ((size_t)(c0 + (i < mr ? i : mr - 1)) * 9 + ky * 3 + kx) * K;
+                    const float *b = dyp + (size_t)oy * Wd + ix0 + 2 - kx;
+                    v16 t[8];
+                    for (int i = 0; i < 8; i++) t[i] = bc16(0.0f);
+                    for (int k = 0; k < K; k++) {
+                        v16 bv = ld16(b + (size_t)k * OH * Wd);
+                        for (int i = 0; i < 8; i++) t[i] = t[i] + bc16(w[i][k]) * bv;
+                    }
+                    for (int i = 0; i < 8; i++) acc[i] = acc[i] + t[i];
+                }
+            }
+            int nc = W - ix0 < 16 ? W - ix0 : 16;
+            for (int i = 0; i < mr; i++) {
+                float tmp[16];
+                st16(tmp, acc[i]);
+                float *d = dxn + ((size_t)(c0 + i) * OH + iy) * W + ix0;
+                for (int q = 0; q < nc; q++) d[q] = tmp[q];
+            }
+        }
+    }
+}
