@@ -500,7 +500,7 @@ static flce_status probe(flce_backend *be, flce_err *e) {
     if (fma || denorm || round)
         return flce_fail(e, FLCE_ERR_ARG,
                          "vulkan: %s cannot run bit-exact: the start-up probe found %d fused multiply-adds, %d flushed "
-                         "denormals and %d other rounding differences in %d results%s",
+                         "denormals and %d other rounding differences in %d results%s; FLCE_VK_ALLOW_INEXACT=1 uses it anyway",
                          c->props.deviceName, fma, denorm, round, 4 * NT,
                          denorm && !c->denorm_preserve ? " (the driver offers no DenormPreserve for 32-bit floats)" : "");
     return FLCE_OK;
