@@ -29,77 +29,13 @@ static inline v8 ld(const float *p) { return *(const v8 *)p; }
 static inline void stv(float *p, v8 v) { *(v8 *)p = v; }
 static inline v8 bc(float s) { return (v8){s, s, s, s, s, s, s, s}; }
 
-/* C[i][j] (= 0 when zero) + sum_{k < K} A[i][k] B[k][j] for i < mr <= 6, j < 16. */
-static void tile_6x16(int mr, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc, int zero) {
-    const float *a0 = A, *a1 = A + (mr > 1 ? 1 : 0) * lda, *a2 = A + (mr > 2 ? 2 : mr - 1) * lda,
-                *a3 = A + (mr > 3 ? 3 : mr - 1) * lda, *a4 = A + (mr > 4 ? 4 : mr - 1) * lda,
-                *a5 = A + (mr > 5 ? 5 : mr - 1) * lda;
-    v8 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = bc(0.0f);
-    if (!zero) {
-        c00 = ld(C), c01 = ld(C + 8);
-        if (mr > 1) c10 = ld(C + ldc), c11 = ld(C + ldc + 8);
-        if (mr > 2) c20 = ld(C + 2 * ldc), c21 = ld(C + 2 * ldc + 8);
-        if (mr > 3) c30 = ld(C + 3 * ldc), c31 = ld(C + 3 * ldc + 8);
-        if (mr > 4) c40 = ld(C + 4 * ldc), c41 = ld(C + 4 * ldc + 8);
-        if (mr > 5) c50 = ld(C + 5 * ldc), c51 = ld(C + 5 * ldc + 8);
-    }
-    for (int k = 0; k < K; k++) {
-        const float *b = B + (size_t)k * ldb;
-        v8 b0 = ld(b), b1 = ld(b + 8), a;
-        a = bc(a0[k]), c00 = c00 + a * b0, c01 = c01 + a * b1;
-        a = bc(a1[k]), c10 = c10 + a * b0, c11 = c11 + a * b1;
-        a = bc(a2[k]), c20 = c20 + a * b0, c21 = c21 + a * b1;
-        a = bc(a3[k]), c30 = c30 + a * b0, c31 = c31 + a * b1;
-        a = bc(a4[k]), c40 = c40 + a * b0, c41 = c41 + a * b1;
-        a = bc(a5[k]), c50 = c50 + a * b0, c51 = c51 + a * b1;
-    }
-    stv(C, c00), stv(C + 8, c01);
-    if (mr > 1) stv(C + ldc, c10), stv(C + ldc + 8, c11);
-    if (mr > 2) stv(C + 2 * ldc, c20), stv(C + 2 * ldc + 8, c21);
-    if (mr > 3) stv(C + 3 * ldc, c30), stv(C + 3 * ldc + 8, c31);
-    if (mr > 4) stv(C + 4 * ldc, c40), stv(C + 4 * ldc + 8, c41);
-    if (mr > 5) stv(C + 5 * ldc, c50), stv(C + 5 * ldc + 8, c51);
-}
-
-/* tile_6x16 with B's row k at B + off[k] (implicit im2col), C zeroed first. */
-static void tile_6x16_off(int mr, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
-    const float *a[6];
-    for (int i = 0; i < 6; i++) a[i] = A + (size_t)(i < mr ? i : mr - 1) * lda;
-    v8 c[6][2];
-    for (int i = 0; i < 6; i++) c[i][0] = c[i][1] = bc(0.0f);
-    for (int k = 0; k < K; k++) {
-        const float *b = B + off[k];
-        v8 b0 = ld(b), b1 = ld(b + 8);
-        for (int i = 0; i < 6; i++) {
-            v8 x = bc(a[i][k]);
-            c[i][0] = c[i][0] + x * b0, c[i][1] = c[i][1] + x * b1;
-        }
-    }
-    for (int i = 0; i < mr; i++) stv(C + (size_t)i * ldc, c[i][0]), stv(C + (size_t)i * ldc + 8, c[i][1]);
-}
-
-/* tile_6x16 with row i of A at arow[i], its element k at arow[i][poff[k]]. */
-static void tile_6x16_rows(int mr, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
-                           int ldc, int zero) {
-    const float *a[6];
-    for (int i = 0; i < 6; i++) a[i] = arow[i < mr ? i : mr - 1];
-    v8 c[6][2];
-    for (int i = 0; i < 6; i++) {
-        c[i][0] = c[i][1] = bc(0.0f);
-        if (!zero && i < mr) c[i][0] = ld(C + (size_t)i * ldc), c[i][1] = ld(C + (size_t)i * ldc + 8);
-    }
-    for (int k = 0; k < K; k++) {
-        const float *b = B + (size_t)k * ldb;
-        int o = poff[k];
-        v8 b0 = ld(b), b1 = ld(b + 8);
-        for (int i = 0; i < 6; i++) {
-            v8 x = bc(a[i][o]);
-            c[i][0] = c[i][0] + x * b0, c[i][1] = c[i][1] + x * b1;
-        }
-    }
-    for (int i = 0; i < mr; i++) stv(C + (size_t)i * ldc, c[i][0]), stv(C + (size_t)i * ldc + 8, c[i][1]);
-}
+#define VT v8
+#define VW 8
+#define VLD ld
+#define VST stv
+#define VBC bc
+#include "tiles.h"
+TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 columns */
 
 int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
                       float *C, int ldc, int zero);
@@ -248,7 +184,7 @@ static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *y
             if (USE_AVX512) flce_gemm512_off(s->K, step, Q, j->w, Q, b, off, c, P);
             else
                 for (int i = 0; i < s->K; i += 6)
-                    tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, b, off, c + (size_t)i * P, P);
+                    tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, b, off, c + (size_t)i * P, P, 1);
         }
 }
 
@@ -275,39 +211,8 @@ static void fwd_worker(void *arg, int part, int parts) {
 
 void flce_dx_row512(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn);
 
-/* AVX2 twin of flce_dx_row512 (gemm512.c): 6 channels x 8 columns at a time. */
-static void dx_row256(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn) {
-    for (int c0 = 0; c0 < C; c0 += 6) {
-        int mr = C - c0 < 6 ? C - c0 : 6;
-        for (int ix0 = 0; ix0 < W; ix0 += 8) {
-            v8 acc[6];
-            for (int i = 0; i < 6; i++) acc[i] = bc(0.0f);
-            for (int ky = 0; ky < 3; ky++) {
-                int oy = iy + 1 - ky;
-                if (oy < 0 || oy >= OH) continue;
-                for (int kx = 0; kx < 3; kx++) {
-                    const float *w[6];
-                    for (int i = 0; i < 6; i++) w[i] = wt + ((size_t)(c0 + (i < mr ? i : mr - 1)) * 9 + ky * 3 + kx) * K;
-                    const float *b = dyp + (size_t)oy * Wd + ix0 + 2 - kx;
-                    v8 t[6];
-                    for (int i = 0; i < 6; i++) t[i] = bc(0.0f);
-                    for (int k = 0; k < K; k++) {
-                        v8 bv = ld(b + (size_t)k * OH * Wd);
-                        for (int i = 0; i < 6; i++) t[i] = t[i] + bc(w[i][k]) * bv;
-                    }
-                    for (int i = 0; i < 6; i++) acc[i] = acc[i] + t[i];
-                }
-            }
-            int nc = W - ix0 < 8 ? W - ix0 : 8;
-            for (int i = 0; i < mr; i++) {
-                float tmp[8];
-                stv(tmp, acc[i]);
-                float *d = dxn + ((size_t)(c0 + i) * OH + iy) * W + ix0;
-                for (int q = 0; q < nc; q++) d[q] = tmp[q];
-            }
-        }
-    }
-}
+/* The same for 8-wide vectors: 6 channels x 8 columns at a time (tiles.h). */
+static DX_ROW(dx_row256, 6)
 
 /* The input gradient of a 3x3 stride-1 pad-1 convolution without the dcol matrix and col2im
  * (dx_row*): each dx element sums, over the taps (ky, kx) ascending whose output pixel exists,
