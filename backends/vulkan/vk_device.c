@@ -122,15 +122,19 @@ static int contains_nocase(const char *hay, const char *needle) {
     return 0;
 }
 
+/* The instance's devices (at most 16) into list; returns how many. */
+static uint32_t list_devices(VkInstance instance, VkPhysicalDevice list[16]) {
+    uint32_t n = 16;
+    VkResult r = vkEnumeratePhysicalDevices(instance, &n, list); /* VK_INCOMPLETE beyond 16: fine */
+    return r == VK_SUCCESS || r == VK_INCOMPLETE ? n : 0;
+}
+
 /* The device: by --device / FLCE_VK_DEVICE (an index or part of the name), else the
  * highest-ranked type (first of equals). */
 static flce_status pick_device(vk_ctx *c, flce_err *e) {
-    uint32_t n = 0;
-    vkEnumeratePhysicalDevices(c->instance, &n, NULL);
-    if (n == 0) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan device on this machine");
     VkPhysicalDevice list[16];
-    if (n > 16) n = 16;
-    vkEnumeratePhysicalDevices(c->instance, &n, list);
+    uint32_t n = list_devices(c->instance, list);
+    if (n == 0) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan device on this machine");
     const char *spec = device_choice ? device_choice : getenv("FLCE_VK_DEVICE");
     const char *from = device_choice ? "--device" : "FLCE_VK_DEVICE";
     int best = -1, best_rank = -1;
@@ -552,11 +556,8 @@ int flce_vulkan_gpu(char *desc, size_t cap) {
     vk_ctx c = {0};
     int gpu = 0;
     if (make_instance(&c, &e) == FLCE_OK) {
-        uint32_t n = 0;
-        vkEnumeratePhysicalDevices(c.instance, &n, NULL);
         VkPhysicalDevice list[16];
-        if (n > 16) n = 16;
-        vkEnumeratePhysicalDevices(c.instance, &n, list);
+        uint32_t n = list_devices(c.instance, list);
         for (uint32_t i = 0; i < n; i++) {
             VkPhysicalDeviceProperties p;
             vkGetPhysicalDeviceProperties(list[i], &p);
