@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fmath.h"
 #include "hostbuf.h"
@@ -144,12 +145,68 @@ static float *scratch_get(scratch *s, size_t n) {
     return s->p;
 }
 
+/* FLCE_CPU_PROFILE=1: wall time per op and shape, printed to stderr when the backend is
+ * destroyed (the ops are synchronous, so wall time is the op's own). */
+typedef struct {
+    char key[40];
+    double sec;
+    long calls;
+} prof_entry;
+
 typedef struct {
     int threads;
     pool pool;
     scratch a[16], b[16]; /* two work buffers per part */
     scratch wt;
+    int profile;
+    prof_entry prof[64];
+    int nprof;
 } cpu_ctx;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void prof_add(cpu_ctx *c, const char *key, double sec) {
+    int i = 0;
+    while (i < c->nprof && strcmp(c->prof[i].key, key)) i++;
+    if (i == c->nprof) {
+        if (c->nprof == 64) return;
+        snprintf(c->prof[c->nprof++].key, sizeof c->prof[0].key, "%s", key);
+    }
+    c->prof[i].sec += sec;
+    c->prof[i].calls++;
+}
+
+static int prof_cmp(const void *a, const void *b) {
+    double x = ((const prof_entry *)a)->sec, y = ((const prof_entry *)b)->sec;
+    return (x < y) - (x > y);
+}
+
+static void prof_print(cpu_ctx *c) {
+    double total = 0;
+    for (int i = 0; i < c->nprof; i++) total += c->prof[i].sec;
+    qsort(c->prof, (size_t)c->nprof, sizeof c->prof[0], prof_cmp);
+    fprintf(stderr, "cpu profile: %.3f s in the backend's own ops\n%-40s %10s %8s %7s\n", total, "op shape", "ms", "calls",
+            "share");
+    for (int i = 0; i < c->nprof; i++)
+        fprintf(stderr, "%-40s %10.1f %8ld %6.1f%%\n", c->prof[i].key, 1e3 * c->prof[i].sec, c->prof[i].calls,
+                total > 0 ? 100.0 * c->prof[i].sec / total : 0.0);
+}
+
+#define PROF_BEGIN(be) double prof_t0_ = ctx_of(be)->profile ? now_s() : 0.0
+#define PROF_END(be, ...)                                                                                      \
+    do {                                                                                                       \
+        if (ctx_of(be)->profile) {                                                                             \
+            char k_[40];                                                                                       \
+            snprintf(k_, sizeof k_, __VA_ARGS__);                                                              \
+            prof_add(ctx_of(be), k_, now_s() - prof_t0_);                                                      \
+        }                                                                                                      \
+    } while (0)
+#define PROF_CONV(be, op, s)                                                                                   \
+    PROF_END(be, "%s c%d %dx%d k%d r%d s%d", op, (s)->C, (s)->H, (s)->W, (s)->K, (s)->R, (s)->stride)
 
 typedef struct {
     const flce_conv_shape *s;
@@ -350,12 +407,15 @@ static int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }
 static cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 
 static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+    PROF_BEGIN(be);
     conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .ctx = ctx_of(be)};
     pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    PROF_CONV(be, "conv_fwd", s);
 }
 
 static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
+    PROF_BEGIN(be);
     int Q = s->C * s->R * s->R;
     float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
     if (!wt) return;
@@ -364,15 +424,18 @@ static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const fl
     conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
     pool_run(&ctx_of(be)->pool, dx_direct_ok(s, HB_CF(w)) ? bwd_data_direct : bwd_data_worker, &j,
              s->N < nthreads(be) ? s->N : nthreads(be));
+    PROF_CONV(be, "conv_bwd_data", s);
 }
 
 static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
+    PROF_BEGIN(be);
     float *dyT = scratch_get(&ctx_of(be)->wt, (size_t)s->N * s->K * s->OH * s->OW);
     if (!dyT) return;
     conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be)};
     pool_run(&ctx_of(be)->pool, transpose_part, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     pool_run(&ctx_of(be)->pool, bwd_weight_worker, &j, nthreads(be));
+    PROF_CONV(be, "conv_bwd_weight", s);
 }
 
 /* ---- memory-bound ops: split across the pool, 8-wide, same order as the reference ---- */
@@ -426,15 +489,21 @@ static int ew_parts(flce_backend *be, size_t n) { return n < 32768 ? 1 : nthread
 
 static void c_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
     ew_job j = {n, HB_CF(x), NULL, HB_F(y)};
+    PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, relu_fwd_part, &j, ew_parts(be, n));
+    PROF_END(be, "relu_fwd n%zu", n);
 }
 static void c_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
     ew_job j = {n, HB_CF(y), HB_CF(dy), HB_F(dx)};
+    PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, relu_bwd_part, &j, ew_parts(be, n));
+    PROF_END(be, "relu_bwd n%zu", n);
 }
 static void c_add(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y) {
     ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(y)};
+    PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, add_part, &j, ew_parts(be, n));
+    PROF_END(be, "add n%zu", n);
 }
 
 /* K8 (reference/ops.h) with one vector lane per K8 lane */
@@ -571,18 +640,23 @@ static void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, fl
                            flce_buf *rv) {
     bn_job j = {.N = N, .C = C, .HW = HW, .eps = eps, .momentum = mom, .x = HB_CF(x), .g = HB_CF(g), .b = HB_CF(b),
                 .y = HB_F(y), .xhat = HB_F(xhat), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv), .ctx = ctx_of(be)};
+    PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+    PROF_END(be, "bn_fwd_train c%d hw%d", C, HW);
 }
 
 static void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat, const flce_buf *g,
                      const flce_buf *is, flce_buf *dx, flce_buf *dg, flce_buf *db) {
     bn_job j = {.N = N, .C = C, .HW = HW, .dy = HB_CF(dy), .xhat_in = HB_CF(xhat), .g = HB_CF(g), .is_in = HB_CF(is),
                 .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db), .ctx = ctx_of(be)};
+    PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, bn_bwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+    PROF_END(be, "bn_bwd c%d hw%d", C, HW);
 }
 
 static void cpu_destroy(flce_backend *be) {
     cpu_ctx *c = be->ctx;
+    if (c->profile) prof_print(c);
     pool_destroy(&c->pool);
     for (int i = 0; i < 16; i++) free(c->a[i].p), free(c->b[i].p);
     free(c->wt.p);
@@ -600,6 +674,8 @@ flce_backend *flce_backend_cpu(int threads) {
     }
     c->threads = threads < 1 ? 1 : threads > 16 ? 16 : threads;
     pool_init(&c->pool, c->threads);
+    const char *prof = getenv("FLCE_CPU_PROFILE");
+    c->profile = prof && *prof && strcmp(prof, "0");
     /* AVX-512 tiles where the CPU has them (the same bits); FLCE_CPU_ISA=avx2 turns them off */
     const char *isa = getenv("FLCE_CPU_ISA");
     __builtin_cpu_init();
