@@ -37,15 +37,15 @@
 
 /* tile##S, tile##S##_off, tile##S##_rows: MR rows x NV vectors. */
 #define TILES(S, MR, NV)                                                                                      \
-    static void tile##S(int mr, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,   \
+    static __attribute__((unused)) void tile##S(int mr, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,   \
                         int zero) {                                                                           \
         TILE_BODY(MR, NV, TILE_A_PLAIN, TILE_B_PLAIN, TILE_AT_K)                                              \
     }                                                                                                         \
-    static void tile##S##_off(int mr, int K, const float *A, int lda, const float *B, const int *off, float *C, \
+    static __attribute__((unused)) void tile##S##_off(int mr, int K, const float *A, int lda, const float *B, const int *off, float *C, \
                               int ldc, int zero) {                                                            \
         TILE_BODY(MR, NV, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K)                                                \
     }                                                                                                         \
-    static void tile##S##_rows(int mr, int K, const float *const *arow, const int *poff, const float *B,      \
+    static __attribute__((unused)) void tile##S##_rows(int mr, int K, const float *const *arow, const int *poff, const float *B,      \
                                int ldb, float *C, int ldc, int zero) {                                        \
         TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_PLAIN, TILE_AT_POFF)                                            \
     }
