@@ -268,8 +268,11 @@ static void fwd_worker(void *arg, int part, int parts) {
 
 void flce_dx_row512(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn);
 
+void flce_dx_flat512(const float *dyp, const float *wt, int C, int K, int L, int Wp, int npos, float *out);
+
 /* The same for 8-wide vectors: 6 channels x 8 columns at a time (tiles.h). */
 static DX_ROW(dx_row256, 6)
+static DX_FLAT(dx_flat256, 6)
 
 /* The input gradient of a 3x3 stride-1 pad-1 convolution without the dcol matrix and col2im
  * (dx_row*): each dx element sums, over the taps (ky, kx) ascending whose output pixel exists,
@@ -287,10 +290,35 @@ static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
     return 1;
 }
 
+/* Widths that are not a multiple of the vector width (8 x 8, 7 x 7, 14 x 14 and 28 x 28 images)
+ * would leave lanes idle in every row: there the sums run over flat positions (dx_flat*). */
 static void bwd_data_direct(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int K = s->K, OH = s->OH, OW = s->OW, Wd = s->W + 18;
+    if (s->W % (USE_AVX512 ? 16 : 8)) {
+        int Wp = s->W + 2, vw = USE_AVX512 ? 16 : 8;
+        int npos = (s->H * Wp + vw - 1) / vw * vw, L = (npos + 2 * Wp + 2 + 15) / 16 * 16;
+        float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)s->C * npos);
+        if (!dyp) return;
+        float *out = dyp + (size_t)K * L;
+        memset(dyp, 0, sizeof(float) * (size_t)K * L);
+        for (int n = part; n < s->N; n += parts) {
+            const float *dyn = j->dy + (size_t)n * K * OH * OW;
+            for (int k = 0; k < K; k++)
+                for (int oy = 0; oy < OH; oy++)
+                    memcpy(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW,
+                           sizeof(float) * (size_t)OW);
+            if (USE_AVX512) flce_dx_flat512(dyp, j->wt, s->C, K, L, Wp, npos, out);
+            else dx_flat256(dyp, j->wt, s->C, K, L, Wp, npos, out);
+            float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
+            for (int c = 0; c < s->C; c++)
+                for (int iy = 0; iy < s->H; iy++)
+                    memcpy(dxn + ((size_t)c * s->H + iy) * s->W, out + (size_t)c * npos + (size_t)iy * Wp,
+                           sizeof(float) * (size_t)s->W);
+        }
+        return;
+    }
     float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * OH * Wd);
     if (!dyp) return;
     memset(dyp, 0, sizeof(float) * (size_t)K * OH * Wd);

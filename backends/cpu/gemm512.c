@@ -59,3 +59,6 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
 
 /* The input gradient of a 3x3 stride-1 convolution for one input row (tiles.h). */
 DX_ROW(flce_dx_row512, 8)
+
+/* The same for widths that are not a multiple of 16, over flat positions (tiles.h). */
+DX_FLAT(flce_dx_flat512, 8)

@@ -91,3 +91,35 @@
             }                                                                                                 \
         }                                                                                                     \
     }
+
+/* The same sums for an image whose width is not a multiple of VW, vectorised over flat
+ * positions p = iy Wp + ix of a grid with rows Wp = W + 2 long, so that a vector can span the
+ * end of one row and the start of the next: dyp [K][L] holds dy zero-padded by one on every
+ * side (dy[k][oy][ox] at (oy + 1) Wp + ox + 1), tap (ky, kx) of position p reads
+ * dyp + p + (2 - ky) Wp + 2 - kx, and all nine taps are summed in (ky, kx) order, those outside
+ * the image adding t = +0 (finite weights, as above). Positions with ix >= W are computed and
+ * thrown away by the caller. out [C][npos], npos a multiple of VW. Defines
+ * NAME(dyp, wt, C, K, L, Wp, npos, out). */
+#define DX_FLAT(NAME, MR)                                                                                     \
+    void NAME(const float *dyp, const float *wt, int C, int K, int L, int Wp, int npos, float *out) {         \
+        for (int c0 = 0; c0 < C; c0 += MR) {                                                                  \
+            int mr = C - c0 < MR ? C - c0 : MR;                                                               \
+            for (int p0 = 0; p0 < npos; p0 += VW) {                                                           \
+                VT acc[MR];                                                                                   \
+                for (int i = 0; i < MR; i++) acc[i] = VBC(0.0f);                                              \
+                for (int tap = 0; tap < 9; tap++) {                                                           \
+                    const float *w[MR];                                                                       \
+                    for (int i = 0; i < MR; i++) w[i] = wt + ((size_t)(c0 + (i < mr ? i : mr - 1)) * 9 + tap) * K; \
+                    const float *b = dyp + p0 + (2 - tap / 3) * Wp + 2 - tap % 3;                             \
+                    VT t[MR];                                                                                 \
+                    for (int i = 0; i < MR; i++) t[i] = VBC(0.0f);                                            \
+                    for (int k = 0; k < K; k++) {                                                             \
+                        VT bv = VLD(b + (size_t)k * L);                                                       \
+                        for (int i = 0; i < MR; i++) t[i] = t[i] + VBC(w[i][k]) * bv;                         \
+                    }                                                                                         \
+                    for (int i = 0; i < MR; i++) acc[i] = acc[i] + t[i];                                      \
+                }                                                                                             \
+                for (int i = 0; i < mr; i++) VST(out + (size_t)(c0 + i) * npos + p0, acc[i]);                 \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
