@@ -266,19 +266,25 @@ static void fwd_worker(void *arg, int part, int parts) {
     }
 }
 
-void flce_dx_row512(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn);
+void flce_dx_row512x2(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
+void flce_dx_row512(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
+void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, float *out);
 
-void flce_dx_flat512(const float *dyp, const float *wt, int C, int K, int L, int Wp, int npos, float *out);
+/* The same for 8-wide vectors: 6 channels x 8 positions at a time (tiles.h). */
+static DX_ROW(dx_row256, 6, 1)
+static DX_FLAT(dx_flat256, 6, 1)
 
-/* The same for 8-wide vectors: 6 channels x 8 columns at a time (tiles.h). */
-static DX_ROW(dx_row256, 6)
-static DX_FLAT(dx_flat256, 6)
+/* The channel padding of the direct kernels' weight layout: a multiple of every MR above. */
+static int dx_cp(int C) { return USE_AVX512 ? (C + 15) / 16 * 16 : (C + 5) / 6 * 6; }
 
 /* The input gradient of a 3x3 stride-1 pad-1 convolution without the dcol matrix and col2im
- * (dx_row*): each dx element sums, over the taps (ky, kx) ascending whose output pixel exists,
- * t = sum over k ascending of w dy, from +0: the reference's order. Taps outside the image
- * read zero padding and add t = +0, an exact no-op only for finite weights, so the caller
- * takes this path only when every weight is finite. */
+ * (DX_ROW, DX_FLAT in tiles.h): each dx element sums, over the taps (ky, kx) ascending whose
+ * output pixel exists, t = sum over k ascending of w dy, from +0: the reference's order. Taps
+ * outside the image read zero padding and add t = +0, an exact no-op only for finite weights,
+ * so the caller takes this path only when every weight is finite. j->wt holds the weights as
+ * [tap][k][dx_cp(C)]. Rows whose width is a multiple of the vector width go row by row; other
+ * widths (8 x 8, 7 x 7, 14 x 14, 28 x 28 images) would leave lanes idle in every row, so there
+ * the sums run over flat positions of a padded grid. */
 static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
     if (s->R != 3 || s->stride != 1 || s->pad != 1) return 0;
     size_t n = (size_t)s->K * s->C * 9;
@@ -290,16 +296,14 @@ static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
     return 1;
 }
 
-/* Widths that are not a multiple of the vector width (8 x 8, 7 x 7, 14 x 14 and 28 x 28 images)
- * would leave lanes idle in every row: there the sums run over flat positions (dx_flat*). */
 static void bwd_data_direct(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
-    int K = s->K, OH = s->OH, OW = s->OW, Wd = s->W + 18;
-    if (s->W % (USE_AVX512 ? 16 : 8)) {
-        int Wp = s->W + 2, vw = USE_AVX512 ? 16 : 8;
+    int K = s->K, OH = s->OH, OW = s->OW, C = s->C, Cp = dx_cp(C), vw = USE_AVX512 ? 16 : 8;
+    if (s->W % vw) {
+        int Wp = s->W + 2;
         int npos = (s->H * Wp + vw - 1) / vw * vw, L = (npos + 2 * Wp + 2 + 15) / 16 * 16;
-        float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)s->C * npos);
+        float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)C * npos);
         if (!dyp) return;
         float *out = dyp + (size_t)K * L;
         memset(dyp, 0, sizeof(float) * (size_t)K * L);
@@ -309,16 +313,17 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                 for (int oy = 0; oy < OH; oy++)
                     memcpy(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW,
                            sizeof(float) * (size_t)OW);
-            if (USE_AVX512) flce_dx_flat512(dyp, j->wt, s->C, K, L, Wp, npos, out);
-            else dx_flat256(dyp, j->wt, s->C, K, L, Wp, npos, out);
-            float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
-            for (int c = 0; c < s->C; c++)
+            if (USE_AVX512) flce_dx_flat512(dyp, j->wt, C, Cp, K, L, Wp, npos, out);
+            else dx_flat256(dyp, j->wt, C, Cp, K, L, Wp, npos, out);
+            float *dxn = j->dx + (size_t)n * C * s->H * s->W;
+            for (int c = 0; c < C; c++)
                 for (int iy = 0; iy < s->H; iy++)
                     memcpy(dxn + ((size_t)c * s->H + iy) * s->W, out + (size_t)c * npos + (size_t)iy * Wp,
                            sizeof(float) * (size_t)s->W);
         }
         return;
     }
+    int Wd = s->W + 18;
     float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * OH * Wd);
     if (!dyp) return;
     memset(dyp, 0, sizeof(float) * (size_t)K * OH * Wd);
@@ -327,10 +332,11 @@ static void bwd_data_direct(void *arg, int part, int parts) {
         for (int k = 0; k < K; k++)
             for (int oy = 0; oy < OH; oy++)
                 memcpy(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
-        float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
+        float *dxn = j->dx + (size_t)n * C * s->H * s->W;
         for (int iy = 0; iy < s->H; iy++) {
-            if (USE_AVX512) flce_dx_row512(dyp, j->wt, s->C, K, OH, s->W, Wd, iy, dxn);
-            else dx_row256(dyp, j->wt, s->C, K, OH, s->W, Wd, iy, dxn);
+            if (USE_AVX512 && s->W % 32 == 0) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+            else if (USE_AVX512) flce_dx_row512(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+            else dx_row256(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
         }
     }
 }
@@ -444,14 +450,21 @@ static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_bu
 static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
     PROF_BEGIN(be);
-    int Q = s->C * s->R * s->R;
-    float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
+    int Q = s->C * s->R * s->R, K = s->K, direct = dx_direct_ok(s, HB_CF(w)), Cp = dx_cp(s->C);
+    const float *w0 = HB_CF(w);
+    float *wt = scratch_get(&ctx_of(be)->wt, direct ? (size_t)9 * K * Cp : (size_t)Q * K);
     if (!wt) return;
-    for (int k = 0; k < s->K; k++)
-        for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = HB_CF(w)[(size_t)k * Q + q];
+    if (direct) { /* [tap][k][Cp], zero padding channels */
+        memset(wt, 0, sizeof(float) * (size_t)9 * K * Cp);
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < s->C; c++)
+                for (int tap = 0; tap < 9; tap++) wt[((size_t)tap * K + k) * Cp + c] = w0[((size_t)k * s->C + c) * 9 + tap];
+    } else { /* [q][k] */
+        for (int k = 0; k < K; k++)
+            for (int q = 0; q < Q; q++) wt[(size_t)q * K + k] = w0[(size_t)k * Q + q];
+    }
     conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
-    pool_run(&ctx_of(be)->pool, dx_direct_ok(s, HB_CF(w)) ? bwd_data_direct : bwd_data_worker, &j,
-             s->N < nthreads(be) ? s->N : nthreads(be));
+    pool_run(&ctx_of(be)->pool, direct ? bwd_data_direct : bwd_data_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     PROF_CONV(be, "conv_bwd_data", s);
 }
 

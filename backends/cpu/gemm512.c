@@ -57,8 +57,8 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
     return j;
 }
 
-/* The input gradient of a 3x3 stride-1 convolution for one input row (tiles.h). */
-DX_ROW(flce_dx_row512, 8)
-
-/* The same for widths that are not a multiple of 16, over flat positions (tiles.h). */
-DX_FLAT(flce_dx_flat512, 8)
+/* The input gradient of a 3x3 stride-1 convolution (tiles.h): for one input row, 8 channels x
+ * 32 columns or 16 channels x 16 columns at a time; over flat positions, 16 channels x 16. */
+DX_ROW(flce_dx_row512x2, 8, 2)
+DX_ROW(flce_dx_row512, 16, 1)
+DX_FLAT(flce_dx_flat512, 16, 1)

@@ -50,76 +50,73 @@
         TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_PLAIN, TILE_AT_POFF)                                            \
     }
 
-/* The input gradient of a 3x3, stride-1, pad-1 convolution without col2im, for input row iy of
- * one sample, MR channels x VW columns at a time: over the taps (ky, kx) ascending whose output
- * row oy = iy + 1 - ky exists, t = sum over k ascending of wt[(c, ky, kx)][k] dy[k][oy][ox],
- * then dx = dx + t (from +0): the reference's order. dyp is dy with one zero column on the
- * left and 17 on the right (row length Wd = W + 18), so a column whose tap falls outside
- * adds t = +0, which leaves dx unchanged as long as the weights are finite (the caller
- * checks). Defines NAME(dyp, wt, C, K, OH, W, Wd, iy, dxn). */
-#define DX_ROW(NAME, MR)                                                                                      \
-    void NAME(const float *dyp, const float *wt, int C, int K, int OH, int W, int Wd, int iy, float *dxn) {   \
+/* The input gradient of a 3x3, stride-1, pad-1 convolution without the column matrix and
+ * col2im, MR channels x NV vectors of positions at a time. Every dx element sums, over the taps
+ * (ky, kx) ascending, t = sum over k ascending of w[c][ky][kx][k] dy[k][oy][ox] (from +0),
+ * dx = dx + t (from +0): the reference's order. A tap whose output pixel lies outside reads
+ * zero padding and adds t = +0, which leaves dx unchanged as long as the weights are finite (the
+ * caller checks). w2 holds the weights as [tap][k][Cp], Cp = C rounded up to MR with zero
+ * channels, so the MR broadcasts of one k are adjacent; the padding channels are computed and
+ * never stored. DX_TAPS is the common body: b(tap) points at the dy vectors of the tap,
+ * dy channel k at b + k L; taps with skip(tap) are left out (their t would be +0). */
+#define DX_TAPS(MR, NV, BPTR, SKIP)                                                                            \
+    VT acc[MR][NV];                                                                                           \
+    for (int i = 0; i < MR; i++)                                                                              \
+        for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                                   \
+    for (int tap = 0; tap < 9; tap++) {                                                                       \
+        if (SKIP(tap)) continue;                                                                              \
+        const float *b = BPTR(tap), *wk = w2 + (size_t)tap * K * Cp + c0;                                     \
+        VT t[MR][NV];                                                                                         \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                                 \
+        for (int k = 0; k < K; k++, wk += Cp) {                                                               \
+            VT bv[NV];                                                                                        \
+            for (int v = 0; v < NV; v++) bv[v] = VLD(b + (size_t)k * L + VW * v);                             \
+            for (int i = 0; i < MR; i++) {                                                                    \
+                VT x = VBC(wk[i]);                                                                            \
+                for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * bv[v];                                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                                     \
+    }
+
+/* Row form, for widths that are a multiple of NV VW: input row iy of one sample. dyp is dy with
+ * one zero column on the left and at least 17 on the right, rows Wd long, channels L = OH Wd
+ * apart; output rows oy = iy + 1 - ky outside the image are skipped. Defines
+ * NAME(dyp, w2, C, Cp, K, OH, W, Wd, iy, dxn). */
+#define DX_ROW_SKIP(tap) (iy + 1 - (tap) / 3 < 0 || iy + 1 - (tap) / 3 >= OH)
+#define DX_ROW_B(tap) (dyp + (size_t)(iy + 1 - (tap) / 3) * Wd + ix0 + 2 - (tap) % 3)
+#define DX_ROW(NAME, MR, NV)                                                                                  \
+    void NAME(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn) { \
+        size_t L = (size_t)OH * Wd;                                                                           \
         for (int c0 = 0; c0 < C; c0 += MR) {                                                                  \
             int mr = C - c0 < MR ? C - c0 : MR;                                                               \
-            for (int ix0 = 0; ix0 < W; ix0 += VW) {                                                           \
-                VT acc[MR];                                                                                   \
-                for (int i = 0; i < MR; i++) acc[i] = VBC(0.0f);                                              \
-                for (int ky = 0; ky < 3; ky++) {                                                              \
-                    int oy = iy + 1 - ky;                                                                     \
-                    if (oy < 0 || oy >= OH) continue;                                                         \
-                    for (int kx = 0; kx < 3; kx++) {                                                          \
-                        const float *w[MR];                                                                   \
-                        for (int i = 0; i < MR; i++)                                                          \
-                            w[i] = wt + ((size_t)(c0 + (i < mr ? i : mr - 1)) * 9 + ky * 3 + kx) * K;         \
-                        const float *b = dyp + (size_t)oy * Wd + ix0 + 2 - kx;                                \
-                        VT t[MR];                                                                             \
-                        for (int i = 0; i < MR; i++) t[i] = VBC(0.0f);                                        \
-                        for (int k = 0; k < K; k++) {                                                         \
-                            VT bv = VLD(b + (size_t)k * OH * Wd);                                             \
-                            for (int i = 0; i < MR; i++) t[i] = t[i] + VBC(w[i][k]) * bv;                     \
-                        }                                                                                     \
-                        for (int i = 0; i < MR; i++) acc[i] = acc[i] + t[i];                                  \
-                    }                                                                                         \
-                }                                                                                             \
-                int nc = W - ix0 < VW ? W - ix0 : VW;                                                         \
-                for (int i = 0; i < mr; i++) {                                                                \
-                    float tmp[VW];                                                                            \
-                    VST(tmp, acc[i]);                                                                         \
-                    float *d = dxn + ((size_t)(c0 + i) * OH + iy) * W + ix0;                                  \
-                    for (int q = 0; q < nc; q++) d[q] = tmp[q];                                               \
-                }                                                                                             \
+            for (int ix0 = 0; ix0 < W; ix0 += NV * VW) {                                                      \
+                DX_TAPS(MR, NV, DX_ROW_B, DX_ROW_SKIP)                                                        \
+                for (int i = 0; i < mr; i++)                                                                  \
+                    for (int v = 0; v < NV; v++)                                                              \
+                        VST(dxn + ((size_t)(c0 + i) * OH + iy) * W + ix0 + VW * v, acc[i][v]);                \
             }                                                                                                 \
         }                                                                                                     \
     }
 
-/* The same sums for an image whose width is not a multiple of VW, vectorised over flat
- * positions p = iy Wp + ix of a grid with rows Wp = W + 2 long, so that a vector can span the
- * end of one row and the start of the next: dyp [K][L] holds dy zero-padded by one on every
- * side (dy[k][oy][ox] at (oy + 1) Wp + ox + 1), tap (ky, kx) of position p reads
- * dyp + p + (2 - ky) Wp + 2 - kx, and all nine taps are summed in (ky, kx) order, those outside
- * the image adding t = +0 (finite weights, as above). Positions with ix >= W are computed and
- * thrown away by the caller. out [C][npos], npos a multiple of VW. Defines
- * NAME(dyp, wt, C, K, L, Wp, npos, out). */
-#define DX_FLAT(NAME, MR)                                                                                     \
-    void NAME(const float *dyp, const float *wt, int C, int K, int L, int Wp, int npos, float *out) {         \
+/* Flat form, for widths that are not a multiple of VW: vectors over the flat positions
+ * p = iy Wp + ix of a grid with rows Wp = W + 2 long, so a vector can span the end of one row and
+ * the start of the next. dyp [K][L] holds dy zero-padded by one on every side (dy[k][oy][ox] at
+ * (oy + 1) Wp + ox + 1); tap (ky, kx) of position p reads dyp + p + (2 - ky) Wp + 2 - kx; all
+ * nine taps are summed. Positions with ix >= W are thrown away by the caller. out [C][npos],
+ * npos a multiple of NV VW. Defines NAME(dyp, w2, C, Cp, K, L, Wp, npos, out). */
+#define DX_FLAT_SKIP(tap) 0
+#define DX_FLAT_B(tap) (dyp + p0 + (2 - (tap) / 3) * Wp + 2 - (tap) % 3)
+#define DX_FLAT(NAME, MR, NV)                                                                                 \
+    void NAME(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, float *out) { \
         for (int c0 = 0; c0 < C; c0 += MR) {                                                                  \
             int mr = C - c0 < MR ? C - c0 : MR;                                                               \
-            for (int p0 = 0; p0 < npos; p0 += VW) {                                                           \
-                VT acc[MR];                                                                                   \
-                for (int i = 0; i < MR; i++) acc[i] = VBC(0.0f);                                              \
-                for (int tap = 0; tap < 9; tap++) {                                                           \
-                    const float *w[MR];                                                                       \
-                    for (int i = 0; i < MR; i++) w[i] = wt + ((size_t)(c0 + (i < mr ? i : mr - 1)) * 9 + tap) * K; \
-                    const float *b = dyp + p0 + (2 - tap / 3) * Wp + 2 - tap % 3;                             \
-                    VT t[MR];                                                                                 \
-                    for (int i = 0; i < MR; i++) t[i] = VBC(0.0f);                                            \
-                    for (int k = 0; k < K; k++) {                                                             \
-                        VT bv = VLD(b + (size_t)k * L);                                                       \
-                        for (int i = 0; i < MR; i++) t[i] = t[i] + VBC(w[i][k]) * bv;                         \
-                    }                                                                                         \
-                    for (int i = 0; i < MR; i++) acc[i] = acc[i] + t[i];                                      \
-                }                                                                                             \
-                for (int i = 0; i < mr; i++) VST(out + (size_t)(c0 + i) * npos + p0, acc[i]);                 \
+            for (int p0 = 0; p0 < npos; p0 += NV * VW) {                                                      \
+                DX_TAPS(MR, NV, DX_FLAT_B, DX_FLAT_SKIP)                                                      \
+                for (int i = 0; i < mr; i++)                                                                  \
+                    for (int v = 0; v < NV; v++) VST(out + (size_t)(c0 + i) * npos + p0 + VW * v, acc[i][v]);  \
             }                                                                                                 \
         }                                                                                                     \
     }
