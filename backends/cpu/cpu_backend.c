@@ -40,6 +40,8 @@ TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 colu
 
 int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
                       float *C, int ldc, int zero);
+void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
+                        const float *B1, int ldb, float *C0, float *C1, int ldc);
 
 /* C[M][0..j1) (+)= A B where row i of A is arow[i] read at poff[k] (see tile_6x16_rows). */
 static void gemm_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
@@ -215,7 +217,7 @@ typedef struct {
     cpu_ctx *ctx;
 } conv_job;
 
-static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp);
+static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int first);
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
 
 /* The forward pass of a 3x3 stride-1 convolution with rows of a multiple of 16 outputs, without
@@ -227,12 +229,12 @@ static int implicit_ok(const flce_conv_shape *s) {
     return s->R == 3 && s->stride == 1 && s->OW % 16 == 0 && s->C * 9 <= IMPLICIT_MAXQ;
 }
 
-static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *yn) {
+static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *yn, int first) {
     const flce_conv_shape *s = j->s;
     int Q = s->C * 9, P = s->OH * s->OW, Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
     int off[IMPLICIT_MAXQ];
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
-    pad_sample(s, xn, xp);
+    pad_sample(s, xn, xp, first);
     int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16;
     for (int oy = 0; oy < s->OH; oy++)
         for (int ox = 0; ox < s->OW; ox += step) {
@@ -253,7 +255,7 @@ static void fwd_worker(void *arg, int part, int parts) {
         float *xp = scratch_get(&j->ctx->a[part], (size_t)s->C * (s->H + 2 * s->pad) * (s->W + 2 * s->pad));
         if (!xp) return;
         for (int n = part; n < s->N; n += parts)
-            fwd_implicit(j, j->x + (size_t)n * s->C * s->H * s->W, xp, j->y + (size_t)n * s->K * P);
+            fwd_implicit(j, j->x + (size_t)n * s->C * s->H * s->W, xp, j->y + (size_t)n * s->K * P, n == part);
         return;
     }
     int direct = s->R == 1 && s->stride == 1 && s->pad == 0;
@@ -390,10 +392,11 @@ static void transpose_part(void *arg, int part, int parts) {
     }
 }
 
-/* The sample zero-padded: xp [C][H+2 pad][W+2 pad]. */
-static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp) {
+/* The sample zero-padded: xp [C][H+2 pad][W+2 pad]. The border is zeroed on the first sample
+ * only: later samples overwrite the interior alone. */
+static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int first) {
     int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
-    if (s->pad) memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
+    if (s->pad && first) memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
     for (int c = 0; c < s->C; c++)
         for (int y = 0; y < s->H; y++)
             memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
@@ -414,23 +417,35 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
     if (q0 >= q1) return;
     int nq = q1 - q0;
-    float *xp = scratch_get(&j->ctx->a[part], (size_t)s->C * Hp * Wp + 2 * (size_t)nq * K);
+    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)nq * K, i;
+    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + 3 * m); /* two padded samples, acc, t, t1 */
     int *poff = malloc(sizeof(int) * (size_t)P);
     const float **arow = malloc(sizeof(float *) * (size_t)nq);
     if (!xp || !poff || !arow) {
         free(poff), free(arow);
         return;
     }
-    float *acc = xp + (size_t)s->C * Hp * Wp, *t = acc + (size_t)nq * K; /* dWT rows q0..q1; this sample's part */
+    float *acc = xp + 2 * xs, *t = acc + m, *t1 = t + m; /* dWT rows q0..q1; one sample's part; the next's */
     for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
     for (int q = q0; q < q1; q++) arow[q - q0] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
-    size_t m = (size_t)nq * K, i;
-    for (int n = 0; n < s->N; n++) {
-        pad_sample(s, j->x + (size_t)n * s->C * s->H * s->W, xp);
-        gemm_rows(nq, K, P, arow, poff, j->wt + (size_t)n * K * P, K, n == 0 ? acc : t, K, 1);
-        if (n == 0) continue;
-        for (i = 0; i + 8 <= m; i += 8) stv(acc + i, ld(acc + i) + ld(t + i));
-        for (; i < m; i++) acc[i] = acc[i] + t[i];
+    int pairs = USE_AVX512 && K == 16; /* one vector of output channels: two samples per tile */
+    for (int n = 0; n < s->N;) {
+        const float *xn = j->x + (size_t)n * s->C * s->H * s->W, *dyT = j->wt + (size_t)n * K * P;
+        float *dst = n == 0 ? acc : t;
+        int two = pairs && n + 1 < s->N;
+        pad_sample(s, xn, xp, n < 2);
+        if (two) {
+            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n < 2);
+            flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + (size_t)K * P, K, dst, t1, K);
+        } else {
+            gemm_rows(nq, K, P, arow, poff, dyT, K, dst, K, 1);
+        }
+        for (int u = n == 0; u < 1 + two; u++) { /* acc += t, then acc += t1: samples in order */
+            const float *a = u == 0 ? t : t1;
+            for (i = 0; i + 8 <= m; i += 8) stv(acc + i, ld(acc + i) + ld(a + i));
+            for (; i < m; i++) acc[i] = acc[i] + a[i];
+        }
+        n += 1 + two;
     }
     for (int q = 0; q < nq; q++)
         for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];

@@ -4,6 +4,7 @@
  * the reference do, so the bits do not depend on which tile ran. Compiled with -mavx512f and
  * only called when the CPU has it (cpu_backend.c checks at start-up). */
 #include <stddef.h>
+#include <stdint.h>
 
 typedef float v16 __attribute__((vector_size(64), aligned(4)));
 
@@ -55,6 +56,16 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
         for (int i = 0; i < M; i += 8)
             tile_8x16_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
     return j;
+}
+
+TILE_ROWS2(tile_8x16_rows2, 8)
+
+/* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2). */
+void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
+                        const float *B1, int ldb, float *C0, float *C1, int ldc) {
+    for (int i = 0; i < M; i += 8)
+        tile_8x16_rows2(M - i < 8 ? M - i : 8, K, arow + i, poff, d, B0, B1, ldb, C0 + (size_t)i * ldc,
+                        C1 + (size_t)i * ldc, ldc);
 }
 
 /* The input gradient of a 3x3 stride-1 convolution (tiles.h): for one input row, 8 channels x

@@ -50,6 +50,32 @@
         TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_PLAIN, TILE_AT_POFF)                                            \
     }
 
+/* Two samples at once for the weight gradient when K is one vector wide (16 output channels on
+ * AVX-512): C0[i] = sum over k of A_i[poff[k]] B0_k and C1[i] = sum over k of A_i[poff[k] + d] B1_k
+ * (the second sample's padded copy d floats after the first), each from +0 over k ascending,
+ * exactly as two calls of tile_rows would; twice the independent chains of one call. */
+#define TILE_ROWS2(NAME, MR)                                                                                  \
+    static __attribute__((unused)) void NAME(int mr, int K, const float *const *arow, const int *poff,        \
+                                             ptrdiff_t d, const float *B0, const float *B1, int ldb, float *C0, \
+                                             float *C1, int ldc) {                                            \
+        const float *a_[MR];                                                                                  \
+        for (int i = 0; i < MR; i++) a_[i] = arow[i < mr ? i : mr - 1];                                       \
+        VT c0[MR], c1[MR];                                                                                    \
+        for (int i = 0; i < MR; i++) c0[i] = c1[i] = VBC(0.0f);                                               \
+        for (int k = 0; k < K; k++) {                                                                         \
+            ptrdiff_t pk = poff[k], pk1 = pk + d;                                                             \
+            VT b0 = VLD(B0 + (size_t)k * ldb), b1 = VLD(B1 + (size_t)k * ldb);                                \
+            for (int i = 0; i < MR; i++) {                                                                    \
+                c0[i] = c0[i] + VBC(a_[i][pk]) * b0;                                                          \
+                c1[i] = c1[i] + VBC(a_[i][pk1]) * b1;                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int i = 0; i < mr; i++) {                                                                        \
+            VST(C0 + (size_t)i * ldc, c0[i]);                                                                 \
+            VST(C1 + (size_t)i * ldc, c1[i]);                                                                 \
+        }                                                                                                     \
+    }
+
 /* The input gradient of a 3x3, stride-1, pad-1 convolution without the column matrix and
  * col2im, MR channels x NV vectors of positions at a time. Every dx element sums, over the taps
  * (ky, kx) ascending, t = sum over k ascending of w[c][ky][kx][k] dy[k][oy][ox] (from +0),
