@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
         "commands:\n"
         "  server the server's cost per round of every method against FedAvg, and communication\n"
         "  train  ResNet20 training throughput per backend (images/s, GFLOP/s, fraction of peak)\n"
-        "  peak   the machine's measured float32 mul/add peak (GFLOP/s)\n";
+        "  peak   the machine's measured float32 peaks (GFLOP/s): mul+add (all the contract allows), FMA for comparison\n";
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;

@@ -10,6 +10,12 @@ t=$(mktemp -d /tmp/flce-bench-XXXXXX); trap 'rm -rf "$t"' EXIT
 head -1 "$t/train.csv" | grep -q '^backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak' || fail "CSV header"
 [ "$(wc -l < "$t/train.csv")" = 3 ] || fail "one CSV row per backend (cpu, reference) expected"
 cut -d, -f1 "$t/train.csv" | tr "\n" " " | grep -q "backend cpu reference" || fail "backends missing from the CSV"
+"$bench" peak --threads 1 --csv "$t/peak.csv" > "$t/log" || fail "peak: $(cat "$t/log")"
+head -1 "$t/peak.csv" | grep -qx 'threads,kind,peak_gflops' || fail "peak CSV header"
+grep -q '^1,muladd_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no muladd_avx2 row"
+grep -q '^1,fma_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no fma_avx2 row"
+grep -q 'CPU backend.s vectors' "$t/log" || fail "peak: the backend's vectors not marked"
+expect 2 "--threads 0" peak --threads 0
 "$bench" server --help > /dev/null || fail "server --help"
 expect 2 "--input 'big'" train --input big
 expect 2 "--backend 'gpu'" train --backend gpu
