@@ -46,15 +46,19 @@ struct flce_backend {
                             flce_buf *dx);
     void (*conv2d_bwd_weight)(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw);
-    /* BatchNorm2d over x [N, C, HW]: training (batch statistics; saves xhat [N, C, HW] and
-     * invstd [C]; updates running_mean/var [C] with momentum), evaluation, and backward */
-    void (*bn_fwd_train)(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
-                         const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *xhat, flce_buf *invstd,
+    /* BatchNorm2d over x [N, C, HW]: training (batch statistics; saves mean and invstd [C] for
+     * the backward pass; updates running_mean/var [C] with momentum; relu = 1 fuses the ReLU
+     * that follows: y = max(y, 0) as relu_fwd), evaluation, and backward (recomputes xhat from
+     * x, mean and invstd; yr is the fused ReLU's output, whose mask applies to dy first, or
+     * NULL when there was none) */
+    void (*bn_fwd_train)(flce_backend *be, int N, int C, int HW, float eps, float momentum, int relu, const flce_buf *x,
+                         const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *mean, flce_buf *invstd,
                          flce_buf *running_mean, flce_buf *running_var);
     void (*bn_fwd_eval)(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
                         const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y);
-    void (*bn_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat,
-                   const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma, flce_buf *dbeta);
+    void (*bn_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
+                   const flce_buf *mean, const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma,
+                   flce_buf *dbeta);
     /* elementwise over n floats */
     void (*relu_fwd)(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y);
     void (*relu_bwd)(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx);

@@ -105,7 +105,7 @@ flce_status flce_model_create(flce_model *m, flce_backend *be, int in_c, int in_
         if (m->blk[i].has_sc) bns[nb++] = &m->blk[i].sb;
     }
     for (int i = 0; i < nb; i++) {
-        bns[i]->xhat = alloc_f(m, (size_t)batch * bns[i]->C * bns[i]->HW, &fail);
+        bns[i]->mean = alloc_f(m, (size_t)bns[i]->C, &fail);
         bns[i]->invstd = alloc_f(m, (size_t)bns[i]->C, &fail);
     }
     size_t a0 = (size_t)batch * 16 * m->conv1.s.OH * m->conv1.s.OW;
@@ -145,12 +145,12 @@ void flce_model_free(flce_model *m) {
         FREEB(m->p[i].g);
         FREEB(m->p[i].m);
     }
-    FREEB(m->bn1.xhat);
+    FREEB(m->bn1.mean);
     FREEB(m->bn1.invstd);
     for (int i = 0; i < 9; i++) {
         flce_block *b = &m->blk[i];
-        FREEB(b->b1.xhat), FREEB(b->b1.invstd), FREEB(b->b2.xhat), FREEB(b->b2.invstd);
-        FREEB(b->sb.xhat), FREEB(b->sb.invstd);
+        FREEB(b->b1.mean), FREEB(b->b1.invstd), FREEB(b->b2.mean), FREEB(b->b2.invstd);
+        FREEB(b->sb.mean), FREEB(b->sb.invstd);
         FREEB(b->a1), FREEB(b->y1), FREEB(b->r1), FREEB(b->a2), FREEB(b->y2), FREEB(b->sum), FREEB(b->out);
         FREEB(b->sa), FREEB(b->sy);
     }
@@ -207,8 +207,11 @@ static flce_conv_shape cs(const flce_conv_l *c, int n) {
 #define P(i) (m->p[i].w)
 #define G(i) (m->p[i].g)
 
-static void bn_train(flce_model *m, flce_bn_l *b, int n, const flce_buf *x, flce_buf *y) {
-    m->be->bn_fwd_train(m->be, n, b->C, b->HW, 1e-5f, 0.1f, x, P(b->g), P(b->b), y, b->xhat, b->invstd, P(b->rm), P(b->rv));
+/* relu = 1: the ReLU that follows is fused (y is then the ReLU's output) */
+static void bn_train(flce_model *m, flce_bn_l *b, int n, flce_buf *x, flce_buf *y, int relu) {
+    m->be->bn_fwd_train(m->be, n, b->C, b->HW, 1e-5f, 0.1f, relu, x, P(b->g), P(b->b), y, b->mean, b->invstd, P(b->rm),
+                        P(b->rv));
+    b->x = x;
     b->tracked++;
 }
 
@@ -222,26 +225,30 @@ static void forward(flce_model *m, int n, int train) {
     flce_conv_shape s = cs(&m->conv1, n);
     be->conv2d_fwd(be, &s, m->x, P(m->conv1.w), m->a0);
     size_t a0n = (size_t)n * 16 * s.OH * s.OW;
-    if (train) bn_train(m, &m->bn1, n, m->a0, m->y0);
-    else bn_eval(m, &m->bn1, n, m->a0, m->y0);
-    be->relu_fwd(be, a0n, m->y0, m->r0);
+    if (train) bn_train(m, &m->bn1, n, m->a0, m->r0, 1);
+    else {
+        bn_eval(m, &m->bn1, n, m->a0, m->y0);
+        be->relu_fwd(be, a0n, m->y0, m->r0);
+    }
     const flce_buf *in = m->r0;
     for (int i = 0; i < 9; i++) {
         flce_block *b = &m->blk[i];
         size_t on = b->out_n / (size_t)m->batch * (size_t)n;
         s = cs(&b->c1, n);
         be->conv2d_fwd(be, &s, in, P(b->c1.w), b->a1);
-        if (train) bn_train(m, &b->b1, n, b->a1, b->y1);
-        else bn_eval(m, &b->b1, n, b->a1, b->y1);
-        be->relu_fwd(be, on, b->y1, b->r1);
+        if (train) bn_train(m, &b->b1, n, b->a1, b->r1, 1);
+        else {
+            bn_eval(m, &b->b1, n, b->a1, b->y1);
+            be->relu_fwd(be, on, b->y1, b->r1);
+        }
         s = cs(&b->c2, n);
         be->conv2d_fwd(be, &s, b->r1, P(b->c2.w), b->a2);
-        if (train) bn_train(m, &b->b2, n, b->a2, b->y2);
+        if (train) bn_train(m, &b->b2, n, b->a2, b->y2, 0);
         else bn_eval(m, &b->b2, n, b->a2, b->y2);
         if (b->has_sc) {
             s = cs(&b->sc, n);
             be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
-            if (train) bn_train(m, &b->sb, n, b->sa, b->sy);
+            if (train) bn_train(m, &b->sb, n, b->sa, b->sy, 0);
             else bn_eval(m, &b->sb, n, b->sa, b->sy);
             be->add(be, on, b->y2, b->sy, b->sum);
         } else {
@@ -256,8 +263,9 @@ static void forward(flce_model *m, int n, int train) {
     m->cur_n = n;
 }
 
-static void bn_back(flce_model *m, flce_bn_l *b, int n, const flce_buf *dy, flce_buf *dx) {
-    m->be->bn_bwd(m->be, n, b->C, b->HW, dy, b->xhat, P(b->g), b->invstd, dx, G(b->g), G(b->b));
+/* yr: the output of the fused ReLU, or NULL */
+static void bn_back(flce_model *m, flce_bn_l *b, int n, const flce_buf *yr, const flce_buf *dy, flce_buf *dx) {
+    m->be->bn_bwd(m->be, n, b->C, b->HW, yr, dy, b->x, b->mean, P(b->g), b->invstd, dx, G(b->g), G(b->b));
 }
 
 flce_status flce_model_forward_train(flce_model *m, int n, const float *x, const int32_t *labels, flce_err *e) {
@@ -301,17 +309,16 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
         const flce_buf *in = i ? m->blk[i - 1].out : m->r0;
         size_t on = b->out_n / (size_t)m->batch * (size_t)n, inn = b->in_n / (size_t)m->batch * (size_t)n;
         be->relu_bwd(be, on, b->out, dout, t1);          /* t1 = d sum */
-        bn_back(m, &b->b2, n, t1, t2);                   /* t2 = d a2 */
+        bn_back(m, &b->b2, n, NULL, t1, t2);             /* t2 = d a2 */
         flce_conv_shape s = cs(&b->c2, n);
         be->conv2d_bwd_weight(be, &s, b->r1, t2, G(b->c2.w));
         be->conv2d_bwd_data(be, &s, t2, P(b->c2.w), t3); /* t3 = d r1 */
-        be->relu_bwd(be, on, b->r1, t3, t3);             /* t3 = d y1 */
-        bn_back(m, &b->b1, n, t3, t2);                   /* t2 = d a1 */
+        bn_back(m, &b->b1, n, b->r1, t3, t2);            /* t2 = d a1, through the fused ReLU */
         s = cs(&b->c1, n);
         be->conv2d_bwd_weight(be, &s, in, t2, G(b->c1.w));
         be->conv2d_bwd_data(be, &s, t2, P(b->c1.w), dout); /* dout = d in (main path) */
         if (b->has_sc) {
-            bn_back(m, &b->sb, n, t1, t2);               /* t2 = d sa */
+            bn_back(m, &b->sb, n, NULL, t1, t2);         /* t2 = d sa */
             s = cs(&b->sc, n);
             be->conv2d_bwd_weight(be, &s, in, t2, G(b->sc.w));
             be->conv2d_bwd_data(be, &s, t2, P(b->sc.w), t3);
@@ -321,9 +328,7 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
         }
     }
     flce_conv_shape s = cs(&m->conv1, n);
-    size_t a0n = (size_t)n * 16 * s.OH * s.OW;
-    be->relu_bwd(be, a0n, m->r0, dout, t1);
-    bn_back(m, &m->bn1, n, t1, t2);
+    bn_back(m, &m->bn1, n, m->r0, dout, t2);
     be->conv2d_bwd_weight(be, &s, m->x, t2, G(m->conv1.w));
     if (out) {
         float ce = 0, cl = 0;

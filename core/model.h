@@ -34,7 +34,8 @@ typedef struct {
     int g, b, rm, rv;       /* param indices: weight, bias, running_mean, running_var */
     int C, HW;
     int64_t tracked;        /* num_batches_tracked */
-    flce_buf *xhat, *invstd;
+    flce_buf *x;            /* the input of the last training forward (a convolution's output) */
+    flce_buf *mean, *invstd; /* its batch statistics [C], for the backward pass */
 } flce_bn_l;
 
 typedef struct {

@@ -32,10 +32,13 @@ typedef struct {
 
 static const op_case CASES[] = {
     CONV3(OP_CONV_FWD), CONV3(OP_CONV_BWD_DATA), CONV3(OP_CONV_BWD_WEIGHT),
-    /* BatchNorm: N, C, HW */
+    /* BatchNorm: N, C, HW, fused ReLU (training and backward) */
     {OP_BN_TRAIN, {2, 3, 64}}, {OP_BN_TRAIN, {4, 16, 1024}}, {OP_BN_TRAIN, {3, 5, 49}}, {OP_BN_TRAIN, {1, 1, 1}},
-    {OP_BN_TRAIN, {2, 7, 9}}, {OP_BN_TRAIN, {5, 3, 1000}}, {OP_BN_BWD, {5, 3, 1000}}, {OP_BN_EVAL, {2, 3, 64}}, {OP_BN_EVAL, {3, 5, 49}}, {OP_BN_BWD, {2, 3, 64}},
-    {OP_BN_BWD, {4, 16, 1024}}, {OP_BN_BWD, {3, 5, 49}}, {OP_BN_BWD, {2, 7, 9}},
+    {OP_BN_TRAIN, {2, 7, 9}}, {OP_BN_TRAIN, {5, 3, 1000}}, {OP_BN_TRAIN, {2, 3, 64, 1}}, {OP_BN_TRAIN, {3, 5, 49, 1}},
+    {OP_BN_TRAIN, {4, 16, 1024, 1}}, {OP_BN_EVAL, {2, 3, 64}}, {OP_BN_EVAL, {3, 5, 49}},
+    {OP_BN_BWD, {5, 3, 1000}}, {OP_BN_BWD, {2, 3, 64}}, {OP_BN_BWD, {4, 16, 1024}}, {OP_BN_BWD, {3, 5, 49}},
+    {OP_BN_BWD, {2, 7, 9}}, {OP_BN_BWD, {2, 3, 64, 1}}, {OP_BN_BWD, {3, 5, 49, 1}}, {OP_BN_BWD, {4, 16, 1024, 1}},
+    {OP_BN_BWD, {2, 7, 9, 1}},
     /* elementwise: n */
     {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},
     {OP_ADD, {9}}, {OP_ADD, {70001}},
@@ -64,8 +67,10 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
                  a[5], a[6], a[7], a[8] ? ",inf/nan" : "");
         break;
     case OP_BN_TRAIN:
-    case OP_BN_EVAL:
     case OP_BN_BWD:
+        snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d%s)", OP_NAMES[c->op], a[0], a[1], a[2], a[3] ? ",relu" : "");
+        break;
+    case OP_BN_EVAL:
     case OP_POOL_FWD:
     case OP_POOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
     case OP_RELU_FWD:
@@ -238,18 +243,19 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
     case OP_BN_BWD: {
         int N = a[0], C = a[1], HW = a[2];
         size_t n = (size_t)N * C * HW;
-        int tr = oc->op == OP_BN_TRAIN, ev = oc->op == OP_BN_EVAL;
+        int tr = oc->op == OP_BN_TRAIN, ev = oc->op == OP_BN_EVAL, bw = !tr && !ev, relu = a[3];
         pair *x = mk(&c, "x", n, 0, 2, 0), *g = mk(&c, "gamma", (size_t)C, 0, 1, 0), *b = mk(&c, "beta", (size_t)C, 0, 1, 0);
-        pair *y = mk(&c, tr || ev ? "y" : "dx", n, 0, 1, 1), *xh = mk(&c, "xhat", n, 0, 1, tr);
+        pair *y = mk(&c, tr || ev ? "y" : "dx", n, 0, 1, 1), *dy = mk(&c, "dy", bw ? n : 1, 0, 1, 0);
+        pair *yr = mk(&c, "relu_y", bw && relu ? n : 1, 0, 1, 0), *mean = mk(&c, "mean", (size_t)C, 0, 1, tr);
         pair *is = mk(&c, "invstd", (size_t)C, 2, 1, tr), *rm = mk(&c, "running_mean", (size_t)C, 0, 1, tr);
-        pair *rv = mk(&c, "running_var", (size_t)C, 2, 1, tr), *dg = mk(&c, "dgamma", (size_t)C, 0, 1, !tr && !ev);
-        pair *db = mk(&c, "dbeta", (size_t)C, 0, 1, !tr && !ev);
+        pair *rv = mk(&c, "running_var", (size_t)C, 2, 1, tr), *dg = mk(&c, "dgamma", (size_t)C, 0, 1, bw);
+        pair *db = mk(&c, "dbeta", (size_t)C, 0, 1, bw);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
 #define S(p) (k ? (p)->b : (p)->r)
-            if (tr) bk[k]->bn_fwd_train(bk[k], N, C, HW, 1e-5f, 0.1f, S(x), S(g), S(b), S(y), S(xh), S(is), S(rm), S(rv));
+            if (tr) bk[k]->bn_fwd_train(bk[k], N, C, HW, 1e-5f, 0.1f, relu, S(x), S(g), S(b), S(y), S(mean), S(is), S(rm), S(rv));
             else if (ev) bk[k]->bn_fwd_eval(bk[k], N, C, HW, 1e-5f, S(x), S(g), S(b), S(rm), S(rv), S(y));
-            else bk[k]->bn_bwd(bk[k], N, C, HW, S(x), S(xh), S(g), S(is), S(y), S(dg), S(db));
+            else bk[k]->bn_bwd(bk[k], N, C, HW, relu ? S(yr) : NULL, S(dy), S(x), S(mean), S(g), S(is), S(y), S(dg), S(db));
             bk[k]->sync(bk[k]);
         }
         break;

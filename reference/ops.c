@@ -84,8 +84,8 @@ float ref_sum8(const float *x, size_t n) {
 
 #define AT(n, c, i) (((size_t)(n) * C + (c)) * HW + (i))
 
-void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, const float *x, const float *gamma,
-                      const float *beta, float *y, float *xhat, float *invstd, float *running_mean, float *running_var) {
+void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, int relu, const float *x, const float *gamma,
+                      const float *beta, float *y, float *mean_out, float *invstd, float *running_mean, float *running_var) {
     int M = N * HW;
     float invM = fm_recip((float)M), one_m = 1.0f - momentum;
     for (int c = 0; c < C; c++) {
@@ -103,12 +103,13 @@ void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, const flo
             }
         float var = ref_k8_total(&l) * invM;
         float is = fm_rsqrt(var + eps);
+        mean_out[c] = mean;
         invstd[c] = is;
         for (int n = 0; n < N; n++)
             for (int i = 0; i < HW; i++) {
                 float xh = (x[AT(n, c, i)] - mean) * is;
-                xhat[AT(n, c, i)] = xh;
-                y[AT(n, c, i)] = xh * gamma[c] + beta[c];
+                float o = xh * gamma[c] + beta[c];
+                y[AT(n, c, i)] = relu && !(o > 0.0f) ? 0.0f : o;
             }
         float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
         running_mean[c] = running_mean[c] * one_m + mean * momentum;
@@ -125,8 +126,8 @@ void ref_bn_fwd_eval(int N, int C, int HW, float eps, const float *x, const floa
     }
 }
 
-void ref_bn_bwd(int N, int C, int HW, const float *dy, const float *xhat, const float *gamma, const float *invstd,
-                float *dx, float *dgamma, float *dbeta) {
+void ref_bn_bwd(int N, int C, int HW, const float *yr, const float *dy, const float *x, const float *mean,
+                const float *gamma, const float *invstd, float *dx, float *dgamma, float *dbeta) {
     int M = N * HW;
     float invM = fm_recip((float)M), Mf = (float)M;
     for (int c = 0; c < C; c++) {
@@ -134,17 +135,23 @@ void ref_bn_bwd(int N, int C, int HW, const float *dy, const float *xhat, const 
         size_t j = 0;
         for (int n = 0; n < N; n++)
             for (int i = 0; i < HW; i++, j++) {
-                float d = dy[AT(n, c, i)];
+                size_t e = AT(n, c, i);
+                float d = yr && !(yr[e] > 0.0f) ? 0.0f : dy[e];
+                float xh = (x[e] - mean[c]) * invstd[c];
                 ref_k8_add(&lb, (int)(j & 7), d);
-                ref_k8_add(&lg, (int)(j & 7), d * xhat[AT(n, c, i)]);
+                ref_k8_add(&lg, (int)(j & 7), d * xh);
             }
         float db = ref_k8_total(&lb), dg = ref_k8_total(&lg);
         dbeta[c] = db;
         dgamma[c] = dg;
         float k = (gamma[c] * invstd[c]) * invM;
         for (int n = 0; n < N; n++)
-            for (int i = 0; i < HW; i++)
-                dx[AT(n, c, i)] = k * ((Mf * dy[AT(n, c, i)] - db) - xhat[AT(n, c, i)] * dg);
+            for (int i = 0; i < HW; i++) {
+                size_t e = AT(n, c, i);
+                float d = yr && !(yr[e] > 0.0f) ? 0.0f : dy[e];
+                float xh = (x[e] - mean[c]) * invstd[c];
+                dx[e] = k * ((Mf * d - db) - xh * dg);
+            }
     }
 }
 

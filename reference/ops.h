@@ -34,18 +34,22 @@ void ref_conv2d_bwd_weight(const flce_conv_shape *s, const float *x, const float
 
 /* BatchNorm, per channel c over its M = N HW values (flat index n HW + i):
  *   invM = recip(M); mean = K8(x) invM; var = K8((x - mean)(x - mean)) invM;
- *   invstd = rsqrt(var + eps); xhat = (x - mean) invstd; y = xhat gamma + beta;
+ *   invstd = rsqrt(var + eps); xhat = (x - mean) invstd; y = xhat gamma + beta,
+ *   and with relu = 1 the ReLU fused: y = y > 0 ? y : 0 (as ref_relu_fwd);
  *   running_mean = running_mean (1 - momentum) + mean momentum;
- *   running_var = running_var (1 - momentum) + (var M recip(M - 1)) momentum  (var if M = 1). */
-void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, const float *x, const float *gamma,
-                      const float *beta, float *y, float *xhat, float *invstd, float *running_mean, float *running_var);
+ *   running_var = running_var (1 - momentum) + (var M recip(M - 1)) momentum  (var if M = 1).
+ * mean and invstd [C] are kept for the backward pass, which recomputes xhat from x with the
+ * same two operations (so the same bits) instead of reading a stored copy. */
+void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, int relu, const float *x, const float *gamma,
+                      const float *beta, float *y, float *mean, float *invstd, float *running_mean, float *running_var);
 /* y = ((x - running_mean) rsqrt(running_var + eps)) gamma + beta */
 void ref_bn_fwd_eval(int N, int C, int HW, float eps, const float *x, const float *gamma, const float *beta,
                      const float *running_mean, const float *running_var, float *y);
-/* dbeta = K8(dy); dgamma = K8(dy xhat);
- * dx = ((gamma invstd) invM) ((M dy - dbeta) - xhat dgamma) */
-void ref_bn_bwd(int N, int C, int HW, const float *dy, const float *xhat, const float *gamma, const float *invstd,
-                float *dx, float *dgamma, float *dbeta);
+/* The gradient through a fused ReLU (yr: its output; NULL when there is none) and BatchNorm:
+ *   d = yr > 0 ? dy : 0 (d = dy without yr), xhat = (x - mean) invstd;
+ *   dbeta = K8(d); dgamma = K8(d xhat); dx = ((gamma invstd) invM) ((M d - dbeta) - xhat dgamma) */
+void ref_bn_bwd(int N, int C, int HW, const float *yr, const float *dy, const float *x, const float *mean,
+                const float *gamma, const float *invstd, float *dx, float *dgamma, float *dbeta);
 void ref_relu_fwd(size_t n, const float *x, float *y);                 /* y = x > 0 ? x : 0 */
 void ref_relu_bwd(size_t n, const float *y, const float *dy, float *dx); /* dx = y > 0 ? dy : 0 */
 void ref_add(size_t n, const float *a, const float *b, float *y);      /* y = a + b */

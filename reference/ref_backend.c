@@ -60,21 +60,24 @@ static void r_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const 
     (void)be;
     ref_conv2d_bwd_weight(s, HB_CF(x), HB_CF(dy), HB_F(dw));
 }
-static void r_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
-                           const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *xhat, flce_buf *is,
+static void r_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, int relu, const flce_buf *x,
+                           const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *mean, flce_buf *is,
                            flce_buf *rm, flce_buf *rv) {
     (void)be;
-    ref_bn_fwd_train(N, C, HW, eps, mom, HB_CF(x), HB_CF(g), HB_CF(b), HB_F(y), HB_F(xhat), HB_F(is), HB_F(rm), HB_F(rv));
+    ref_bn_fwd_train(N, C, HW, eps, mom, relu, HB_CF(x), HB_CF(g), HB_CF(b), HB_F(y), HB_F(mean), HB_F(is), HB_F(rm),
+                     HB_F(rv));
 }
 static void r_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *g,
                           const flce_buf *b, const flce_buf *rm, const flce_buf *rv, flce_buf *y) {
     (void)be;
     ref_bn_fwd_eval(N, C, HW, eps, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), HB_CF(rv), HB_F(y));
 }
-static void r_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat,
-                     const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg, flce_buf *db) {
+static void r_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
+                     const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,
+                     flce_buf *db) {
     (void)be;
-    ref_bn_bwd(N, C, HW, HB_CF(dy), HB_CF(xhat), HB_CF(g), HB_CF(is), HB_F(dx), HB_F(dg), HB_F(db));
+    ref_bn_bwd(N, C, HW, yr ? HB_CF(yr) : NULL, HB_CF(dy), HB_CF(x), HB_CF(mean), HB_CF(g), HB_CF(is), HB_F(dx), HB_F(dg),
+               HB_F(db));
 }
 static void r_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
     (void)be;

@@ -1,16 +1,20 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// bn_bwd_stats.comp: dbeta = K8(dy), dgamma = K8(dy xhat) of one channel per workgroup
-// (reference/ops.h). As in bn_stats.comp: invocations 8..255 copy the next tile of dy and
-// dy xhat into shared memory while invocations 0..7 run the 8 lanes' TwoSum chains over the
-// current one; invocation 0 totals.
+// bn_bwd_stats.comp: dbeta = K8(d), dgamma = K8(d xhat) of one channel per workgroup
+// (reference/ops.h), d = dy through the fused ReLU's mask (relu = 1: yr > 0 ? dy : 0) and
+// xhat = (x - mean) invstd recomputed. As in bn_stats.comp: invocations 8..255 copy the next
+// tile of d and d xhat into shared memory while invocations 0..7 run the 8 lanes' TwoSum
+// chains over the current one; invocation 0 totals.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer DY { float v[]; } dy;
-layout(std430, binding = 1) readonly buffer Xhat { float v[]; } xhat;
-layout(std430, binding = 2) writeonly buffer DG { float v[]; } dgamma;
-layout(std430, binding = 3) writeonly buffer DB { float v[]; } dbeta;
-layout(push_constant) uniform P { int N, C, HW; } p;
+layout(std430, binding = 1) readonly buffer YR { float v[]; } yr;
+layout(std430, binding = 2) readonly buffer X { float v[]; } x;
+layout(std430, binding = 3) readonly buffer Mean { float v[]; } mean;
+layout(std430, binding = 4) readonly buffer IS { float v[]; } invstd;
+layout(std430, binding = 5) writeonly buffer DG { float v[]; } dgamma;
+layout(std430, binding = 6) writeonly buffer DB { float v[]; } dbeta;
+layout(push_constant) uniform P { int N, C, HW, relu; } p;
 const int TILE = 768; // two tiles of two arrays: 12 KiB of shared memory (16 KiB is all Vulkan guarantees)
 shared float tb[2][TILE], tg[2][TILE];
 shared float bs[8], bc[8], gs[8], gc[8];
@@ -18,8 +22,9 @@ shared float bs[8], bc[8], gs[8], gc[8];
 void fill(int buf, int ch, int base, int cnt, int first, int step) {
     for (int q = first; q < cnt; q += step) {
         int j = base + q, n = j / p.HW, e = (n * p.C + ch) * p.HW + (j - n * p.HW);
-        float d = dy.v[e];
-        precise float dx = d * xhat.v[e];
+        float d = p.relu != 0 && !(yr.v[e] > 0.0) ? 0.0 : dy.v[e];
+        precise float xh = (x.v[e] - mean.v[ch]) * invstd.v[ch];
+        precise float dx = d * xh;
         tb[buf][q] = d;
         tg[buf][q] = dx;
     }

@@ -112,43 +112,76 @@ Test(ops, conv_gradients_match_finite_differences) {
     free(x), free(w), free(r), free(y), free(dx), free(dw);
 }
 
-/* BatchNorm training: L = sum(bn(x) * r) through the batch statistics */
-Test(ops, batchnorm_gradients_match_finite_differences) {
+/* BatchNorm training, without and with the fused ReLU: L = sum(y * r) through the batch
+ * statistics, y = bn(x) or relu(bn(x)); dL/dx from ref_bn_bwd (which recomputes xhat) against
+ * central differences; dgamma and dbeta against their definitions in float64. */
+static void bn_gradients(int relu) {
     enum { N = 3, C = 2, HW = 5, M = N * C * HW };
-    float x[M], r[M], y[M], xh[M], dx[M], g[C] = {1.5f, -0.7f}, b[C] = {0.2f, 0.1f}, is[C], rm[C], rv[C], dg[C], db[C];
+    float x[M], r[M], y[M], dx[M], g[C] = {1.5f, -0.7f}, b[C] = {0.2f, 0.1f}, mean[C], is[C], rm[C], rv[C], dg[C], db[C];
     fill(x, M, 4, 2), fill(r, M, 5, 1);
-    ref_bn_fwd_train(N, C, HW, 1e-5f, 0.1f, x, g, b, y, xh, is, rm, rv);
-    ref_bn_bwd(N, C, HW, r, xh, g, is, dx, dg, db);
+    ref_bn_fwd_train(N, C, HW, 1e-5f, 0.1f, relu, x, g, b, y, mean, is, rm, rv);
+    ref_bn_bwd(N, C, HW, relu ? y : NULL, r, x, mean, g, is, dx, dg, db);
+    int checked = 0;
     for (int i = 0; i < M; i++) {
+        int c = i / HW % C, kink = 0; /* a ReLU input near 0 in this channel may flip under the step */
+        if (relu) {
+            float pre[M], m2[C], i2[C], rm2[C], rv2[C];
+            ref_bn_fwd_train(N, C, HW, 1e-5f, 0.1f, 0, x, g, b, pre, m2, i2, rm2, rv2);
+            for (int n = 0; n < N; n++)
+                for (int q = 0; q < HW; q++)
+                    if (fabsf(pre[(n * C + c) * HW + q]) < 0.05f) kink = 1;
+        }
+        if (kink) continue;
         double f[2];
         for (int sgn = 0; sgn < 2; sgn++) {
             float s0 = x[i];
             x[i] = s0 + (sgn ? -1 : 1) * (1.0f / 256);
-            ref_bn_fwd_train(N, C, HW, 1e-5f, 0.1f, x, g, b, y, xh, is, rm, rv);
+            ref_bn_fwd_train(N, C, HW, 1e-5f, 0.1f, relu, x, g, b, y, mean, is, rm, rv);
             f[sgn] = dotd(y, r, M);
             x[i] = s0;
         }
         double fd = (f[0] - f[1]) / (2.0 / 256);
-        cr_assert(fabs(fd - dx[i]) < 2e-3 * (1 + fabs(fd)), "dx[%d]: %g vs fd %g", i, dx[i], fd);
+        cr_assert(fabs(fd - dx[i]) < 2e-3 * (1 + fabs(fd)), "relu %d dx[%d]: %g vs fd %g", relu, i, dx[i], fd);
+        checked++;
     }
-    /* dgamma = sum r xhat, dbeta = sum r, by the definition */
-    ref_bn_fwd_train(N, C, HW, 1e-5f, 0.1f, x, g, b, y, xh, is, rm, rv);
+    cr_assert(checked >= M / 3, "relu %d: only %d of %d inputs away from a ReLU kink", relu, checked, M);
+    /* dbeta = sum d, dgamma = sum d xhat, d = r masked by the ReLU, xhat from float64 statistics */
     for (int c = 0; c < C; c++) {
-        double sg = 0, sb = 0;
+        double mu = 0, var = 0, sg = 0, sb = 0;
         for (int n = 0; n < N; n++)
-            for (int i = 0; i < HW; i++) sg += (double)r[(n * C + c) * HW + i] * xh[(n * C + c) * HW + i], sb += r[(n * C + c) * HW + i];
-        cr_assert(fabs(sg - dg[c]) < 1e-5 && fabs(sb - db[c]) < 1e-5);
+            for (int i = 0; i < HW; i++) mu += x[(n * C + c) * HW + i];
+        mu /= N * HW;
+        for (int n = 0; n < N; n++)
+            for (int i = 0; i < HW; i++) var += (x[(n * C + c) * HW + i] - mu) * (x[(n * C + c) * HW + i] - mu);
+        var /= N * HW;
+        for (int n = 0; n < N; n++)
+            for (int i = 0; i < HW; i++) {
+                int e = (n * C + c) * HW + i;
+                double xh = (x[e] - mu) / sqrt(var + 1e-5), pre = xh * g[c] + b[c];
+                double d = relu && !(pre > 0) ? 0 : r[e];
+                sg += d * xh, sb += d;
+            }
+        cr_assert(fabs(sg - dg[c]) < 1e-5 && fabs(sb - db[c]) < 1e-5, "relu %d channel %d: %g %g vs %g %g", relu, c, dg[c],
+                  db[c], sg, sb);
     }
 }
+
+Test(ops, batchnorm_gradients_match_finite_differences) { bn_gradients(0); }
+Test(ops, batchnorm_relu_gradients_match_finite_differences) { bn_gradients(1); }
 
 Test(ops, batchnorm_by_hand) {
     /* one channel, values 1, 2, 3, 6: mean 3, biased var (4 + 1 + 0 + 9)/4 = 3.5, unbiased 14/3;
      * running stats from (0, 1) with momentum 0.1: mean 0.3, var 0.9 + 0.1 * 14/3 */
-    float x[4] = {1, 2, 3, 6}, g[1] = {2}, b[1] = {1}, y[4], xh[4], is[1], rm[1] = {0}, rv[1] = {1};
-    ref_bn_fwd_train(1, 1, 4, 0.0f, 0.1f, x, g, b, y, xh, is, rm, rv);
+    float x[4] = {1, 2, 3, 6}, g[1] = {2}, b[1] = {1}, y[4], mean[1], is[1], rm[1] = {0}, rv[1] = {1};
+    ref_bn_fwd_train(1, 1, 4, 0.0f, 0.1f, 0, x, g, b, y, mean, is, rm, rv);
+    cr_assert(mean[0] == 3.0f);
     cr_assert(fabs(is[0] - 1 / sqrt(3.5)) < 1e-7);
     cr_assert(fabs(y[3] - (2 * 3 / sqrt(3.5) + 1)) < 1e-6);
     cr_assert(fabs(rm[0] - 0.3) < 1e-7 && fabs(rv[0] - (0.9 + 0.1 * 14.0 / 3)) < 1e-6, "%g %g", rm[0], rv[0]);
+    /* with the ReLU fused: y = 2 (x - 3) / sqrt(3.5) + 1: x = 1 gives -1.14 -> 0, x = 3 gives 1 */
+    float yr[4], rm2[1] = {0}, rv2[1] = {1};
+    ref_bn_fwd_train(1, 1, 4, 0.0f, 0.1f, 1, x, g, b, yr, mean, is, rm2, rv2);
+    cr_assert(yr[0] == 0.0f && yr[1] == 0.0f && yr[2] == 1.0f && yr[3] == y[3], "%g %g %g %g", yr[0], yr[1], yr[2], yr[3]);
     float ye[4];
     ref_bn_fwd_eval(1, 1, 4, 0.0f, x, g, b, rm, rv, ye); /* (x - 0.3) / sqrt(rv) * 2 + 1 */
     cr_assert(fabs(ye[0] - ((1 - 0.3) / sqrt(rv[0]) * 2 + 1)) < 1e-6);

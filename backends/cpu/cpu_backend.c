@@ -579,57 +579,49 @@ static float k8v_total(const k8v *k) {
 }
 
 typedef struct {
-    int N, C, HW;
+    int N, C, HW, relu;
     float eps, momentum;
-    const float *x, *g, *b, *dy, *xhat_in, *is_in;
-    float *y, *xhat, *is, *rm, *rv, *dx, *dg, *db;
+    const float *x, *g, *b, *dy, *yr, *mean_in, *is_in;
+    float *y, *mean, *is, *rm, *rv, *dx, *dg, *db;
     cpu_ctx *ctx;
 } bn_job;
 
-/* K8 sums (reference/ops.h) over channel c of a [N][C][HW] (j = n HW + i ascending):
- * s0 = K8(a) or, with mean given (sq), K8((a - mean)^2); with b, also s1 = K8(a b). The K8
- * lanes are the lanes of an 8-wide vector over j: read in place when HW is a multiple of 8,
- * else from buf (the channel copied contiguous; the last M mod 8 values go lane by lane). */
-static void k8_channel(const float *a, const float *b, int N, int C, int HW, int c, float *buf, int sq, float mean,
-                       float *s0, float *s1) {
-    k8v k0 = {bc(0.0f), bc(0.0f)}, k1 = k0;
+/* The K8 sum (reference/ops.h) over channel c of a [N][C][HW] (j = n HW + i ascending) of a or,
+ * with sq, of (a - mean)^2. The K8 lanes are the lanes of an 8-wide vector over j: read in place
+ * when HW is a multiple of 8, else from buf (the channel copied contiguous; the last M mod 8
+ * values go lane by lane). */
+static float k8_channel(const float *a, int N, int C, int HW, int c, float *buf, int sq, float mean) {
+    k8v k0 = {bc(0.0f), bc(0.0f)};
     v8 mv = bc(mean);
     size_t M = (size_t)N * HW, j = 0;
-    const float *pa = buf, *pb = buf + M;
     if (HW % 8 == 0) {
         for (int n = 0; n < N; n++) {
             size_t o = ((size_t)n * C + c) * HW;
             for (int i = 0; i < HW; i += 8) {
                 v8 v = ld(a + o + i);
-                if (sq) v = (v - mv) * (v - mv);
-                k8v_add(&k0, v);
-                if (b) k8v_add(&k1, v * ld(b + o + i));
+                k8v_add(&k0, sq ? (v - mv) * (v - mv) : v);
             }
         }
-        *s0 = k8v_total(&k0);
-        if (b) *s1 = k8v_total(&k1);
-        return;
+        return k8v_total(&k0);
     }
-    for (int n = 0; n < N; n++) {
-        memcpy(buf + (size_t)n * HW, a + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
-        if (b) memcpy(buf + M + (size_t)n * HW, b + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
-    }
+    for (int n = 0; n < N; n++) memcpy(buf + (size_t)n * HW, a + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
     for (; j + 8 <= M; j += 8) {
-        v8 v = ld(pa + j);
-        if (sq) v = (v - mv) * (v - mv);
-        k8v_add(&k0, v);
-        if (b) k8v_add(&k1, v * ld(pb + j));
+        v8 v = ld(buf + j);
+        k8v_add(&k0, sq ? (v - mv) * (v - mv) : v);
     }
-    ref_k8 r0, r1;
-    for (int l = 0; l < 8; l++) r0.s[l] = k0.s[l], r0.c[l] = k0.c[l], r1.s[l] = k1.s[l], r1.c[l] = k1.c[l];
+    ref_k8 r0;
+    for (int l = 0; l < 8; l++) r0.s[l] = k0.s[l], r0.c[l] = k0.c[l];
     for (; j < M; j++) {
-        float v = pa[j];
-        if (sq) v = (v - mean) * (v - mean);
-        ref_k8_add(&r0, (int)(j & 7), v);
-        if (b) ref_k8_add(&r1, (int)(j & 7), v * pb[j]);
+        float v = buf[j];
+        ref_k8_add(&r0, (int)(j & 7), sq ? (v - mean) * (v - mean) : v);
     }
-    *s0 = ref_k8_total(&r0);
-    if (b) *s1 = ref_k8_total(&r1);
+    return ref_k8_total(&r0);
+}
+
+/* relu: y > 0 ? y : 0 on 8 lanes (NaN and -0 give +0, as ref_relu_fwd) */
+static inline v8 relu8(v8 y) {
+    v8 z = bc(0.0f);
+    return (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))y);
 }
 
 /* BatchNorm training, channels split across the parts (reference/ops.h for the order). */
@@ -640,26 +632,22 @@ static void bn_fwd_part(void *arg, int part, int parts) {
     float *buf = HW % 8 ? scratch_get(&j->ctx->b[part], (size_t)M) : NULL;
     if (HW % 8 && !buf) return;
     for (int c = part; c < C; c += parts) {
-        float sum, sum2;
-        k8_channel(j->x, NULL, N, C, HW, c, buf, 0, 0.0f, &sum, NULL);
-        float mean = sum * invM;
-        k8_channel(j->x, NULL, N, C, HW, c, buf, 1, mean, &sum2, NULL);
-        float var = sum2 * invM, is = fm_rsqrt(var + j->eps);
+        float mean = k8_channel(j->x, N, C, HW, c, buf, 0, 0.0f) * invM;
+        float var = k8_channel(j->x, N, C, HW, c, buf, 1, mean) * invM, is = fm_rsqrt(var + j->eps);
+        j->mean[c] = mean;
         j->is[c] = is;
         float g = j->g[c], be = j->b[c];
         v8 mv = bc(mean), iv = bc(is), gv = bc(g), bv = bc(be);
         for (int n = 0; n < N; n++) {
             size_t o = ((size_t)n * C + c) * HW;
             int i = 0;
-            for (; i + 8 <= HW; i += 8) {
-                v8 xh = (ld(j->x + o + i) - mv) * iv;
-                stv(j->xhat + o + i, xh);
-                stv(j->y + o + i, xh * gv + bv);
-            }
+            if (j->relu)
+                for (; i + 8 <= HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
+            else
+                for (; i + 8 <= HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
             for (; i < HW; i++) {
-                float xh = (j->x[o + i] - mean) * is;
-                j->xhat[o + i] = xh;
-                j->y[o + i] = xh * g + be;
+                float v = ((j->x[o + i] - mean) * is) * g + be;
+                j->y[o + i] = j->relu && !(v > 0.0f) ? 0.0f : v;
             }
         }
         float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
@@ -668,46 +656,86 @@ static void bn_fwd_part(void *arg, int part, int parts) {
     }
 }
 
+/* BatchNorm backward, channels split across the parts. Per channel, d (dy through the fused
+ * ReLU's mask) and xhat = (x - mean) invstd are computed once into a contiguous buffer, whose
+ * 8-wide vectors are then the K8 lanes (element j to lane j mod 8) and which the last pass
+ * reads again: dy, yr and x are read from memory once. */
 static void bn_bwd_part(void *arg, int part, int parts) {
     bn_job *j = arg;
     int N = j->N, C = j->C, HW = j->HW, M = N * HW;
     float invM = fm_recip((float)M), Mf = (float)M;
-    float *buf = HW % 8 ? scratch_get(&j->ctx->b[part], 2 * (size_t)M) : NULL;
-    if (HW % 8 && !buf) return;
+    float *d = scratch_get(&j->ctx->b[part], 2 * (size_t)M + 16);
+    if (!d) return;
+    float *xh = d + M;
     for (int c = part; c < C; c += parts) {
-        float db, dg;
-        k8_channel(j->dy, j->xhat_in, N, C, HW, c, buf, 0, 0.0f, &db, &dg);
+        float mean = j->mean_in[c], is = j->is_in[c];
+        v8 mv = bc(mean), iv = bc(is), z = bc(0.0f);
+        for (int n = 0; n < N; n++) {
+            size_t o = ((size_t)n * C + c) * HW, q = (size_t)n * HW;
+            int i = 0;
+            for (; i + 8 <= HW; i += 8) {
+                v8 dv = ld(j->dy + o + i);
+                if (j->yr) {
+                    v8 y = ld(j->yr + o + i);
+                    dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
+                }
+                stv(d + q + i, dv);
+                stv(xh + q + i, (ld(j->x + o + i) - mv) * iv);
+            }
+            for (; i < HW; i++) {
+                d[q + i] = j->yr && !(j->yr[o + i] > 0.0f) ? 0.0f : j->dy[o + i];
+                xh[q + i] = (j->x[o + i] - mean) * is;
+            }
+        }
+        k8v kb = {bc(0.0f), bc(0.0f)}, kg = kb;
+        size_t e = 0;
+        for (; e + 8 <= (size_t)M; e += 8) {
+            v8 dv = ld(d + e);
+            k8v_add(&kb, dv);
+            k8v_add(&kg, dv * ld(xh + e));
+        }
+        ref_k8 rb, rg;
+        for (int l = 0; l < 8; l++) rb.s[l] = kb.s[l], rb.c[l] = kb.c[l], rg.s[l] = kg.s[l], rg.c[l] = kg.c[l];
+        for (; e < (size_t)M; e++) {
+            ref_k8_add(&rb, (int)(e & 7), d[e]);
+            ref_k8_add(&rg, (int)(e & 7), d[e] * xh[e]);
+        }
+        float db = ref_k8_total(&rb), dg = ref_k8_total(&rg);
         j->db[c] = db;
         j->dg[c] = dg;
-        float ks = (j->g[c] * j->is_in[c]) * invM;
+        float ks = (j->g[c] * is) * invM;
         v8 k = bc(ks), mf = bc(Mf), dbv = bc(db), dgv = bc(dg);
         for (int n = 0; n < N; n++) {
-            size_t o = ((size_t)n * C + c) * HW;
+            size_t o = ((size_t)n * C + c) * HW, q = (size_t)n * HW;
             int i = 0;
-            for (; i + 8 <= HW; i += 8)
-                stv(j->dx + o + i, k * ((mf * ld(j->dy + o + i) - dbv) - ld(j->xhat_in + o + i) * dgv));
-            for (; i < HW; i++) j->dx[o + i] = ks * ((Mf * j->dy[o + i] - db) - j->xhat_in[o + i] * dg);
+            for (; i + 8 <= HW; i += 8) {
+                stv(j->dx + o + i, k * ((mf * ld(d + q + i) - dbv) - ld(xh + q + i) * dgv));
+            }
+            for (; i < HW; i++) j->dx[o + i] = ks * ((Mf * d[q + i] - db) - xh[q + i] * dg);
         }
     }
 }
 
-static void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
-                           const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *xhat, flce_buf *is, flce_buf *rm,
+static void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, int relu, const flce_buf *x,
+                           const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *mean, flce_buf *is, flce_buf *rm,
                            flce_buf *rv) {
-    bn_job j = {.N = N, .C = C, .HW = HW, .eps = eps, .momentum = mom, .x = HB_CF(x), .g = HB_CF(g), .b = HB_CF(b),
-                .y = HB_F(y), .xhat = HB_F(xhat), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv), .ctx = ctx_of(be)};
+    bn_job j = {.N = N, .C = C, .HW = HW, .relu = relu, .eps = eps, .momentum = mom, .x = HB_CF(x), .g = HB_CF(g),
+                .b = HB_CF(b), .y = HB_F(y), .mean = HB_F(mean), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv),
+                .ctx = ctx_of(be)};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
-    PROF_END(be, "bn_fwd_train c%d hw%d", C, HW);
+    PROF_END(be, "bn_fwd_train%s c%d hw%d", relu ? "+relu" : "", C, HW);
 }
 
-static void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat, const flce_buf *g,
-                     const flce_buf *is, flce_buf *dx, flce_buf *dg, flce_buf *db) {
-    bn_job j = {.N = N, .C = C, .HW = HW, .dy = HB_CF(dy), .xhat_in = HB_CF(xhat), .g = HB_CF(g), .is_in = HB_CF(is),
-                .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db), .ctx = ctx_of(be)};
+static void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
+                     const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,
+                     flce_buf *db) {
+    bn_job j = {.N = N, .C = C, .HW = HW, .yr = yr ? HB_CF(yr) : NULL, .dy = HB_CF(dy), .x = HB_CF(x),
+                .mean_in = HB_CF(mean), .g = HB_CF(g), .is_in = HB_CF(is), .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db),
+                .ctx = ctx_of(be)};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, bn_bwd_part, &j, C < nthreads(be) ? C : nthreads(be));
-    PROF_END(be, "bn_bwd c%d hw%d", C, HW);
+    PROF_END(be, "bn_bwd%s c%d hw%d", yr ? "+relu" : "", C, HW);
 }
 
 static void cpu_destroy(flce_backend *be) {

@@ -74,7 +74,7 @@ typedef struct {
     flce_buf *up, *down;
     void *up_map, *down_map;
     size_t up_used;
-    /* scratch buffers of the ops: 0 per-sample partial weight gradients, 1 BatchNorm means,
+    /* scratch buffers of the ops: 0 per-sample partial weight gradients, 1 unused (was BatchNorm means),
      * 2 softmax per-sample losses, 3 supcon work space */
     flce_buf *scratch[4];
     VkDescriptorSetLayout dsl;

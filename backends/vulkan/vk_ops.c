@@ -151,17 +151,16 @@ typedef struct {
     float eps, momentum;
 } bn_pc;
 
-static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
-                         const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *xhat, flce_buf *invstd,
+static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float momentum, int relu, const flce_buf *x,
+                         const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *mean, flce_buf *invstd,
                          flce_buf *running_mean, flce_buf *running_var) {
     vk_ctx *c = be->ctx;
     bn_pc p = {N, C, HW, eps, momentum};
-    flce_buf *mean = vk_scratch(c, 1, sizeof(float) * (size_t)C);
     DISPATCH(c, SH_BN_STATS, p, (size_t)C * 256, 1, x, mean, invstd, running_mean, running_var);
     struct {
-        int32_t N, C, HW;
-    } q = {N, C, HW};
-    DISPATCH(c, SH_BN_APPLY, q, (size_t)N * C * HW, 1, x, mean, invstd, gamma, beta, xhat, y);
+        int32_t N, C, HW, relu;
+    } q = {N, C, HW, relu};
+    DISPATCH(c, SH_BN_APPLY, q, (size_t)N * C * HW, 1, x, mean, invstd, gamma, beta, y);
 }
 
 static void bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
@@ -173,14 +172,17 @@ static void bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const
     DISPATCH(be->ctx, SH_BN_EVAL, p, (size_t)N * C * HW, 1, x, gamma, beta, running_mean, running_var, y);
 }
 
-static void bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dy, const flce_buf *xhat,
-                   const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma, flce_buf *dbeta) {
+/* Without a fused ReLU, dy is bound in yr's place (never read: relu = 0). */
+static void bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
+                   const flce_buf *mean, const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma,
+                   flce_buf *dbeta) {
     vk_ctx *c = be->ctx;
     struct {
-        int32_t N, C, HW;
-    } p = {N, C, HW};
-    DISPATCH(c, SH_BN_BWD_STATS, p, (size_t)C * 256, 1, dy, xhat, dgamma, dbeta);
-    DISPATCH(c, SH_BN_BWD_APPLY, p, (size_t)N * C * HW, 1, dy, xhat, gamma, invstd, dgamma, dbeta, dx);
+        int32_t N, C, HW, relu;
+    } p = {N, C, HW, yr != NULL};
+    const flce_buf *m = yr ? yr : dy;
+    DISPATCH(c, SH_BN_BWD_STATS, p, (size_t)C * 256, 1, dy, m, x, mean, invstd, dgamma, dbeta);
+    DISPATCH(c, SH_BN_BWD_APPLY, p, (size_t)N * C * HW, 1, dy, m, x, mean, gamma, invstd, dgamma, dbeta, dx);
 }
 
 typedef struct {
