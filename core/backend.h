@@ -62,7 +62,8 @@ struct flce_backend {
     /* elementwise over n floats */
     void (*relu_fwd)(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y);
     void (*relu_bwd)(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx);
-    void (*add)(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y);
+    /* y = a + b; relu = 1 fuses a ReLU: y = max(a + b, 0) as relu_fwd */
+    void (*add)(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
     /* global average pooling x [N, C, HW] -> z [N, C] */
     void (*avgpool_fwd)(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z);
     void (*avgpool_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx);

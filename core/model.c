@@ -117,7 +117,7 @@ flce_status flce_model_create(flce_model *m, flce_backend *be, int in_c, int in_
         flce_block *b = &m->blk[i];
         size_t o = b->out_n;
         b->a1 = alloc_f(m, o, &fail), b->y1 = alloc_f(m, o, &fail), b->r1 = alloc_f(m, o, &fail);
-        b->a2 = alloc_f(m, o, &fail), b->y2 = alloc_f(m, o, &fail), b->sum = alloc_f(m, o, &fail);
+        b->a2 = alloc_f(m, o, &fail), b->y2 = alloc_f(m, o, &fail);
         b->out = alloc_f(m, o, &fail);
         if (b->has_sc) b->sa = alloc_f(m, o, &fail), b->sy = alloc_f(m, o, &fail);
     }
@@ -151,7 +151,7 @@ void flce_model_free(flce_model *m) {
         flce_block *b = &m->blk[i];
         FREEB(b->b1.mean), FREEB(b->b1.invstd), FREEB(b->b2.mean), FREEB(b->b2.invstd);
         FREEB(b->sb.mean), FREEB(b->sb.invstd);
-        FREEB(b->a1), FREEB(b->y1), FREEB(b->r1), FREEB(b->a2), FREEB(b->y2), FREEB(b->sum), FREEB(b->out);
+        FREEB(b->a1), FREEB(b->y1), FREEB(b->r1), FREEB(b->a2), FREEB(b->y2), FREEB(b->out);
         FREEB(b->sa), FREEB(b->sy);
     }
     FREEB(m->x), FREEB(m->labels), FREEB(m->pred), FREEB(m->a0), FREEB(m->y0), FREEB(m->r0);
@@ -250,11 +250,10 @@ static void forward(flce_model *m, int n, int train) {
             be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
             if (train) bn_train(m, &b->sb, n, b->sa, b->sy, 0);
             else bn_eval(m, &b->sb, n, b->sa, b->sy);
-            be->add(be, on, b->y2, b->sy, b->sum);
+            be->add(be, on, 1, b->y2, b->sy, b->out); /* out = relu(y2 + sy) */
         } else {
-            be->add(be, on, b->y2, in, b->sum);
+            be->add(be, on, 1, b->y2, in, b->out);
         }
-        be->relu_fwd(be, on, b->sum, b->out);
         in = b->out;
     }
     flce_block *last = &m->blk[8];
@@ -295,11 +294,11 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
     be->linear_bwd(be, n, FLCE_FEAT, m->classes, m->z, P(m->lin_w), m->dlogits, m->dz, G(m->lin_w), G(m->lin_b));
     if (lambda != 0.0f) {
         be->supcon(be, n, FLCE_FEAT, tau, lambda, m->z, m->labels, m->loss_cl, m->dz2);
-        be->add(be, (size_t)n * FLCE_FEAT, m->dz, m->dz2, m->dz);
+        be->add(be, (size_t)n * FLCE_FEAT, 0, m->dz, m->dz2, m->dz);
     }
     if (extra_dz) { /* a loss on z computed by the caller (MOON) */
         be->buf_write(be, m->dz2, 0, extra_dz, sizeof(float) * (size_t)n * FLCE_FEAT);
-        be->add(be, (size_t)n * FLCE_FEAT, m->dz, m->dz2, m->dz);
+        be->add(be, (size_t)n * FLCE_FEAT, 0, m->dz, m->dz2, m->dz);
     }
     flce_block *last = &m->blk[8];
     flce_buf *dout = m->d[0], *t1 = m->d[1], *t2 = m->d[2], *t3 = m->d[3];
@@ -322,9 +321,9 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
             s = cs(&b->sc, n);
             be->conv2d_bwd_weight(be, &s, in, t2, G(b->sc.w));
             be->conv2d_bwd_data(be, &s, t2, P(b->sc.w), t3);
-            be->add(be, inn, dout, t3, dout);
+            be->add(be, inn, 0, dout, t3, dout);
         } else {
-            be->add(be, inn, dout, t1, dout);
+            be->add(be, inn, 0, dout, t1, dout);
         }
     }
     flce_conv_shape s = cs(&m->conv1, n);

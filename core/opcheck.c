@@ -41,7 +41,7 @@ static const op_case CASES[] = {
     {OP_BN_BWD, {2, 7, 9, 1}},
     /* elementwise: n */
     {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},
-    {OP_ADD, {9}}, {OP_ADD, {70001}},
+    {OP_ADD, {9}}, {OP_ADD, {70001}}, {OP_ADD, {9, 1}}, {OP_ADD, {70001, 1}},
     /* pooling: N, C, HW */
     {OP_POOL_FWD, {2, 64, 64}}, {OP_POOL_FWD, {3, 5, 49}}, {OP_POOL_BWD, {2, 64, 64}}, {OP_POOL_BWD, {1, 3, 1}},
     /* linear: N, I, O */
@@ -75,7 +75,7 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
     case OP_POOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
     case OP_RELU_FWD:
     case OP_RELU_BWD:
-    case OP_ADD: snprintf(buf, cap, "%s(n=%d)", OP_NAMES[c->op], a[0]); break;
+    case OP_ADD: snprintf(buf, cap, "%s(n=%d%s)", OP_NAMES[c->op], a[0], a[1] ? ",relu" : ""); break;
     case OP_LIN_FWD:
     case OP_LIN_BWD: snprintf(buf, cap, "%s(N=%d,I=%d,O=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
     case OP_CE: snprintf(buf, cap, "%s(N=%d,C=%d)", OP_NAMES[c->op], a[0], a[1]); break;
@@ -269,7 +269,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         for (int k = 0; k < 2; k++) {
             if (oc->op == OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));
             else if (oc->op == OP_RELU_BWD) bk[k]->relu_bwd(bk[k], n, S(x), S(d), S(y));
-            else bk[k]->add(bk[k], n, S(x), S(d), S(y));
+            else bk[k]->add(bk[k], n, a[1], S(x), S(d), S(y));
             bk[k]->sync(bk[k]);
         }
         break;

@@ -163,8 +163,11 @@ void ref_relu_bwd(size_t n, const float *y, const float *dy, float *dx) {
     for (size_t i = 0; i < n; i++) dx[i] = y[i] > 0.0f ? dy[i] : 0.0f;
 }
 
-void ref_add(size_t n, const float *a, const float *b, float *y) {
-    for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i];
+void ref_add(size_t n, int relu, const float *a, const float *b, float *y) {
+    for (size_t i = 0; i < n; i++) {
+        float s = a[i] + b[i];
+        y[i] = relu && !(s > 0.0f) ? 0.0f : s;
+    }
 }
 
 void ref_avgpool_fwd(int N, int C, int HW, const float *x, float *z) {

@@ -52,7 +52,7 @@ void ref_bn_bwd(int N, int C, int HW, const float *yr, const float *dy, const fl
                 const float *gamma, const float *invstd, float *dx, float *dgamma, float *dbeta);
 void ref_relu_fwd(size_t n, const float *x, float *y);                 /* y = x > 0 ? x : 0 */
 void ref_relu_bwd(size_t n, const float *y, const float *dy, float *dx); /* dx = y > 0 ? dy : 0 */
-void ref_add(size_t n, const float *a, const float *b, float *y);      /* y = a + b */
+void ref_add(size_t n, int relu, const float *a, const float *b, float *y); /* y = a + b; relu: then y > 0 ? y : 0 */
 /* z[n][c] = (sum over i ascending of x[n][c][i]) recip(HW); dx = dz recip(HW) */
 void ref_avgpool_fwd(int N, int C, int HW, const float *x, float *z);
 void ref_avgpool_bwd(int N, int C, int HW, const float *dz, float *dx);

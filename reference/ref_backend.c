@@ -87,9 +87,9 @@ static void r_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce
     (void)be;
     ref_relu_bwd(n, HB_CF(y), HB_CF(dy), HB_F(dx));
 }
-static void r_add(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y) {
+static void r_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y) {
     (void)be;
-    ref_add(n, HB_CF(a), HB_CF(b), HB_F(y));
+    ref_add(n, relu, HB_CF(a), HB_CF(b), HB_F(y));
 }
 static void r_pool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
     (void)be;

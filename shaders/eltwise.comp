@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // eltwise.comp: op 0 relu: y = a > 0 ? a : 0; op 1 relu backward: y = a > 0 ? b : 0
-// (a the forward output, b the incoming gradient); op 2 add: y = a + b. In place is allowed.
+// (a the forward output, b the incoming gradient); op 2 add: y = a + b; op 3 add and ReLU:
+// y = a + b > 0 ? a + b : 0. In place is allowed.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer A { float v[]; } a;
@@ -18,6 +19,6 @@ void main() {
         y.v[i] = av > 0.0 ? b.v[i] : 0.0;
     } else {
         precise float s = av + b.v[i];
-        y.v[i] = s;
+        y.v[i] = p.op == 3 && !(s > 0.0) ? 0.0 : s;
     }
 }

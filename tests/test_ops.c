@@ -207,8 +207,13 @@ Test(ops, linear_pool_relu_add_by_hand_and_gradients) {
     cr_assert(ra[0] == 0 && ra[1] == 0 && ra[2] == 2);
     ref_relu_bwd(3, ra, one, da);
     cr_assert(da[0] == 0 && da[1] == 0 && da[2] == 5);
-    ref_add(3, a, one, s);
+    ref_add(3, 0, a, one, s);
     cr_assert(s[0] == 4 && s[2] == 7);
+    float m[3] = {-6, -5, 1}, sr[3];
+    ref_add(3, 1, m, one, sr); /* -1 -> 0, 0 -> 0 (+0), 6 */
+    cr_assert(sr[0] == 0 && sr[1] == 0 && !signbit(sr[1]) && sr[2] == 6);
+    ref_add(3, 0, m, one, s);
+    cr_assert(s[0] == -1 && s[1] == 0 && s[2] == 6);
 }
 
 Test(ops, softmax_cross_entropy_by_hand_and_gradient) {

@@ -499,6 +499,7 @@ typedef struct {
     size_t n;
     const float *a, *b;
     float *y;
+    int relu;
 } ew_job;
 
 static void ew_range(size_t n, int part, int parts, size_t *lo, size_t *hi) {
@@ -537,29 +538,39 @@ static void add_part(void *arg, int part, int parts) {
     ew_job *j = arg;
     size_t lo, hi, i;
     ew_range(j->n, part, parts, &lo, &hi);
-    for (i = lo; i + 8 <= hi; i += 8) stv(j->y + i, ld(j->a + i) + ld(j->b + i));
-    for (; i < hi; i++) j->y[i] = j->a[i] + j->b[i];
+    v8 z = bc(0.0f);
+    if (j->relu)
+        for (i = lo; i + 8 <= hi; i += 8) {
+            v8 s = ld(j->a + i) + ld(j->b + i);
+            stv(j->y + i, (v8)((__typeof__(s > z))(s > z) & (__typeof__(s > z))s));
+        }
+    else
+        for (i = lo; i + 8 <= hi; i += 8) stv(j->y + i, ld(j->a + i) + ld(j->b + i));
+    for (; i < hi; i++) {
+        float s = j->a[i] + j->b[i];
+        j->y[i] = j->relu && !(s > 0.0f) ? 0.0f : s;
+    }
 }
 
 static int ew_parts(flce_backend *be, size_t n) { return n < 32768 ? 1 : nthreads(be); }
 
 static void c_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
-    ew_job j = {n, HB_CF(x), NULL, HB_F(y)};
+    ew_job j = {n, HB_CF(x), NULL, HB_F(y), 0};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, relu_fwd_part, &j, ew_parts(be, n));
     PROF_END(be, "relu_fwd n%zu", n);
 }
 static void c_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
-    ew_job j = {n, HB_CF(y), HB_CF(dy), HB_F(dx)};
+    ew_job j = {n, HB_CF(y), HB_CF(dy), HB_F(dx), 0};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, relu_bwd_part, &j, ew_parts(be, n));
     PROF_END(be, "relu_bwd n%zu", n);
 }
-static void c_add(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y) {
-    ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(y)};
+static void c_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y) {
+    ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(y), relu};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, add_part, &j, ew_parts(be, n));
-    PROF_END(be, "add n%zu", n);
+    PROF_END(be, "add%s n%zu", relu ? "+relu" : "", n);
 }
 
 /* K8 (reference/ops.h) with one vector lane per K8 lane */

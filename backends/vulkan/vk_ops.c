@@ -200,8 +200,8 @@ static void relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_b
     DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, y, dy, dx);
 }
 
-static void add(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, flce_buf *y) {
-    elt_pc p = {(uint32_t)n, 2};
+static void add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y) {
+    elt_pc p = {(uint32_t)n, relu ? 3 : 2};
     DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, a, b, y);
 }
 
