@@ -247,10 +247,56 @@ static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *y
         }
 }
 
+/* The same for rows that are not a multiple of 16 long (28, 14, 7 and 8 wide images): vectors
+ * over the flat positions p = oy Wp + ox of the padded grid, as DX_FLAT does for the input
+ * gradient; output p reads xp + off[q] + p, positions with ox >= OW (they wrap into the
+ * padding) are computed and thrown away. xp has a zero tail for the last vector's reads. */
+static int flat_step(const flce_conv_shape *s) {
+    int L = s->OH * (s->W + 2), n16 = (L + 15) / 16 * 16, n32 = (L + 31) / 32 * 32;
+    return USE_AVX512 && n32 * 10 <= n16 * 11 ? 32 : 16;
+}
+static size_t flat_npos(const flce_conv_shape *s) {
+    int st = flat_step(s);
+    return (size_t)(s->OH * (s->W + 2) + st - 1) / (size_t)st * (size_t)st;
+}
+static int flat_ok(const flce_conv_shape *s) {
+    return s->R == 3 && s->stride == 1 && s->pad == 1 && s->OW % 16 && s->C * 9 <= IMPLICIT_MAXQ;
+}
+
+static void fwd_flat(const conv_job *j, const float *xn, float *xp, float *out, float *yn, int first) {
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, step = flat_step(s);
+    size_t npos = flat_npos(s);
+    int off[IMPLICIT_MAXQ];
+    for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+    if (first) memset(xp + (size_t)s->C * Hp * Wp, 0, sizeof(float) * (npos + 2 * (size_t)Wp + 64));
+    pad_sample(s, xn, xp, first);
+    for (size_t p0 = 0; p0 < npos; p0 += (size_t)step) {
+        if (USE_AVX512) flce_gemm512_off(s->K, step, Q, j->w, Q, xp + p0, off, out + p0, (int)npos);
+        else
+            for (int i = 0; i < s->K; i += 6)
+                tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, xp + p0, off,
+                              out + (size_t)i * npos + p0, (int)npos, 1);
+    }
+    for (int k = 0; k < s->K; k++)
+        for (int oy = 0; oy < s->OH; oy++)
+            memcpy(yn + ((size_t)k * s->OH + oy) * s->OW, out + (size_t)k * npos + (size_t)oy * Wp,
+                   sizeof(float) * (size_t)s->OW);
+}
+
 static void fwd_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, P = s->OH * s->OW;
+    if (flat_ok(s)) {
+        size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2), npos = flat_npos(s);
+        float *xp = scratch_get(&j->ctx->a[part], xs + npos + 2 * (size_t)(s->W + 2) + 64 + (size_t)s->K * npos);
+        if (!xp) return;
+        float *out = xp + xs + npos + 2 * (size_t)(s->W + 2) + 64;
+        for (int n = part; n < s->N; n += parts)
+            fwd_flat(j, j->x + (size_t)n * s->C * s->H * s->W, xp, out, j->y + (size_t)n * s->K * P, n == part);
+        return;
+    }
     if (implicit_ok(s)) {
         float *xp = scratch_get(&j->ctx->a[part], (size_t)s->C * (s->H + 2 * s->pad) * (s->W + 2 * s->pad));
         if (!xp) return;
