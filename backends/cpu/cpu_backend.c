@@ -214,6 +214,8 @@ typedef struct {
     const flce_conv_shape *s;
     const float *x, *w, *dy;
     float *y, *dx, *dw, *wt;
+    float *dw_acc, *dw_t; /* the sample-split weight gradient (bwd_weight_split) */
+    int parts;
     cpu_ctx *ctx;
 } conv_job;
 
@@ -423,18 +425,15 @@ static void bwd_data_worker(void *arg, int part, int parts) {
     }
 }
 
-/* dyT_n[p][k] = dy_n[k][p] for every sample (parts split the samples), in 8 x 8 blocks. */
+static void transpose_sample(const float *src, int K, int P, float *dst);
+
+/* dyT_n[p][k] = dy_n[k][p] for every sample (parts split the samples). */
 static void transpose_part(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int P = s->OH * s->OW, K = s->K;
     for (int n = part; n < s->N; n += parts) {
-        const float *src = j->dy + (size_t)n * K * P;
-        float *dst = j->wt + (size_t)n * K * P;
-        for (int p0 = 0; p0 < P; p0 += 8)
-            for (int k0 = 0; k0 < K; k0 += 8)
-                for (int p = p0; p < p0 + 8 && p < P; p++)
-                    for (int k = k0; k < k0 + 8 && k < K; k++) dst[(size_t)p * K + k] = src[(size_t)k * P + p];
+        transpose_sample(j->dy + (size_t)n * K * P, K, P, j->wt + (size_t)n * K * P);
     }
 }
 
@@ -498,6 +497,80 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     free(poff), free(arow);
 }
 
+/* dyT [P][K] = dy_n [K][P] of one sample, in 8 x 8 blocks. */
+static void transpose_sample(const float *src, int K, int P, float *dst) {
+    for (int p0 = 0; p0 < P; p0 += 8)
+        for (int k0 = 0; k0 < K; k0 += 8)
+            for (int p = p0; p < p0 + 8 && p < P; p++)
+                for (int k = k0; k < k0 + 8 && k < K; k++) dst[(size_t)p * K + k] = src[(size_t)k * P + p];
+}
+
+/* The weight gradient split by samples instead of rows, for layers whose dWT is small: part r
+ * takes the samples [N r / parts, N (r + 1) / parts) for every row q, transposing each sample's
+ * dy just before its tiles (cache-warm, no dyT of the whole batch) and padding only its own
+ * samples. Part 0 adds its samples' sums t_n to j->dw_acc in sample order; the other parts keep
+ * each t_n in j->dw_t (slot n - N / parts), which c_conv_bwd_weight then adds in sample order:
+ * the order of the row split, the same bits. */
+static void bwd_weight_split(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K, R = s->R;
+    int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts;
+    int nh = s->N / parts; /* part 0's samples: [0, nh) */
+    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)Q * K, ps = (size_t)P * K, i;
+    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + 2 * ps + 2 * m); /* two padded samples, two dyT, t, t1 */
+    int *poff = malloc(sizeof(int) * (size_t)P);
+    const float **arow = malloc(sizeof(float *) * (size_t)Q);
+    if (!xp || !poff || !arow) {
+        free(poff), free(arow);
+        return;
+    }
+    float *dyT = xp + 2 * xs, *t = dyT + 2 * ps, *t1 = t + m;
+    for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
+    for (int q = 0; q < Q; q++) arow[q] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
+    int pairs = USE_AVX512 && K == 16;
+    for (int n = n0; n < n1;) {
+        int two = pairs && n + 1 < n1;
+        const float *xn = j->x + (size_t)n * s->C * s->H * s->W;
+        float *d0, *d1;
+        if (part == 0) d0 = n == 0 ? j->dw_acc : t, d1 = t1;
+        else d0 = j->dw_t + (size_t)(n - nh) * m, d1 = d0 + m;
+        transpose_sample(j->dy + (size_t)n * K * P, K, P, dyT);
+        pad_sample(s, xn, xp, n == n0);
+        if (two) {
+            transpose_sample(j->dy + (size_t)(n + 1) * K * P, K, P, dyT + ps);
+            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n == n0);
+            flce_gemm512_rows2(Q, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + ps, K, d0, d1, K);
+        } else {
+            gemm_rows(Q, K, P, arow, poff, dyT, K, d0, K, 1);
+        }
+        if (part == 0)
+            for (int u = n == 0; u < 1 + two; u++) { /* acc += t, then acc += t1: samples in order */
+                const float *a = u == 0 ? t : t1;
+                float *acc = j->dw_acc;
+                for (i = 0; i + 8 <= m; i += 8) stv(acc + i, ld(acc + i) + ld(a + i));
+                for (; i < m; i++) acc[i] = acc[i] + a[i];
+            }
+        n += 1 + two;
+    }
+    free(poff), free(arow);
+}
+
+/* dw_acc += dw_t[0], dw_acc += dw_t[1], ... (the samples after part 0's, in order), then
+ * dW[k][q] = dw_acc[q][k]; parts split the elements. */
+static void bwd_weight_merge(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, K = s->K, rest = s->N - s->N / j->parts;
+    size_t m = (size_t)Q * K, lo = m * (size_t)part / (size_t)parts, hi = m * (size_t)(part + 1) / (size_t)parts;
+    float *acc = j->dw_acc;
+    for (int r = 0; r < rest; r++) {
+        const float *a = j->dw_t + (size_t)r * m;
+        for (size_t i = lo; i < hi; i++) acc[i] = acc[i] + a[i];
+    }
+    for (size_t i = lo; i < hi; i++) j->dw[(i % (size_t)K) * (size_t)Q + i / (size_t)K] = acc[i];
+}
+
 static int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }
 static cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 
@@ -532,6 +605,18 @@ static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const fl
 static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
     PROF_BEGIN(be);
+    int parts = nthreads(be), Q = s->C * s->R * s->R;
+    size_t m = (size_t)Q * s->K, rest = (size_t)(s->N - s->N / parts);
+    if (parts > 1 && s->N >= parts && rest * m * sizeof(float) <= ((size_t)2 << 20)) {
+        float *buf = scratch_get(&ctx_of(be)->wt, (1 + rest) * m);
+        if (!buf) return;
+        conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .dw_acc = buf, .dw_t = buf + m,
+                      .parts = parts, .ctx = ctx_of(be)};
+        pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
+        pool_run(&ctx_of(be)->pool, bwd_weight_merge, &j, parts);
+        PROF_CONV(be, "conv_bwd_weight", s);
+        return;
+    }
     float *dyT = scratch_get(&ctx_of(be)->wt, (size_t)s->N * s->K * s->OH * s->OW);
     if (!dyT) return;
     conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be)};
