@@ -39,31 +39,32 @@ static inline v8 bc(float s) { return (v8){s, s, s, s, s, s, s, s}; }
 TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 columns */
 
 int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
-                      float *C, int ldc, int zero);
+                      float *C, int ldc, int acc);
 void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
-                        const float *B1, int ldb, float *C0, float *C1, int ldc);
+                        const float *B1, int ldb, float *C0, float *C1, int ldc, int first);
 
-/* C[M][0..j1) (+)= A B where row i of A is arow[i] read at poff[k] (see tile_6x16_rows). */
+/* C[M][0..j1) = A B, or C + A B with acc (the sum from +0 first), where row i of A is arow[i]
+ * read at poff[k] (see tile_6x16_rows). */
 static void gemm_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
-                      int ldc, int zero) {
-    int j0 = USE_AVX512 ? flce_gemm512_rows(M, j1, K, arow, poff, B, ldb, C, ldc, zero) : 0;
+                      int ldc, int acc) {
+    int j0 = USE_AVX512 ? flce_gemm512_rows(M, j1, K, arow, poff, B, ldb, C, ldc, acc) : 0;
     int jv = j0 + (j1 - j0) / 16 * 16;
     for (int j = j0; j < jv; j += 16)
         for (int i = 0; i < M; i += 6)
-            tile_6x16_rows(M - i < 6 ? M - i : 6, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+            tile_6x16_rows(M - i < 6 ? M - i : 6, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
     for (int i = 0; i < M; i++)
         for (int j = jv; j < j1; j++) {
-            float acc = zero ? 0.0f : C[(size_t)i * ldc + j];
-            for (int k = 0; k < K; k++) acc = acc + arow[i][poff[k]] * B[(size_t)k * ldb + j];
-            C[(size_t)i * ldc + j] = acc;
+            float t = 0.0f;
+            for (int k = 0; k < K; k++) t = t + arow[i][poff[k]] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = acc ? C[(size_t)i * ldc + j] + t : t;
         }
 }
 
-/* C[M][j0..j1) (+)= A[M][K] B[K][j0..j1): 6 x 16 register tiles, a scalar loop for the
+/* C[M][j0..j1) = A[M][K] B[K][j0..j1): 6 x 16 register tiles, a scalar loop for the
  * last columns; every element is reduced over k ascending, one separately rounded
  * multiply and add per term. (A 4 x 24 tile for M = 16 and 32 measured slower.) */
 int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
-                 int zero);
+                 int acc);
 
 /* The last nr < 16 columns: copied into a 16-column block padded with zeros and run through
  * the same tiles (each element still reduced over k ascending), then copied back: the tiles
@@ -71,13 +72,12 @@ int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const fl
 #define PACK_MAX 640
 static _Thread_local float pack_b[PACK_MAX * 16], pack_c[PACK_MAX * 16];
 
-static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
-                 int zero) {
-    if (USE_AVX512) j0 = flce_gemm512(M, j0, j1, K, A, lda, B, ldb, C, ldc, zero);
+static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc) {
+    if (USE_AVX512) j0 = flce_gemm512(M, j0, j1, K, A, lda, B, ldb, C, ldc, 0);
     int jv = j0 + (j1 - j0) / 16 * 16;
     for (int j = j0; j < jv; j += 16)
         for (int i = 0; i < M; i += 6)
-            tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+            tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, 0);
     int nr = j1 - jv;
     if (nr > 0 && K <= PACK_MAX && M <= PACK_MAX) {
         for (int k = 0; k < K; k++) {
@@ -85,22 +85,19 @@ static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const fl
             float *d = pack_b + (size_t)k * 16;
             for (int q = 0; q < 16; q++) d[q] = q < nr ? src[q] : 0.0f;
         }
-        if (!zero)
-            for (int i = 0; i < M; i++)
-                for (int q = 0; q < nr; q++) pack_c[(size_t)i * 16 + q] = C[(size_t)i * ldc + jv + q];
-        if (USE_AVX512) flce_gemm512(M, 0, 16, K, A, lda, pack_b, 16, pack_c, 16, zero);
+        if (USE_AVX512) flce_gemm512(M, 0, 16, K, A, lda, pack_b, 16, pack_c, 16, 0);
         else
             for (int i = 0; i < M; i += 6)
-                tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, pack_b, 16, pack_c + (size_t)i * 16, 16, zero);
+                tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, pack_b, 16, pack_c + (size_t)i * 16, 16, 0);
         for (int i = 0; i < M; i++)
             for (int q = 0; q < nr; q++) C[(size_t)i * ldc + jv + q] = pack_c[(size_t)i * 16 + q];
         return;
     }
     for (int i = 0; i < M; i++)
         for (int j = jv; j < j1; j++) {
-            float acc = zero ? 0.0f : C[(size_t)i * ldc + j];
-            for (int k = 0; k < K; k++) acc = acc + A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
-            C[(size_t)i * ldc + j] = acc;
+            float t = 0.0f;
+            for (int k = 0; k < K; k++) t = t + A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = t;
         }
 }
 
@@ -245,7 +242,7 @@ static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *y
             if (USE_AVX512) flce_gemm512_off(s->K, step, Q, j->w, Q, b, off, c, P);
             else
                 for (int i = 0; i < s->K; i += 6)
-                    tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, b, off, c + (size_t)i * P, P, 1);
+                    tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, b, off, c + (size_t)i * P, P, 0);
         }
 }
 
@@ -278,7 +275,7 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, float *out, 
         else
             for (int i = 0; i < s->K; i += 6)
                 tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, xp + p0, off,
-                              out + (size_t)i * npos + p0, (int)npos, 1);
+                              out + (size_t)i * npos + p0, (int)npos, 0);
     }
     for (int k = 0; k < s->K; k++)
         for (int oy = 0; oy < s->OH; oy++)
@@ -312,7 +309,7 @@ static void fwd_worker(void *arg, int part, int parts) {
     for (int n = part; n < s->N; n += parts) {
         const float *xn = j->x + (size_t)n * s->C * s->H * s->W;
         if (!direct) im2col(s, xn, 0, Q, col);
-        gemm(s->K, 0, P, Q, j->w, Q, direct ? xn : col, P, j->y + (size_t)n * s->K * P, P, 1);
+        gemm(s->K, 0, P, Q, j->w, Q, direct ? xn : col, P, j->y + (size_t)n * s->K * P, P);
     }
 }
 
@@ -398,7 +395,7 @@ static void bwd_data_worker(void *arg, int part, int parts) {
     float *dcol = scratch_get(&j->ctx->a[part], (size_t)Q * P);
     if (!dcol) return;
     for (int n = part; n < s->N; n += parts) {
-        gemm(Q, 0, P, s->K, j->wt, s->K, j->dy + (size_t)n * s->K * P, P, dcol, P, 1);
+        gemm(Q, 0, P, s->K, j->wt, s->K, j->dy + (size_t)n * s->K * P, P, dcol, P);
         float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
         memset(dxn, 0, sizeof(float) * (size_t)s->C * s->H * s->W);
         for (int c = 0; c < s->C; c++) /* col2im: each pixel gets its terms in (ky, kx) order */
@@ -462,33 +459,27 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
     if (q0 >= q1) return;
     int nq = q1 - q0;
-    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)nq * K, i;
-    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + 3 * m); /* two padded samples, acc, t, t1 */
+    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)nq * K;
+    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + m); /* two padded samples, acc */
     int *poff = malloc(sizeof(int) * (size_t)P);
     const float **arow = malloc(sizeof(float *) * (size_t)nq);
     if (!xp || !poff || !arow) {
         free(poff), free(arow);
         return;
     }
-    float *acc = xp + 2 * xs, *t = acc + m, *t1 = t + m; /* dWT rows q0..q1; one sample's part; the next's */
+    float *acc = xp + 2 * xs; /* dWT rows q0..q1 */
     for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
     for (int q = q0; q < q1; q++) arow[q - q0] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
     int pairs = USE_AVX512 && K == 16; /* one vector of output channels: two samples per tile */
-    for (int n = 0; n < s->N;) {
+    for (int n = 0; n < s->N;) { /* acc = t_0, then acc = acc + t_n in sample order, in the tiles */
         const float *xn = j->x + (size_t)n * s->C * s->H * s->W, *dyT = j->wt + (size_t)n * K * P;
-        float *dst = n == 0 ? acc : t;
         int two = pairs && n + 1 < s->N;
         pad_sample(s, xn, xp, n < 2);
         if (two) {
             pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n < 2);
-            flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + (size_t)K * P, K, dst, t1, K);
+            flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + (size_t)K * P, K, acc, NULL, K, n == 0);
         } else {
-            gemm_rows(nq, K, P, arow, poff, dyT, K, dst, K, 1);
-        }
-        for (int u = n == 0; u < 1 + two; u++) { /* acc += t, then acc += t1: samples in order */
-            const float *a = u == 0 ? t : t1;
-            for (i = 0; i + 8 <= m; i += 8) stv(acc + i, ld(acc + i) + ld(a + i));
-            for (; i < m; i++) acc[i] = acc[i] + a[i];
+            gemm_rows(nq, K, P, arow, poff, dyT, K, acc, K, n > 0);
         }
         n += 1 + two;
     }
@@ -517,40 +508,32 @@ static void bwd_weight_split(void *arg, int part, int parts) {
     int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K, R = s->R;
     int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts;
     int nh = s->N / parts; /* part 0's samples: [0, nh) */
-    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)Q * K, ps = (size_t)P * K, i;
-    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + 2 * ps + 2 * m); /* two padded samples, two dyT, t, t1 */
+    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)Q * K, ps = (size_t)P * K;
+    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + 2 * ps); /* two padded samples, two dyT */
     int *poff = malloc(sizeof(int) * (size_t)P);
     const float **arow = malloc(sizeof(float *) * (size_t)Q);
     if (!xp || !poff || !arow) {
         free(poff), free(arow);
         return;
     }
-    float *dyT = xp + 2 * xs, *t = dyT + 2 * ps, *t1 = t + m;
+    float *dyT = xp + 2 * xs;
     for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
     for (int q = 0; q < Q; q++) arow[q] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
     int pairs = USE_AVX512 && K == 16;
     for (int n = n0; n < n1;) {
         int two = pairs && n + 1 < n1;
         const float *xn = j->x + (size_t)n * s->C * s->H * s->W;
-        float *d0, *d1;
-        if (part == 0) d0 = n == 0 ? j->dw_acc : t, d1 = t1;
-        else d0 = j->dw_t + (size_t)(n - nh) * m, d1 = d0 + m;
+        /* part 0 adds into dw_acc in the tiles; the others store each sample's sum */
+        float *d0 = part == 0 ? j->dw_acc : j->dw_t + (size_t)(n - nh) * m, *d1 = part == 0 ? NULL : d0 + m;
         transpose_sample(j->dy + (size_t)n * K * P, K, P, dyT);
         pad_sample(s, xn, xp, n == n0);
         if (two) {
             transpose_sample(j->dy + (size_t)(n + 1) * K * P, K, P, dyT + ps);
             pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n == n0);
-            flce_gemm512_rows2(Q, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + ps, K, d0, d1, K);
+            flce_gemm512_rows2(Q, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + ps, K, d0, d1, K, n == 0);
         } else {
-            gemm_rows(Q, K, P, arow, poff, dyT, K, d0, K, 1);
+            gemm_rows(Q, K, P, arow, poff, dyT, K, d0, K, part == 0 && n > 0);
         }
-        if (part == 0)
-            for (int u = n == 0; u < 1 + two; u++) { /* acc += t, then acc += t1: samples in order */
-                const float *a = u == 0 ? t : t1;
-                float *acc = j->dw_acc;
-                for (i = 0; i + 8 <= m; i += 8) stv(acc + i, ld(acc + i) + ld(a + i));
-                for (; i < m; i++) acc[i] = acc[i] + a[i];
-            }
         n += 1 + two;
     }
     free(poff), free(arow);

@@ -25,47 +25,48 @@ TILES(_8x16, 8, 1)
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
     for (int i = 0; i < M; i += 8) {
         int mr = M - i < 8 ? M - i : 8;
-        if (n == 32) tile_8x32_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 1);
-        else tile_8x16_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 1);
+        if (n == 32) tile_8x32_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 0);
+        else tile_8x16_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 0);
     }
 }
 
-/* C[M][j0..) (+)= A B over the columns j0.. in whole 16-column blocks; returns the first
+/* C[M][j0..) = A B (C + A B with acc) over the columns j0.. in whole 16-column blocks; returns the first
  * column left to the caller. */
 int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
-                 int zero) {
+                 int acc) {
     int j = j0;
     for (; j + 32 <= j1; j += 32)
         for (int i = 0; i < M; i += 8)
-            tile_8x32(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+            tile_8x32(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
     for (; j + 16 <= j1; j += 16)
         for (int i = 0; i < M; i += 8)
-            tile_8x16(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+            tile_8x16(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
     return j;
 }
 
-/* C[M][0..j1) (+)= A B with row i of A at arow[i], its element k at arow[i][poff[k]], in 32- and
+/* C[M][0..j1) = A B, or C + A B with acc, with row i of A at arow[i], its element k at arow[i][poff[k]], in 32- and
  * 16-column blocks; returns the first column left to the caller. */
 int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
-                      float *C, int ldc, int zero) {
+                      float *C, int ldc, int acc) {
     int j = 0;
     for (; j + 32 <= j1; j += 32)
         for (int i = 0; i < M; i += 8)
-            tile_8x32_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+            tile_8x32_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
     for (; j + 16 <= j1; j += 16)
         for (int i = 0; i < M; i += 8)
-            tile_8x16_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, zero);
+            tile_8x16_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
     return j;
 }
 
 TILE_ROWS2(tile_8x16_rows2, 8)
 
-/* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2). */
+/* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2: C1 NULL
+ * adds both samples to C0 in order). */
 void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
-                        const float *B1, int ldb, float *C0, float *C1, int ldc) {
+                        const float *B1, int ldb, float *C0, float *C1, int ldc, int first) {
     for (int i = 0; i < M; i += 8)
         tile_8x16_rows2(M - i < 8 ? M - i : 8, K, arow + i, poff, d, B0, B1, ldb, C0 + (size_t)i * ldc,
-                        C1 + (size_t)i * ldc, ldc);
+                        C1 ? C1 + (size_t)i * ldc : NULL, ldc, first);
 }
 
 /* The input gradient of a 3x3 stride-1 convolution (tiles.h): for one input row, 8 channels x

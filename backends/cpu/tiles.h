@@ -1,11 +1,12 @@
 /* tiles.h: the CPU backend's register-tile kernels, written once and instantiated for each
  * vector width: cpu_backend.c with 8-wide AVX2 vectors, gemm512.c with 16-wide AVX-512 ones.
  * Before including define VT (the vector type), VW (its width) and VLD, VST, VBC (load,
- * store, broadcast). Every output element is reduced over k ascending from +0 (or from C),
- * one separately rounded multiply and add per term: the order of reference/ops.h, so the bits
- * do not depend on which tile or which width ran. */
+ * store, broadcast). Every output element is reduced over k ascending from +0, one separately
+ * rounded multiply and add per term, and then stored or, with acc, added to C (C + sum: the
+ * weight gradient's sample order): the order of reference/ops.h, so the bits do not depend on
+ * which tile or which width ran. */
 
-/* C[i][0 .. NV VW) (= 0 when zero, else C) + sum over k of A_i[k] B_k, for the rows i < mr <= MR.
+/* C[i][0 .. NV VW) = t, or C + t with acc, t = sum over k of A_i[k] B_k, for the rows i < mr <= MR.
  * Three ways of addressing A and B (the TILE_* macros below):
  *   plain  A_i = A + i lda, its element k; B_k = B + k ldb
  *   off    B_k = B + off[k]: shifted rows of a padded sample (the forward pass's implicit im2col)
@@ -15,7 +16,7 @@
     for (int i = 0; i < MR; i++) a_[i] = AROW(i < mr ? i : mr - 1);                                          \
     VT c_[MR][NV];                                                                                            \
     for (int i = 0; i < MR; i++)                                                                              \
-        for (int v = 0; v < NV; v++) c_[i][v] = (zero || i >= mr) ? VBC(0.0f) : VLD(C + (size_t)i * ldc + VW * v); \
+        for (int v = 0; v < NV; v++) c_[i][v] = VBC(0.0f);                                                   \
     for (int k = 0; k < K; k++) {                                                                             \
         const float *b_ = BROW(k);                                                                            \
         VT bv_[NV];                                                                                           \
@@ -26,7 +27,8 @@
         }                                                                                                     \
     }                                                                                                         \
     for (int i = 0; i < mr; i++)                                                                              \
-        for (int v = 0; v < NV; v++) VST(C + (size_t)i * ldc + VW * v, c_[i][v]);
+        for (int v = 0; v < NV; v++)                                                                          \
+            VST(C + (size_t)i * ldc + VW * v, acc ? VLD(C + (size_t)i * ldc + VW * v) + c_[i][v] : c_[i][v]);
 
 #define TILE_A_PLAIN(i) (A + (size_t)(i) * lda)
 #define TILE_A_ROWS(i) (arow[i])
@@ -38,26 +40,28 @@
 /* tile##S, tile##S##_off, tile##S##_rows: MR rows x NV vectors. */
 #define TILES(S, MR, NV)                                                                                      \
     static __attribute__((unused)) void tile##S(int mr, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,   \
-                        int zero) {                                                                           \
+                        int acc) {                                                                           \
         TILE_BODY(MR, NV, TILE_A_PLAIN, TILE_B_PLAIN, TILE_AT_K)                                              \
     }                                                                                                         \
     static __attribute__((unused)) void tile##S##_off(int mr, int K, const float *A, int lda, const float *B, const int *off, float *C, \
-                              int ldc, int zero) {                                                            \
+                              int ldc, int acc) {                                                            \
         TILE_BODY(MR, NV, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K)                                                \
     }                                                                                                         \
     static __attribute__((unused)) void tile##S##_rows(int mr, int K, const float *const *arow, const int *poff, const float *B,      \
-                               int ldb, float *C, int ldc, int zero) {                                        \
+                               int ldb, float *C, int ldc, int acc) {                                        \
         TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_PLAIN, TILE_AT_POFF)                                            \
     }
 
 /* Two samples at once for the weight gradient when K is one vector wide (16 output channels on
- * AVX-512): C0[i] = sum over k of A_i[poff[k]] B0_k and C1[i] = sum over k of A_i[poff[k] + d] B1_k
+ * AVX-512): t0[i] = sum over k of A_i[poff[k]] B0_k and t1[i] = sum over k of A_i[poff[k] + d] B1_k
  * (the second sample's padded copy d floats after the first), each from +0 over k ascending,
- * exactly as two calls of tile_rows would; twice the independent chains of one call. */
+ * exactly as two calls of tile_rows would; twice the independent chains of one call. With C1,
+ * C0 = t0 and C1 = t1; without (NULL), C0 = (C0 + t0) + t1, or t0 + t1 when first: the two
+ * samples added in order. */
 #define TILE_ROWS2(NAME, MR)                                                                                  \
     static __attribute__((unused)) void NAME(int mr, int K, const float *const *arow, const int *poff,        \
                                              ptrdiff_t d, const float *B0, const float *B1, int ldb, float *C0, \
-                                             float *C1, int ldc) {                                            \
+                                             float *C1, int ldc, int first) {                                 \
         const float *a_[MR];                                                                                  \
         for (int i = 0; i < MR; i++) a_[i] = arow[i < mr ? i : mr - 1];                                       \
         VT c0[MR], c1[MR];                                                                                    \
@@ -71,8 +75,13 @@
             }                                                                                                 \
         }                                                                                                     \
         for (int i = 0; i < mr; i++) {                                                                        \
-            VST(C0 + (size_t)i * ldc, c0[i]);                                                                 \
-            VST(C1 + (size_t)i * ldc, c1[i]);                                                                 \
+            float *c = C0 + (size_t)i * ldc;                                                                  \
+            if (C1) {                                                                                         \
+                VST(c, c0[i]);                                                                                \
+                VST(C1 + (size_t)i * ldc, c1[i]);                                                             \
+            } else {                                                                                          \
+                VST(c, (first ? c0[i] : VLD(c) + c0[i]) + c1[i]);                                             \
+            }                                                                                                 \
         }                                                                                                     \
     }
 
