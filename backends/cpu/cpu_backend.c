@@ -488,12 +488,40 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     free(poff), free(arow);
 }
 
+/* dst[c][r] = src[r][c] for an 8 x 8 block (rows ls and ld floats apart): three rounds of
+ * shuffles (pairs of columns, quads, halves); exact copies. (rows lt floats apart in dst) */
+typedef int v8i __attribute__((vector_size(32)));
+static inline void transpose8(const float *src, size_t ls, float *dst, size_t lt) {
+    v8 r[8], t[8];
+    for (int i = 0; i < 8; i++) r[i] = ld(src + i * ls);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shuffle(r[i], r[i + 1], (v8i){0, 8, 1, 9, 4, 12, 5, 13});
+        t[i + 1] = __builtin_shuffle(r[i], r[i + 1], (v8i){2, 10, 3, 11, 6, 14, 7, 15});
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int h = 0; h < 2; h++) {
+            r[i + h] = __builtin_shuffle(t[i + h], t[i + h + 2], (v8i){0, 1, 8, 9, 4, 5, 12, 13});
+            r[i + h + 2] = __builtin_shuffle(t[i + h], t[i + h + 2], (v8i){2, 3, 10, 11, 6, 7, 14, 15});
+        }
+    static const int col[4] = {0, 2, 1, 3}; /* r[col[c]] holds columns c and c + 4 of rows 0..3 */
+    for (int c = 0; c < 4; c++) {
+        int i = col[c];
+        stv(dst + c * lt, __builtin_shuffle(r[i], r[i + 4], (v8i){0, 1, 2, 3, 8, 9, 10, 11}));
+        stv(dst + (c + 4) * lt, __builtin_shuffle(r[i], r[i + 4], (v8i){4, 5, 6, 7, 12, 13, 14, 15}));
+    }
+}
+
 /* dyT [P][K] = dy_n [K][P] of one sample, in 8 x 8 blocks. */
 static void transpose_sample(const float *src, int K, int P, float *dst) {
     for (int p0 = 0; p0 < P; p0 += 8)
-        for (int k0 = 0; k0 < K; k0 += 8)
+        for (int k0 = 0; k0 < K; k0 += 8) {
+            if (p0 + 8 <= P && k0 + 8 <= K) {
+                transpose8(src + (size_t)k0 * P + p0, (size_t)P, dst + (size_t)p0 * K + k0, (size_t)K);
+                continue;
+            }
             for (int p = p0; p < p0 + 8 && p < P; p++)
                 for (int k = k0; k < k0 + 8 && k < K; k++) dst[(size_t)p * K + k] = src[(size_t)k * P + p];
+        }
 }
 
 /* The weight gradient split by samples instead of rows, for layers whose dWT is small: part r
