@@ -283,10 +283,43 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, float *out, 
                    sizeof(float) * (size_t)s->OW);
 }
 
+/* Small images with many output channels (8x8 and 7x7 with 64; AVX-512 only, where a row of
+ * under 16 leaves lanes idle): vectors over the output channels instead of positions, so no
+ * lane is wasted (measured: 129 -> 105 ms per 11 steps at 8x8; at 14x14 with 32 channels the
+ * flat positions were faster): yT[p][k] = sum over q of xp[off[q] + p'] wT[q][k]
+ * (p' the position in the padded grid), the rows tiles with one row per output position, then
+ * transposed into y. Each element is still the sum over q ascending from +0. j->wt holds wT. */
+static int kvec_ok(const flce_conv_shape *s) {
+    return USE_AVX512 && s->R == 3 && s->stride == 1 && s->pad == 1 && s->OW < 16 && s->K % 32 == 0 && s->K >= 64 &&
+           s->C * 9 <= IMPLICIT_MAXQ;
+}
+
+static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, const float **arow, float *yn, int first) {
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * 9, P = s->OH * s->OW, Hp = s->H + 2, Wp = s->W + 2, K = s->K;
+    int off[IMPLICIT_MAXQ];
+    for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+    pad_sample(s, xn, xp, first);
+    for (int p = 0; p < P; p++) arow[p] = xp + (p / s->OW) * Wp + p % s->OW;
+    gemm_rows(P, K, Q, arow, off, j->wt, K, yT, K, 0);
+    for (int p = 0; p < P; p++)
+        for (int k = 0; k < K; k++) yn[(size_t)k * P + p] = yT[(size_t)p * K + k];
+}
+
 static void fwd_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, P = s->OH * s->OW;
+    if (kvec_ok(s)) {
+        size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2);
+        float *xp = scratch_get(&j->ctx->a[part], xs + (size_t)P * s->K);
+        const float **arow = malloc(sizeof(float *) * (size_t)P);
+        if (xp && arow)
+            for (int n = part; n < s->N; n += parts)
+                fwd_kvec(j, j->x + (size_t)n * s->C * s->H * s->W, xp, xp + xs, arow, j->y + (size_t)n * s->K * P, n == part);
+        free(arow);
+        return;
+    }
     if (flat_ok(s)) {
         size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2), npos = flat_npos(s);
         float *xp = scratch_get(&j->ctx->a[part], xs + npos + 2 * (size_t)(s->W + 2) + 64 + (size_t)s->K * npos);
@@ -588,6 +621,14 @@ static cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
     PROF_BEGIN(be);
     conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .ctx = ctx_of(be)};
+    if (kvec_ok(s)) { /* wT [q][k] */
+        int Q = s->C * 9;
+        float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
+        if (!wt) return;
+        for (int k = 0; k < s->K; k++)
+            for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
+        j.wt = wt;
+    }
     pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     PROF_CONV(be, "conv_fwd", s);
 }
