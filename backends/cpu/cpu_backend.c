@@ -349,6 +349,7 @@ static void fwd_worker(void *arg, int part, int parts) {
 void flce_dx_row512x2(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
 void flce_dx_row512(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
 void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, float *out);
+void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 
 /* The same for 8-wide vectors: 6 channels x 8 positions at a time (tiles.h). */
 static DX_ROW(dx_row256, 6, 1)
@@ -383,7 +384,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
     if (s->W % vw) {
         int Wp = s->W + 2;
         int npos = (s->H * Wp + vw - 1) / vw * vw, L = (npos + 2 * Wp + 2 + 15) / 16 * 16;
-        float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)C * npos);
+        float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)(C * npos > Cp * s->H * s->W ? C * npos : Cp * s->H * s->W));
         if (!dyp) return;
         float *out = dyp + (size_t)K * L;
         memset(dyp, 0, sizeof(float) * (size_t)K * L);
@@ -393,9 +394,17 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                 for (int oy = 0; oy < OH; oy++)
                     memcpy(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW,
                            sizeof(float) * (size_t)OW);
+            float *dxn = j->dx + (size_t)n * C * s->H * s->W;
+            if (USE_AVX512 && s->W < 16 && C % 32 == 0 && C >= 64) {
+                /* channel vectors (tiles.h DX_CVEC): out holds dx transposed, [H W][Cp] */
+                int HW = s->H * s->W;
+                flce_dx_cvec512(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
+                for (int p = 0; p < HW; p++)
+                    for (int c = 0; c < C; c++) dxn[(size_t)c * HW + p] = out[(size_t)p * Cp + c];
+                continue;
+            }
             if (USE_AVX512) flce_dx_flat512(dyp, j->wt, C, Cp, K, L, Wp, npos, out);
             else dx_flat256(dyp, j->wt, C, Cp, K, L, Wp, npos, out);
-            float *dxn = j->dx + (size_t)n * C * s->H * s->W;
             for (int c = 0; c < C; c++)
                 for (int iy = 0; iy < s->H; iy++)
                     memcpy(dxn + ((size_t)c * s->H + iy) * s->W, out + (size_t)c * npos + (size_t)iy * Wp,

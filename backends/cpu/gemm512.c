@@ -74,3 +74,4 @@ void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff,
 DX_ROW(flce_dx_row512x2, 8, 2)
 DX_ROW(flce_dx_row512, 16, 1)
 DX_FLAT(flce_dx_flat512, 16, 1)
+DX_CVEC(flce_dx_cvec512, 8, 2)

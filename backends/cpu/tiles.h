@@ -155,3 +155,42 @@
             }                                                                                                 \
         }                                                                                                     \
     }
+
+/* Channel-vector form, for small images with many channels (AVX-512, width under 16): vectors
+ * over NV VW input channels and MR consecutive positions of one row, all nine taps summed
+ * as above (t from +0 per tap over k ascending, dx = dx + t from +0). dyp is the padded grid of
+ * DX_FLAT (rows Wp = W + 2, channels L apart); w2 [tap][k][Cp] as above, C a multiple of NV VW.
+ * Writes outT [H W][Cp] (position-major), which the caller transposes into dx. Defines
+ * NAME(dyp, w2, C, Cp, K, L, Wp, H, W, outT). */
+#define DX_CVEC(NAME, MR, NV)                                                                                 \
+    void NAME(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT) { \
+        for (int iy = 0; iy < H; iy++)                                                                        \
+            for (int ix0 = 0; ix0 < W; ix0 += MR) {                                                           \
+                int mr = W - ix0 < MR ? W - ix0 : MR;                                                         \
+                for (int c0 = 0; c0 < C; c0 += NV * VW) {                                                     \
+                    VT acc[MR][NV];                                                                           \
+                    for (int i = 0; i < MR; i++)                                                              \
+                        for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
+                    for (int tap = 0; tap < 9; tap++) {                                                       \
+                        const float *b = dyp + (size_t)(iy + 2 - tap / 3) * Wp + ix0 + 2 - tap % 3;          \
+                        const float *wk = w2 + (size_t)tap * K * Cp + c0;                                     \
+                        VT t[MR][NV];                                                                         \
+                        for (int i = 0; i < MR; i++)                                                          \
+                            for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                 \
+                        for (int k = 0; k < K; k++, b += L, wk += Cp) {                                       \
+                            VT wv[NV];                                                                        \
+                            for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                            \
+                            for (int i = 0; i < MR; i++) {                                                    \
+                                VT x = VBC(b[i]);                                                             \
+                                for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                   \
+                            }                                                                                 \
+                        }                                                                                     \
+                        for (int i = 0; i < MR; i++)                                                          \
+                            for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                     \
+                    }                                                                                         \
+                    for (int i = 0; i < mr; i++)                                                              \
+                        for (int v = 0; v < NV; v++)                                                          \
+                            VST(outT + ((size_t)iy * W + ix0 + i) * Cp + c0 + VW * v, acc[i][v]);             \
+                }                                                                                             \
+            }                                                                                                 \
+    }
