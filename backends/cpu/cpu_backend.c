@@ -218,6 +218,8 @@ typedef struct {
 
 static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int first);
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
+void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
+                       int ldc);
 
 /* The forward pass of a 3x3 stride-1 convolution with rows of a multiple of 16 outputs, without
  * im2col: the sample is copied once into a zero-padded image xp [C][H+2p][W+2p], and row q =
@@ -234,8 +236,11 @@ static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *y
     int off[IMPLICIT_MAXQ];
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
     pad_sample(s, xn, xp, first);
-    int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16;
-    for (int oy = 0; oy < s->OH; oy++)
+    int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16, oy0 = 0;
+    if (USE_AVX512 && s->OW == 16) /* two output rows per tile: 16 chains, no idle lane */
+        for (; oy0 + 2 <= s->OH; oy0 += 2)
+            flce_gemm512_off2(s->K, Q, j->w, Q, xp + (size_t)oy0 * Wp, off, Wp, yn + (size_t)oy0 * 16, P);
+    for (int oy = oy0; oy < s->OH; oy++)
         for (int ox = 0; ox < s->OW; ox += step) {
             const float *b = xp + (size_t)oy * Wp + ox;
             float *c = yn + (size_t)oy * s->OW + ox;

@@ -21,6 +21,15 @@ static inline v16 bc16(float s) { return (v16){s, s, s, s, s, s, s, s, s, s, s, 
 TILES(_8x32, 8, 2) /* tile_8x32, tile_8x32_off, tile_8x32_rows */
 TILES(_8x16, 8, 1)
 
+TILES_OFF2(_8x32, 8)
+
+/* C[M][0..32) = A B where columns 0..15 read B + off[k] and 16..31 read B + off[k] + bstep. */
+void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
+                       int ldc) {
+    for (int i = 0; i < M; i += 8)
+        tile_8x32_off2(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B, off, bstep, C + (size_t)i * ldc, ldc, 0);
+}
+
 /* C[M][0..n) = A B for n = 16 or 32 columns whose B rows are B + off[k]. */
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
     for (int i = 0; i < M; i += 8) {

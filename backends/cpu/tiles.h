@@ -11,7 +11,9 @@
  *   plain  A_i = A + i lda, its element k; B_k = B + k ldb
  *   off    B_k = B + off[k]: shifted rows of a padded sample (the forward pass's implicit im2col)
  *   rows   A_i = arow[i], its element poff[k]: the weight gradient's implicit im2col */
-#define TILE_BODY(MR, NV, AROW, BROW, AT)                                                                     \
+#define TILE_BODY(MR, NV, AROW, BROW, AT) TILE_BODY_S(MR, NV, AROW, BROW, AT, VW)
+/* ... with the vectors of one B row VSTEP floats apart (VW: one contiguous row) */
+#define TILE_BODY_S(MR, NV, AROW, BROW, AT, VSTEP)                                                            \
     const float *a_[MR];                                                                                      \
     for (int i = 0; i < MR; i++) a_[i] = AROW(i < mr ? i : mr - 1);                                          \
     VT c_[MR][NV];                                                                                            \
@@ -20,7 +22,7 @@
     for (int k = 0; k < K; k++) {                                                                             \
         const float *b_ = BROW(k);                                                                            \
         VT bv_[NV];                                                                                           \
-        for (int v = 0; v < NV; v++) bv_[v] = VLD(b_ + VW * v);                                               \
+        for (int v = 0; v < NV; v++) bv_[v] = VLD(b_ + (size_t)(VSTEP) * v);                                 \
         for (int i = 0; i < MR; i++) {                                                                        \
             VT x_ = VBC(a_[i][AT(k)]);                                                                        \
             for (int v = 0; v < NV; v++) c_[i][v] = c_[i][v] + x_ * bv_[v];                                   \
@@ -50,6 +52,14 @@
     static __attribute__((unused)) void tile##S##_rows(int mr, int K, const float *const *arow, const int *poff, const float *B,      \
                                int ldb, float *C, int ldc, int acc) {                                        \
         TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_PLAIN, TILE_AT_POFF)                                            \
+    }
+
+/* tile##S##_off2: as tile##S##_off, the second vector of each B row bstep floats after the first
+ * (two rows of a padded image whose output rows are one vector long, stored contiguously). */
+#define TILES_OFF2(S, MR)                                                                                     \
+    static __attribute__((unused)) void tile##S##_off2(int mr, int K, const float *A, int lda, const float *B, \
+                                                       const int *off, int bstep, float *C, int ldc, int acc) { \
+        TILE_BODY_S(MR, 2, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K, bstep)                                        \
     }
 
 /* Two samples at once for the weight gradient when K is one vector wide (16 output channels on
