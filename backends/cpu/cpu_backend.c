@@ -827,6 +827,24 @@ static float k8_channel(const float *a, int N, int C, int HW, int c, float *buf,
     return ref_k8_total(&r0);
 }
 
+/* k8_channel for two channels c0, c1 at once (HW a multiple of 8): two independent TwoSum chains
+ * per step, so each one's latency hides the other's; each channel's sum is unchanged. */
+static void k8_pair(const float *a, int N, int C, int HW, int c0, int c1, int sq, float m0, float m1, float *s0,
+                    float *s1) {
+    k8v k0 = {bc(0.0f), bc(0.0f)}, k1 = k0;
+    v8 mv0 = bc(m0), mv1 = bc(m1);
+    for (int n = 0; n < N; n++) {
+        const float *p0 = a + ((size_t)n * C + c0) * HW, *p1 = a + ((size_t)n * C + c1) * HW;
+        for (int i = 0; i < HW; i += 8) {
+            v8 v0 = ld(p0 + i), v1 = ld(p1 + i);
+            k8v_add(&k0, sq ? (v0 - mv0) * (v0 - mv0) : v0);
+            k8v_add(&k1, sq ? (v1 - mv1) * (v1 - mv1) : v1);
+        }
+    }
+    *s0 = k8v_total(&k0);
+    *s1 = k8v_total(&k1);
+}
+
 /* relu: y > 0 ? y : 0 on 8 lanes (NaN and -0 give +0, as ref_relu_fwd) */
 static inline v8 relu8(v8 y) {
     v8 z = bc(0.0f);
@@ -840,9 +858,23 @@ static void bn_fwd_part(void *arg, int part, int parts) {
     float invM = fm_recip((float)M), one_m = 1.0f - j->momentum;
     float *buf = HW % 8 ? scratch_get(&j->ctx->b[part], (size_t)M) : NULL;
     if (HW % 8 && !buf) return;
+    float next_mean = 0.0f, next_var = 0.0f; /* the second channel of a pair */
+    int have_next = 0;
     for (int c = part; c < C; c += parts) {
-        float mean = k8_channel(j->x, N, C, HW, c, buf, 0, 0.0f) * invM;
-        float var = k8_channel(j->x, N, C, HW, c, buf, 1, mean) * invM, is = fm_rsqrt(var + j->eps);
+        float mean, var;
+        if (have_next) {
+            mean = next_mean, var = next_var, have_next = 0;
+        } else if (HW % 8 == 0 && c + parts < C) {
+            float s0, s1, q0, q1;
+            k8_pair(j->x, N, C, HW, c, c + parts, 0, 0.0f, 0.0f, &s0, &s1);
+            mean = s0 * invM, next_mean = s1 * invM;
+            k8_pair(j->x, N, C, HW, c, c + parts, 1, mean, next_mean, &q0, &q1);
+            var = q0 * invM, next_var = q1 * invM, have_next = 1;
+        } else {
+            mean = k8_channel(j->x, N, C, HW, c, buf, 0, 0.0f) * invM;
+            var = k8_channel(j->x, N, C, HW, c, buf, 1, mean) * invM;
+        }
+        float is = fm_rsqrt(var + j->eps);
         j->mean[c] = mean;
         j->is[c] = is;
         float g = j->g[c], be = j->b[c];
