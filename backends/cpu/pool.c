@@ -1,11 +1,28 @@
-/* pool.c: see pool.h. Workers sleep on a condition variable between calls. */
+/* pool.c: see pool.h. Between calls a worker first spins for a few microseconds (the next op
+ * usually follows at once: a training step issues a few hundred), then sleeps on a condition
+ * variable; the caller waits for the workers the same way. */
 #include "pool.h"
+
+#include <stdlib.h>
+
+#define SPIN 5000 /* pause instructions before sleeping: about 50 microseconds here (11 ns each) */
+
+static int spin_limit(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("FLCE_POOL_SPIN");
+        v = e ? atoi(e) : SPIN;
+    }
+    return v;
+}
 
 static void *worker(void *a) {
     struct pool_worker *w = a;
     pool *p = w->p;
     uint64_t seen = 0;
     for (;;) {
+        for (int i = 0, n = spin_limit(); i < n && atomic_load(&p->gen) == seen && !atomic_load(&p->quit); i++)
+            __builtin_ia32_pause();
         pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->start, &p->mu);
         if (p->quit) {
@@ -53,6 +70,7 @@ void pool_run(pool *p, pool_fn fn, void *arg, int parts) {
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->mu);
     for (int part = 0; part < parts; part += p->workers + 1) fn(arg, part, parts);
+    for (int i = 0, n = spin_limit(); i < n && atomic_load(&p->pending) > 0; i++) __builtin_ia32_pause();
     pthread_mutex_lock(&p->mu);
     while (p->pending > 0) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);

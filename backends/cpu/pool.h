@@ -6,6 +6,7 @@
 #define FLCE_POOL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef void (*pool_fn)(void *arg, int part, int parts);
@@ -22,8 +23,8 @@ struct pool {
     struct pool_worker wa[15];
     pthread_mutex_t mu;
     pthread_cond_t start, done;
-    uint64_t gen;
-    int pending, quit;
+    _Atomic uint64_t gen; /* written under mu; read by spinning workers without it */
+    atomic_int pending, quit;
     pool_fn fn;
     void *arg;
     int parts;
