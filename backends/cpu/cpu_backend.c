@@ -1,15 +1,18 @@
-/* cpu_backend.c: the fast CPU backend. Convolutions are im2col plus a register-blocked
- * GEMM (6 x 16 tiles of 8-wide AVX2 vectors, or 8 x 32 tiles of 16-wide AVX-512 vectors where
- * the CPU has them: gemm512.c; separate multiply and add, no FMA), on two
- * threads with a fixed split of independent outputs; every output is reduced in exactly
- * the order of reference/ops.h, so the bits equal the reference's:
+/* cpu_backend.c: the fast CPU backend. Convolutions are register-blocked tiles (tiles.h:
+ * 6 x 16 tiles of 8-wide AVX2 vectors, or 8 x 32 and 8 x 16 tiles of 16-wide AVX-512 vectors
+ * where the CPU has them: gemm512.c; separate multiply and add, no FMA), on two threads with a
+ * fixed split of independent outputs; every output is reduced in exactly the order of
+ * reference/ops.h, so the bits equal the reference's:
  *   forward      y_n[k][p]  = sum_q W[k][q] col_n[q][p]          (q = (ci, ky, kx) ascending)
- *   input grad   dcol[q][p] = sum_k W[k][q] dy_n[k][p]; dx = col2im in (ky, kx) order
- *   weight grad  dWT[q][k] += t_n[q][k], t_n = sum_p col_n[q][p] dyT_n[p][k]  (p, then n)
- * BatchNorm (K8 lanes = the lanes of an 8-wide vector over each channel, copied contiguous
- * first when HW is not a multiple of 8), ReLU and add are split across the threads and
- * vectorised; pooling, the losses, SGD and
- * the weighted sum use the reference loops (they are a small share of a step). */
+ *   input grad   dx = sum over taps (ky, kx) of (sum_k W[k][c][ky][kx] dy_n[k][.]), or through
+ *                dcol[q][p] = sum_k W[k][q] dy_n[k][p] and col2im in (ky, kx) order
+ *   weight grad  dWT[q][k] = dWT[q][k] + t_n[q][k], t_n = sum_p col_n[q][p] dyT_n[p][k]  (p, then n)
+ * The column matrix col_n is mostly implicit: shifted rows of a zero-padded copy of the sample
+ * (fwd_implicit, fwd_flat, the rows tiles), an explicit im2col only for 1x1 stride-2 and the
+ * odd shapes. BatchNorm (K8 lanes = the lanes of an 8-wide vector over each channel, copied
+ * contiguous first when HW is not a multiple of 8; the ReLU fused), ReLU and add are split
+ * across the threads and vectorised; pooling, the losses, SGD and the weighted sum use the
+ * reference loops (they are a small share of a step). FLCE_CPU_PROFILE=1 prints the time per op. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
