@@ -498,46 +498,63 @@ static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int
 }
 
 /* Weight gradient, computed transposed: dWT[q][k] = sum over n of (sum over p of
- * col_n[q][p] dyT_n[p][k]), both ascending (the reference's order for dW[k][q]). This part
- * owns the rows q in [q0, q1) (a multiple of 6 each, so tiles stay whole). j->wt holds dyT of
- * every sample. No im2col: col_n[q][p] = xp[off[q] + poff[p]] on the padded sample, with
- * off[q] = (c (H+2 pad) + ky)(W+2 pad) + kx and poff[p] = oy s (W+2 pad) + ox s. */
-static void bwd_weight_worker(void *arg, int part, int parts) {
-    conv_job *j = arg;
+ * col_n[q][p] dyT_n[p][k]), both ascending (the reference's order for dW[k][q]). No im2col:
+ * col_n[q][p] = xp[off[q] + poff[p]] on the padded sample, with off[q] = (c (H+2 pad) + ky)
+ * (W+2 pad) + kx and poff[p] = oy s (W+2 pad) + ox s. wgrad_part runs the rows q in [q0, q1)
+ * over the samples [n0, n1): with acc, adding each sample's sum to acc in sample order (acc = t_0
+ * when n0 = 0); without, storing t_n at own + (n - n0) (q1 - q0) K. dyT comes from j->wt (the
+ * whole batch, transposed before) or, when that is NULL, is transposed here sample by sample. */
+static void wgrad_part(const conv_job *j, int part, int q0, int q1, int n0, int n1, float *acc, float *own) {
     const flce_conv_shape *s = j->s;
-    int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K, R = s->R;
+    int P = s->OH * s->OW, K = s->K, R = s->R, nq = q1 - q0;
     int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
-    int per = (Q + 6 * parts - 1) / (6 * parts) * 6;
-    int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
-    if (q0 >= q1) return;
-    int nq = q1 - q0;
-    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)nq * K;
-    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + m); /* two padded samples, acc */
+    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)nq * K, ps = (size_t)P * K;
+    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + (j->wt ? 0 : 2 * ps)); /* two padded samples, two dyT */
     int *poff = malloc(sizeof(int) * (size_t)P);
     const float **arow = malloc(sizeof(float *) * (size_t)nq);
     if (!xp || !poff || !arow) {
         free(poff), free(arow);
         return;
     }
-    float *acc = xp + 2 * xs; /* dWT rows q0..q1 */
+    float *dyT = xp + 2 * xs;
     for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
     for (int q = q0; q < q1; q++) arow[q - q0] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
     int pairs = USE_AVX512 && K == 16; /* one vector of output channels: two samples per tile */
-    for (int n = 0; n < s->N;) { /* acc = t_0, then acc = acc + t_n in sample order, in the tiles */
-        const float *xn = j->x + (size_t)n * s->C * s->H * s->W, *dyT = j->wt + (size_t)n * K * P;
-        int two = pairs && n + 1 < s->N;
-        pad_sample(s, xn, xp, n < 2);
+    for (int n = n0; n < n1;) {
+        int two = pairs && n + 1 < n1;
+        const float *xn = j->x + (size_t)n * s->C * s->H * s->W, *d = dyT;
+        if (j->wt) d = j->wt + (size_t)n * ps;
+        else {
+            transpose_sample(j->dy + (size_t)n * ps, K, P, dyT);
+            if (two) transpose_sample(j->dy + (size_t)(n + 1) * ps, K, P, dyT + ps);
+        }
+        float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
+        pad_sample(s, xn, xp, n == n0);
         if (two) {
-            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n < 2);
-            flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + (size_t)K * P, K, acc, NULL, K, n == 0);
+            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n == n0);
+            flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, d, d + ps, K, d0, d1, K, n == 0);
         } else {
-            gemm_rows(nq, K, P, arow, poff, dyT, K, acc, K, n > 0);
+            gemm_rows(nq, K, P, arow, poff, d, K, d0, K, acc && n > 0);
         }
         n += 1 + two;
     }
-    for (int q = 0; q < nq; q++)
-        for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];
     free(poff), free(arow);
+}
+
+/* The row split: this part owns the rows q in [q0, q1) (a multiple of 6 each, so tiles stay
+ * whole) for every sample; j->wt holds dyT of every sample. */
+static void bwd_weight_worker(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, K = s->K;
+    int per = (Q + 6 * parts - 1) / (6 * parts) * 6;
+    int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
+    if (q0 >= q1) return;
+    float *acc = scratch_get(&j->ctx->b[part], (size_t)(q1 - q0) * K); /* dWT rows q0..q1 */
+    if (!acc) return;
+    wgrad_part(j, part, q0, q1, 0, s->N, acc, NULL);
+    for (int q = 0; q < q1 - q0; q++)
+        for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];
 }
 
 /* dst[c][r] = src[r][c] for an 8 x 8 block (rows ls and ld floats apart): three rounds of
@@ -580,43 +597,14 @@ static void transpose_sample(const float *src, int K, int P, float *dst) {
  * takes the samples [N r / parts, N (r + 1) / parts) for every row q, transposing each sample's
  * dy just before its tiles (cache-warm, no dyT of the whole batch) and padding only its own
  * samples. Part 0 adds its samples' sums t_n to j->dw_acc in sample order; the other parts keep
- * each t_n in j->dw_t (slot n - N / parts), which c_conv_bwd_weight then adds in sample order:
+ * each t_n in j->dw_t (slot n - N / parts), which bwd_weight_merge then adds in sample order:
  * the order of the row split, the same bits. */
 static void bwd_weight_split(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
-    int Q = s->C * s->R * s->R, P = s->OH * s->OW, K = s->K, R = s->R;
-    int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts;
-    int nh = s->N / parts; /* part 0's samples: [0, nh) */
-    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)Q * K, ps = (size_t)P * K;
-    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + 2 * ps); /* two padded samples, two dyT */
-    int *poff = malloc(sizeof(int) * (size_t)P);
-    const float **arow = malloc(sizeof(float *) * (size_t)Q);
-    if (!xp || !poff || !arow) {
-        free(poff), free(arow);
-        return;
-    }
-    float *dyT = xp + 2 * xs;
-    for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
-    for (int q = 0; q < Q; q++) arow[q] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
-    int pairs = USE_AVX512 && K == 16;
-    for (int n = n0; n < n1;) {
-        int two = pairs && n + 1 < n1;
-        const float *xn = j->x + (size_t)n * s->C * s->H * s->W;
-        /* part 0 adds into dw_acc in the tiles; the others store each sample's sum */
-        float *d0 = part == 0 ? j->dw_acc : j->dw_t + (size_t)(n - nh) * m, *d1 = part == 0 ? NULL : d0 + m;
-        transpose_sample(j->dy + (size_t)n * K * P, K, P, dyT);
-        pad_sample(s, xn, xp, n == n0);
-        if (two) {
-            transpose_sample(j->dy + (size_t)(n + 1) * K * P, K, P, dyT + ps);
-            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n == n0);
-            flce_gemm512_rows2(Q, P, arow, poff, (ptrdiff_t)xs, dyT, dyT + ps, K, d0, d1, K, n == 0);
-        } else {
-            gemm_rows(Q, K, P, arow, poff, dyT, K, d0, K, part == 0 && n > 0);
-        }
-        n += 1 + two;
-    }
-    free(poff), free(arow);
+    int Q = s->C * s->R * s->R, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts, nh = s->N / parts;
+    if (part == 0) wgrad_part(j, part, 0, Q, n0, n1, j->dw_acc, NULL);
+    else wgrad_part(j, part, 0, Q, n0, n1, NULL, j->dw_t + (size_t)(n0 - nh) * Q * s->K);
 }
 
 /* dw_acc += dw_t[0], dw_acc += dw_t[1], ... (the samples after part 0's, in order), then
