@@ -13,6 +13,7 @@
  * contiguous first when HW is not a multiple of 8; the ReLU fused), ReLU and add are split
  * across the threads and vectorised; pooling, the losses, SGD and the weighted sum use the
  * reference loops (they are a small share of a step). FLCE_CPU_PROFILE=1 prints the time per op. */
+#include <immintrin.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,34 @@ static inline v8 bc(float s) { return (v8){s, s, s, s, s, s, s, s}; }
 #define VLD ld
 #define VST stv
 #define VBC bc
+/* the lanes inside, permuted to the front, and a store of just those */
+#define VFLAT(plane, b, v)                                                                                    \
+    _mm256_maskstore_ps((plane) + (b)->dst, _mm256_cmpgt_epi32(_mm256_set1_epi32((b)->cnt), LANE_IDX),      \
+                        _mm256_permutevar8x32_ps((__m256)(v), _mm256_loadu_si256((const __m256i *)(b)->perm)))
+#define LANE_IDX _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
 #include "tiles.h"
 TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 columns */
+TILES_OFFFLAT(_6x16, 6, 2)
+
+/* blk[b] (tiles.h) for the vectors of vw flat positions b vw .. b vw + vw of a grid of rows Wp
+ * long whose first W columns and first H rows are the image. */
+static void flat_blocks(int npos, int vw, int Wp, int W, int H, flat_blk *blk) {
+    int dst = 0;
+    for (int b = 0; b < npos / vw; b++) {
+        flat_blk *k = &blk[b];
+        memset(k, 0, sizeof *k);
+        k->dst = dst;
+        for (int l = 0; l < vw; l++) {
+            int p = b * vw + l;
+            if (p / Wp < H && p % Wp < W) {
+                k->mask |= 1u << l;
+                if (k->cnt < 8) k->perm[k->cnt] = l;
+                k->cnt++;
+            }
+        }
+        dst += k->cnt;
+    }
+}
 
 int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
                       float *C, int ldc, int acc);
@@ -223,6 +250,8 @@ static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
 void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
                        int ldc);
+void flce_gemm512_offflat(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C,
+                          int ldc, const flat_blk *blk);
 
 /* The forward pass of a 3x3 stride-1 convolution with rows of a multiple of 16 outputs, without
  * im2col: the sample is copied once into a zero-padded image xp [C][H+2p][W+2p], and row q =
@@ -270,25 +299,23 @@ static int flat_ok(const flce_conv_shape *s) {
     return s->R == 3 && s->stride == 1 && s->pad == 1 && s->OW % 16 && s->C * 9 <= IMPLICIT_MAXQ;
 }
 
-static void fwd_flat(const conv_job *j, const float *xn, float *xp, float *out, float *yn, int first) {
+static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_blk *blk, float *yn, int first) {
     const flce_conv_shape *s = j->s;
-    int Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, step = flat_step(s);
+    int Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, step = flat_step(s), P = s->OH * s->OW;
+    int vw = USE_AVX512 ? 16 : 8;
     size_t npos = flat_npos(s);
     int off[IMPLICIT_MAXQ];
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
     if (first) memset(xp + (size_t)s->C * Hp * Wp, 0, sizeof(float) * (npos + 2 * (size_t)Wp + 64));
     pad_sample(s, xn, xp, first);
     for (size_t p0 = 0; p0 < npos; p0 += (size_t)step) {
-        if (USE_AVX512) flce_gemm512_off(s->K, step, Q, j->w, Q, xp + p0, off, out + p0, (int)npos);
+        const flat_blk *b = blk + p0 / (size_t)vw;
+        if (USE_AVX512) flce_gemm512_offflat(s->K, step, Q, j->w, Q, xp + p0, off, yn, P, b);
         else
             for (int i = 0; i < s->K; i += 6)
-                tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, xp + p0, off,
-                              out + (size_t)i * npos + p0, (int)npos, 0);
+                tile_6x16_offflat(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, xp + p0, off,
+                                  yn + (size_t)i * P, P, b);
     }
-    for (int k = 0; k < s->K; k++)
-        for (int oy = 0; oy < s->OH; oy++)
-            memcpy(yn + ((size_t)k * s->OH + oy) * s->OW, out + (size_t)k * npos + (size_t)oy * Wp,
-                   sizeof(float) * (size_t)s->OW);
 }
 
 /* Small images with many output channels (8x8 and 7x7 with 64; AVX-512 only, where a row of
@@ -331,11 +358,15 @@ static void fwd_worker(void *arg, int part, int parts) {
     }
     if (flat_ok(s)) {
         size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2), npos = flat_npos(s);
-        float *xp = scratch_get(&j->ctx->a[part], xs + npos + 2 * (size_t)(s->W + 2) + 64 + (size_t)s->K * npos);
-        if (!xp) return;
-        float *out = xp + xs + npos + 2 * (size_t)(s->W + 2) + 64;
-        for (int n = part; n < s->N; n += parts)
-            fwd_flat(j, j->x + (size_t)n * s->C * s->H * s->W, xp, out, j->y + (size_t)n * s->K * P, n == part);
+        int vw = USE_AVX512 ? 16 : 8;
+        float *xp = scratch_get(&j->ctx->a[part], xs + npos + 2 * (size_t)(s->W + 2) + 64);
+        flat_blk *blk = malloc(sizeof(flat_blk) * (npos / (size_t)vw));
+        if (xp && blk) {
+            flat_blocks((int)npos, vw, s->W + 2, s->OW, s->OH, blk);
+            for (int n = part; n < s->N; n += parts)
+                fwd_flat(j, j->x + (size_t)n * s->C * s->H * s->W, xp, blk, j->y + (size_t)n * s->K * P, n == part);
+        }
+        free(blk);
         return;
     }
     if (implicit_ok(s)) {
@@ -357,7 +388,8 @@ static void fwd_worker(void *arg, int part, int parts) {
 
 void flce_dx_row512x2(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
 void flce_dx_row512(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
-void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, float *out);
+void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos,
+                     const flat_blk *blk, float *dxn, int HW);
 void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 
 /* The same for 8-wide vectors: 8 channels x 8 positions at a time (tiles.h; 8 measured faster
@@ -397,6 +429,9 @@ static void bwd_data_direct(void *arg, int part, int parts) {
         float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)(C * npos > Cp * s->H * s->W ? C * npos : Cp * s->H * s->W));
         if (!dyp) return;
         float *out = dyp + (size_t)K * L;
+        flat_blk *blk = malloc(sizeof(flat_blk) * (size_t)(npos / vw));
+        if (!blk) return;
+        flat_blocks(npos, vw, Wp, s->W, s->H, blk);
         memset(dyp, 0, sizeof(float) * (size_t)K * L);
         for (int n = part; n < s->N; n += parts) {
             const float *dyn = j->dy + (size_t)n * K * OH * OW;
@@ -413,13 +448,10 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                     for (int c = 0; c < C; c++) dxn[(size_t)c * HW + p] = out[(size_t)p * Cp + c];
                 continue;
             }
-            if (USE_AVX512) flce_dx_flat512(dyp, j->wt, C, Cp, K, L, Wp, npos, out);
-            else dx_flat256(dyp, j->wt, C, Cp, K, L, Wp, npos, out);
-            for (int c = 0; c < C; c++)
-                for (int iy = 0; iy < s->H; iy++)
-                    memcpy(dxn + ((size_t)c * s->H + iy) * s->W, out + (size_t)c * npos + (size_t)iy * Wp,
-                           sizeof(float) * (size_t)s->W);
+            if (USE_AVX512) flce_dx_flat512(dyp, j->wt, C, Cp, K, L, Wp, npos, blk, dxn, s->H * s->W);
+            else dx_flat256(dyp, j->wt, C, Cp, K, L, Wp, npos, blk, dxn, s->H * s->W);
         }
+        free(blk);
         return;
     }
     int Wd = s->W + 18;

@@ -3,6 +3,7 @@
  * uses -ffp-contract=off), every element reduced over k ascending exactly as the AVX2 tiles and
  * the reference do, so the bits do not depend on which tile ran. Compiled with -mavx512f and
  * only called when the CPU has it (cpu_backend.c checks at start-up). */
+#include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,9 +18,15 @@ static inline v16 bc16(float s) { return (v16){s, s, s, s, s, s, s, s, s, s, s, 
 #define VLD ld16
 #define VST st16
 #define VBC bc16
+/* the lanes inside, compressed to the front, and a store of just those */
+#define VFLAT(plane, b, v)                                                                                    \
+    _mm512_mask_storeu_ps((plane) + (b)->dst, (__mmask16)((1u << (b)->cnt) - 1),                            \
+                          _mm512_maskz_compress_ps((__mmask16)(b)->mask, (__m512)(v)))
 #include "tiles.h"
 TILES(_8x32, 8, 2) /* tile_8x32, tile_8x32_off, tile_8x32_rows */
 TILES(_8x16, 8, 1)
+TILES_OFFFLAT(_8x32, 8, 2)
+TILES_OFFFLAT(_8x16, 8, 1)
 
 TILES_OFF2(_8x32, 8)
 
@@ -36,6 +43,16 @@ void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float 
         int mr = M - i < 8 ? M - i : 8;
         if (n == 32) tile_8x32_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 0);
         else tile_8x16_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 0);
+    }
+}
+
+/* As flce_gemm512_off, row i of C stored into the image plane C + i ldc through blk (tiles.h). */
+void flce_gemm512_offflat(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C,
+                          int ldc, const flat_blk *blk) {
+    for (int i = 0; i < M; i += 8) {
+        int mr = M - i < 8 ? M - i : 8;
+        if (n == 32) tile_8x32_offflat(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, blk);
+        else tile_8x16_offflat(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, blk);
     }
 }
 

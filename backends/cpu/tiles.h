@@ -1,7 +1,7 @@
 /* tiles.h: the CPU backend's register-tile kernels, written once and instantiated for each
  * vector width: cpu_backend.c with 8-wide AVX2 vectors, gemm512.c with 16-wide AVX-512 ones.
  * Before including define VT (the vector type), VW (its width) and VLD, VST, VBC (load,
- * store, broadcast). Every output element is reduced over k ascending from +0, one separately
+ * store, broadcast) and VFLAT(plane, blk, v) (flat_put below). Every output element is reduced over k ascending from +0, one separately
  * rounded multiply and add per term, and then stored or, with acc, added to C (C + sum: the
  * weight gradient's sample order): the order of reference/ops.h, so the bits do not depend on
  * which tile or which width ran. */
@@ -11,9 +11,11 @@
  *   plain  A_i = A + i lda, its element k; B_k = B + k ldb
  *   off    B_k = B + off[k]: shifted rows of a padded sample (the forward pass's implicit im2col)
  *   rows   A_i = arow[i], its element poff[k]: the weight gradient's implicit im2col */
-#define TILE_BODY(MR, NV, AROW, BROW, AT) TILE_BODY_S(MR, NV, AROW, BROW, AT, VW)
-/* ... with the vectors of one B row VSTEP floats apart (VW: one contiguous row) */
-#define TILE_BODY_S(MR, NV, AROW, BROW, AT, VSTEP)                                                            \
+#define TILE_BODY(MR, NV, AROW, BROW, AT) TILE_BODY_S(MR, NV, AROW, BROW, AT, VW, TILE_ST_PLAIN)
+/* ... with the vectors of one B row VSTEP floats apart (VW: one contiguous row), each result
+ * stored by STORE(i, v, value) */
+#define TILE_ST_PLAIN(i, v, x) VST(C + (size_t)(i) * ldc + VW * (v), acc ? VLD(C + (size_t)(i) * ldc + VW * (v)) + (x) : (x))
+#define TILE_BODY_S(MR, NV, AROW, BROW, AT, VSTEP, STORE)                                                     \
     const float *a_[MR];                                                                                      \
     for (int i = 0; i < MR; i++) a_[i] = AROW(i < mr ? i : mr - 1);                                          \
     VT c_[MR][NV];                                                                                            \
@@ -29,8 +31,7 @@
         }                                                                                                     \
     }                                                                                                         \
     for (int i = 0; i < mr; i++)                                                                              \
-        for (int v = 0; v < NV; v++)                                                                          \
-            VST(C + (size_t)i * ldc + VW * v, acc ? VLD(C + (size_t)i * ldc + VW * v) + c_[i][v] : c_[i][v]);
+        for (int v = 0; v < NV; v++) STORE(i, v, c_[i][v]);
 
 #define TILE_A_PLAIN(i) (A + (size_t)(i) * lda)
 #define TILE_A_ROWS(i) (arow[i])
@@ -59,7 +60,27 @@
 #define TILES_OFF2(S, MR)                                                                                     \
     static __attribute__((unused)) void tile##S##_off2(int mr, int K, const float *A, int lda, const float *B, \
                                                        const int *off, int bstep, float *C, int ldc, int acc) { \
-        TILE_BODY_S(MR, 2, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K, bstep)                                        \
+        TILE_BODY_S(MR, 2, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K, bstep, TILE_ST_PLAIN)                         \
+    }
+
+/* Flat positions (fwd_flat, DX_FLAT): a vector over the flat positions p0 .. p0 + VW of a padded
+ * grid (rows Wp long, of which the first W are the image) is written straight into the image
+ * plane, its lanes outside the image dropped: blk (one per vector of positions, flat_blk in
+ * cpu_backend.c) holds the mask of the lanes inside and the plane index of the first of them
+ * (positions map to plane indices in order, so the lanes inside are stored contiguously). */
+typedef struct {
+    unsigned mask; /* lane l inside: bit l */
+    int cnt;       /* lanes inside */
+    int dst;       /* plane index of the first lane inside */
+    int perm[8];   /* 8-wide vectors: the lanes inside, in order (a permutation for AVX2) */
+} flat_blk;
+
+/* tile##S##_offflat: as tile##S##_off, row i stored into the plane C + i ldc through blk[v]. */
+#define TILE_ST_FLAT(i, v, x) VFLAT(C + (size_t)(i) * ldc, blk + (v), (x))
+#define TILES_OFFFLAT(S, MR, NV)                                                                              \
+    static __attribute__((unused)) void tile##S##_offflat(int mr, int K, const float *A, int lda, const float *B, \
+                                                          const int *off, float *C, int ldc, const flat_blk *blk) { \
+        TILE_BODY_S(MR, NV, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K, VW, TILE_ST_FLAT)                            \
     }
 
 /* Two samples at once for the weight gradient when K is one vector wide (16 output channels on
@@ -150,18 +171,21 @@
  * p = iy Wp + ix of a grid with rows Wp = W + 2 long, so a vector can span the end of one row and
  * the start of the next. dyp [K][L] holds dy zero-padded by one on every side (dy[k][oy][ox] at
  * (oy + 1) Wp + ox + 1); tap (ky, kx) of position p reads dyp + p + (2 - ky) Wp + 2 - kx; all
- * nine taps are summed. Positions with ix >= W are thrown away by the caller. out [C][npos],
- * npos a multiple of NV VW. Defines NAME(dyp, w2, C, Cp, K, L, Wp, npos, out). */
+ * nine taps are summed. Each vector goes straight into dx (plane c at dxn + c HW) through
+ * blk[p0 / VW] (flat_blk above), the positions with ix >= W dropped. npos a multiple of NV VW.
+ * Defines NAME(dyp, w2, C, Cp, K, L, Wp, npos, blk, dxn, HW). */
 #define DX_FLAT_SKIP(tap) 0
 #define DX_FLAT_B(tap) (dyp + p0 + (2 - (tap) / 3) * Wp + 2 - (tap) % 3)
 #define DX_FLAT(NAME, MR, NV)                                                                                 \
-    void NAME(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, float *out) { \
+    void NAME(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos,              \
+              const flat_blk *blk, float *dxn, int HW) {                                                      \
         for (int c0 = 0; c0 < C; c0 += MR) {                                                                  \
             int mr = C - c0 < MR ? C - c0 : MR;                                                               \
             for (int p0 = 0; p0 < npos; p0 += NV * VW) {                                                      \
                 DX_TAPS(MR, NV, DX_FLAT_B, DX_FLAT_SKIP)                                                      \
                 for (int i = 0; i < mr; i++)                                                                  \
-                    for (int v = 0; v < NV; v++) VST(out + (size_t)(c0 + i) * npos + p0 + VW * v, acc[i][v]);  \
+                    for (int v = 0; v < NV; v++)                                                              \
+                        VFLAT(dxn + (size_t)(c0 + i) * HW, blk + p0 / VW + v, acc[i][v]);                      \
             }                                                                                                 \
         }                                                                                                     \
     }
