@@ -391,6 +391,7 @@ void flce_dx_row512(const float *dyp, const float *w2, int C, int Cp, int K, int
 void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos,
                      const flat_blk *blk, float *dxn, int HW);
 void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+void flce_dx_cvec512_7(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 
 /* The same for 8-wide vectors: 8 channels x 8 positions at a time (tiles.h; 8 measured faster
  * than 6 and 12 with AVX2: 16-channel layers 211 -> 180 ms per 11 steps). */
@@ -443,7 +444,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
             if (USE_AVX512 && s->W < 16 && C % 32 == 0 && C >= 64) {
                 /* channel vectors (tiles.h DX_CVEC): out holds dx transposed, [H W][Cp] */
                 int HW = s->H * s->W;
-                flce_dx_cvec512(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
+                (s->W % 7 ? flce_dx_cvec512 : flce_dx_cvec512_7)(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
                 for (int p = 0; p < HW; p++)
                     for (int c = 0; c < C; c++) dxn[(size_t)c * HW + p] = out[(size_t)p * Cp + c];
                 continue;

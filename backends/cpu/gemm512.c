@@ -25,6 +25,8 @@ static inline v16 bc16(float s) { return (v16){s, s, s, s, s, s, s, s, s, s, s, 
 #include "tiles.h"
 TILES(_8x32, 8, 2) /* tile_8x32, tile_8x32_off, tile_8x32_rows */
 TILES(_8x16, 8, 1)
+TILES(_7x32, 7, 2) /* for 49 rows (7x7 images): seven tiles of 7 instead of seven of 8 */
+TILES(_7x16, 7, 1)
 TILES_OFFFLAT(_8x32, 8, 2)
 TILES_OFFFLAT(_8x16, 8, 1)
 
@@ -75,6 +77,15 @@ int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const fl
 int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
                       float *C, int ldc, int acc) {
     int j = 0;
+    if (M % 8 && M % 7 == 0) { /* a tile computes all its rows: 7-row tiles waste none here */
+        for (; j + 32 <= j1; j += 32)
+            for (int i = 0; i < M; i += 7)
+                tile_7x32_rows(7, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
+        for (; j + 16 <= j1; j += 16)
+            for (int i = 0; i < M; i += 7)
+                tile_7x16_rows(7, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
+        return j;
+    }
     for (; j + 32 <= j1; j += 32)
         for (int i = 0; i < M; i += 8)
             tile_8x32_rows(M - i < 8 ? M - i : 8, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
@@ -101,3 +112,4 @@ DX_ROW(flce_dx_row512x2, 8, 2)
 DX_ROW(flce_dx_row512, 16, 1)
 DX_FLAT(flce_dx_flat512, 16, 1)
 DX_CVEC(flce_dx_cvec512, 8, 2)
+DX_CVEC(flce_dx_cvec512_7, 7, 2) /* 7-wide rows: no idle position in a tile */
