@@ -60,7 +60,7 @@ static void flat_blocks(int npos, int vw, int Wp, int W, int H, flat_blk *blk) {
             int p = b * vw + l;
             if (p / Wp < H && p % Wp < W) {
                 k->mask |= 1u << l;
-                if (k->cnt < 8) k->perm[k->cnt] = l;
+                if (vw == 8) k->perm[k->cnt] = l;
                 k->cnt++;
             }
         }
@@ -506,7 +506,6 @@ static void bwd_data_worker(void *arg, int part, int parts) {
                 }
     }
 }
-
 
 /* dyT_n[p][k] = dy_n[k][p] for every sample (parts split the samples). */
 static void transpose_part(void *arg, int part, int parts) {

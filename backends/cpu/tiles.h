@@ -1,8 +1,8 @@
 /* tiles.h: the CPU backend's register-tile kernels, written once and instantiated for each
  * vector width: cpu_backend.c with 8-wide AVX2 vectors, gemm512.c with 16-wide AVX-512 ones.
  * Before including define VT (the vector type), VW (its width) and VLD, VST, VBC (load,
- * store, broadcast) and VFLAT(plane, blk, v) (flat_put below). Every output element is reduced over k ascending from +0, one separately
- * rounded multiply and add per term, and then stored or, with acc, added to C (C + sum: the
+ * store, broadcast) and VFLAT(plane, blk, v) (the flat store, flat_blk below). Every output
+ * element is reduced over k ascending from +0, one separately rounded multiply and add per term, and then stored or, with acc, added to C (C + sum: the
  * weight gradient's sample order): the order of reference/ops.h, so the bits do not depend on
  * which tile or which width ran. */
 
@@ -65,8 +65,8 @@
 
 /* Flat positions (fwd_flat, DX_FLAT): a vector over the flat positions p0 .. p0 + VW of a padded
  * grid (rows Wp long, of which the first W are the image) is written straight into the image
- * plane, its lanes outside the image dropped: blk (one per vector of positions, flat_blk in
- * cpu_backend.c) holds the mask of the lanes inside and the plane index of the first of them
+ * plane, its lanes outside the image dropped: blk (one per vector of positions, built by
+ * flat_blocks in cpu_backend.c) holds the mask of the lanes inside and the plane index of the first of them
  * (positions map to plane indices in order, so the lanes inside are stored contiguously). */
 typedef struct {
     unsigned mask; /* lane l inside: bit l */
