@@ -2,9 +2,9 @@
  * vector width: cpu_backend.c with 8-wide AVX2 vectors, gemm512.c with 16-wide AVX-512 ones.
  * Before including define VT (the vector type), VW (its width) and VLD, VST, VBC (load,
  * store, broadcast) and VFLAT(plane, blk, v) (the flat store, flat_blk below). Every output
- * element is reduced over k ascending from +0, one separately rounded multiply and add per term, and then stored or, with acc, added to C (C + sum: the
- * weight gradient's sample order): the order of reference/ops.h, so the bits do not depend on
- * which tile or which width ran. */
+ * element is reduced over k ascending from +0, one separately rounded multiply and add per
+ * term, and then stored or, with acc, added to C (C + sum: the weight gradient's sample order):
+ * the order of reference/ops.h, so the bits do not depend on which tile or which width ran. */
 
 /* C[i][0 .. NV VW) = t, or C + t with acc, t = sum over k of A_i[k] B_k, for the rows i < mr <= MR.
  * Three ways of addressing A and B (the TILE_* macros below):
