@@ -68,6 +68,48 @@ Test(ops, the_cross_check_catches_one_ulp) {
     cr_assert(found);
 }
 
+/* The CPU weight gradient may leave out the terms that read the zero padding, which add
+ * 0 dy = +0 only while dy is finite. One infinite dy at a corner: every weight of a tap that
+ * reaches that output pixel only through the padding must come out NaN (0 inf), as in the
+ * reference, and the CPU backend must give the reference's bits; both the sample-split (16
+ * and 64 output channels, 2 samples) and the row-split (64 channels, 32 samples) paths. */
+static void wgrad_with_inf(int N, int C, int H, int K) {
+    flce_conv_shape s;
+    flce_conv_shape_init(&s, N, C, H, H, K, 3, 1, 1);
+    size_t nx = (size_t)N * C * H * H, ny = (size_t)N * K * H * H, nw = (size_t)K * C * 9;
+    flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
+    float *x = malloc(nx * 4), *dy = malloc(ny * 4), *dw[2] = {malloc(nw * 4), malloc(nw * 4)};
+    fill(x, nx, 11, 1), fill(dy, ny, 12, 1);
+    dy[0] = INFINITY; /* sample 0, channel 0, output pixel (0, 0) */
+    for (int b = 0; b < 2; b++) {
+        flce_buf *X = be[b]->buf_alloc(be[b], nx * 4), *D = be[b]->buf_alloc(be[b], ny * 4), *W = be[b]->buf_alloc(be[b], nw * 4);
+        be[b]->buf_write(be[b], X, 0, x, nx * 4);
+        be[b]->buf_write(be[b], D, 0, dy, ny * 4);
+        be[b]->conv2d_bwd_weight(be[b], &s, X, D, W);
+        be[b]->sync(be[b]);
+        memcpy(dw[b], HB_CF(W), nw * 4);
+        be[b]->buf_free(be[b], X), be[b]->buf_free(be[b], D), be[b]->buf_free(be[b], W);
+    }
+    for (int c = 0; c < C; c++)
+        for (int tap = 0; tap < 9; tap++) {
+            float v = dw[0][(size_t)c * 9 + tap]; /* k = 0 */
+            if (tap / 3 == 0 || tap % 3 == 0) cr_assert(isnan(v), "c %d tap %d: %g, not NaN", c, tap, v);
+            else cr_assert(isinf(v), "c %d tap %d: %g, not inf", c, tap, v);
+        }
+    for (size_t i = 0; i < nw; i++) {
+        int same = memcmp(&dw[0][i], &dw[1][i], 4) == 0 || (isnan(dw[0][i]) && isnan(dw[1][i]));
+        cr_assert(same, "N %d C %d K %d: dw[%zu] %g (reference) vs %g (cpu)", N, C, K, i, dw[0][i], dw[1][i]);
+    }
+    free(x), free(dy), free(dw[0]), free(dw[1]);
+    ref->destroy(ref);
+}
+
+Test(ops, cpu_weight_gradient_keeps_the_padding_terms_of_an_infinite_dy, .init = setup, .fini = teardown) {
+    wgrad_with_inf(2, 16, 8, 16);
+    wgrad_with_inf(2, 64, 4, 64);
+    wgrad_with_inf(32, 64, 4, 64);
+}
+
 static double dotd(const float *a, const float *b, size_t n) {
     double s = 0;
     for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];

@@ -28,6 +28,7 @@
 void flce_backend_fill_reference(flce_backend *be);
 
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
+typedef int v8i __attribute__((vector_size(32)));
 static int USE_AVX512; /* the AVX-512 tiles (gemm512.c); set once by flce_backend_cpu */
 
 static inline v8 ld(const float *p) { return *(const v8 *)p; }
@@ -72,6 +73,10 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
                       float *C, int ldc, int acc);
 void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
                         const float *B1, int ldb, float *C0, float *C1, int ldc, int first);
+void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
+                       int K, float *C, int ldc, int acc);
+void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
+                        const float *B0, const float *B1, float *C0, float *C1, int ldc, int first);
 
 /* C[M][0..j1) = A B, or C + A B with acc (the sum from +0 first), where row i of A is arow[i]
  * read at poff[k] (see tile_6x16_rows). */
@@ -243,11 +248,14 @@ typedef struct {
     float *y, *dx, *dw, *wt;
     float *dw_acc, *dw_t; /* the sample-split weight gradient (bwd_weight_split) */
     int parts;
+    int tap;     /* the weight gradient by tap tiles (wgrad_tap) */
+    int bad[16]; /* per part: a dy value that is not finite (wgrad_tap's skipped terms would not be +0) */
     cpu_ctx *ctx;
 } conv_job;
 
 static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int first);
 static void transpose_sample(const float *src, int K, int P, float *dst);
+static int any_nonfinite(const float *a, size_t n);
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
 void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
                        int ldc);
@@ -499,6 +507,18 @@ static void bwd_data_worker(void *arg, int part, int parts) {
                             int ox = lo;
                             for (; ox + 8 <= hi; ox += 8) stv(dr + ox, ld(dr + ox) + ld(rr + ox));
                             for (; ox < hi; ox++) dr[ox] = dr[ox] + rr[ox];
+                        } else if (st == 2) {
+                            /* eight terms into the even lanes of two vectors (a blend keeps the
+                             * others, -0 included); a vector never reaches past this row's end */
+                            int ox = lo, room = s->W - (kx - s->pad);
+                            for (; ox + 8 <= hi && 2 * ox + 16 <= room; ox += 8) {
+                                v8 r = ld(rr + ox), a = ld(dr + 2 * ox), b = ld(dr + 2 * ox + 8);
+                                v8 rl = __builtin_shuffle(r, (v8i){0, 0, 1, 1, 2, 2, 3, 3});
+                                v8 rh = __builtin_shuffle(r, (v8i){4, 4, 5, 5, 6, 6, 7, 7});
+                                stv(dr + 2 * ox, (v8)_mm256_blend_ps((__m256)a, (__m256)(a + rl), 0x55));
+                                stv(dr + 2 * ox + 8, (v8)_mm256_blend_ps((__m256)b, (__m256)(b + rh), 0x55));
+                            }
+                            for (; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
                         } else {
                             for (int ox = lo; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
                         }
@@ -514,6 +534,7 @@ static void transpose_part(void *arg, int part, int parts) {
     int P = s->OH * s->OW, K = s->K;
     for (int n = part; n < s->N; n += parts) {
         transpose_sample(j->dy + (size_t)n * K * P, K, P, j->wt + (size_t)n * K * P);
+        if (j->tap && any_nonfinite(j->wt + (size_t)n * K * P, (size_t)K * P)) j->bad[part] = 1;
     }
 }
 
@@ -526,6 +547,98 @@ static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int
         for (int y = 0; y < s->H; y++)
             memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
                    sizeof(float) * (size_t)s->W);
+}
+
+/* 1 when one of the n floats at a is infinite or NaN. */
+static int any_nonfinite(const float *a, size_t n) {
+    v8i m = {0}, e = (v8i){0, 0, 0, 0, 0, 0, 0, 0} + 0x7f800000;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8i u;
+        memcpy(&u, a + i, sizeof u);
+        m |= (u & e) == e;
+    }
+    for (int l = 0; l < 8; l++)
+        if (m[l]) return 1;
+    for (; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, a + i, 4);
+        if ((u & 0x7f800000u) == 0x7f800000u) return 1;
+    }
+    return 0;
+}
+
+/* The weight gradient without the padded copy (AVX-512, C a multiple of 8 and K of 16): the rows
+ * q = c R R + tap go in tiles of eight channels sharing one tap (tile t: channels 8 (t / R R) ..,
+ * tap t mod R R), so that all their terms land inside the image at the same output positions,
+ * and only those positions are summed, ascending, reading x in place: the positions left out
+ * would read the zero padding and add 0 dy = +0 to a sum that is never -0, which changes
+ * nothing while dy is finite (the caller checks dy and otherwise runs wgrad_part). Each
+ * sample's sum, and the order in which samples are added, are those of wgrad_part.
+ * tap_lists gives, per tap, the positions inside (the offset into a plane of x and into the
+ * sample's dyT) and their count. */
+static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->C % 8 == 0 && s->K % 16 == 0; }
+
+static void tap_lists(const flce_conv_shape *s, int *xoff, int *boff, int *cnt) {
+    int P = s->OH * s->OW, R = s->R;
+    for (int tap = 0; tap < R * R; tap++) {
+        int n = 0, ky = tap / R, kx = tap % R;
+        for (int oy = 0; oy < s->OH; oy++) {
+            int iy = oy * s->stride + ky - s->pad;
+            if (iy < 0 || iy >= s->H) continue;
+            for (int ox = 0; ox < s->OW; ox++) {
+                int ix = ox * s->stride + kx - s->pad;
+                if (ix < 0 || ix >= s->W) continue;
+                xoff[tap * P + n] = iy * s->W + ix;
+                boff[tap * P + n] = (oy * s->OW + ox) * s->K;
+                n++;
+            }
+        }
+        cnt[tap] = n;
+    }
+}
+
+/* The tiles [t0, t1) over the samples [n0, n1), into acc (the samples added in order, acc = t_0
+ * when n0 = 0) or, without, each sample's sums at own + (n - n0) Q K; dWT rows q at q K. dyT as
+ * in wgrad_part; j->bad[part] set when a transposed dy holds a value that is not finite. */
+static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, float *acc, float *own) {
+    const flce_conv_shape *s = j->s;
+    int P = s->OH * s->OW, K = s->K, RR = s->R * s->R, Q = s->C * RR, HW = s->H * s->W, cnt[9];
+    size_t ps = (size_t)P * K, m = (size_t)Q * K, xs = (size_t)s->C * HW;
+    float *dyT = j->wt ? NULL : scratch_get(&j->ctx->a[part], 2 * ps);
+    int *xoff = malloc(sizeof(int) * (size_t)RR * P * 2);
+    if ((!j->wt && !dyT) || !xoff || RR > 9) {
+        free(xoff);
+        return;
+    }
+    int *boff = xoff + (size_t)RR * P;
+    tap_lists(s, xoff, boff, cnt);
+    int pairs = K == 16; /* one vector of output channels: two samples per tile */
+    for (int n = n0; n < n1;) {
+        int two = pairs && n + 1 < n1;
+        const float *xn = j->x + (size_t)n * xs, *d = dyT;
+        if (j->wt) d = j->wt + (size_t)n * ps;
+        else {
+            transpose_sample(j->dy + (size_t)n * ps, K, P, dyT);
+            if (two) transpose_sample(j->dy + (size_t)(n + 1) * ps, K, P, dyT + ps);
+            if (any_nonfinite(dyT, (1 + (size_t)two) * ps)) j->bad[part] = 1;
+        }
+        float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
+        for (int t = t0; t < t1; t++) {
+            int c0 = t / RR * 8, tap = t % RR;
+            const float *arow[8];
+            for (int i = 0; i < 8; i++) arow[i] = xn + (size_t)(c0 + i) * HW;
+            size_t q0 = (size_t)c0 * RR + tap;
+            const int *xo = xoff + (size_t)tap * P, *bo = boff + (size_t)tap * P;
+            if (two)
+                flce_wgrad512_idx2(8, cnt[tap], arow, xo, bo, (ptrdiff_t)xs, d, d + ps, d0 + q0 * K,
+                                   d1 ? d1 + q0 * K : NULL, RR * K, n == 0);
+            else
+                flce_wgrad512_idx(8, cnt[tap], arow, xo, bo, d, K, d0 + q0 * K, RR * K, acc && n > 0);
+        }
+        n += 1 + two;
+    }
+    free(xoff);
 }
 
 /* Weight gradient, computed transposed: dWT[q][k] = sum over n of (sum over p of
@@ -578,6 +691,19 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, K = s->K;
+    if (j->tap) { /* this part's tap tiles, into a dWT of every row (only its own are written) */
+        int RR = s->R * s->R, T = s->C / 8 * RR, per = (T + parts - 1) / parts;
+        int t0 = part * per, t1 = t0 + per > T ? T : t0 + per;
+        float *acc = scratch_get(&j->ctx->b[part], (size_t)Q * K);
+        if (t0 >= t1 || !acc) return;
+        wgrad_tap(j, part, t0, t1, 0, s->N, acc, NULL);
+        for (int t = t0; t < t1; t++)
+            for (int i = 0; i < 8; i++) {
+                int q = (t / RR * 8 + i) * RR + t % RR;
+                for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q] = acc[(size_t)q * K + k];
+            }
+        return;
+    }
     int per = (Q + 6 * parts - 1) / (6 * parts) * 6;
     int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
     if (q0 >= q1) return;
@@ -590,7 +716,6 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
 
 /* dst[c][r] = src[r][c] for an 8 x 8 block (rows ls and ld floats apart): three rounds of
  * shuffles (pairs of columns, quads, halves); exact copies. (rows lt floats apart in dst) */
-typedef int v8i __attribute__((vector_size(32)));
 static inline void transpose8(const float *src, size_t ls, float *dst, size_t lt) {
     v8 r[8], t[8];
     for (int i = 0; i < 8; i++) r[i] = ld(src + i * ls);
@@ -634,8 +759,9 @@ static void bwd_weight_split(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts, nh = s->N / parts;
-    if (part == 0) wgrad_part(j, part, 0, Q, n0, n1, j->dw_acc, NULL);
-    else wgrad_part(j, part, 0, Q, n0, n1, NULL, j->dw_t + (size_t)(n0 - nh) * Q * s->K);
+    float *own = part == 0 ? NULL : j->dw_t + (size_t)(n0 - nh) * Q * s->K;
+    if (j->tap) wgrad_tap(j, part, 0, s->C / 8 * s->R * s->R, n0, n1, part == 0 ? j->dw_acc : NULL, own);
+    else wgrad_part(j, part, 0, Q, n0, n1, part == 0 ? j->dw_acc : NULL, own);
 }
 
 /* dw_acc += dw_t[0], dw_acc += dw_t[1], ... (the samples after part 0's, in order), then
@@ -651,6 +777,12 @@ static void bwd_weight_merge(void *arg, int part, int parts) {
         for (size_t i = lo; i < hi; i++) acc[i] = acc[i] + a[i];
     }
     for (size_t i = lo; i < hi; i++) j->dw[(i % (size_t)K) * (size_t)Q + i / (size_t)K] = acc[i];
+}
+
+static int any_set(const int *f, int n) {
+    for (int i = 0; i < n; i++)
+        if (f[i]) return 1;
+    return 0;
 }
 
 static int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }
@@ -701,16 +833,22 @@ static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const 
         float *buf = scratch_get(&ctx_of(be)->wt, (1 + rest) * m);
         if (!buf) return;
         conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .dw_acc = buf, .dw_t = buf + m,
-                      .parts = parts, .ctx = ctx_of(be)};
+                      .parts = parts, .ctx = ctx_of(be), .tap = wgrad_tap_ok(s)};
         pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
+        if (any_set(j.bad, parts)) { /* a dy that is not finite: the padded sums, with every term */
+            j.tap = 0;
+            pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
+        }
         pool_run(&ctx_of(be)->pool, bwd_weight_merge, &j, parts);
         PROF_CONV(be, "conv_bwd_weight", s);
         return;
     }
     float *dyT = scratch_get(&ctx_of(be)->wt, (size_t)s->N * s->K * s->OH * s->OW);
     if (!dyT) return;
-    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be)};
+    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be),
+                  .tap = wgrad_tap_ok(s)};
     pool_run(&ctx_of(be)->pool, transpose_part, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    if (any_set(j.bad, nthreads(be))) j.tap = 0; /* a dy that is not finite: the padded sums */
     pool_run(&ctx_of(be)->pool, bwd_weight_worker, &j, nthreads(be));
     PROF_CONV(be, "conv_bwd_weight", s);
 }

@@ -96,14 +96,32 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
 }
 
 TILE_ROWS2(tile_8x16_rows2, 8)
+TILE_ROWS2_IDX(tile_8x16_rows2i, 8)
+TILES_IDX(_8x32, 8, 2)
+TILES_IDX(_8x16, 8, 1)
 
 /* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2: C1 NULL
  * adds both samples to C0 in order). */
 void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
                         const float *B1, int ldb, float *C0, float *C1, int ldc, int first) {
     for (int i = 0; i < M; i += 8)
-        tile_8x16_rows2(M - i < 8 ? M - i : 8, K, arow + i, poff, d, B0, B1, ldb, C0 + (size_t)i * ldc,
+        tile_8x16_rows2(M - i < 8 ? M - i : 8, K, arow + i, poff, d, B0, B1, ldb, NULL, C0 + (size_t)i * ldc,
                         C1 ? C1 + (size_t)i * ldc : NULL, ldc, first);
+}
+
+/* The weight gradient's tap tiles (cpu_backend.c, wgrad_tap): rows i < mr of C, ldc apart, each the
+ * sum over the n listed positions (TILES_IDX), for the K columns of B (a multiple of 16). */
+void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
+                       int K, float *C, int ldc, int acc) {
+    int j = 0;
+    for (; j + 32 <= K; j += 32) tile_8x32_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
+    for (; j + 16 <= K; j += 16) tile_8x16_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
+}
+
+/* ... two samples at once for K = 16 (TILE_ROWS2_IDX; the second sample's x d floats on). */
+void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
+                        const float *B0, const float *B1, float *C0, float *C1, int ldc, int first) {
+    tile_8x16_rows2i(mr, n, arow, xoff, d, B0, B1, 0, boff, C0, C1, ldc, first);
 }
 
 /* The input gradient of a 3x3 stride-1 convolution (tiles.h): for one input row, 8 channels x

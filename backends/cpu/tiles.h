@@ -85,21 +85,25 @@ typedef struct {
 
 /* Two samples at once for the weight gradient when K is one vector wide (16 output channels on
  * AVX-512): t0[i] = sum over k of A_i[poff[k]] B0_k and t1[i] = sum over k of A_i[poff[k] + d] B1_k
- * (the second sample's padded copy d floats after the first), each from +0 over k ascending,
+ * (the second sample's copy d floats after the first), each from +0 over k ascending,
  * exactly as two calls of tile_rows would; twice the independent chains of one call. With C1,
  * C0 = t0 and C1 = t1; without (NULL), C0 = (C0 + t0) + t1, or t0 + t1 when first: the two
- * samples added in order. */
-#define TILE_ROWS2(NAME, MR)                                                                                  \
+ * samples added in order. B row k is BOFF(k) floats after B0 (B1): k ldb, or boff[k] for the
+ * index-list form (TILE_ROWS2_IDX). */
+#define TILE_ROWS2(NAME, MR) TILE_ROWS2_G(NAME, MR, (size_t)k * ldb)
+#define TILE_ROWS2_IDX(NAME, MR) TILE_ROWS2_G(NAME, MR, (size_t)boff[k])
+#define TILE_ROWS2_G(NAME, MR, BOFF)                                                                          \
     static __attribute__((unused)) void NAME(int mr, int K, const float *const *arow, const int *poff,        \
-                                             ptrdiff_t d, const float *B0, const float *B1, int ldb, float *C0, \
-                                             float *C1, int ldc, int first) {                                 \
+                                             ptrdiff_t d, const float *B0, const float *B1, int ldb,          \
+                                             const int *boff, float *C0, float *C1, int ldc, int first) {     \
+        (void)ldb, (void)boff;                                                                                \
         const float *a_[MR];                                                                                  \
         for (int i = 0; i < MR; i++) a_[i] = arow[i < mr ? i : mr - 1];                                       \
         VT c0[MR], c1[MR];                                                                                    \
         for (int i = 0; i < MR; i++) c0[i] = c1[i] = VBC(0.0f);                                               \
         for (int k = 0; k < K; k++) {                                                                         \
             ptrdiff_t pk = poff[k], pk1 = pk + d;                                                             \
-            VT b0 = VLD(B0 + (size_t)k * ldb), b1 = VLD(B1 + (size_t)k * ldb);                                \
+            VT b0 = VLD(B0 + BOFF), b1 = VLD(B1 + BOFF);                                                      \
             for (int i = 0; i < MR; i++) {                                                                    \
                 c0[i] = c0[i] + VBC(a_[i][pk]) * b0;                                                          \
                 c1[i] = c1[i] + VBC(a_[i][pk1]) * b1;                                                         \
@@ -114,6 +118,17 @@ typedef struct {
                 VST(c, (first ? c0[i] : VLD(c) + c0[i]) + c1[i]);                                             \
             }                                                                                                 \
         }                                                                                                     \
+    }
+
+/* tile##S##_idx: the rows form over an index list (the weight gradient without a padded copy):
+ * term k of row i is arow[i][xoff[k]] times the B row B + boff[k]. The caller lists only the
+ * positions where a tap lands inside the image; the others would add x_pad dy = +0 terms. */
+#define TILE_B_IDX(k) (B + boff[k])
+#define TILE_AT_XOFF(k) (xoff[k])
+#define TILES_IDX(S, MR, NV)                                                                                  \
+    static __attribute__((unused)) void tile##S##_idx(int mr, int K, const float *const *arow, const int *xoff, \
+                                                      const int *boff, const float *B, float *C, int ldc, int acc) { \
+        TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_IDX, TILE_AT_XOFF)                                              \
     }
 
 /* The input gradient of a 3x3, stride-1, pad-1 convolution without the column matrix and
