@@ -206,8 +206,9 @@ typedef struct {
     }
 
 /* Channel-vector form, for small images with many channels (AVX-512, width under 16): vectors
- * over NV VW input channels and MR consecutive positions of one row, all nine taps summed
- * as above (t from +0 per tap over k ascending, dx = dx + t from +0). dyp is the padded grid of
+ * over NV VW input channels and MR consecutive positions of one row, the taps summed as above
+ * (t from +0 per tap over k ascending, dx = dx + t from +0), those whose output row lies outside
+ * left out as in DX_ROW; the other taps read the zero padding where they fall outside. dyp is the padded grid of
  * DX_FLAT (rows Wp = W + 2, channels L apart); w2 [tap][k][Cp] as above, C a multiple of NV VW.
  * Writes outT [H W][Cp] (position-major), which the caller transposes into dx. Defines
  * NAME(dyp, w2, C, Cp, K, L, Wp, H, W, outT). */
@@ -221,6 +222,7 @@ typedef struct {
                     for (int i = 0; i < MR; i++)                                                              \
                         for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
                     for (int tap = 0; tap < 9; tap++) {                                                       \
+                        if (iy + 1 - tap / 3 < 0 || iy + 1 - tap / 3 >= H) continue; /* output row outside */ \
                         const float *b = dyp + (size_t)(iy + 2 - tap / 3) * Wp + ix0 + 2 - tap % 3;          \
                         const float *wk = w2 + (size_t)tap * K * Cp + c0;                                     \
                         VT t[MR][NV];                                                                         \
