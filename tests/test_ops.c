@@ -104,6 +104,81 @@ static void wgrad_with_inf(int N, int C, int H, int K) {
     ref->destroy(ref);
 }
 
+/* The same for the forward pass of small images with 64 channels (8x8, 7x7; stride 1 and 2),
+ * which may leave out the terms that read the padding: one infinite weight (k 0, c 0, tap
+ * (0, 0)) makes output channel 0 NaN where that tap reads the padding (0 inf), inf elsewhere. */
+static void fwd_with_inf(int H, int stride) {
+    flce_conv_shape s;
+    flce_conv_shape_init(&s, 2, 64, H, H, 64, 3, stride, 1);
+    size_t nx = (size_t)s.N * s.C * H * H, P = (size_t)s.OH * s.OW, ny = (size_t)s.N * s.K * P, nw = (size_t)s.K * s.C * 9;
+    flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
+    float *x = malloc(nx * 4), *w = malloc(nw * 4), *y[2] = {malloc(ny * 4), malloc(ny * 4)};
+    fill(x, nx, 13, 1), fill(w, nw, 14, 0.1f);
+    w[0] = INFINITY;
+    for (int b = 0; b < 2; b++) {
+        flce_buf *X = be[b]->buf_alloc(be[b], nx * 4), *W = be[b]->buf_alloc(be[b], nw * 4), *Y = be[b]->buf_alloc(be[b], ny * 4);
+        be[b]->buf_write(be[b], X, 0, x, nx * 4);
+        be[b]->buf_write(be[b], W, 0, w, nw * 4);
+        be[b]->conv2d_fwd(be[b], &s, X, W, Y);
+        be[b]->sync(be[b]);
+        memcpy(y[b], HB_CF(Y), ny * 4);
+        be[b]->buf_free(be[b], X), be[b]->buf_free(be[b], W), be[b]->buf_free(be[b], Y);
+    }
+    for (size_t p = 0; p < P; p++) { /* sample 0, channel 0 */
+        int pad = p / (size_t)s.OW == 0 || p % (size_t)s.OW == 0;
+        cr_assert(pad ? isnan(y[0][p]) : isinf(y[0][p]), "H %d stride %d: y[%zu] = %g", H, stride, p, y[0][p]);
+    }
+    for (size_t i = 0; i < ny; i++) {
+        int same = memcmp(&y[0][i], &y[1][i], 4) == 0 || (isnan(y[0][i]) && isnan(y[1][i]));
+        cr_assert(same, "H %d stride %d: y[%zu] %g (reference) vs %g (cpu)", H, stride, i, y[0][i], y[1][i]);
+    }
+    free(x), free(w), free(y[0]), free(y[1]);
+}
+
+/* ... and the input gradient, whose direct kernels add a +0 for every tap that falls outside
+ * and so must not run with a weight that is not finite: with w (k 0, c 0, tap (0, 0)) infinite,
+ * channel 0 of dx is inf except in the last row and column, where that tap has no output pixel
+ * and the reference adds no term (finite there). */
+static void dx_with_inf(int H) {
+    flce_conv_shape s;
+    flce_conv_shape_init(&s, 2, 64, H, H, 64, 3, 1, 1);
+    size_t nx = (size_t)s.N * s.C * H * H, ny = nx, nw = (size_t)s.K * s.C * 9;
+    flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
+    float *dy = malloc(ny * 4), *w = malloc(nw * 4), *dx[2] = {malloc(nx * 4), malloc(nx * 4)};
+    fill(dy, ny, 15, 1), fill(w, nw, 16, 0.1f);
+    w[0] = INFINITY;
+    for (int b = 0; b < 2; b++) {
+        flce_buf *D = be[b]->buf_alloc(be[b], ny * 4), *W = be[b]->buf_alloc(be[b], nw * 4), *X = be[b]->buf_alloc(be[b], nx * 4);
+        be[b]->buf_write(be[b], D, 0, dy, ny * 4);
+        be[b]->buf_write(be[b], W, 0, w, nw * 4);
+        be[b]->conv2d_bwd_data(be[b], &s, D, W, X);
+        be[b]->sync(be[b]);
+        memcpy(dx[b], HB_CF(X), nx * 4);
+        be[b]->buf_free(be[b], D), be[b]->buf_free(be[b], W), be[b]->buf_free(be[b], X);
+    }
+    for (int p = 0; p < H * H; p++) { /* sample 0, channel 0 */
+        int edge = p / H == H - 1 || p % H == H - 1;
+        cr_assert(edge ? isfinite(dx[0][p]) : isinf(dx[0][p]), "H %d: dx[%d] = %g", H, p, dx[0][p]);
+    }
+    for (size_t i = 0; i < nx; i++) {
+        int same = memcmp(&dx[0][i], &dx[1][i], 4) == 0 || (isnan(dx[0][i]) && isnan(dx[1][i]));
+        cr_assert(same, "H %d: dx[%zu] %g (reference) vs %g (cpu)", H, i, dx[0][i], dx[1][i]);
+    }
+    free(dy), free(w), free(dx[0]), free(dx[1]);
+}
+
+Test(ops, cpu_input_gradient_with_an_infinite_weight, .init = setup, .fini = teardown) {
+    dx_with_inf(8);
+    dx_with_inf(7);
+    dx_with_inf(16);
+}
+
+Test(ops, cpu_small_image_forward_keeps_the_padding_terms_of_an_infinite_weight, .init = setup, .fini = teardown) {
+    fwd_with_inf(8, 1);
+    fwd_with_inf(7, 1);
+    fwd_with_inf(14, 2);
+}
+
 Test(ops, cpu_weight_gradient_keeps_the_padding_terms_of_an_infinite_dy, .init = setup, .fini = teardown) {
     wgrad_with_inf(2, 16, 8, 16);
     wgrad_with_inf(2, 64, 4, 64);

@@ -249,6 +249,7 @@ typedef struct {
     float *dw_acc, *dw_t; /* the sample-split weight gradient (bwd_weight_split) */
     int parts;
     int tap;     /* the weight gradient by tap tiles (wgrad_tap) */
+    const int *kx, *kb, *kn; /* fwd_kvec's term lists (kvec_lists) */
     int bad[16]; /* per part: a dy value that is not finite (wgrad_tap's skipped terms would not be +0) */
     cpu_ctx *ctx;
 } conv_job;
@@ -339,14 +340,40 @@ static int kvec_ok(const flce_conv_shape *s) {
     return s->stride == 1 && s->OW < 16 && s->K >= 64;
 }
 
+/* The terms each tile of fwd_kvec sums: a tile of positions p0 .. p0 + mr leaves out the rows q
+ * = (c, tap) whose tap reads the zero padding at every one of its positions (an x 0 w = +0 term
+ * added to a sum that is never -0: nothing, while the weights are finite; with a weight that is
+ * not, fin = 0 keeps every q). Tile t's list: xoff (off[q] into the padded sample), boff (q K),
+ * its length n[t]; tiles of 7 positions where P is a multiple of 7 and not of 8, as gemm_rows. */
+static int kvec_mr(int P) { return P % 8 && P % 7 == 0 ? 7 : 8; }
+static void kvec_lists(const flce_conv_shape *s, int fin, int *xoff, int *boff, int *n) {
+    int P = s->OH * s->OW, Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, MR = kvec_mr(P);
+    for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR) {
+        int mask = fin ? 0 : 511;
+        for (int p = p0; p < p0 + MR && p < P; p++)
+            for (int tap = 0; tap < 9; tap++) {
+                int iy = p / s->OW * s->stride + tap / 3 - 1, ix = p % s->OW * s->stride + tap % 3 - 1;
+                if (iy >= 0 && iy < s->H && ix >= 0 && ix < s->W) mask |= 1 << tap;
+            }
+        int k = 0;
+        for (int q = 0; q < Q; q++)
+            if (mask >> (q % 9) & 1) {
+                xoff[(size_t)t * Q + k] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+                boff[(size_t)t * Q + k] = q * s->K;
+                k++;
+            }
+        n[t] = k;
+    }
+}
+
 static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, const float **arow, float *yn, int first) {
     const flce_conv_shape *s = j->s;
-    int Q = s->C * 9, P = s->OH * s->OW, Hp = s->H + 2, Wp = s->W + 2, K = s->K;
-    int off[IMPLICIT_MAXQ];
-    for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+    int Q = s->C * 9, P = s->OH * s->OW, Wp = s->W + 2, K = s->K, MR = kvec_mr(P);
     pad_sample(s, xn, xp, first);
     for (int p = 0; p < P; p++) arow[p] = xp + (p / s->OW) * s->stride * Wp + p % s->OW * s->stride;
-    gemm_rows(P, K, Q, arow, off, j->wt, K, yT, K, 0);
+    for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR)
+        flce_wgrad512_idx(P - p0 < MR ? P - p0 : MR, j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q,
+                          j->wt, K, yT + (size_t)p0 * K, K, 0);
     transpose_sample(yT, P, K, yn); /* 8x8 vector blocks: the scalar copy cost up to a tenth of the op */
 }
 
@@ -791,15 +818,22 @@ static cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
     PROF_BEGIN(be);
     conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .ctx = ctx_of(be)};
+    int *lists = NULL;
     if (kvec_ok(s)) { /* wT [q][k] */
-        int Q = s->C * 9;
+        int Q = s->C * 9, P = s->OH * s->OW, T = (P + kvec_mr(P) - 1) / kvec_mr(P);
         float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
-        if (!wt) return;
+        lists = malloc(sizeof(int) * ((size_t)T * Q * 2 + (size_t)T));
+        if (!wt || !lists) {
+            free(lists);
+            return;
+        }
         for (int k = 0; k < s->K; k++)
             for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
-        j.wt = wt;
+        kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
+        j.wt = wt, j.kx = lists, j.kb = lists + (size_t)T * Q, j.kn = lists + (size_t)T * Q * 2;
     }
     pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    free(lists);
     PROF_CONV(be, "conv_fwd", s);
 }
 

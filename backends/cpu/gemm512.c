@@ -99,6 +99,8 @@ TILE_ROWS2(tile_8x16_rows2, 8)
 TILE_ROWS2_IDX(tile_8x16_rows2i, 8)
 TILES_IDX(_8x32, 8, 2)
 TILES_IDX(_8x16, 8, 1)
+TILES_IDX(_7x32, 7, 2)
+TILES_IDX(_7x16, 7, 1)
 
 /* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2: C1 NULL
  * adds both samples to C0 in order). */
@@ -109,11 +111,16 @@ void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff,
                         C1 ? C1 + (size_t)i * ldc : NULL, ldc, first);
 }
 
-/* The weight gradient's tap tiles (cpu_backend.c, wgrad_tap): rows i < mr of C, ldc apart, each the
- * sum over the n listed positions (TILES_IDX), for the K columns of B (a multiple of 16). */
+/* The index-list tiles (TILES_IDX; cpu_backend.c: wgrad_tap, fwd_kvec): rows i < mr <= 8 of C,
+ * ldc apart, each the sum over the n listed terms, for the K columns of B (a multiple of 16). */
 void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
                        int K, float *C, int ldc, int acc) {
     int j = 0;
+    if (mr == 7) { /* a tile computes all its rows */
+        for (; j + 32 <= K; j += 32) tile_7x32_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
+        for (; j + 16 <= K; j += 16) tile_7x16_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
+        return;
+    }
     for (; j + 32 <= K; j += 32) tile_8x32_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
     for (; j + 16 <= K; j += 16) tile_8x16_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
 }
