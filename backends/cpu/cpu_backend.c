@@ -1055,15 +1055,16 @@ static void bn_fwd_part(void *arg, int part, int parts) {
     if (HW % 8 && !buf) return;
     float next_mean = 0.0f, next_var = 0.0f; /* the second channel of a pair */
     int have_next = 0;
-    for (int c = part; c < C; c += parts) {
+    int cend = C * (part + 1) / parts; /* a contiguous range of channels: longer runs in memory */
+    for (int c = C * part / parts; c < cend; c++) {
         float mean, var;
         if (have_next) {
             mean = next_mean, var = next_var, have_next = 0;
-        } else if (HW % 8 == 0 && c + parts < C) {
+        } else if (HW % 8 == 0 && c + 1 < cend) {
             float s0, s1, q0, q1;
-            k8_pair(j->x, N, C, HW, c, c + parts, 0, 0.0f, 0.0f, &s0, &s1);
+            k8_pair(j->x, N, C, HW, c, c + 1, 0, 0.0f, 0.0f, &s0, &s1);
             mean = s0 * invM, next_mean = s1 * invM;
-            k8_pair(j->x, N, C, HW, c, c + parts, 1, mean, next_mean, &q0, &q1);
+            k8_pair(j->x, N, C, HW, c, c + 1, 1, mean, next_mean, &q0, &q1);
             var = q0 * invM, next_var = q1 * invM, have_next = 1;
         } else {
             mean = k8_channel(j->x, N, C, HW, c, buf, 0, 0.0f) * invM;
@@ -1103,7 +1104,7 @@ static void bn_bwd_part(void *arg, int part, int parts) {
     float *d = scratch_get(&j->ctx->b[part], 2 * (size_t)M + 16);
     if (!d) return;
     float *xh = d + M;
-    for (int c = part; c < C; c += parts) {
+    for (int c = C * part / parts; c < C * (part + 1) / parts; c++) {
         float mean = j->mean_in[c], is = j->is_in[c];
         v8 mv = bc(mean), iv = bc(is), z = bc(0.0f);
         for (int n = 0; n < N; n++) {
