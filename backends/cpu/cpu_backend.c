@@ -990,24 +990,9 @@ typedef struct {
     cpu_ctx *ctx;
 } bn_job;
 
-/* The K8 sum (reference/ops.h) over channel c of a [N][C][HW] (j = n HW + i ascending) of a or,
- * with sq, of (a - mean)^2, HW a multiple of 8: the K8 lanes are the lanes of an 8-wide vector
- * over j, read in place. */
-static float k8_channel(const float *a, int N, int C, int HW, int c, int sq, float mean) {
-    k8v k0 = {bc(0.0f), bc(0.0f)};
-    v8 mv = bc(mean);
-    for (int n = 0; n < N; n++) {
-        size_t o = ((size_t)n * C + c) * HW;
-        for (int i = 0; i < HW; i += 8) {
-            v8 v = ld(a + o + i);
-            k8v_add(&k0, sq ? (v - mv) * (v - mv) : v);
-        }
-    }
-    return k8v_total(&k0);
-}
-
-/* The same over M contiguous floats (a channel copied out): whole vectors, then the last M mod 8
- * values lane by lane. */
+/* The K8 sum (reference/ops.h) of M contiguous floats a or, with sq, of (a - mean)^2 (a channel
+ * copied out): the K8 lanes are the lanes of an 8-wide vector, then the last M mod 8 values lane
+ * by lane. */
 static float k8_contig(const float *a, size_t M, int sq, float mean) {
     k8v k0 = {bc(0.0f), bc(0.0f)};
     v8 mv = bc(mean);
@@ -1022,24 +1007,6 @@ static float k8_contig(const float *a, size_t M, int sq, float mean) {
     return ref_k8_total(&r0);
 }
 
-/* k8_channel for two channels c0, c1 at once (HW a multiple of 8): two independent TwoSum chains
- * per step, so each one's latency hides the other's; each channel's sum is unchanged. */
-static void k8_pair(const float *a, int N, int C, int HW, int c0, int c1, int sq, float m0, float m1, float *s0,
-                    float *s1) {
-    k8v k0 = {bc(0.0f), bc(0.0f)}, k1 = k0;
-    v8 mv0 = bc(m0), mv1 = bc(m1);
-    for (int n = 0; n < N; n++) {
-        const float *p0 = a + ((size_t)n * C + c0) * HW, *p1 = a + ((size_t)n * C + c1) * HW;
-        for (int i = 0; i < HW; i += 8) {
-            v8 v0 = ld(p0 + i), v1 = ld(p1 + i);
-            k8v_add(&k0, sq ? (v0 - mv0) * (v0 - mv0) : v0);
-            k8v_add(&k1, sq ? (v1 - mv1) * (v1 - mv1) : v1);
-        }
-    }
-    *s0 = k8v_total(&k0);
-    *s1 = k8v_total(&k1);
-}
-
 /* relu: y > 0 ? y : 0 on 8 lanes (NaN and -0 give +0, as ref_relu_fwd) */
 static inline v8 relu8(v8 y) {
     v8 z = bc(0.0f);
@@ -1047,7 +1014,7 @@ static inline v8 relu8(v8 y) {
 }
 
 /* BatchNorm training, channels split across the parts (reference/ops.h for the order). */
-#define BN_SWEEP_HW 256    /* measured: 8x8 and 16x16 faster, 32x32 slower (a thread's share outgrows L2) */
+#define BN_GROUP_FLOATS_FWD (256u << 10) /* forward: a group of channels' data, 1 MiB (measured) */
 #define BN_SWEEP_HW_BWD 64 /* measured: 8x8 faster, 16x16 slower (three tensors read twice) */
 #define BN_GROUP_FLOATS (450u << 10)     /* a thread's copy of a group of channels: under the 2 MiB L2 */
 #define BN_GROUP_FLOATS_BWD (256u << 10) /* backward: measured, 7x7 faster grouped, 14x14 (1.6 MiB) slower */
@@ -1055,49 +1022,62 @@ static void bn_fwd_part(void *arg, int part, int parts) {
     bn_job *j = arg;
     int N = j->N, C = j->C, HW = j->HW, M = N * HW;
     float invM = fm_recip((float)M), one_m = 1.0f - j->momentum;
-    float next_mean = 0.0f, next_var = 0.0f; /* the second channel of a pair */
-    int have_next = 0;
-    int cend = C * (part + 1) / parts; /* a contiguous range of channels: longer runs in memory */
-    int cbeg = C * part / parts, nc = cend - cbeg;
-    if (HW % 8 == 0 && HW <= BN_SWEEP_HW && nc <= 64) {
-        /* small planes: each pass sweeps the range in memory order (n, c, i), one K8 state per
-         * channel; each channel's sum is the same (its elements in the same order) */
+    int cbeg = C * part / parts, cend = C * (part + 1) / parts, nc = cend - cbeg;
+    if (HW % 8 == 0) {
+        /* whole-vector planes: groups of channels whose data fit the L2 cache (the whole range
+         * for small planes); each pass sweeps a group in memory order (n, c, i) with one K8
+         * state per channel, two neighbouring channels at a time (two independent chains, one
+         * contiguous run); each channel's sum is the same (its elements in the same order) */
+        int G = nc < 64 ? nc : 64;
+        if ((size_t)G * M > BN_GROUP_FLOATS_FWD) G = (int)(BN_GROUP_FLOATS_FWD / (size_t)M) ? (int)(BN_GROUP_FLOATS_FWD / (size_t)M) : 1;
         k8v st[64];
         float mean[64], is[64];
-        for (int pass = 0; pass < 2; pass++) {
-            for (int c = 0; c < nc; c++) st[c] = (k8v){bc(0.0f), bc(0.0f)};
-            for (int n = 0; n < N; n++)
-                for (int c = 0; c < nc; c++) {
-                    const float *a = j->x + ((size_t)n * C + cbeg + c) * HW;
-                    v8 mv = bc(pass ? mean[c] : 0.0f);
-                    for (int i = 0; i < HW; i += 8) {
-                        v8 v = ld(a + i);
-                        k8v_add(&st[c], pass ? (v - mv) * (v - mv) : v);
+        for (int g0 = cbeg; g0 < cend; g0 += G) {
+            int gn = cend - g0 < G ? cend - g0 : G;
+            for (int pass = 0; pass < 2; pass++) {
+                for (int c = 0; c < gn; c++) st[c] = (k8v){bc(0.0f), bc(0.0f)};
+                for (int n = 0; n < N; n++)
+                    for (int c = 0; c < gn; c += 2) {
+                        const float *a = j->x + ((size_t)n * C + g0 + c) * HW;
+                        v8 m0 = bc(pass ? mean[c] : 0.0f);
+                        if (c + 1 < gn) {
+                            v8 m1 = bc(pass ? mean[c + 1] : 0.0f);
+                            for (int i = 0; i < HW; i += 8) {
+                                v8 v0 = ld(a + i), v1 = ld(a + HW + i);
+                                k8v_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
+                                k8v_add(&st[c + 1], pass ? (v1 - m1) * (v1 - m1) : v1);
+                            }
+                        } else {
+                            for (int i = 0; i < HW; i += 8) {
+                                v8 v0 = ld(a + i);
+                                k8v_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
+                            }
+                        }
                     }
+                for (int c = 0; c < gn; c++) {
+                    float t = k8v_total(&st[c]) * invM;
+                    if (!pass) {
+                        mean[c] = t;
+                        continue;
+                    }
+                    is[c] = fm_rsqrt(t + j->eps);
+                    j->mean[g0 + c] = mean[c];
+                    j->is[g0 + c] = is[c];
+                    float unb = M > 1 ? (t * (float)M) * fm_recip((float)(M - 1)) : t;
+                    j->rm[g0 + c] = j->rm[g0 + c] * one_m + mean[c] * j->momentum;
+                    j->rv[g0 + c] = j->rv[g0 + c] * one_m + unb * j->momentum;
                 }
-            for (int c = 0; c < nc; c++) {
-                float t = k8v_total(&st[c]) * invM;
-                if (!pass) {
-                    mean[c] = t;
-                    continue;
-                }
-                is[c] = fm_rsqrt(t + j->eps);
-                j->mean[cbeg + c] = mean[c];
-                j->is[cbeg + c] = is[c];
-                float unb = M > 1 ? (t * (float)M) * fm_recip((float)(M - 1)) : t;
-                j->rm[cbeg + c] = j->rm[cbeg + c] * one_m + mean[c] * j->momentum;
-                j->rv[cbeg + c] = j->rv[cbeg + c] * one_m + unb * j->momentum;
             }
+            for (int n = 0; n < N; n++)
+                for (int c = 0; c < gn; c++) {
+                    size_t o = ((size_t)n * C + g0 + c) * HW;
+                    v8 mv = bc(mean[c]), iv = bc(is[c]), gv = bc(j->g[g0 + c]), bv = bc(j->b[g0 + c]);
+                    if (j->relu)
+                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
+                    else
+                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
+                }
         }
-        for (int n = 0; n < N; n++)
-            for (int c = 0; c < nc; c++) {
-                size_t o = ((size_t)n * C + cbeg + c) * HW;
-                v8 mv = bc(mean[c]), iv = bc(is[c]), gv = bc(j->g[cbeg + c]), bv = bc(j->b[cbeg + c]);
-                if (j->relu)
-                    for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
-                else
-                    for (int i = 0; i < HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
-            }
         return;
     }
     if (HW % 8) {
@@ -1138,41 +1118,7 @@ static void bn_fwd_part(void *arg, int part, int parts) {
         }
         return;
     }
-    for (int c = C * part / parts; c < cend; c++) {
-        float mean, var;
-        if (have_next) {
-            mean = next_mean, var = next_var, have_next = 0;
-        } else if (c + 1 < cend) {
-            float s0, s1, q0, q1;
-            k8_pair(j->x, N, C, HW, c, c + 1, 0, 0.0f, 0.0f, &s0, &s1);
-            mean = s0 * invM, next_mean = s1 * invM;
-            k8_pair(j->x, N, C, HW, c, c + 1, 1, mean, next_mean, &q0, &q1);
-            var = q0 * invM, next_var = q1 * invM, have_next = 1;
-        } else {
-            mean = k8_channel(j->x, N, C, HW, c, 0, 0.0f) * invM;
-            var = k8_channel(j->x, N, C, HW, c, 1, mean) * invM;
-        }
-        float is = fm_rsqrt(var + j->eps);
-        j->mean[c] = mean;
-        j->is[c] = is;
-        float g = j->g[c], be = j->b[c];
-        v8 mv = bc(mean), iv = bc(is), gv = bc(g), bv = bc(be);
-        for (int n = 0; n < N; n++) {
-            size_t o = ((size_t)n * C + c) * HW;
-            int i = 0;
-            if (j->relu)
-                for (; i + 8 <= HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
-            else
-                for (; i + 8 <= HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
-            for (; i < HW; i++) {
-                float v = ((j->x[o + i] - mean) * is) * g + be;
-                j->y[o + i] = j->relu && !(v > 0.0f) ? 0.0f : v;
-            }
-        }
-        float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
-        j->rm[c] = j->rm[c] * one_m + mean * j->momentum;
-        j->rv[c] = j->rv[c] * one_m + unb * j->momentum;
-    }
+
 }
 
 /* BatchNorm backward, channels split across the parts. Per channel, d (dy through the fused
