@@ -54,6 +54,12 @@ struct flce_backend {
     void (*bn_fwd_train)(flce_backend *be, int N, int C, int HW, float eps, float momentum, int relu, const flce_buf *x,
                          const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *mean, flce_buf *invstd,
                          flce_buf *running_mean, flce_buf *running_var);
+    /* training, then a residual add and ReLU: y = max(bn(x) + r, 0), bit for bit bn_fwd_train
+     * (relu = 0) followed by add (relu = 1) of r; the residual block's last BatchNorm (r is the
+     * block's input or the other branch's BatchNorm output; r must not alias y) */
+    void (*bn_fwd_train_res)(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
+                             const flce_buf *gamma, const flce_buf *beta, const flce_buf *r, flce_buf *y, flce_buf *mean,
+                             flce_buf *invstd, flce_buf *running_mean, flce_buf *running_var);
     void (*bn_fwd_eval)(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
                         const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y);
     void (*bn_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,

@@ -215,6 +215,14 @@ static void bn_train(flce_model *m, flce_bn_l *b, int n, flce_buf *x, flce_buf *
     b->tracked++;
 }
 
+/* ... then y = relu(bn(x) + r): the block's output in one pass (bn_fwd_train_res) */
+static void bn_train_res(flce_model *m, flce_bn_l *b, int n, flce_buf *x, const flce_buf *r, flce_buf *y) {
+    m->be->bn_fwd_train_res(m->be, n, b->C, b->HW, 1e-5f, 0.1f, x, P(b->g), P(b->b), r, y, b->mean, b->invstd,
+                            P(b->rm), P(b->rv));
+    b->x = x;
+    b->tracked++;
+}
+
 static void bn_eval(flce_model *m, flce_bn_l *b, int n, const flce_buf *x, flce_buf *y) {
     m->be->bn_fwd_eval(m->be, n, b->C, b->HW, 1e-5f, x, P(b->g), P(b->b), P(b->rm), P(b->rv), y);
 }
@@ -243,15 +251,20 @@ static void forward(flce_model *m, int n, int train) {
         }
         s = cs(&b->c2, n);
         be->conv2d_fwd(be, &s, b->r1, P(b->c2.w), b->a2);
-        if (train) bn_train(m, &b->b2, n, b->a2, b->y2, 0);
-        else bn_eval(m, &b->b2, n, b->a2, b->y2);
         if (b->has_sc) {
+            if (train) bn_train(m, &b->b2, n, b->a2, b->y2, 0);
+            else bn_eval(m, &b->b2, n, b->a2, b->y2);
             s = cs(&b->sc, n);
             be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
-            if (train) bn_train(m, &b->sb, n, b->sa, b->sy, 0);
-            else bn_eval(m, &b->sb, n, b->sa, b->sy);
-            be->add(be, on, 1, b->y2, b->sy, b->out); /* out = relu(y2 + sy) */
+            if (train) bn_train_res(m, &b->sb, n, b->sa, b->y2, b->out); /* out = relu(sy + y2) */
+            else {
+                bn_eval(m, &b->sb, n, b->sa, b->sy);
+                be->add(be, on, 1, b->y2, b->sy, b->out); /* out = relu(y2 + sy) */
+            }
+        } else if (train) {
+            bn_train_res(m, &b->b2, n, b->a2, in, b->out); /* out = relu(y2 + in) */
         } else {
+            bn_eval(m, &b->b2, n, b->a2, b->y2);
             be->add(be, on, 1, b->y2, in, b->out);
         }
         in = b->out;

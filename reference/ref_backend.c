@@ -67,6 +67,14 @@ static void r_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, fl
     ref_bn_fwd_train(N, C, HW, eps, mom, relu, HB_CF(x), HB_CF(g), HB_CF(b), HB_F(y), HB_F(mean), HB_F(is), HB_F(rm),
                      HB_F(rv));
 }
+static void r_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
+                               const flce_buf *g, const flce_buf *b, const flce_buf *r, flce_buf *y, flce_buf *mean,
+                               flce_buf *is, flce_buf *rm, flce_buf *rv) {
+    (void)be;
+    ref_bn_fwd_train(N, C, HW, eps, mom, 0, HB_CF(x), HB_CF(g), HB_CF(b), HB_F(y), HB_F(mean), HB_F(is), HB_F(rm),
+                     HB_F(rv));
+    ref_add((size_t)N * C * HW, 1, HB_CF(y), HB_CF(r), HB_F(y));
+}
 static void r_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *g,
                           const flce_buf *b, const flce_buf *rm, const flce_buf *rv, flce_buf *y) {
     (void)be;
@@ -146,6 +154,7 @@ void flce_backend_fill_reference(flce_backend *be) {
     be->conv2d_bwd_data = r_conv_bwd_data;
     be->conv2d_bwd_weight = r_conv_bwd_weight;
     be->bn_fwd_train = r_bn_fwd_train;
+    be->bn_fwd_train_res = r_bn_fwd_train_res;
     be->bn_fwd_eval = r_bn_fwd_eval;
     be->bn_bwd = r_bn_bwd;
     be->relu_fwd = r_relu_fwd;

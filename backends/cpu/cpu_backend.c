@@ -985,7 +985,7 @@ static float k8v_total(const k8v *k) {
 typedef struct {
     int N, C, HW, relu;
     float eps, momentum;
-    const float *x, *g, *b, *dy, *yr, *mean_in, *is_in;
+    const float *x, *g, *b, *dy, *yr, *mean_in, *is_in, *r; /* r: bn_fwd_train_res's residual */
     float *y, *mean, *is, *rm, *rv, *dx, *dg, *db;
     cpu_ctx *ctx;
 } bn_job;
@@ -1072,7 +1072,9 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                 for (int c = 0; c < gn; c++) {
                     size_t o = ((size_t)n * C + g0 + c) * HW;
                     v8 mv = bc(mean[c]), iv = bc(is[c]), gv = bc(j->g[g0 + c]), bv = bc(j->b[g0 + c]);
-                    if (j->relu)
+                    if (j->r)
+                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8((((ld(j->x + o + i) - mv) * iv) * gv + bv) + ld(j->r + o + i)));
+                    else if (j->relu)
                         for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
                     else
                         for (int i = 0; i < HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
@@ -1106,12 +1108,15 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                     float *y = j->y + ((size_t)n * C + c) * HW, mean = j->mean[c], is = j->is[c], g = j->g[c], be = j->b[c];
                     v8 mv = bc(mean), iv = bc(is), gv = bc(g), bv = bc(be);
                     int i = 0;
+                    const float *r = j->r ? j->r + ((size_t)n * C + c) * HW : NULL;
                     for (; i + 8 <= HW; i += 8) {
                         v8 v = ((ld(b + i) - mv) * iv) * gv + bv;
+                        if (r) v = v + ld(r + i);
                         stv(y + i, j->relu ? relu8(v) : v);
                     }
                     for (; i < HW; i++) {
                         float v = ((b[i] - mean) * is) * g + be;
+                        if (r) v = v + r[i];
                         y[i] = j->relu && !(v > 0.0f) ? 0.0f : v;
                     }
                 }
@@ -1233,6 +1238,17 @@ static void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, fl
     PROF_END(be, "bn_fwd_train%s c%d hw%d", relu ? "+relu" : "", C, HW);
 }
 
+static void c_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
+                               const flce_buf *g, const flce_buf *b, const flce_buf *r, flce_buf *y, flce_buf *mean,
+                               flce_buf *is, flce_buf *rm, flce_buf *rv) {
+    bn_job j = {.N = N, .C = C, .HW = HW, .relu = 1, .eps = eps, .momentum = mom, .x = HB_CF(x), .g = HB_CF(g),
+                .b = HB_CF(b), .r = HB_CF(r), .y = HB_F(y), .mean = HB_F(mean), .is = HB_F(is), .rm = HB_F(rm),
+                .rv = HB_F(rv), .ctx = ctx_of(be)};
+    PROF_BEGIN(be);
+    pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+    PROF_END(be, "bn_fwd_train+res+relu c%d hw%d", C, HW);
+}
+
 static void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
                      const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,
                      flce_buf *db) {
@@ -1280,6 +1296,7 @@ flce_backend *flce_backend_cpu(int threads) {
     be->conv2d_bwd_data = c_conv_bwd_data;
     be->conv2d_bwd_weight = c_conv_bwd_weight;
     be->bn_fwd_train = c_bn_fwd_train;
+    be->bn_fwd_train_res = c_bn_fwd_train_res;
     be->bn_bwd = c_bn_bwd;
     be->relu_fwd = c_relu_fwd;
     be->relu_bwd = c_relu_bwd;

@@ -163,6 +163,16 @@ static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, floa
     DISPATCH(c, SH_BN_APPLY, q, (size_t)N * C * HW, 1, x, mean, invstd, gamma, beta, y);
 }
 
+static void add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
+
+/* as the reference defines it: the BatchNorm into y, then y = relu(y + r) in place */
+static void bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
+                             const flce_buf *gamma, const flce_buf *beta, const flce_buf *r, flce_buf *y, flce_buf *mean,
+                             flce_buf *invstd, flce_buf *running_mean, flce_buf *running_var) {
+    bn_fwd_train(be, N, C, HW, eps, momentum, 0, x, gamma, beta, y, mean, invstd, running_mean, running_var);
+    add(be, (size_t)N * C * HW, 1, y, r, y);
+}
+
 static void bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
                         const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y) {
     struct {
@@ -311,6 +321,7 @@ void vk_ops_install(flce_backend *be) {
     be->conv2d_bwd_data = conv2d_bwd_data;
     be->conv2d_bwd_weight = conv2d_bwd_weight;
     be->bn_fwd_train = bn_fwd_train;
+    be->bn_fwd_train_res = bn_fwd_train_res;
     be->bn_fwd_eval = bn_fwd_eval;
     be->bn_bwd = bn_bwd;
     be->relu_fwd = relu_fwd;
