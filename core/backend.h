@@ -70,6 +70,10 @@ struct flce_backend {
     void (*relu_bwd)(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx);
     /* y = a + b; relu = 1 fuses a ReLU: y = max(a + b, 0) as relu_fwd */
     void (*add)(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
+    /* dx = y > 0 ? a + b : 0, bit for bit add (relu = 0) then relu_bwd (y the ReLU's output): a
+     * residual block's input gradient through the ReLU of the block before; dx may be a or b */
+    void (*add_relu_bwd)(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
+                         flce_buf *dx);
     /* global average pooling x [N, C, HW] -> z [N, C] */
     void (*avgpool_fwd)(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z);
     void (*avgpool_bwd)(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx);

@@ -320,7 +320,7 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
         flce_block *b = &m->blk[i];
         const flce_buf *in = i ? m->blk[i - 1].out : m->r0;
         size_t on = b->out_n / (size_t)m->batch * (size_t)n, inn = b->in_n / (size_t)m->batch * (size_t)n;
-        be->relu_bwd(be, on, b->out, dout, t1);          /* t1 = d sum */
+        if (i == 8) be->relu_bwd(be, on, b->out, dout, t1); /* t1 = d sum (the blocks below: add_relu_bwd) */
         bn_back(m, &b->b2, n, NULL, t1, t2);             /* t2 = d a2 */
         flce_conv_shape s = cs(&b->c2, n);
         be->conv2d_bwd_weight(be, &s, b->r1, t2, G(b->c2.w));
@@ -334,10 +334,10 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
             s = cs(&b->sc, n);
             be->conv2d_bwd_weight(be, &s, in, t2, G(b->sc.w));
             be->conv2d_bwd_data(be, &s, t2, P(b->sc.w), t3);
-            be->add(be, inn, 0, dout, t3, dout);
-        } else {
-            be->add(be, inn, 0, dout, t1, dout);
         }
+        const flce_buf *skip = b->has_sc ? t3 : t1; /* d in through the shortcut */
+        if (i) be->add_relu_bwd(be, inn, dout, skip, in, t1); /* t1 = d sum of the block below */
+        else be->add(be, inn, 0, dout, skip, dout);       /* bn1's backward applies its own ReLU mask */
     }
     flce_conv_shape s = cs(&m->conv1, n);
     bn_back(m, &m->bn1, n, m->r0, dout, t2);

@@ -10,11 +10,11 @@
 
 typedef enum {
     OP_CONV_FWD, OP_CONV_BWD_DATA, OP_CONV_BWD_WEIGHT, OP_BN_TRAIN, OP_BN_EVAL, OP_BN_BWD, OP_RELU_FWD, OP_RELU_BWD,
-    OP_ADD, OP_POOL_FWD, OP_POOL_BWD, OP_LIN_FWD, OP_LIN_BWD, OP_CE, OP_SUPCON, OP_SGD, OP_WSUM
+    OP_ADD, OP_ADD_RELU_BWD, OP_POOL_FWD, OP_POOL_BWD, OP_LIN_FWD, OP_LIN_BWD, OP_CE, OP_SUPCON, OP_SGD, OP_WSUM
 } op_kind;
 
 static const char *OP_NAMES[] = {"CONV2D_FWD", "CONV2D_BWD_DATA", "CONV2D_BWD_WEIGHT", "BN_FWD_TRAIN", "BN_FWD_EVAL",
-                                 "BN_BWD", "RELU_FWD", "RELU_BWD", "ADD", "AVGPOOL_FWD", "AVGPOOL_BWD", "LINEAR_FWD",
+                                 "BN_BWD", "RELU_FWD", "RELU_BWD", "ADD", "ADD_RELU_BWD", "AVGPOOL_FWD", "AVGPOOL_BWD", "LINEAR_FWD",
                                  "LINEAR_BWD", "SOFTMAX_CE", "SUPCON", "SGD", "WEIGHTED_SUM"};
 
 typedef struct {
@@ -45,7 +45,8 @@ static const op_case CASES[] = {
     {OP_BN_BWD, {2, 7, 9, 1}},
     /* elementwise: n */
     {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},
-    {OP_ADD, {9}}, {OP_ADD, {70001}}, {OP_ADD, {9, 1}}, {OP_ADD, {70001, 1}},
+    {OP_ADD, {9}}, {OP_ADD, {70001}}, {OP_ADD, {9, 1}}, {OP_ADD, {70001, 1}}, {OP_ADD_RELU_BWD, {13}},
+    {OP_ADD_RELU_BWD, {65537}},
     /* pooling: N, C, HW */
     {OP_POOL_FWD, {2, 64, 64}}, {OP_POOL_FWD, {3, 5, 49}}, {OP_POOL_BWD, {2, 64, 64}}, {OP_POOL_BWD, {1, 3, 1}},
     /* linear: N, I, O */
@@ -80,6 +81,7 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
     case OP_POOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
     case OP_RELU_FWD:
     case OP_RELU_BWD:
+    case OP_ADD_RELU_BWD:
     case OP_ADD: snprintf(buf, cap, "%s(n=%d%s)", OP_NAMES[c->op], a[0], a[1] ? ",relu" : ""); break;
     case OP_LIN_FWD:
     case OP_LIN_BWD: snprintf(buf, cap, "%s(N=%d,I=%d,O=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
@@ -274,13 +276,16 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
     }
     case OP_RELU_FWD:
     case OP_RELU_BWD:
-    case OP_ADD: {
+    case OP_ADD:
+    case OP_ADD_RELU_BWD: {
         size_t n = (size_t)a[0];
         pair *x = mk(&c, "a", n, 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0), *y = mk(&c, "y", n, 0, 1, 1);
+        pair *yr = mk(&c, "relu_y", oc->op == OP_ADD_RELU_BWD ? n : 1, 0, 1, 0);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
             if (oc->op == OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));
             else if (oc->op == OP_RELU_BWD) bk[k]->relu_bwd(bk[k], n, S(x), S(d), S(y));
+            else if (oc->op == OP_ADD_RELU_BWD) bk[k]->add_relu_bwd(bk[k], n, S(x), S(d), S(yr), S(y));
             else bk[k]->add(bk[k], n, a[1], S(x), S(d), S(y));
             bk[k]->sync(bk[k]);
         }

@@ -99,6 +99,12 @@ static void r_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const
     (void)be;
     ref_add(n, relu, HB_CF(a), HB_CF(b), HB_F(y));
 }
+static void r_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
+                           flce_buf *dx) {
+    (void)be;
+    ref_add(n, 0, HB_CF(a), HB_CF(b), HB_F(dx));
+    ref_relu_bwd(n, HB_CF(y), HB_CF(dx), HB_F(dx));
+}
 static void r_pool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
     (void)be;
     ref_avgpool_fwd(N, C, HW, HB_CF(x), HB_F(z));
@@ -160,6 +166,7 @@ void flce_backend_fill_reference(flce_backend *be) {
     be->relu_fwd = r_relu_fwd;
     be->relu_bwd = r_relu_bwd;
     be->add = r_add;
+    be->add_relu_bwd = r_add_relu_bwd;
     be->avgpool_fwd = r_pool_fwd;
     be->avgpool_bwd = r_pool_bwd;
     be->linear_fwd = r_lin_fwd;

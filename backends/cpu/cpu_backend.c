@@ -893,6 +893,7 @@ typedef struct {
     const float *a, *b;
     float *y;
     int relu;
+    const float *c; /* add_relu_bwd: the ReLU's output */
 } ew_job;
 
 static void ew_range(size_t n, int part, int parts, size_t *lo, size_t *hi) {
@@ -945,25 +946,47 @@ static void add_part(void *arg, int part, int parts) {
     }
 }
 
+static void add_relu_bwd_part(void *arg, int part, int parts) { /* c = y */
+    ew_job *j = arg;
+    size_t lo, hi, i;
+    ew_range(j->n, part, parts, &lo, &hi);
+    v8 z = bc(0.0f);
+    for (i = lo; i + 8 <= hi; i += 8) {
+        v8 s = ld(j->a + i) + ld(j->b + i), y = ld(j->c + i);
+        stv(j->y + i, (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))s));
+    }
+    for (; i < hi; i++) {
+        float s = j->a[i] + j->b[i];
+        j->y[i] = j->c[i] > 0.0f ? s : 0.0f;
+    }
+}
+
 static int ew_parts(flce_backend *be, size_t n) { return n < 32768 ? 1 : nthreads(be); }
 
 static void c_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
-    ew_job j = {n, HB_CF(x), NULL, HB_F(y), 0};
+    ew_job j = {n, HB_CF(x), NULL, HB_F(y), 0, NULL};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, relu_fwd_part, &j, ew_parts(be, n));
     PROF_END(be, "relu_fwd n%zu", n);
 }
 static void c_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
-    ew_job j = {n, HB_CF(y), HB_CF(dy), HB_F(dx), 0};
+    ew_job j = {n, HB_CF(y), HB_CF(dy), HB_F(dx), 0, NULL};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, relu_bwd_part, &j, ew_parts(be, n));
     PROF_END(be, "relu_bwd n%zu", n);
 }
 static void c_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y) {
-    ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(y), relu};
+    ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(y), relu, NULL};
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, add_part, &j, ew_parts(be, n));
     PROF_END(be, "add%s n%zu", relu ? "+relu" : "", n);
+}
+static void c_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
+                           flce_buf *dx) {
+    ew_job j = {n, HB_CF(a), HB_CF(b), HB_F(dx), 0, HB_CF(y)};
+    PROF_BEGIN(be);
+    pool_run(&ctx_of(be)->pool, add_relu_bwd_part, &j, ew_parts(be, n));
+    PROF_END(be, "add+relu_bwd n%zu", n);
 }
 
 /* K8 (reference/ops.h) with one vector lane per K8 lane */
@@ -1301,5 +1324,6 @@ flce_backend *flce_backend_cpu(int threads) {
     be->relu_fwd = c_relu_fwd;
     be->relu_bwd = c_relu_bwd;
     be->add = c_add;
+    be->add_relu_bwd = c_add_relu_bwd;
     return be;
 }

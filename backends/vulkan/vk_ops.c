@@ -215,6 +215,13 @@ static void add(flce_backend *be, size_t n, int relu, const flce_buf *a, const f
     DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, a, b, y);
 }
 
+/* as the reference defines it: the sum into dx, then the ReLU's mask in place */
+static void add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
+                         flce_buf *dx) {
+    add(be, n, 0, a, b, dx);
+    relu_bwd(be, n, y, dx, dx);
+}
+
 typedef struct {
     int32_t N, C, HW, op;
 } pool_pc;
@@ -327,6 +334,7 @@ void vk_ops_install(flce_backend *be) {
     be->relu_fwd = relu_fwd;
     be->relu_bwd = relu_bwd;
     be->add = add;
+    be->add_relu_bwd = add_relu_bwd;
     be->avgpool_fwd = avgpool_fwd;
     be->avgpool_bwd = avgpool_bwd;
     be->linear_fwd = linear_fwd;
