@@ -1065,7 +1065,12 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                         v8 m0 = bc(pass ? mean[c] : 0.0f);
                         if (c + 1 < gn) {
                             v8 m1 = bc(pass ? mean[c + 1] : 0.0f);
+                            const char *pf = (const char *)(a + (size_t)C * HW); /* the next sample's run */
                             for (int i = 0; i < HW; i += 8) {
+                                if (!pass && n + 1 < N && (i & 15) == 0) {
+                                    __builtin_prefetch(pf + 4 * (size_t)i);
+                                    __builtin_prefetch(pf + 4 * (size_t)(HW + i));
+                                }
                                 v8 v0 = ld(a + i), v1 = ld(a + HW + i);
                                 k8v_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
                                 k8v_add(&st[c + 1], pass ? (v1 - m1) * (v1 - m1) : v1);
@@ -1206,7 +1211,13 @@ static void bn_bwd_part(void *arg, int part, int parts) {
                 v8 mv = bc(mean), iv = bc(is);
                 size_t o = ((size_t)n * C + c) * HW, q = (size_t)(c - g0) * M + (size_t)n * HW;
                 int i = 0;
+                size_t po = o + (size_t)C * HW; /* the next sample's run */
                 for (; i + 8 <= HW; i += 8) {
+                    if ((i & 15) == 0 && n + 1 < N) {
+                        __builtin_prefetch(j->dy + po + i);
+                        __builtin_prefetch(j->x + po + i);
+                        if (j->yr) __builtin_prefetch(j->yr + po + i);
+                    }
                     v8 dv = ld(j->dy + o + i);
                     if (j->yr) {
                         v8 y = ld(j->yr + o + i);
