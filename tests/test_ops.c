@@ -137,12 +137,13 @@ static void fwd_with_inf(int H, int stride) {
 
 /* ... and the input gradient, whose direct kernels add a +0 for every tap that falls outside
  * and so must not run with a weight that is not finite: with w (k 0, c 0, tap (0, 0)) infinite,
- * channel 0 of dx is inf except in the last row and column, where that tap has no output pixel
- * and the reference adds no term (finite there). */
-static void dx_with_inf(int H) {
+ * channel 0 of dx is inf where that tap has an output pixel (stride 1: all but the last row and
+ * column; stride 2: odd rows and columns but the last) and finite elsewhere, where the
+ * reference adds no term. */
+static void dx_with_inf(int C, int H, int stride) {
     flce_conv_shape s;
-    flce_conv_shape_init(&s, 2, 64, H, H, 64, 3, 1, 1);
-    size_t nx = (size_t)s.N * s.C * H * H, ny = nx, nw = (size_t)s.K * s.C * 9;
+    flce_conv_shape_init(&s, 2, C, H, H, 64, 3, stride, 1);
+    size_t nx = (size_t)s.N * s.C * H * H, ny = (size_t)s.N * s.K * s.OH * s.OW, nw = (size_t)s.K * s.C * 9;
     flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
     float *dy = malloc(ny * 4), *w = malloc(nw * 4), *dx[2] = {malloc(nx * 4), malloc(nx * 4)};
     fill(dy, ny, 15, 1), fill(w, nw, 16, 0.1f);
@@ -156,21 +157,24 @@ static void dx_with_inf(int H) {
         memcpy(dx[b], HB_CF(X), nx * 4);
         be[b]->buf_free(be[b], D), be[b]->buf_free(be[b], W), be[b]->buf_free(be[b], X);
     }
-    for (int p = 0; p < H * H; p++) { /* sample 0, channel 0 */
-        int edge = p / H == H - 1 || p % H == H - 1;
-        cr_assert(edge ? isfinite(dx[0][p]) : isinf(dx[0][p]), "H %d: dx[%d] = %g", H, p, dx[0][p]);
+    for (int p = 0; p < H * H; p++) { /* sample 0, channel 0: does tap (0, 0) reach an output pixel? */
+        int iy = p / H + 1, ix = p % H + 1;
+        int term = iy % stride == 0 && iy / stride < s.OH && ix % stride == 0 && ix / stride < s.OW;
+        cr_assert(term ? isinf(dx[0][p]) : isfinite(dx[0][p]), "C %d H %d stride %d: dx[%d] = %g", C, H, stride, p, dx[0][p]);
     }
     for (size_t i = 0; i < nx; i++) {
         int same = memcmp(&dx[0][i], &dx[1][i], 4) == 0 || (isnan(dx[0][i]) && isnan(dx[1][i]));
-        cr_assert(same, "H %d: dx[%zu] %g (reference) vs %g (cpu)", H, i, dx[0][i], dx[1][i]);
+        cr_assert(same, "C %d H %d stride %d: dx[%zu] %g (reference) vs %g (cpu)", C, H, stride, i, dx[0][i], dx[1][i]);
     }
     free(dy), free(w), free(dx[0]), free(dx[1]);
 }
 
 Test(ops, cpu_input_gradient_with_an_infinite_weight, .init = setup, .fini = teardown) {
-    dx_with_inf(8);
-    dx_with_inf(7);
-    dx_with_inf(16);
+    dx_with_inf(64, 8, 1);
+    dx_with_inf(64, 7, 1);
+    dx_with_inf(64, 16, 1);
+    dx_with_inf(16, 16, 2);
+    dx_with_inf(32, 14, 2);
 }
 
 Test(ops, cpu_small_image_forward_keeps_the_padding_terms_of_an_infinite_weight, .init = setup, .fini = teardown) {

@@ -427,6 +427,9 @@ void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, in
                      const flat_blk *blk, float *dxn, int HW);
 void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 void flce_dx_cvec512_7(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+typedef void dx_s2_fn(const float *dyq, const float *w2, int C, int Cp, int K, int L, int Wq, int OH, int OW, int py,
+                      int px, float *outT);
+dx_s2_fn flce_dx_s2_512_8x1, flce_dx_s2_512_7x1, flce_dx_s2_512_8x2, flce_dx_s2_512_7x2;
 
 /* The same for 8-wide vectors: 8 channels x 8 positions at a time (tiles.h; 8 measured faster
  * than 6 and 12 with AVX2: 16-channel layers 211 -> 180 ms per 11 steps). */
@@ -443,9 +446,11 @@ static int dx_cp(int C) { return USE_AVX512 ? (C + 15) / 16 * 16 : (C + 7) / 8 *
  * so the caller takes this path only when every weight is finite. j->wt holds the weights as
  * [tap][k][dx_cp(C)]. Rows whose width is a multiple of the vector width go row by row; other
  * widths (8 x 8, 7 x 7, 14 x 14, 28 x 28 images) would leave lanes idle in every row, so there
- * the sums run over flat positions of a padded grid. */
+ * the sums run over flat positions of a padded grid. Stride 2 (AVX-512, C a multiple of 16,
+ * even H and W) goes by phases of the input grid (bwd_data_s2). */
 static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
-    if (s->R != 3 || s->stride != 1 || s->pad != 1) return 0;
+    if (s->R != 3 || s->pad != 1) return 0;
+    if (s->stride != 1 && !(s->stride == 2 && USE_AVX512 && s->C % 16 == 0 && s->H % 2 == 0 && s->W % 2 == 0)) return 0;
     size_t n = (size_t)s->K * s->C * 9;
     for (size_t i = 0; i < n; i++) {
         uint32_t u;
@@ -505,6 +510,49 @@ static void bwd_data_direct(void *arg, int part, int parts) {
             else if (USE_AVX512) flce_dx_row512(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
             else dx_row256(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
         }
+    }
+}
+
+/* Stride 2 (AVX-512, C a multiple of 16, even H and W; DX_S2 in tiles.h): per sample, dy copied
+ * into dyq (one zero row and column after each channel's last), then each of the four phases
+ * of the input grid, (2a + py, 2b + px), by channel vectors into outT, transposed into a plane
+ * per phase; the planes are then interleaved into dx. Before: the dcol GEMM (a reduction of
+ * only K terms per tile) and a strided col2im. */
+static void bwd_data_s2(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int K = s->K, OH = s->OH, OW = s->OW, C = s->C, H = s->H, W = s->W, Wq = OW + 1, P = OH * OW;
+    int L = ((OH + 1) * Wq + 16 + 15) / 16 * 16;
+    float *dyq = scratch_get(&j->ctx->a[part], (size_t)K * L + 5 * (size_t)C * P);
+    if (!dyq) return;
+    float *pl = dyq + (size_t)K * L, *outT = pl + 4 * (size_t)C * P;
+    dx_s2_fn *f = OW % 8 && OW % 7 == 0 ? (C % 32 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_7x2)
+                                        : (C % 32 ? flce_dx_s2_512_8x1 : flce_dx_s2_512_8x2);
+    memset(dyq, 0, sizeof(float) * (size_t)K * L);
+    for (int n = part; n < s->N; n += parts) {
+        const float *dyn = j->dy + (size_t)n * K * P;
+        for (int k = 0; k < K; k++)
+            for (int oy = 0; oy < OH; oy++)
+                memcpy(dyq + (size_t)k * L + (size_t)oy * Wq, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
+        for (int ph = 0; ph < 4; ph++) {
+            f(dyq, j->wt, C, C, K, L, Wq, OH, OW, ph >> 1, ph & 1, outT);
+            transpose_sample(outT, P, C, pl + (size_t)ph * C * P); /* plane [c][a OW + b] */
+        }
+        float *dxn = j->dx + (size_t)n * C * H * W;
+        for (int c = 0; c < C; c++)
+            for (int iy = 0; iy < H; iy++) { /* row iy: phases (iy mod 2, 0) and (iy mod 2, 1) alternate */
+                const float *e = pl + ((size_t)(2 * (iy & 1)) * C + c) * P + (size_t)(iy >> 1) * OW;
+                const float *o = e + (size_t)C * P;
+                float *d = dxn + ((size_t)c * H + iy) * W;
+                int b = 0;
+                for (; b + 8 <= OW; b += 8) {
+                    __m256 ev = (__m256)ld(e + b), ov = (__m256)ld(o + b);
+                    __m256 lo = _mm256_unpacklo_ps(ev, ov), hi = _mm256_unpackhi_ps(ev, ov);
+                    stv(d + 2 * b, (v8)_mm256_permute2f128_ps(lo, hi, 0x20));
+                    stv(d + 2 * b + 8, (v8)_mm256_permute2f128_ps(lo, hi, 0x31));
+                }
+                for (; b < OW; b++) d[2 * b] = e[b], d[2 * b + 1] = o[b];
+            }
     }
 }
 
@@ -854,7 +902,8 @@ static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const fl
             for (int q = 0; q < Q; q++) wt[(size_t)q * K + k] = w0[(size_t)k * Q + q];
     }
     conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
-    pool_run(&ctx_of(be)->pool, direct ? bwd_data_direct : bwd_data_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    pool_run(&ctx_of(be)->pool, !direct ? bwd_data_worker : s->stride == 2 ? bwd_data_s2 : bwd_data_direct, &j,
+             s->N < nthreads(be) ? s->N : nthreads(be));
     PROF_CONV(be, "conv_bwd_data", s);
 }
 

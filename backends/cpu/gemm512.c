@@ -138,3 +138,7 @@ DX_ROW(flce_dx_row512, 16, 1)
 DX_FLAT(flce_dx_flat512, 16, 1)
 DX_CVEC(flce_dx_cvec512, 8, 2)
 DX_CVEC(flce_dx_cvec512_7, 7, 2) /* 7-wide rows: no idle position in a tile */
+DX_S2(flce_dx_s2_512_8x1, 8, 1) /* stride 2: 16 channels, rows of 8 or 16 */
+DX_S2(flce_dx_s2_512_7x1, 7, 1) /* ... rows of 7 or 14 */
+DX_S2(flce_dx_s2_512_8x2, 8, 2) /* 32 channels */
+DX_S2(flce_dx_s2_512_7x2, 7, 2)

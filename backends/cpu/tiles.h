@@ -245,3 +245,52 @@ typedef struct {
                 }                                                                                             \
             }                                                                                                 \
     }
+
+/* Stride 2 (3x3, pad 1, even H and W), channel vectors as DX_CVEC: dx at the input pixels of
+ * one phase (2a + py, 2b + px) of the input grid. The taps of a phase, ascending: ky = 1 when
+ * py = 0, else ky = 0 (output row a + 1) then 2 (row a); kx likewise. Every dx element of the
+ * phase sums its taps in that order, t = sum over k ascending of w[tap][k][c] dy[k][oy][ox]
+ * from +0 each, dx = dx + t from +0: the reference's order (the taps of other parity have no
+ * output pixel). An output pixel past the last row or column reads the zero row and column of
+ * dyq ([K][L], rows Wq = OW + 1 long, OH + 1 rows) and adds +0 (finite weights, checked by
+ * the caller). Writes outT [OH OW][Cp]. Defines
+ * NAME(dyq, w2, C, Cp, K, L, Wq, OH, OW, py, px, outT). */
+#define DX_S2(NAME, MR, NV)                                                                                   \
+    void NAME(const float *dyq, const float *w2, int C, int Cp, int K, int L, int Wq, int OH, int OW, int py, \
+              int px, float *outT) {                                                                          \
+        int nt = 0, toff[4], ttap[4];                                                                         \
+        for (int ky = 0; ky < 3; ky++)                                                                        \
+            for (int kx = 0; kx < 3; kx++) {                                                                  \
+                if ((ky == 1) == py || (kx == 1) == px) continue; /* not a tap of this phase */               \
+                toff[nt] = (ky == 0) * Wq + (kx == 0), ttap[nt] = ky * 3 + kx, nt++;                          \
+            }                                                                                                 \
+        for (int a = 0; a < OH; a++)                                                                          \
+            for (int b0 = 0; b0 < OW; b0 += MR) {                                                             \
+                int mr = OW - b0 < MR ? OW - b0 : MR;                                                         \
+                for (int c0 = 0; c0 < C; c0 += NV * VW) {                                                     \
+                    VT acc[MR][NV];                                                                           \
+                    for (int i = 0; i < MR; i++)                                                              \
+                        for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
+                    for (int tt = 0; tt < nt; tt++) {                                                         \
+                        const float *b = dyq + (size_t)a * Wq + b0 + toff[tt];                                \
+                        const float *wk = w2 + (size_t)ttap[tt] * K * Cp + c0;                                \
+                        VT t[MR][NV];                                                                         \
+                        for (int i = 0; i < MR; i++)                                                          \
+                            for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                 \
+                        for (int k = 0; k < K; k++, b += L, wk += Cp) {                                       \
+                            VT wv[NV];                                                                        \
+                            for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                            \
+                            for (int i = 0; i < MR; i++) {                                                    \
+                                VT x = VBC(b[i]);                                                             \
+                                for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                   \
+                            }                                                                                 \
+                        }                                                                                     \
+                        for (int i = 0; i < MR; i++)                                                          \
+                            for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                     \
+                    }                                                                                         \
+                    for (int i = 0; i < mr; i++)                                                              \
+                        for (int v = 0; v < NV; v++)                                                          \
+                            VST(outT + ((size_t)a * OW + b0 + i) * Cp + c0 + VW * v, acc[i][v]);              \
+                }                                                                                             \
+            }                                                                                                 \
+    }
