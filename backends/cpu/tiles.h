@@ -183,7 +183,8 @@ typedef struct {
     }
 
 /* Flat form, for widths that are not a multiple of VW: vectors over the flat positions
- * p = iy Wp + ix of a grid with rows Wp = W + 2 long, so a vector can span the end of one row and
+ * p = iy Wp + ix of a grid with rows Wp = W + 1 long (one zero column, the left padding of its
+ * row and the right padding of the row above), so a vector can span the end of one row and
  * the start of the next. dyp [K][L] holds dy zero-padded by one on every side (dy[k][oy][ox] at
  * (oy + 1) Wp + ox + 1); tap (ky, kx) of position p reads dyp + p + (2 - ky) Wp + 2 - kx; all
  * nine taps are summed. Each vector goes straight into dx (plane c at dxn + c HW) through
@@ -209,7 +210,7 @@ typedef struct {
  * over NV VW input channels and MR consecutive positions of one row, the taps summed as above
  * (t from +0 per tap over k ascending, dx = dx + t from +0), those whose output row lies outside
  * left out as in DX_ROW; the other taps read the zero padding where they fall outside. dyp is the padded grid of
- * DX_FLAT (rows Wp = W + 2, channels L apart); w2 [tap][k][Cp] as above, C a multiple of NV VW.
+ * DX_FLAT (rows Wp = W + 1, channels L apart); w2 [tap][k][Cp] as above, C a multiple of NV VW.
  * Writes outT [H W][Cp] (position-major), which the caller transposes into dx. Defines
  * NAME(dyp, w2, C, Cp, K, L, Wp, H, W, outT). */
 #define DX_CVEC(NAME, MR, NV)                                                                                 \
