@@ -256,9 +256,10 @@ typedef struct {
 
 static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int first, int Wp);
 
-/* Part i of n of the cache lines of [p, p + bytes) prefetched for writing (prefetchw): an
- * output about to be written in pieces gets its lines owned ahead of the stores, which
- * otherwise wait for each line's read-for-ownership (measured on the ops that use it). */
+/* Part i of n of the cache lines of [p, p + bytes) prefetched for writing (with -mavx2 alone
+ * GCC emits prefetcht0; a real prefetchw measured the same): an output about to be written in
+ * a burst gets its lines into the cache ahead of the stores, which otherwise wait for each
+ * line's read-for-ownership (measured on the ops that use it). */
 static inline void prefetch_w_part(void *p, size_t bytes, int i, int n) {
     size_t lines = (bytes + 63) / 64, per = (lines + (size_t)n - 1) / (size_t)n;
     for (size_t l = (size_t)i * per; l < (size_t)(i + 1) * per && l < lines; l++)
