@@ -115,7 +115,8 @@ typedef struct {
 
 static pair *mk(ctx *c, const char *name, size_t n, int kind, float scale, int out) {
     /* kind 0: normal * scale; 1: uniform labels below (int)scale (int32); 2: positive (var-like);
-     * 3: normal * scale with every 23rd value inf, -inf or NaN in turn */
+     * 3: normal * scale with every 23rd value inf, -inf or NaN in turn; 4: a ReLU's output,
+     * max(normal * scale, 0) (half of it exact zeros, which a ReLU mask must tell from > 0) */
     static pair spare; /* past the table's room: the case fails instead of writing out of bounds */
     if (c->np == (int)(sizeof c->p / sizeof c->p[0])) {
         c->fail = 1;
@@ -142,6 +143,7 @@ static pair *mk(ctx *c, const char *name, size_t n, int kind, float scale, int o
             continue;
         }
         f = kind == 2 ? (float)(0.5 + flce_rng_uniform(&r)) : (float)(flce_rng_normal(&r) * scale);
+        if (kind == 4 && !(f > 0.0f)) f = 0.0f;
         if (kind == 3 && i % 23 == 22) f = (i / 23) % 3 == 0 ? INFINITY : (i / 23) % 3 == 1 ? -INFINITY : NAN;
         memcpy(&v[i], &f, 4);
     }
@@ -258,7 +260,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         int tr = oc->op == OP_BN_TRAIN, ev = oc->op == OP_BN_EVAL, bw = !tr && !ev, relu = a[3];
         pair *x = mk(&c, "x", n, 0, 2, 0), *g = mk(&c, "gamma", (size_t)C, 0, 1, 0), *b = mk(&c, "beta", (size_t)C, 0, 1, 0);
         pair *y = mk(&c, tr || ev ? "y" : "dx", n, 0, 1, 1), *dy = mk(&c, "dy", bw ? n : 1, 0, 1, 0);
-        pair *yr = mk(&c, "relu_y", bw && relu ? n : 1, 0, 1, 0), *mean = mk(&c, "mean", (size_t)C, 0, 1, tr);
+        pair *yr = mk(&c, "relu_y", bw && relu ? n : 1, 4, 1, 0), *mean = mk(&c, "mean", (size_t)C, 0, 1, tr);
         pair *is = mk(&c, "invstd", (size_t)C, 2, 1, tr), *rm = mk(&c, "running_mean", (size_t)C, 0, 1, tr);
         pair *rv = mk(&c, "running_var", (size_t)C, 2, 1, tr), *dg = mk(&c, "dgamma", (size_t)C, 0, 1, bw);
         pair *db = mk(&c, "dbeta", (size_t)C, 0, 1, bw), *res = mk(&c, "r", tr && relu == 2 ? n : 1, 0, 1, 0);
@@ -279,8 +281,8 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
     case OP_ADD:
     case OP_ADD_RELU_BWD: {
         size_t n = (size_t)a[0];
-        pair *x = mk(&c, "a", n, 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0), *y = mk(&c, "y", n, 0, 1, 1);
-        pair *yr = mk(&c, "relu_y", oc->op == OP_ADD_RELU_BWD ? n : 1, 0, 1, 0);
+        pair *x = mk(&c, "a", n, oc->op == OP_RELU_BWD ? 4 : 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0);
+        pair *y = mk(&c, "y", n, 0, 1, 1), *yr = mk(&c, "relu_y", oc->op == OP_ADD_RELU_BWD ? n : 1, 4, 1, 0);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
             if (oc->op == OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));

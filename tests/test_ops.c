@@ -337,6 +337,46 @@ Test(ops, linear_pool_relu_add_by_hand_and_gradients) {
     cr_assert(s[0] == -1 && s[1] == 0 && s[2] == 6);
 }
 
+/* The two fused ops by hand, on both backends: add_relu_bwd (dx = y > 0 ? a + b : 0) and
+ * bn_fwd_train_res (y = max(bn(x) + r, 0)), with x = (1, 2, 3, 4): mean 2.5, var 1.25, so
+ * xhat = (-3, -1, 1, 3) / (2 sqrt(1.25)) = (-1.3416, -0.4472, 0.4472, 1.3416). */
+static flce_buf *upload(flce_backend *be, const float *v, size_t n) {
+    flce_buf *b = be->buf_alloc(be, n * 4);
+    be->buf_write(be, b, 0, v, n * 4);
+    return b;
+}
+
+Test(ops, fused_ops_by_hand, .init = setup, .fini = teardown) {
+    flce_backend *bk[2] = {flce_backend_reference(), cpu};
+    for (int k = 0; k < 2; k++) {
+        flce_backend *be = bk[k];
+        float a[3] = {1, 2, -3}, b[3] = {0.5f, -4, 1}, yr[3] = {1, 0, 2}, dx[3];
+        flce_buf *A = upload(be, a, 3), *B = upload(be, b, 3), *Y = upload(be, yr, 3);
+        be->add_relu_bwd(be, 3, A, B, Y, B); /* in place on b */
+        be->sync(be);
+        be->buf_read(be, B, 0, dx, sizeof dx);
+        cr_assert(dx[0] == 1.5f && dx[1] == 0 && dx[2] == -2, "%s: %g %g %g", be->name, dx[0], dx[1], dx[2]);
+        be->buf_free(be, A), be->buf_free(be, B), be->buf_free(be, Y);
+
+        float x[4] = {1, 2, 3, 4}, g = 1, beta = 0, r[4] = {1, 0, -1, 0.5f}, zero = 0, one = 1, y[4], mean, is, rm, rv;
+        flce_buf *X = upload(be, x, 4), *G = upload(be, &g, 1), *Bt = upload(be, &beta, 1), *R = upload(be, r, 4);
+        flce_buf *Yb = upload(be, x, 4), *Mn = upload(be, &zero, 1), *Is = upload(be, &zero, 1);
+        flce_buf *Rm = upload(be, &zero, 1), *Rv = upload(be, &one, 1);
+        be->bn_fwd_train_res(be, 1, 1, 4, 0.0f, 0.1f, X, G, Bt, R, Yb, Mn, Is, Rm, Rv);
+        be->sync(be);
+        be->buf_read(be, Yb, 0, y, sizeof y);
+        be->buf_read(be, Mn, 0, &mean, 4), be->buf_read(be, Is, 0, &is, 4);
+        be->buf_read(be, Rm, 0, &rm, 4), be->buf_read(be, Rv, 0, &rv, 4);
+        double want[4] = {0, 0, 0, 3 / (2 * sqrt(1.25)) + 0.5}; /* -0.342, -0.447, -0.553 clamp to 0 */
+        for (int i = 0; i < 4; i++) cr_assert(fabs(y[i] - want[i]) < 1e-5, "%s: y[%d] %g vs %g", be->name, i, y[i], want[i]);
+        cr_assert(mean == 2.5f && fabs(is - 1 / sqrt(1.25)) < 1e-6, "%s: mean %g invstd %g", be->name, mean, is);
+        /* running statistics as bn_fwd_train's: 0.9 * 0 + 0.1 * 2.5, 0.9 * 1 + 0.1 * (1.25 * 4 / 3) */
+        cr_assert(fabs(rm - 0.25) < 1e-6 && fabs(rv - (0.9 + 0.1 * 5.0 / 3)) < 1e-6, "%s: %g %g", be->name, rm, rv);
+        flce_buf *all[] = {X, G, Bt, R, Yb, Mn, Is, Rm, Rv};
+        for (int i = 0; i < 9; i++) be->buf_free(be, all[i]);
+    }
+}
+
 Test(ops, softmax_cross_entropy_by_hand_and_gradient) {
     /* logits (0, ln 3) with label 1: p = (1/4, 3/4), loss = ln(4/3); gradient (p - onehot) */
     float l[2] = {0, (float)log(3.0)}, loss, dl[2];
