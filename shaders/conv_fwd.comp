@@ -12,6 +12,16 @@ layout(std430, binding = 0) readonly buffer X { float v[]; } x;
 layout(std430, binding = 1) readonly buffer Wt { float v[]; } w;
 layout(std430, binding = 2) writeonly buffer Y { float v[]; } y;
 layout(push_constant) uniform P { int N, C, H, W, K, R, stride, pad, OH, OW; } p;
+// one tap of the row: the kx loop for kernels up to 3 wide has a constant trip count
+#define TAP(kx)                                                                                    \
+    {                                                                                              \
+        int ix = ox * p.stride + (kx) - p.pad;                                                     \
+        float xl = x.v[row + clamp(ix, 0, p.W - 1)];                                               \
+        float xv = (rowin && ix >= 0 && ix < p.W) ? xl : 0.0;                                      \
+        int wi = (k0 * p.C + c) * RR + ky * p.R + (kx);                                            \
+        for (int j = 0; j < 8; j++)                                                                \
+            if (j < nk) acc[j] = acc[j] + w.v[wi + j * ws] * xv;                                   \
+    }
 void main() {
     int pix = int(gid());
     if (pix >= p.N * p.OH * p.OW) return;
@@ -28,13 +38,9 @@ void main() {
             int row = (xc + clamp(iy, 0, p.H - 1)) * p.W;
             for (int kx = 0; kx < 3; kx++) {
                 if (kx >= p.R) break;
-                int ix = ox * p.stride + kx - p.pad;
-                float xl = x.v[row + clamp(ix, 0, p.W - 1)];
-                float xv = (rowin && ix >= 0 && ix < p.W) ? xl : 0.0;
-                int wi = (k0 * p.C + c) * RR + ky * p.R + kx;
-                for (int j = 0; j < 8; j++)
-                    if (j < nk) acc[j] = acc[j] + w.v[wi + j * ws] * xv;
+                TAP(kx)
             }
+            for (int kx = 3; kx < p.R; kx++) TAP(kx) // kernels wider than 3: the same, in order
         }
     }
     for (int j = 0; j < 8; j++)

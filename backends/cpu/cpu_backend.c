@@ -672,7 +672,7 @@ static int any_nonfinite(const float *a, size_t n) {
  * sample's sum, and the order in which samples are added, are those of wgrad_part.
  * tap_lists gives, per tap, the positions inside (the offset into a plane of x and into the
  * sample's dyT) and their count. */
-static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->C % 8 == 0 && s->K % 16 == 0; }
+static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->R <= 3 && s->C % 8 == 0 && s->K % 16 == 0; }
 
 static void tap_lists(const flce_conv_shape *s, int *xoff, int *boff, int *cnt) {
     int P = s->OH * s->OW, R = s->R;
