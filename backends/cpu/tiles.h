@@ -206,6 +206,26 @@ typedef struct {
         }                                                                                                     \
     }
 
+/* One tap of the channel-vector forms (DX_CVEC, DX_S2): t[i][v] = sum over k ascending of
+ * B[i + k L] w[k][c0 + VW v ..] (WK + k Cp), from +0, then acc = acc + t. */
+#define CVEC_TAP(MR, NV, B, WK)                                                                               \
+    {                                                                                                         \
+        const float *b = (B), *wk = (WK);                                                                     \
+        VT t[MR][NV];                                                                                         \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                                 \
+        for (int k = 0; k < K; k++, b += L, wk += Cp) {                                                       \
+            VT wv[NV];                                                                                        \
+            for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                                            \
+            for (int i = 0; i < MR; i++) {                                                                    \
+                VT x = VBC(b[i]);                                                                             \
+                for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                                     \
+    }
+
 /* Channel-vector form, for small images with many channels (AVX-512, width under 16): vectors
  * over NV VW input channels and MR consecutive positions of one row, the taps summed as above
  * (t from +0 per tap over k ascending, dx = dx + t from +0), those whose output row lies outside
@@ -224,21 +244,8 @@ typedef struct {
                         for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
                     for (int tap = 0; tap < 9; tap++) {                                                       \
                         if (iy + 1 - tap / 3 < 0 || iy + 1 - tap / 3 >= H) continue; /* output row outside */ \
-                        const float *b = dyp + (size_t)(iy + 2 - tap / 3) * Wp + ix0 + 2 - tap % 3;          \
-                        const float *wk = w2 + (size_t)tap * K * Cp + c0;                                     \
-                        VT t[MR][NV];                                                                         \
-                        for (int i = 0; i < MR; i++)                                                          \
-                            for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                 \
-                        for (int k = 0; k < K; k++, b += L, wk += Cp) {                                       \
-                            VT wv[NV];                                                                        \
-                            for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                            \
-                            for (int i = 0; i < MR; i++) {                                                    \
-                                VT x = VBC(b[i]);                                                             \
-                                for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                   \
-                            }                                                                                 \
-                        }                                                                                     \
-                        for (int i = 0; i < MR; i++)                                                          \
-                            for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                     \
+                        CVEC_TAP(MR, NV, dyp + (size_t)(iy + 2 - tap / 3) * Wp + ix0 + 2 - tap % 3,           \
+                                 w2 + (size_t)tap * K * Cp + c0)                                              \
                     }                                                                                         \
                     for (int i = 0; i < mr; i++)                                                              \
                         for (int v = 0; v < NV; v++)                                                          \
@@ -273,21 +280,7 @@ typedef struct {
                     for (int i = 0; i < MR; i++)                                                              \
                         for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
                     for (int tt = 0; tt < nt; tt++) {                                                         \
-                        const float *b = dyq + (size_t)a * Wq + b0 + toff[tt];                                \
-                        const float *wk = w2 + (size_t)ttap[tt] * K * Cp + c0;                                \
-                        VT t[MR][NV];                                                                         \
-                        for (int i = 0; i < MR; i++)                                                          \
-                            for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                 \
-                        for (int k = 0; k < K; k++, b += L, wk += Cp) {                                       \
-                            VT wv[NV];                                                                        \
-                            for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                            \
-                            for (int i = 0; i < MR; i++) {                                                    \
-                                VT x = VBC(b[i]);                                                             \
-                                for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                   \
-                            }                                                                                 \
-                        }                                                                                     \
-                        for (int i = 0; i < MR; i++)                                                          \
-                            for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                     \
+                        CVEC_TAP(MR, NV, dyq + (size_t)a * Wq + b0 + toff[tt], w2 + (size_t)ttap[tt] * K * Cp + c0) \
                     }                                                                                         \
                     for (int i = 0; i < mr; i++)                                                              \
                         for (int v = 0; v < NV; v++)                                                          \
