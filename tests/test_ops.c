@@ -68,6 +68,34 @@ Test(ops, the_cross_check_catches_one_ulp) {
     cr_assert(found);
 }
 
+/* One convolution op (CONV_FWD: x, w -> y; CONV_DX: dy, w -> dx; CONV_DW: x, dy -> dw) on the
+ * reference and the CPU backend from the same host inputs a (na floats) and b (nb); each
+ * backend's output (nout floats) lands in out[0] and out[1]. */
+enum { CONV_FWD, CONV_DX, CONV_DW };
+static void conv_both(int op, const flce_conv_shape *s, const float *a, size_t na, const float *b, size_t nb,
+                      float *out[2], size_t nout) {
+    flce_backend *be[2] = {flce_backend_reference(), cpu};
+    for (int k = 0; k < 2; k++) {
+        flce_buf *A = be[k]->buf_alloc(be[k], na * 4), *B = be[k]->buf_alloc(be[k], nb * 4), *O = be[k]->buf_alloc(be[k], nout * 4);
+        be[k]->buf_write(be[k], A, 0, a, na * 4);
+        be[k]->buf_write(be[k], B, 0, b, nb * 4);
+        if (op == CONV_FWD) be[k]->conv2d_fwd(be[k], s, A, B, O);
+        else if (op == CONV_DX) be[k]->conv2d_bwd_data(be[k], s, A, B, O);
+        else be[k]->conv2d_bwd_weight(be[k], s, A, B, O);
+        be[k]->sync(be[k]);
+        memcpy(out[k], HB_CF(O), nout * 4);
+        be[k]->buf_free(be[k], A), be[k]->buf_free(be[k], B), be[k]->buf_free(be[k], O);
+    }
+}
+
+/* The same bits, every NaN counted as one. */
+static void assert_same_bits(const float *r, const float *c, size_t n, const char *what) {
+    for (size_t i = 0; i < n; i++) {
+        int same = memcmp(&r[i], &c[i], 4) == 0 || (isnan(r[i]) && isnan(c[i]));
+        cr_assert(same, "%s: [%zu] %g (reference) vs %g (cpu)", what, i, r[i], c[i]);
+    }
+}
+
 /* The CPU weight gradient may leave out the terms that read the zero padding, which add
  * 0 dy = +0 only while dy is finite. One infinite dy at a corner: every weight of a tap that
  * reaches that output pixel only through the padding must come out NaN (0 inf), as in the
@@ -77,31 +105,20 @@ static void wgrad_with_inf(int N, int C, int H, int K) {
     flce_conv_shape s;
     flce_conv_shape_init(&s, N, C, H, H, K, 3, 1, 1);
     size_t nx = (size_t)N * C * H * H, ny = (size_t)N * K * H * H, nw = (size_t)K * C * 9;
-    flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
     float *x = malloc(nx * 4), *dy = malloc(ny * 4), *dw[2] = {malloc(nw * 4), malloc(nw * 4)};
     fill(x, nx, 11, 1), fill(dy, ny, 12, 1);
     dy[0] = INFINITY; /* sample 0, channel 0, output pixel (0, 0) */
-    for (int b = 0; b < 2; b++) {
-        flce_buf *X = be[b]->buf_alloc(be[b], nx * 4), *D = be[b]->buf_alloc(be[b], ny * 4), *W = be[b]->buf_alloc(be[b], nw * 4);
-        be[b]->buf_write(be[b], X, 0, x, nx * 4);
-        be[b]->buf_write(be[b], D, 0, dy, ny * 4);
-        be[b]->conv2d_bwd_weight(be[b], &s, X, D, W);
-        be[b]->sync(be[b]);
-        memcpy(dw[b], HB_CF(W), nw * 4);
-        be[b]->buf_free(be[b], X), be[b]->buf_free(be[b], D), be[b]->buf_free(be[b], W);
-    }
+    conv_both(CONV_DW, &s, x, nx, dy, ny, dw, nw);
     for (int c = 0; c < C; c++)
         for (int tap = 0; tap < 9; tap++) {
             float v = dw[0][(size_t)c * 9 + tap]; /* k = 0 */
             if (tap / 3 == 0 || tap % 3 == 0) cr_assert(isnan(v), "c %d tap %d: %g, not NaN", c, tap, v);
             else cr_assert(isinf(v), "c %d tap %d: %g, not inf", c, tap, v);
         }
-    for (size_t i = 0; i < nw; i++) {
-        int same = memcmp(&dw[0][i], &dw[1][i], 4) == 0 || (isnan(dw[0][i]) && isnan(dw[1][i]));
-        cr_assert(same, "N %d C %d K %d: dw[%zu] %g (reference) vs %g (cpu)", N, C, K, i, dw[0][i], dw[1][i]);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "dw, N %d C %d K %d", N, C, K);
+    assert_same_bits(dw[0], dw[1], nw, what);
     free(x), free(dy), free(dw[0]), free(dw[1]);
-    ref->destroy(ref);
 }
 
 /* The same for the forward pass of small images with 64 channels (8x8, 7x7; stride 1 and 2),
@@ -111,27 +128,17 @@ static void fwd_with_inf(int H, int stride) {
     flce_conv_shape s;
     flce_conv_shape_init(&s, 2, 64, H, H, 64, 3, stride, 1);
     size_t nx = (size_t)s.N * s.C * H * H, P = (size_t)s.OH * s.OW, ny = (size_t)s.N * s.K * P, nw = (size_t)s.K * s.C * 9;
-    flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
     float *x = malloc(nx * 4), *w = malloc(nw * 4), *y[2] = {malloc(ny * 4), malloc(ny * 4)};
     fill(x, nx, 13, 1), fill(w, nw, 14, 0.1f);
     w[0] = INFINITY;
-    for (int b = 0; b < 2; b++) {
-        flce_buf *X = be[b]->buf_alloc(be[b], nx * 4), *W = be[b]->buf_alloc(be[b], nw * 4), *Y = be[b]->buf_alloc(be[b], ny * 4);
-        be[b]->buf_write(be[b], X, 0, x, nx * 4);
-        be[b]->buf_write(be[b], W, 0, w, nw * 4);
-        be[b]->conv2d_fwd(be[b], &s, X, W, Y);
-        be[b]->sync(be[b]);
-        memcpy(y[b], HB_CF(Y), ny * 4);
-        be[b]->buf_free(be[b], X), be[b]->buf_free(be[b], W), be[b]->buf_free(be[b], Y);
-    }
+    conv_both(CONV_FWD, &s, x, nx, w, nw, y, ny);
     for (size_t p = 0; p < P; p++) { /* sample 0, channel 0 */
         int pad = p / (size_t)s.OW == 0 || p % (size_t)s.OW == 0;
         cr_assert(pad ? isnan(y[0][p]) : isinf(y[0][p]), "H %d stride %d: y[%zu] = %g", H, stride, p, y[0][p]);
     }
-    for (size_t i = 0; i < ny; i++) {
-        int same = memcmp(&y[0][i], &y[1][i], 4) == 0 || (isnan(y[0][i]) && isnan(y[1][i]));
-        cr_assert(same, "H %d stride %d: y[%zu] %g (reference) vs %g (cpu)", H, stride, i, y[0][i], y[1][i]);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "y, H %d stride %d", H, stride);
+    assert_same_bits(y[0], y[1], ny, what);
     free(x), free(w), free(y[0]), free(y[1]);
 }
 
@@ -144,28 +151,18 @@ static void dx_with_inf(int C, int H, int stride) {
     flce_conv_shape s;
     flce_conv_shape_init(&s, 2, C, H, H, 64, 3, stride, 1);
     size_t nx = (size_t)s.N * s.C * H * H, ny = (size_t)s.N * s.K * s.OH * s.OW, nw = (size_t)s.K * s.C * 9;
-    flce_backend *ref = flce_backend_reference(), *be[2] = {ref, cpu};
     float *dy = malloc(ny * 4), *w = malloc(nw * 4), *dx[2] = {malloc(nx * 4), malloc(nx * 4)};
     fill(dy, ny, 15, 1), fill(w, nw, 16, 0.1f);
     w[0] = INFINITY;
-    for (int b = 0; b < 2; b++) {
-        flce_buf *D = be[b]->buf_alloc(be[b], ny * 4), *W = be[b]->buf_alloc(be[b], nw * 4), *X = be[b]->buf_alloc(be[b], nx * 4);
-        be[b]->buf_write(be[b], D, 0, dy, ny * 4);
-        be[b]->buf_write(be[b], W, 0, w, nw * 4);
-        be[b]->conv2d_bwd_data(be[b], &s, D, W, X);
-        be[b]->sync(be[b]);
-        memcpy(dx[b], HB_CF(X), nx * 4);
-        be[b]->buf_free(be[b], D), be[b]->buf_free(be[b], W), be[b]->buf_free(be[b], X);
-    }
+    conv_both(CONV_DX, &s, dy, ny, w, nw, dx, nx);
     for (int p = 0; p < H * H; p++) { /* sample 0, channel 0: does tap (0, 0) reach an output pixel? */
         int iy = p / H + 1, ix = p % H + 1;
         int term = iy % stride == 0 && iy / stride < s.OH && ix % stride == 0 && ix / stride < s.OW;
         cr_assert(term ? isinf(dx[0][p]) : isfinite(dx[0][p]), "C %d H %d stride %d: dx[%d] = %g", C, H, stride, p, dx[0][p]);
     }
-    for (size_t i = 0; i < nx; i++) {
-        int same = memcmp(&dx[0][i], &dx[1][i], 4) == 0 || (isnan(dx[0][i]) && isnan(dx[1][i]));
-        cr_assert(same, "C %d H %d stride %d: dx[%zu] %g (reference) vs %g (cpu)", C, H, stride, i, dx[0][i], dx[1][i]);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "dx, C %d H %d stride %d", C, H, stride);
+    assert_same_bits(dx[0], dx[1], nx, what);
     free(dy), free(w), free(dx[0]), free(dx[1]);
 }
 
