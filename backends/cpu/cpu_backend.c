@@ -1105,6 +1105,19 @@ static inline v8 relu8(v8 y) {
     return (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))y);
 }
 
+/* Channel c's statistics are known: stores mean and invstd, updates the running statistics
+ * (unbiased variance) as ref_bn_fwd_train does; returns invstd. */
+static float bn_stats_done(const bn_job *j, int c, float mean, float var) {
+    int M = j->N * j->HW;
+    float is = fm_rsqrt(var + j->eps), one_m = 1.0f - j->momentum;
+    float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
+    j->mean[c] = mean;
+    j->is[c] = is;
+    j->rm[c] = j->rm[c] * one_m + mean * j->momentum;
+    j->rv[c] = j->rv[c] * one_m + unb * j->momentum;
+    return is;
+}
+
 /* BatchNorm training, channels split across the parts (reference/ops.h for the order). */
 #define BN_GROUP_FLOATS_FWD (256u << 10) /* forward: a group of channels' data, 1 MiB (measured) */
 #define BN_SWEEP_HW_BWD 64 /* measured: 8x8 faster, 16x16 slower (three tensors read twice) */
@@ -1113,7 +1126,7 @@ static inline v8 relu8(v8 y) {
 static void bn_fwd_part(void *arg, int part, int parts) {
     bn_job *j = arg;
     int N = j->N, C = j->C, HW = j->HW, M = N * HW;
-    float invM = fm_recip((float)M), one_m = 1.0f - j->momentum;
+    float invM = fm_recip((float)M);
     int cbeg = C * part / parts, cend = C * (part + 1) / parts, nc = cend - cbeg;
     if (HW % 8 == 0) {
         /* whole-vector planes: groups of channels whose data fit the L2 cache (the whole range
@@ -1157,12 +1170,7 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                         mean[c] = t;
                         continue;
                     }
-                    is[c] = fm_rsqrt(t + j->eps);
-                    j->mean[g0 + c] = mean[c];
-                    j->is[g0 + c] = is[c];
-                    float unb = M > 1 ? (t * (float)M) * fm_recip((float)(M - 1)) : t;
-                    j->rm[g0 + c] = j->rm[g0 + c] * one_m + mean[c] * j->momentum;
-                    j->rv[g0 + c] = j->rv[g0 + c] * one_m + unb * j->momentum;
+                    is[c] = bn_stats_done(j, g0 + c, mean[c], t);
                 }
             }
             for (int n = 0; n < N; n++)
@@ -1192,12 +1200,8 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                     memcpy(buf + (size_t)(c - g0) * M + (size_t)n * HW, j->x + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
             for (int c = g0; c < g1; c++) {
                 const float *b = buf + (size_t)(c - g0) * M;
-                float mean = k8_contig(b, (size_t)M, 0, 0.0f) * invM, var = k8_contig(b, (size_t)M, 1, mean) * invM;
-                float unb = M > 1 ? (var * (float)M) * fm_recip((float)(M - 1)) : var;
-                j->mean[c] = mean;
-                j->is[c] = fm_rsqrt(var + j->eps);
-                j->rm[c] = j->rm[c] * one_m + mean * j->momentum;
-                j->rv[c] = j->rv[c] * one_m + unb * j->momentum;
+                float mean = k8_contig(b, (size_t)M, 0, 0.0f) * invM;
+                bn_stats_done(j, c, mean, k8_contig(b, (size_t)M, 1, mean) * invM);
             }
             for (int n = 0; n < N; n++)
                 for (int c = g0; c < g1; c++) {
