@@ -2,6 +2,9 @@
  *   fixtures trace DIR [bad-unselected|bad-partial]   the hand-worked trace of cli_eval.sh
  *   fixtures batch DIR N C H W CLASSES                X.npy (float32 N x C x H x W), Y.npy (int64)
  *   fixtures checkpoint FILE C H CLASSES SEED         a ResNet20 checkpoint (He-normal init)
+ *   fixtures leak-canary BACKEND                      opens and closes the backend, then leaks
+ *                                                     4242 bytes of its own on purpose (the
+ *                                                     sanitizer build must report exactly that)
  * The trace:
  * T = 2 rounds, n = 3 clients, C = 2 classes, d = 2.
  *   round 0: clients 0, 1 selected; class 0: p0 = (1,0), p1 = (0,1); class 1: p0 = (1,1)
@@ -44,7 +47,20 @@ static int checkpoint(char **argv) {
     return 0;
 }
 
+static void *volatile canary;
+
+static int leak_canary(const char *backend) {
+    flce_err e;
+    flce_backend *be = flce_backend_create(backend, &e); /* may fail: no such device here */
+    if (be) be->destroy(be);
+    canary = malloc(4242);
+    if (canary) memset(canary, 1, 4242);
+    canary = NULL; /* the only pointer is gone: a leak of ours */
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "leak-canary")) return leak_canary(argv[2]);
     if (argc >= 8 && !strcmp(argv[1], "batch")) return batch(argv + 2);
     if (argc >= 7 && !strcmp(argv[1], "checkpoint")) return checkpoint(argv + 2);
     if (argc < 3 || strcmp(argv[1], "trace")) return 2;
