@@ -44,15 +44,32 @@ void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, flo
     ref_weighted_sum(E->S, K, a, xs, out); /* the backends' aggregation op, k ascending */
 }
 
+void flce_eng_params(const engine *E, const float *state, float *out) {
+    for (size_t j = 0, o = 0; j < E->S; j++)
+        if (E->trainable[j]) out[o++] = state[j];
+}
+
+void flce_eng_compose(engine *E, const float *params, float *newg) {
+    double w[32];
+    int slots[32];
+    flce_eng_data_size_weights(E, w);
+    for (int i = 0; i < E->K; i++) slots[i] = i;
+    flce_eng_aggregate(E, w, E->K, slots, newg); /* running statistics: the data-size average */
+    for (size_t j = 0, o = 0; j < E->S; j++)
+        if (E->trainable[j]) newg[j] = params[o++];
+}
+
 void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc) {
     double nu = 0;
-    for (size_t j = 0; j < E->S; j++) nu += ((double)newg[j] - E->global[j]) * ((double)newg[j] - E->global[j]);
+    for (size_t j = 0; j < E->S; j++)
+        if (E->trainable[j]) nu += ((double)newg[j] - E->global[j]) * ((double)newg[j] - E->global[j]);
     uint8_t pr[32];
     for (int i = 0; i < E->K; i++) {
-        const float *s = dirs ? dirs + (size_t)i * E->S : E->states + (size_t)i * E->S;
+        const float *s = E->states + (size_t)i * E->S, *dv = dirs ? dirs + (size_t)i * E->P : NULL;
         double dot = 0, nk = 0;
-        for (size_t j = 0; j < E->S; j++) {
-            double a = dirs ? (double)s[j] : (double)s[j] - E->global[j], b = (double)newg[j] - E->global[j];
+        for (size_t j = 0, o = 0; j < E->S; j++) {
+            if (!E->trainable[j]) continue;
+            double a = dv ? (double)dv[o++] : (double)s[j] - E->global[j], b = (double)newg[j] - E->global[j];
             dot += a * b;
             nk += a * a;
         }
@@ -214,11 +231,33 @@ static flce_status server_gtg(engine *E, flce_err *e) {
     return FLCE_OK;
 }
 
+/* ---- methods whose server rule is a step in parameter space ------------------------------ */
+/* FedFV, CGSV, q-FedAvg and FedFa's momentum see the parameters only: the running statistics
+ * of BatchNorm are not parameters (docs/baselines.md, "BatchNorm buffers"). pv_open gathers
+ * the parameters of the global model [P], of the K uploads [K][P] and room for the result [P]. */
+typedef struct {
+    float *g, *st, *out;
+} param_view;
+
+static void pv_close(param_view *v) { free(v->g), free(v->st), free(v->out); }
+
+static flce_status pv_open(engine *E, param_view *v, const char *who, flce_err *e) {
+    v->g = malloc(sizeof(float) * E->P), v->out = malloc(sizeof(float) * E->P);
+    v->st = malloc(sizeof(float) * E->P * (size_t)E->K);
+    if (!v->g || !v->st || !v->out) {
+        pv_close(v);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", who);
+    }
+    flce_eng_params(E, E->global, v->g);
+    for (int i = 0; i < E->K; i++) flce_eng_params(E, E->states + (size_t)i * E->S, v->st + (size_t)i * E->P);
+    return FLCE_OK;
+}
+
 /* ---- FedFV ------------------------------------------------------------------------------ */
-/* aux_f: the projected update directions g_i of the last round [K][S]; aux_d[0]: how many
+/* aux_f: the projected update directions g_i of the last round [K][P]; aux_d[0]: how many
  * are stored, aux_d[1..K]: their clients, aux_d[K+1]: the round they come from. */
 static void fedfv_size(const engine *E, size_t *f, size_t *d) {
-    *f = (size_t)E->K * E->S;
+    *f = (size_t)E->K * E->P;
     *d = (size_t)E->K + 2;
 }
 
@@ -230,21 +269,23 @@ static double dotf(const float *a, const float *b, size_t n) {
 
 static flce_status server_fedfv(engine *E, flce_err *e) {
     int K = E->K;
-    size_t S = E->S;
-    float *g = flce_calloc(S * (size_t)K, sizeof(float)), *orig = flce_calloc(S * (size_t)K, sizeof(float));
-    float *mean = flce_calloc(S, sizeof(float));
-    if (!g || !orig || !mean) {
-        free(g), free(orig), free(mean);
+    size_t P = E->P;
+    param_view v;
+    flce_status st = pv_open(E, &v, "FedFV", e);
+    if (st) return st;
+    float *g = flce_calloc(P * (size_t)K, sizeof(float)), *orig = v.st, *mean = v.out;
+    if (!g) {
+        pv_close(&v);
         return flce_fail(e, FLCE_ERR_NOMEM, "FedFV: out of memory");
     }
-    for (int i = 0; i < K; i++) /* g_k = w - w_k */
-        for (size_t j = 0; j < S; j++) orig[(size_t)i * S + j] = E->global[j] - E->states[(size_t)i * S + j];
-    flce_fedfv_project(K, S, orig, E->rep_loss, 0.1, g); /* alpha = 0.1 */
+    for (int i = 0; i < K; i++) /* g_k = w - w_k (parameters) */
+        for (size_t j = 0; j < P; j++) orig[(size_t)i * P + j] = v.g[j] - orig[(size_t)i * P + j];
+    flce_fedfv_project(K, P, orig, E->rep_loss, 0.1, g); /* alpha = 0.1 */
     /* g = mean g_i; the norm it is rescaled to: |mean of the original g_k| */
     double mn = 0;
-    for (size_t j = 0; j < S; j++) {
+    for (size_t j = 0; j < P; j++) {
         float a = 0.0f, o = 0.0f;
-        for (int i = 0; i < K; i++) a = a + g[(size_t)i * S + j], o = o + orig[(size_t)i * S + j];
+        for (int i = 0; i < K; i++) a = a + g[(size_t)i * P + j], o = o + orig[(size_t)i * P + j];
         mean[j] = a * (1.0f / (float)K);
         float om = o * (1.0f / (float)K);
         mn += (double)om * om;
@@ -256,70 +297,81 @@ static flce_status server_fedfv(engine *E, flce_err *e) {
         for (int s = 0; s < stored; s++) {
             int client = (int)E->aux_d[1 + s], now = 0;
             for (int i = 0; i < K; i++) now |= E->sel[i] == client;
-            if (!now) flce_project_conflict(S, mean, E->aux_f + (size_t)s * S);
+            if (!now) flce_project_conflict(P, mean, E->aux_f + (size_t)s * P);
         }
-    double gn = dotf(mean, mean, S);
+    double gn = dotf(mean, mean, P);
     float scale = gn > 0 ? (float)(sqrt(mn) / sqrt(gn)) : 1.0f;
-    for (size_t j = 0; j < S; j++) E->newg[j] = E->global[j] - mean[j] * scale;
+    for (size_t j = 0; j < P; j++) mean[j] = v.g[j] - mean[j] * scale; /* w - g */
+    flce_eng_compose(E, mean, E->newg);
     /* contributions: cosine rule on the projected directions (w_k - w taken as -g_i) */
-    for (size_t q = 0; q < S * (size_t)K; q++) orig[q] = -g[q];
+    for (size_t q = 0; q < P * (size_t)K; q++) orig[q] = -g[q];
     flce_eng_cosine_rule(E, E->newg, orig, E->rc);
-    memcpy(E->aux_f, g, sizeof(float) * S * (size_t)K);
+    memcpy(E->aux_f, g, sizeof(float) * P * (size_t)K);
     E->aux_d[0] = K;
     for (int i = 0; i < K; i++) E->aux_d[1 + i] = E->sel[i];
     E->aux_d[K + 1] = E->t;
     for (int i = 0; i < K; i++) E->omega[i] = 1.0 / K;
-    free(g), free(orig), free(mean);
+    free(g);
+    pv_close(&v);
     return FLCE_OK;
 }
 
 /* ---- CGSV ------------------------------------------------------------------------------- */
-/* aux_d: reputations r [n], initially the data shares (the first round's weights). */
+/* aux_d: reputations r [n], 0 until a client is first selected (as rs = zeros(N) in the
+ * public code), normalised to sum 1 after every round. The aggregation weights are the
+ * selected clients' reputations, normalised over them; data shares while none of them has a
+ * reputation yet (the first round). */
 static void cgsv_size(const engine *E, size_t *f, size_t *d) {
     *f = 0;
     *d = (size_t)E->n;
 }
 
-static void cgsv_init(engine *E) {
-    double s = 0;
-    for (int k = 0; k < E->n; k++) s += E->sizes[k];
-    for (int k = 0; k < E->n; k++) E->aux_d[k] = E->sizes[k] / s;
-}
-
 static flce_status server_cgsv(engine *E, flce_err *e) {
-    (void)e;
-    double r[32];
-    for (int i = 0; i < E->K; i++) r[i] = E->aux_d[E->sel[i]];
-    flce_cgsv_round(E->K, E->S, E->global, E->states, 0.15, 0.95, r, E->omega, E->newg);
-    for (int i = 0; i < E->K; i++) E->aux_d[E->sel[i]] = r[i], E->rc[i] = 0;
+    double r[32], w[32], rs = 0;
+    for (int i = 0; i < E->K; i++) rs += r[i] = E->aux_d[E->sel[i]];
+    if (rs > 0)
+        for (int i = 0; i < E->K; i++) w[i] = r[i] / rs;
+    else flce_eng_data_size_weights(E, w);
+    param_view v;
+    flce_status st = pv_open(E, &v, "CGSV", e);
+    if (st) return st;
+    flce_cgsv_round(E->K, E->P, v.g, v.st, 0.15, 0.95, w, r, v.out);
+    flce_eng_compose(E, v.out, E->newg);
+    pv_close(&v);
+    for (int i = 0; i < E->K; i++) E->aux_d[E->sel[i]] = r[i], E->rc[i] = 0, E->omega[i] = w[i];
+    double tot = 0;
+    for (int k = 0; k < E->n; k++) tot += E->aux_d[k];
+    for (int k = 0; k < E->n; k++) E->aux_d[k] /= tot; /* tot >= K * 1e-3 */
     for (int k = 0; k < E->n; k++) E->contrib_sum[k] = E->aux_d[k]; /* contributions: the reputations */
     return FLCE_OK;
 }
 
 /* ---- q-FedAvg --------------------------------------------------------------------------- */
 static flce_status server_qfedavg(engine *E, flce_err *e) {
-    (void)e;
     double F[32], h[32];
     for (int i = 0; i < E->K; i++) F[i] = E->rep_loss[i] + 1e-10;
-    flce_qfedavg_round(E->K, E->S, E->global, E->states, F, E->cfg->lr, 1.0, E->newg, h, E->rc);
+    param_view v;
+    flce_status st = pv_open(E, &v, "q-FedAvg", e);
+    if (st) return st;
+    flce_qfedavg_round(E->K, E->P, v.g, v.st, F, E->cfg->lr, 1.0, v.out, h, E->rc);
+    flce_eng_compose(E, v.out, E->newg);
+    pv_close(&v);
     for (int i = 0; i < E->K; i++) E->omega[i] = E->rc[i];
     return FLCE_OK;
 }
 
 /* ---- FedFa ------------------------------------------------------------------------------ */
-/* aux_f: server momentum m [S]; aux_d: times selected so far f [n].
- * Sign: w <- w + m, as the FedFa paper moves the model along its momentum of the
- * aggregate update w' - w. The public re-implementation's w - eta m steps away from the
- * clients' models and damps training; we do not follow it (docs/decisions.md). */
+/* aux_f: server momentum m over the parameters [P]; aux_d: times selected so far f [n].
+ * w' = sum pi_k w_k (the whole state: its running statistics are the new model's); on the
+ * parameters m <- gamma m + (1 - gamma)(w' - w), w <- w + m (the sign: docs/decisions.md). */
 static void fedfa_size(const engine *E, size_t *f, size_t *d) {
-    *f = E->S;
+    *f = E->P;
     *d = (size_t)E->n;
 }
 
 static flce_status server_fedfa(engine *E, flce_err *e) {
     (void)e;
     int K = E->K;
-    size_t S = E->S;
     const float gamma = 0.9f;
     double f[32] = {0};
     for (int i = 0; i < K; i++) f[i] = E->aux_d[E->sel[i]] += 1; /* this round counts */
@@ -328,9 +380,10 @@ static flce_status server_fedfa(engine *E, flce_err *e) {
     int slots[32];
     for (int i = 0; i < K; i++) slots[i] = i;
     flce_eng_aggregate(E, E->omega, K, slots, E->newg); /* w' */
-    for (size_t j = 0; j < S; j++) { /* m <- gamma m + (1 - gamma)(w' - w); w <- w + m */
-        E->aux_f[j] = gamma * E->aux_f[j] + (1.0f - gamma) * (E->newg[j] - E->global[j]);
-        E->newg[j] = E->global[j] + E->aux_f[j];
+    for (size_t j = 0, o = 0; j < E->S; j++) {
+        if (!E->trainable[j]) continue; /* running statistics: those of w' */
+        E->aux_f[o] = gamma * E->aux_f[o] + (1.0f - gamma) * (E->newg[j] - E->global[j]);
+        E->newg[j] = E->global[j] + E->aux_f[o++];
     }
     return FLCE_OK;
 }
@@ -351,7 +404,7 @@ const algo_vt FLCE_ALGOS[] = {
     {"ditto", 0, 0, 0, 0, LOCAL_DITTO, 0, per_client_size, NULL, server_fedavg},
     {"moon", 0, 0, 0, 0, LOCAL_MOON, 0, per_client_size, NULL, server_fedavg},
     {"fedfv", 0, 0, 0, 1, LOCAL_PLAIN, 0, fedfv_size, NULL, server_fedfv},
-    {"cgsv", 0, 0, 0, 0, LOCAL_PLAIN, 0, cgsv_size, cgsv_init, server_cgsv},
+    {"cgsv", 0, 0, 0, 0, LOCAL_PLAIN, 0, cgsv_size, NULL, server_cgsv},
     {"qfedavg", 0, 0, 0, 1, LOCAL_PLAIN, 0, NULL, NULL, server_qfedavg},
     {"fedfa", 0, 0, 0, 1, LOCAL_PLAIN, 0, fedfa_size, NULL, server_fedfa},
     {"fedsv", 0, 0, 1, 0, LOCAL_PLAIN, 1, NULL, NULL, server_fedsv},

@@ -71,8 +71,8 @@ void flce_fedfv_project(int K, size_t S, const float *orig, const double *loss, 
     free(order);
 }
 
-void flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha, double *r,
-                     double *weights, float *newg) {
+void flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha,
+                     const double *weights, double *r, float *newg) {
     float *gk = malloc(sizeof(float) * S * (size_t)K);
     if (!gk) return;
     for (int i = 0; i < K; i++) {
@@ -81,9 +81,6 @@ void flce_cgsv_round(int K, size_t S, const float *w, const float *states, doubl
         float c = (float)(Gamma / (sqrt(dotf(gi, gi, S)) + 1e-7));
         for (size_t j = 0; j < S; j++) gi[j] = gi[j] * c;
     }
-    double rs = 0;
-    for (int i = 0; i < K; i++) rs += r[i];
-    for (int i = 0; i < K; i++) weights[i] = r[i] / rs;
     for (size_t j = 0; j < S; j++) { /* g, kept in newg - w below */
         float a = 0.0f;
         for (int i = 0; i < K; i++) a = a + (float)weights[i] * gk[(size_t)i * S + j];

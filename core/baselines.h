@@ -23,11 +23,12 @@ void flce_fedfv_project(int K, size_t S, const float *orig, const double *loss, 
 /* u <- u - (<v, u> / |v|^2) v when <v, u> < 0 */
 void flce_project_conflict(size_t S, float *u, const float *v);
 
-/* CGSV, one round over K selected clients with reputations r [K] (in/out): u_k = w_k - w,
- * g_k = Gamma u_k / (|u_k| + 1e-7); weights_k = r_k / sum r; g = sum weights_k g_k;
- * phi_k = cos(g_k, g); r_k <- alpha r_k + (1 - alpha) phi_k, at least 1e-3; w' = w + g. */
-void flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha, double *r,
-                     double *weights, float *newg);
+/* CGSV, one round over K selected clients with aggregation weights [K] and reputations r [K]
+ * (in/out): u_k = w_k - w, g_k = Gamma u_k / (|u_k| + 1e-7); g = sum weights_k g_k;
+ * phi_k = cos(g_k, g); r_k <- alpha r_k + (1 - alpha) phi_k, at least 1e-3; w' = w + g.
+ * (The caller normalises the reputations over all clients and chooses the weights.) */
+void flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha,
+                     const double *weights, double *r, float *newg);
 
 /* q-FedAvg over K clients with losses F [K] of the received model: L = 1/lr,
  * dw_k = L (w - w_k), D_k = F_k^q dw_k, h_k = q F_k^(q-1) |dw_k|^2 + L F_k^q,

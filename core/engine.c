@@ -593,7 +593,7 @@ static void engine_free(engine *E) {
     flce_dataset_free(&E->ds);
     flce_partition_free(&E->part);
     free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->held);
-    free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->present), free(E->losses);
+    free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->g), free(E->has_g), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc), free(E->feat2);
     free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist);
@@ -686,6 +686,14 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     }
     flce_model_init(&E->m, cfg->seed);
     E->S = flce_model_state_size(&E->m);
+    if (!(E->trainable = malloc(E->S))) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0, o = 0; i < E->m.nparams; o += (int)E->m.p[i].n, i++) {
+        memset(E->trainable + o, E->m.p[i].trainable ? 1 : 0, E->m.p[i].n);
+        E->P += E->m.p[i].trainable ? E->m.p[i].n : 0;
+    }
     int n = E->n, K = E->K, C = E->C, d = E->d;
     int64_t maxk = 0;
     for (int k = 0; k < n; k++) maxk = E->part.offsets[k + 1] - E->part.offsets[k] > maxk ? E->part.offsets[k + 1] - E->part.offsets[k] : maxk;

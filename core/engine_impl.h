@@ -46,7 +46,8 @@ struct engine {
     int *held;           /* [n] classes held */
     flce_backend *be;
     flce_model m, m2, m3;          /* m2, m3: MOON's global and previous models */
-    size_t S;
+    size_t S, P;                   /* state entries; trainable ones (parameters) among them */
+    uint8_t *trainable;            /* [S]: 1 for a parameter, 0 for a BatchNorm running statistic */
     float *global, *states, *newg; /* [S], [K][S], [S] */
     int t;                         /* current round, 0-based */
     int *sel;                      /* [K] */
@@ -89,8 +90,15 @@ double flce_eng_logit_loss(const float *l, int C, int y, int *pred);
 void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, float *out);
 /* w_i = n_k / sum over the selected clients. */
 void flce_eng_data_size_weights(engine *E, double *w);
-/* The paper's cosine rule for this round into rc [K]: cos(d_i, newg - global), d_i =
- * states_i - global (or dirs[i] when given), clamped at 0, normalised over the round. */
+/* The paper's cosine rule for this round into rc [K]: cos(d_i, newg - global) over the
+ * parameters (trainable entries) only, d_i = states_i - global (or dirs[i], [K][P] over the
+ * parameters, when given), clamped at 0, normalised over the round. */
 void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc);
+/* The parameters (trainable entries) of a state vector [S] into out [P], in state order. */
+void flce_eng_params(const engine *E, const float *state, float *out);
+/* The BatchNorm rule for methods whose server rule is a step in parameter space (FedFV,
+ * CGSV, q-FedAvg): newg's parameters come from params [P]; its running statistics are the
+ * data-size-weighted average of the selected clients' (docs/baselines.md). */
+void flce_eng_compose(engine *E, const float *params, float *newg);
 
 #endif

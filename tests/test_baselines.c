@@ -104,16 +104,25 @@ Test(cgsv, reputation_update_by_hand) {
      * g_k = 0.15 u_k / (1 + 1e-7); g = (0.075, 0.075) / (1 + 1e-7); phi_k = cos = 1/sqrt2;
      * r_k = 0.95 x 0.5 + 0.05 / sqrt2 = 0.5103553391; w' = w + g */
     float w[2] = {0, 0}, st[4] = {1, 0, 0, 1}, ng[2];
-    double r[2] = {0.5, 0.5}, wt[2];
-    flce_cgsv_round(2, 2, w, st, 0.15, 0.95, r, wt, ng);
+    double r[2] = {0.5, 0.5}, wt[2] = {0.5, 0.5};
+    flce_cgsv_round(2, 2, w, st, 0.15, 0.95, wt, r, ng);
     NEAR(r[0], 0.475 + 0.05 / sqrt(2), 1e-9);
     NEAR(r[1], 0.475 + 0.05 / sqrt(2), 1e-9);
-    NEAR(wt[0], 0.5, 0);
     NEAR(ng[0], 0.075 / (1 + 1e-7), 1e-8);
+    /* the step has length Gamma whatever the updates' lengths: u = (30, 40) and (0, 0.001), weights
+     * (1, 0): g = 0.15 (0.6, 0.8) */
+    float st3[4] = {30, 40, 0, 0.001f};
+    double r3[2] = {0, 0}, wt3[2] = {1, 0};
+    flce_cgsv_round(2, 2, w, st3, 0.15, 0.95, wt3, r3, ng);
+    NEAR(ng[0], 0.09, 1e-7);
+    NEAR(ng[1], 0.12, 1e-7);
+    NEAR(r3[0], 0.05, 1e-9); /* from 0: (1 - alpha) cos = 0.05 */
+    NEAR(r3[1], 0.05 * 0.8, 1e-7); /* cos((0, 1), (0.6, 0.8)) = 0.8 */
     /* a client opposed to the aggregate: phi < 0 pulls its reputation down, never below 1e-3 */
     float st2[4] = {1, 0, -0.1f, 0};
     double r2[2] = {0.999, 0.001};
-    flce_cgsv_round(2, 2, w, st2, 0.15, 0.95, r2, wt, ng);
+    wt[0] = 0.999, wt[1] = 0.001;
+    flce_cgsv_round(2, 2, w, st2, 0.15, 0.95, wt, r2, ng);
     NEAR(r2[1], 1e-3, 0); /* 0.95 x 0.001 - 0.05 = negative -> clamped */
     NEAR(r2[0], 0.95 * 0.999 + 0.05, 1e-9);
 }

@@ -1,0 +1,121 @@
+/* test_rules.c: the BatchNorm rule of docs/baselines.md ("BatchNorm buffers"), checked on the
+ * engine's output against values worked out from another method's output:
+ *   with one client per round and one round, every method trains the same client on the
+ *   same batches from the same initial model w, so FedAvg's final model is that client's model
+ *   w_1 (weight 1). Then, over the parameters (u = w_1 - w):
+ *     CGSV      w + 0.15 u / (|u| + 1e-7)          (a step of length Gamma)
+ *     q-FedAvg  w + c u, c = F / (L |u|^2 + F) in (0, 1), F the loss of w on the client's data
+ *               (c is measured: the step must lie along u, every parameter)
+ *     FedFa     w + (1 - 0.9) u                     (pi = 1; the first momentum step)
+ *     FedFV     w - (w - w_1) = w_1                 (one update: no projection, scale 1)
+ *   and every method's running statistics are w_1's bit for bit (the data-size average of
+ *   one client; FedFa's w'). Before the rule, CGSV normalised the whole state: its parameter
+ *   step was far shorter than Gamma and its running statistics hardly moved.
+ * Also the cosine rule over parameters only, by hand on a four-entry state. */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "engine_impl.h"
+#include "testutil.h"
+
+static char dir[256];
+static size_t S;
+static float *init_state, *trainable_mask;
+
+static float *final_state(const char *algo) {
+    flce_run_cfg c;
+    flce_run_cfg_default(&c);
+    char out[512];
+    snprintf(out, sizeof out, "%s/%s", dir, algo);
+    c.algo = algo, c.clients = 10, c.per_round = 1, c.rounds = 1, c.batch = 32, c.seed = 5;
+    c.train_subset = 600, c.test_subset = 50, c.val_size = 20, c.backend = "cpu", c.out = out;
+    flce_run_summary sum;
+    flce_err e;
+    flce_status st = flce_run(&c, NULL, NULL, &sum, &e);
+    cr_assert_eq(st, FLCE_OK, "%s: %s", algo, e.msg);
+    flce_model m;
+    cr_assert_eq(flce_model_create(&m, flce_backend_reference(), 1, 28, 28, 10, 1, &e), FLCE_OK);
+    char p[600];
+    snprintf(p, sizeof p, "%s/model.safetensors", out);
+    cr_assert_eq(flce_model_load(&m, p, &e), FLCE_OK, "%s", e.msg);
+    S = flce_model_state_size(&m);
+    float *s = malloc(S * sizeof *s);
+    flce_model_get_state(&m, s);
+    if (!init_state) {
+        init_state = malloc(S * sizeof *s), trainable_mask = malloc(S * sizeof *s);
+        flce_model_init(&m, 5);
+        flce_model_get_state(&m, init_state);
+        for (int i = 0, o = 0; i < m.nparams; o += (int)m.p[i].n, i++)
+            for (size_t j = 0; j < m.p[i].n; j++) trainable_mask[o + j] = (float)m.p[i].trainable;
+    }
+    flce_model_free(&m);
+    return s;
+}
+
+static void setup(void) { tu_tmpdir(dir, sizeof dir); }
+static void teardown(void) { tu_rm_rf(dir); }
+
+Test(rules, parameters_only_and_running_statistics_averaged, .init = setup, .fini = teardown, .timeout = 300) {
+    float *w1 = final_state("fedavg"), *cg = final_state("cgsv"), *qf = final_state("qfedavg");
+    float *fa = final_state("fedfa"), *fv = final_state("fedfv");
+    const float *w = init_state;
+    double uu = 0, moved_stats = 0;
+    size_t nstats = 0;
+    for (size_t j = 0; j < S; j++) {
+        if (trainable_mask[j]) uu += ((double)w1[j] - w[j]) * ((double)w1[j] - w[j]);
+        else moved_stats += fabs((double)w1[j] - w[j]), nstats++;
+    }
+    double un = sqrt(uu);
+    cr_assert(un > 1e-3, "the client's update is too small to test with: |u| = %g", un);
+    cr_assert(nstats > 0 && moved_stats / nstats > 1e-3, "the client's running statistics did not move");
+    /* q-FedAvg's factor c, from its step projected on u */
+    double dq = 0;
+    for (size_t j = 0; j < S; j++)
+        if (trainable_mask[j]) dq += ((double)qf[j] - w[j]) * ((double)w1[j] - w[j]);
+    double c = dq / uu, L = 1 / 0.01, F = c * L * uu / (1 - c);
+    cr_assert(c > 0 && c < 1, "q-FedAvg's step is not a fraction of u: c = %g", c);
+    /* F: the initial model's mean loss on the client's data in evaluation mode, where the running
+     * statistics (0, 1) do not normalise: large logits, a loss of tens, not ln 10 */
+    cr_assert(F > 1 && F < 100, "the loss q-FedAvg's step implies is implausible: F = %g", F);
+    double cg_norm = 0;
+    for (size_t j = 0; j < S; j++) {
+        double u = (double)w1[j] - w[j];
+        if (!trainable_mask[j]) {
+            cr_assert_eq(memcmp(&cg[j], &w1[j], 4), 0, "CGSV running statistic %zu: %g, the client's %g", j, cg[j], w1[j]);
+            cr_assert_eq(memcmp(&qf[j], &w1[j], 4), 0, "q-FedAvg running statistic %zu", j);
+            cr_assert_eq(memcmp(&fa[j], &w1[j], 4), 0, "FedFa running statistic %zu", j);
+            cr_assert_eq(memcmp(&fv[j], &w1[j], 4), 0, "FedFV running statistic %zu", j);
+            continue;
+        }
+        double tol = 2e-6 * (fabs(w[j]) + fabs(w1[j])) + 1e-9;
+        double want_cg = w[j] + 0.15 * u / (un + 1e-7);
+        cr_assert(fabs(cg[j] - want_cg) <= tol, "CGSV parameter %zu: %.9g, want %.9g", j, cg[j], want_cg);
+        cg_norm += ((double)cg[j] - w[j]) * ((double)cg[j] - w[j]);
+        cr_assert(fabs(qf[j] - (w[j] + c * u)) <= tol, "q-FedAvg parameter %zu: %.9g, want %.9g", j, qf[j], w[j] + c * u);
+        cr_assert(fabs(fa[j] - (w[j] + 0.1 * u)) <= tol, "FedFa parameter %zu: %.9g, want %.9g", j, fa[j], w[j] + 0.1 * u);
+        cr_assert(fabs(fv[j] - w1[j]) <= tol, "FedFV parameter %zu: %.9g, want %.9g", j, fv[j], w1[j]);
+    }
+    cr_assert(fabs(sqrt(cg_norm) - 0.15) < 1e-4, "CGSV's step has length %g, not Gamma = 0.15", sqrt(cg_norm));
+    free(w1), free(cg), free(qf), free(fa), free(fv), free(init_state), free(trainable_mask);
+}
+
+Test(rules, cosine_rule_sees_parameters_only) {
+    /* state (p0, p1, s0, s1): two parameters, two running statistics. global 0; client 1 moved
+     * the parameters by (1, 0) and the statistics by (100, 0); client 2 by (0, 1) and (0, -100);
+     * new global (1, 1, 50, -50). Over the parameters: cos((1,0), (1,1)) = cos((0,1), (1,1)) =
+     * 1/sqrt2 for both, normalised (0.5, 0.5). Over the whole state client 2's cosine would be
+     * (1 + 5000) / (sqrt(10001) sqrt(5002)) and client 1's (1 + 5000) / the same: also equal, so
+     * the statistics are made unequal: client 2's statistics move by (0, 0) instead. */
+    engine E;
+    memset(&E, 0, sizeof E);
+    uint8_t tr[4] = {1, 1, 0, 0};
+    float g[4] = {0, 0, 0, 0}, st[8] = {1, 0, 100, 0, 0, 1, 0, 0}, ng[4] = {1, 1, 50, 0};
+    double rc[2];
+    E.S = 4, E.P = 2, E.K = 2, E.trainable = tr, E.global = g, E.states = st;
+    flce_eng_cosine_rule(&E, ng, NULL, rc);
+    cr_assert(fabs(rc[0] - 0.5) < 1e-15 && fabs(rc[1] - 0.5) < 1e-15, "rc = (%.17g, %.17g), want (0.5, 0.5)", rc[0], rc[1]);
+    /* directions given over the parameters ([K][P]): (1, 0) and (-1, 0): the second clamps to 0 */
+    float dirs[4] = {1, 0, -1, 0};
+    flce_eng_cosine_rule(&E, ng, dirs, rc);
+    cr_assert(rc[0] == 1 && rc[1] == 0, "rc = (%g, %g), want (1, 0)", rc[0], rc[1]);
+}
