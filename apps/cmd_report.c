@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -206,6 +209,45 @@ static void free_run(run_t *r) {
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
 }
 
+/* Text from run files (labels, method names) that goes into a gnuplot script: only letters,
+ * digits and ` _.,:()+-/=#` survive, anything else becomes '_', so that nothing a run
+ * directory's name or its config.json holds can end a quoted string, substitute a command
+ * (backquotes), a macro (@) or a variable, or run anything. (The HTML report shows the
+ * names as they are, escaped.) A rotating set of buffers, so one call can take several. */
+static const char *gp_safe(const char *s) {
+    static char buf[8][128];
+    static int k;
+    char *o = buf[k++ & 7];
+    size_t i = 0;
+    for (; s[i] && i < sizeof buf[0] - 1; i++) {
+        unsigned char c = (unsigned char)s[i];
+        o[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" _.,:()+-/=#", c) ? (char)c : '_';
+    }
+    o[i] = '\0';
+    return o;
+}
+
+/* Text from run files into report.html: & < > " ' escaped. Rotating buffers, as gp_safe. */
+static const char *H(const char *s) {
+    static char *buf[16];
+    static int k;
+    char **o = &buf[k++ & 15];
+    size_t n = 1;
+    for (const char *c = s; *c; c++) n += strchr("&<>\"'", *c) && *c ? 6 : 1;
+    free(*o);
+    if (!(*o = malloc(n))) return "";
+    char *w = *o;
+    for (const char *c = s; *c; c++) {
+        const char *r = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
+        if (r) w += sprintf(w, "%s", r);
+        else *w++ = *c;
+    }
+    *w = '\0';
+    return *o;
+}
+
+/* Write DIR/NAME.gp and run gnuplot on it in DIR, with an argument vector (no shell): the
+ * script names every file relative to DIR, so DIR's own name never enters it. */
 static int gnuplot(const char *dir, const char *name, const char *body) {
     char p[1200];
     snprintf(p, sizeof p, "%s/%s.gp", dir, name);
@@ -214,11 +256,24 @@ static int gnuplot(const char *dir, const char *name, const char *body) {
     fprintf(f, "# made by flce report\nset datafile separator ','\n"
                "do for [fmt in 'png svg'] {\n"
                "  if (fmt eq 'png') { set terminal pngcairo size 860,480 font ',11' } else { set terminal svg size 860,480 }\n"
-               "  set output '%s/%s.'.fmt\n%s}\n", dir, name, body);
-    fclose(f);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' > /dev/null 2>&1", p);
-    return system(cmd);
+               "  set output '%s.'.fmt\n%s}\n", name, body);
+    if (fclose(f) != 0) return -1;
+    char script[80];
+    snprintf(script, sizeof script, "%s.gp", name);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) dup2(nul, 0), dup2(nul, 1), dup2(nul, 2);
+        if (chdir(dir) != 0) _exit(126);
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int flce_cmd_report(int argc, char **argv) {
@@ -311,9 +366,9 @@ int flce_cmd_report(int argc, char **argv) {
                                     "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ",
                                     what[w][2]);
         for (int i = 0; i < nr; i++)
-            n += (size_t)snprintf(body + n, sizeof body - n, "%s'%s/run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
-                                  i ? ", \\\n       " : "", out, i, what[w][1], color_of(runs[i].algo),
-                                  runs[i].ablate[0] ? " dt 2" : "", runs[i].label);
+            n += (size_t)snprintf(body + n, sizeof body - n, "%s'run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                                  i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo),
+                                  runs[i].ablate[0] ? " dt 2" : "", gp_safe(runs[i].label));
         snprintf(body + n, sizeof body - n, "\n");
         figs_ok &= gnuplot(out, what[w][0], body) == 0;
     }
@@ -337,10 +392,9 @@ int flce_cmd_report(int argc, char **argv) {
         size_t n = (size_t)snprintf(body, sizeof body,
                                     "  set xlabel 'client'\n  set ylabel 'share of the whole training'\n  set key outside right\n"
                                     "  set style data histograms\n  set style histogram clustered gap 1\n  set style fill solid 0.85\n"
-                                    "  set xtics 0,5\n  plot '%s/contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'",
-                                    out);
+                                    "  set xtics 0,5\n  plot 'contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'");
         for (int i = 0; i < nr; i++)
-            n += (size_t)snprintf(body + n, sizeof body - n, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, runs[i].label,
+            n += (size_t)snprintf(body + n, sizeof body - n, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, gp_safe(runs[i].label),
                                   color_of(runs[i].algo));
         snprintf(body + n, sizeof body - n, "\n");
         figs_ok &= gnuplot(out, "contributions", body) == 0;
@@ -355,7 +409,7 @@ int flce_cmd_report(int argc, char **argv) {
         snprintf(body, sizeof body,
                  "  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
                  "  set boxwidth 0.6\n  set xtics rotate by -30\n  set grid ytics\n"
-                 "  plot '%s/server_cost.csv' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n", out);
+                 "  plot 'server_cost.csv' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n");
         figs_ok &= gnuplot(out, "server_cost", body) == 0;
     }
     /* the report, in Markdown and HTML */
@@ -386,7 +440,7 @@ int flce_cmd_report(int argc, char **argv) {
         fprintf(md, "| %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", r->label, r->dataset, part, r->T, r->fin_acc,
                 r->fin_f1, r->kl_final, r->kl_div, r->srv_mean);
         fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.5f</td><td>%.5f</td><td>%.4g</td></tr>\n",
-                r->label, r->dataset, part, r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_mean);
+                H(r->label), H(r->dataset), H(part), r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_mean);
     }
     fprintf(ht, "</table>\n");
     const char *figs[5][2] = {{"accuracy", "Test accuracy of the global model per round"},
@@ -413,7 +467,7 @@ int flce_cmd_report(int argc, char **argv) {
         for (int i = 0; i < nr; i++) {
             if (strcmp(runs[i].algo, "flce")) continue;
             fprintf(md, "| %s | %.5f | %+.5f | %.4f |\n", runs[i].label, runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
-            fprintf(ht, "<tr><td>%s</td><td>%.5f</td><td>%+.5f</td><td>%.4f</td></tr>\n", runs[i].label, runs[i].kl_final,
+            fprintf(ht, "<tr><td>%s</td><td>%.5f</td><td>%+.5f</td><td>%.4f</td></tr>\n", H(runs[i].label), runs[i].kl_final,
                     runs[i].kl_final - base, runs[i].fin_acc);
         }
         fprintf(ht, "</table>\n");
@@ -484,8 +538,8 @@ int flce_cmd_report(int argc, char **argv) {
             for (int i = 0; i < nr; i++) {
                 run_t *r = &runs[i];
                 if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
-                n += (size_t)snprintf(body + n, sizeof body - n, "%s'%s/shapley_distance.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
-                                      col > 2 ? ", \\\n       " : "", out, col, color_of(r->algo), r->ablate[0] ? " dt 2" : "", r->label);
+                n += (size_t)snprintf(body + n, sizeof body - n, "%s'shapley_distance.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                                      col > 2 ? ", \\\n       " : "", col, color_of(r->algo), r->ablate[0] ? " dt 2" : "", gp_safe(r->label));
                 col++;
             }
             snprintf(body + n, sizeof body - n, "\n");
@@ -495,12 +549,12 @@ int flce_cmd_report(int argc, char **argv) {
                         "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", S0->dir);
             fprintf(ht, "<h2>Distance to the canonical Shapley value</h2><p>Against <code>%s</code> (exact Shapley per round, same partition): per round, the selected clients' "
                         "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.</p>"
-                        "<table><tr><th>method</th><th>mean Euclidean per round</th><th>mean KL per round</th><th>cumulative Euclidean</th><th>cumulative KL</th></tr>\n", S0->dir);
+                        "<table><tr><th>method</th><th>mean Euclidean per round</th><th>mean KL per round</th><th>cumulative Euclidean</th><th>cumulative KL</th></tr>\n", H(S0->dir));
             for (int i = 0; i < nr; i++) {
                 run_t *r = &runs[i];
                 if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
                 fprintf(md, "| %s | %.4f | %.4f | %.4f | %.4f |\n", r->label, meanE[i], meanK[i], cumE[i], cumK[i]);
-                fprintf(ht, "<tr><td>%s</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", r->label, meanE[i], meanK[i], cumE[i], cumK[i]);
+                fprintf(ht, "<tr><td>%s</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", H(r->label), meanE[i], meanK[i], cumE[i], cumK[i]);
             }
             fprintf(ht, "</table><img src='shapley_distance.svg' width='860' alt='distance to Shapley per round'>\n");
             fprintf(md, "\n![distance to Shapley per round](shapley_distance.png) ([SVG](shapley_distance.svg))\n");
@@ -557,17 +611,17 @@ int flce_cmd_report(int argc, char **argv) {
         snprintf(body, sizeof body,
                  "  set multiplot layout 1,2 title 'FLCE class contributions: %s'\n"
                  "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key top left\n"
-                 "  plot '%s/class_global_%02d.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '#d62728', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'\n"
+                 "  plot 'class_global_%02d.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '#d62728', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'\n"
                  "  set style data lines\n  set xtics autofreq\n  set xlabel 'class'\n  set ylabel 'client'\n  unset key\n  set view map\n  set cblabel 'b_c sum_t X'\n"
-                 "  plot '%s/class_contributions_%02d.csv' matrix rowheaders columnheaders using 1:2:3 with image\n  unset multiplot\n",
-                 r->label, out, i, out, i);
+                 "  plot 'class_contributions_%02d.csv' matrix rowheaders columnheaders using 1:2:3 with image\n  unset multiplot\n",
+                 gp_safe(r->label), i, i);
         char nm[32];
         snprintf(nm, sizeof nm, "class_contributions_%02d", i);
         figs_ok &= gnuplot(out, nm, body) == 0;
         fprintf(md, "\n## Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
                     "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", r->label, i, nm, nm);
         fprintf(ht, "<h2>Class contributions: %s</h2><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
-                    "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", r->label, nm);
+                    "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", H(r->label), nm);
         free(bw), free(g);
         flce_npy_free(&X);
     }
@@ -595,19 +649,39 @@ int flce_cmd_report(int argc, char **argv) {
                 continue; /* the sweep compares plain runs only */
             fprintf(fh, "%s,%g,%.6f,%.6f\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
             fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
-            fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
+            fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
             int seen = 0;
             for (int a2 = 0; a2 < na; a2++) seen |= !strcmp(algos[a2], r->algo);
             if (!seen && na < 16) snprintf(algos[na++], 32, "%s", r->algo);
         }
         fclose(fh);
         fprintf(ht, "</table>\n");
+        for (int a2 = 0; a2 < na; a2++) { /* one file per method, by Dirichlet parameter (no shell pipe in the script) */
+            snprintf(p, sizeof p, "%s/heterogeneity_%02d.csv", out, a2);
+            FILE *fa = fopen(p, "w");
+            if (!fa) continue;
+            double last = -1;
+            for (;;) { /* the next larger Dirichlet parameter of this method */
+                int best = -1;
+                for (int i = 0; i < nr; i++) {
+                    run_t *r = &runs[i];
+                    if (strcmp(r->algo, algos[a2]) || strcmp(r->partition, "dirichlet") || r->label_noise > 0 ||
+                        r->feature_noise > 0 || r->ablate[0] || !strstr(r->config, "\"class_weights\": null") || !(r->dirichlet > last))
+                        continue;
+                    if (best < 0 || r->dirichlet < runs[best].dirichlet) best = i;
+                }
+                if (best < 0) break;
+                fprintf(fa, "%s,%g,%.6f,%.6f\n", gp_safe(runs[best].algo), runs[best].dirichlet, runs[best].fin_acc, runs[best].kl_final);
+                last = runs[best].dirichlet;
+            }
+            fclose(fa);
+        }
         size_t n = (size_t)snprintf(body, sizeof body, "  set multiplot layout 1,2\n  set logscale x\n  set xlabel 'Dirichlet parameter (log scale)'\n  set grid\n  set key bottom right\n");
         for (int w = 0; w < 2; w++) {
             n += (size_t)snprintf(body + n, sizeof body - n, "  set ylabel '%s'\n  plot ", w ? "KL(contributions || data shares)" : "accuracy");
             for (int a2 = 0; a2 < na; a2++)
-                n += (size_t)snprintf(body + n, sizeof body - n, "%s'< grep ^%s, %s/heterogeneity.csv | sort -t, -k2 -g' using 2:%d with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                                      a2 ? ", " : "", algos[a2], out, w ? 4 : 3, color_of(algos[a2]), algos[a2]);
+                n += (size_t)snprintf(body + n, sizeof body - n, "%s'heterogeneity_%02d.csv' using 2:%d with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
+                                      a2 ? ", " : "", a2, w ? 4 : 3, color_of(algos[a2]), gp_safe(algos[a2]));
             n += (size_t)snprintf(body + n, sizeof body - n, "\n");
         }
         snprintf(body + n, sizeof body - n, "  unset multiplot\n");
@@ -628,7 +702,7 @@ int flce_cmd_report(int argc, char **argv) {
             if (!strcmp(r->partition, "iid")) snprintf(part, sizeof part, "IID");
             else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
             fprintf(md, "| %s | %s | %g | %g | %g | %.4f | %.5f |\n", r->label, part, r->label_noise, r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
-            fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%g</td><td>%g</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", r->label, part, r->label_noise,
+            fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%g</td><td>%g</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->label), part, r->label_noise,
                     r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
         }
         fprintf(ht, "</table>\n");
@@ -644,8 +718,8 @@ int flce_cmd_report(int argc, char **argv) {
                 r->config);
         fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s</p>"
                     "<p>Digests:</p><pre>%s</pre><details><summary>Configuration (config.json)</summary><pre>%s</pre></details>\n",
-                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests,
-                r->config);
+                H(r->label), H(r->dir), H(r->dataset), r->clients, r->per_round, r->rounds, r->seed, H(r->version), H(r->backend), H(r->device),
+                H(r->digests), H(r->config));
     }
     int groups = 0;
     for (int i = 0; i < nr; i++)
@@ -654,7 +728,7 @@ int flce_cmd_report(int argc, char **argv) {
             int same = !strcmp(runs[i].digests, runs[j].digests);
             if (!groups++) fprintf(md, "\n## Repeated runs\n\n"), fprintf(ht, "<h2>Repeated runs</h2>\n");
             fprintf(md, "- `%s` and `%s` (one configuration): digests %s\n", runs[i].dir, runs[j].dir, same ? "identical, bit for bit" : "**differ**");
-            fprintf(ht, "<p><code>%s</code> and <code>%s</code> (one configuration): digests %s</p>\n", runs[i].dir, runs[j].dir,
+            fprintf(ht, "<p><code>%s</code> and <code>%s</code> (one configuration): digests %s</p>\n", H(runs[i].dir), H(runs[j].dir),
                     same ? "identical, bit for bit" : "<b>differ</b>");
         }
     if (!groups) {

@@ -1,0 +1,31 @@
+#!/bin/sh
+# cli_report.sh: `flce report` with hostile names runs nothing and escapes everything (issue 20):
+#  - an --out path with a quote and $(...) (once made gnuplot's shell run `touch PWNED`),
+#  - a run directory named x'.system("touch PWNED").'<img src=x onerror=alert(1)> (once ran
+#    through gnuplot's own system() and went into report.html as markup),
+#  - "algo": "x'.system('touch PWNED2').'" in a run's config.json,
+#  - an ordinary apostrophe (--out "Bob's runs"), which once gave no figures;
+# every figure is still made, no PWNED file appears, and report.html holds the names escaped.
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-report-XXXXXX); trap 'rm -rf "$t"' EXIT
+cd "$t" || fail "cd $t"
+evil="x'.system(\"touch PWNED\").'<img src=x onerror=alert(1)>"
+"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 \
+  --batch 16 --seed 3 --quiet --out "$t/$evil" > /dev/null 2>&1 || fail "flce run into a hostile directory name"
+cp -r "$t/$evil" "$t/b"
+sed -i "s/\"algo\": \"fedavg\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/b/config.json"
+grep -q "PWNED2" "$t/b/config.json" || fail "the test could not plant the algo name"
+for out in "r'\$(touch PWNED)'x" "Bob's runs"; do
+  "$flce" report "$t/$evil" "$t/b" --out "$t/$out" > "$t/log" 2>&1 || fail "flce report --out $out: $(cat "$t/log")"
+  for f in accuracy.png accuracy.svg macro_f1.png kl.png contributions.png server_cost.png; do
+    [ -s "$t/$out/$f" ] || fail "report --out $out: figure $f missing ($(cat "$t/log"))"
+  done
+  grep -q '<img src=x' "$t/$out/report.html" && fail "report.html holds a run name as markup"
+  grep -q '&lt;img src=x onerror=alert(1)&gt;' "$t/$out/report.html" || fail "report.html does not show the run name escaped"
+done
+found=$(find "$t" \( -name PWNED -o -name PWNED2 \) 2>/dev/null | head -3)
+[ -z "$found" ] || fail "a command ran: $found"
+echo "ok: hostile names ran nothing and were escaped"
