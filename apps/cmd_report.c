@@ -88,14 +88,15 @@ static void jstr(const char *js, const char *key, char *out, size_t cap) {
     while (n && out[n - 1] == ' ') out[--n] = '\0';
 }
 
-/* Load one run directory; a clear error when a file is missing or malformed. */
+/* Load one run directory; a clear error when a file is missing (2: not a run directory) or
+ * malformed (1). */
 static int load_run(run_t *r, const char *dir, flce_err *e) {
     memset(r, 0, sizeof *r);
     snprintf(r->dir, sizeof r->dir, "%s", dir);
     char p[1200];
     snprintf(p, sizeof p, "%s/config.json", dir);
     char *cfg = slurp(p, NULL);
-    if (!cfg) return flce_fail(e, FLCE_ERR_ARG, "%s: not a run directory (no config.json)", dir), 1;
+    if (!cfg) return flce_fail(e, FLCE_ERR_ARG, "%s: not a run directory (no config.json)", dir), 2;
     snprintf(r->config, sizeof r->config, "%s", cfg);
     jstr(cfg, "algo", r->algo, sizeof r->algo);
     jstr(cfg, "ablate", r->ablate, sizeof r->ablate);
@@ -108,6 +109,15 @@ static int load_run(run_t *r, const char *dir, flce_err *e) {
     const char *sp = jfind(cfg, "seed");
     r->seed = sp ? strtoull(sp, NULL, 10) : 0;
     free(cfg);
+    /* what the rest trusts: the sizes that allocations and loops depend on */
+    double cl = jnum(r->config, "clients"), pr = jnum(r->config, "per_round"), nrd = jnum(r->config, "rounds");
+    if (!(cl >= 1 && cl <= 1000000 && cl == floor(cl)))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"clients\" is missing or not a whole number from 1 to 1000000", dir), 1;
+    if (!(nrd >= 1 && nrd <= 10000000 && nrd == floor(nrd)))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"rounds\" is missing or not a whole number from 1 to 10000000", dir), 1;
+    if (!(pr >= 1 && pr <= cl && pr == floor(pr)))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"per_round\" is missing or not a whole number from 1 to clients", dir), 1;
+    if (!r->algo[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: no \"algo\"", dir), 1;
     snprintf(p, sizeof p, "%s/device.txt", dir);
     char *dv = slurp(p, NULL);
     if (dv) {
@@ -122,17 +132,21 @@ static int load_run(run_t *r, const char *dir, flce_err *e) {
     }
     snprintf(p, sizeof p, "%s/digests.txt", dir);
     char *dg = slurp(p, NULL);
-    if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 1;
+    if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 2;
     snprintf(r->digests, sizeof r->digests, "%s", dg);
     sscanf(dg, "partition %16s", r->partdig);
     free(dg);
     snprintf(p, sizeof p, "%s/metrics.csv", dir);
     FILE *f = fopen(p, "r");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 1;
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 2;
     char line[1024];
     int cap = r->rounds > 0 ? r->rounds : 16;
     r->acc = calloc((size_t)cap, 8), r->f1 = calloc((size_t)cap, 8), r->kl = calloc((size_t)cap, 8);
     r->srv = calloc((size_t)cap, 8), r->cli = calloc((size_t)cap, 8), r->pacc = calloc((size_t)cap, 8);
+    if (!r->acc || !r->f1 || !r->kl || !r->srv || !r->cli || !r->pacc) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d rounds", dir, cap), 1;
+    }
     if (!fgets(line, sizeof line, f)) line[0] = '\0';
     while (fgets(line, sizeof line, f) && r->T < cap) {
         int rd;
@@ -151,8 +165,12 @@ static int load_run(run_t *r, const char *dir, flce_err *e) {
     if (r->T == 0) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no rounds", p), 1;
     snprintf(p, sizeof p, "%s/contributions.csv", dir);
     f = fopen(p, "r");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 1;
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
     r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
+    if (!r->contrib || !r->samples || !r->held) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d clients", dir, r->clients), 1;
+    }
     if (!fgets(line, sizeof line, f)) line[0] = '\0';
     while (fgets(line, sizeof line, f) && r->n < r->clients) {
         int k;
@@ -195,7 +213,7 @@ static void finish_run(run_t *r, int window) {
     double *q = malloc(sizeof(double) * (size_t)r->clients);
     int C = !strcmp(r->dataset, "cifar100") ? 100 : 10;
     r->kl_final = r->kl_div = NAN;
-    if (q && r->samples[0] > 0) {
+    if (q && r->clients > 0 && r->samples[0] > 0) {
         flce_data_shares(r->samples, NULL, C, r->clients, q);
         r->kl_final = flce_kl(r->contrib, q, r->clients, NULL);
         flce_data_shares(r->samples, r->held, C, r->clients, q);
@@ -320,11 +338,12 @@ int flce_cmd_report(int argc, char **argv) {
     flce_err e = {{0}};
     int nr = 0;
     for (int i = 0; i < nd; i++) {
-        if (load_run(&runs[nr], dirs[i], &e)) {
+        int lr = load_run(&runs[nr], dirs[i], &e);
+        if (lr) {
             fprintf(stderr, "%s: %s\n", prog, e.msg);
             for (int j = 0; j <= nr; j++) free_run(&runs[j]);
             free(runs);
-            return 2;
+            return lr; /* 2: not a run directory; 1: a damaged one */
         }
         finish_run(&runs[nr], window);
         nr++;
@@ -572,17 +591,40 @@ int flce_cmd_report(int argc, char **argv) {
             flce_npy_free(&X);
             continue;
         }
+        int classes = !strcmp(r->dataset, "cifar100") ? 100 : 10;
+        if (X.shape[0] != r->T || X.shape[1] != r->clients || X.shape[2] != classes) {
+            fprintf(stderr, "%s: %s: shape (%lld, %lld, %lld) does not fit the run (%d rounds, %d clients, %d classes): "
+                            "no class contributions for it\n", prog, p, (long long)X.shape[0], (long long)X.shape[1],
+                    (long long)X.shape[2], r->T, r->clients, classes);
+            flce_npy_free(&X);
+            continue;
+        }
         int T = (int)X.shape[0], N = (int)X.shape[1], C = (int)X.shape[2];
         const double *x = X.data;
         double *bw = malloc(sizeof(double) * (size_t)C), *g = calloc((size_t)C, 8), tot = 0, btot = 0;
+        if (!bw || !g) {
+            free(bw), free(g), flce_npy_free(&X);
+            continue;
+        }
         const char *cw = jfind(r->config, "class_weights");
         for (int c = 0; c < C; c++) bw[c] = 1.0 / C;
-        if (cw && *cw == '[') {
+        if (cw && *cw == '[') { /* exactly C numbers, then ']'; anything else: 1/C each, said */
             const char *q = cw + 1;
-            for (int c = 0; c < C; c++) {
+            int c = 0, ok = 1;
+            for (; c < C && ok; c++) {
                 char *end;
-                bw[c] = strtod(q, &end);
+                double v = strtod(q, &end);
+                if (end == q || !(v >= 0)) ok = 0;
+                else bw[c] = v;
+                while (*end == ' ') end++;
+                if (ok && c < C - 1 && *end != ',') ok = 0;
                 q = end + 1;
+                if (ok && c == C - 1 && *end != ']') ok = 0;
+            }
+            if (!ok) {
+                fprintf(stderr, "%s: %s/config.json: class_weights is not a list of %d non-negative numbers: shown as 1/%d each\n",
+                        prog, r->dir, C, C);
+                for (c = 0; c < C; c++) bw[c] = 1.0 / C;
             }
         }
         for (int c = 0; c < C; c++) btot += bw[c];

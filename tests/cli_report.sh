@@ -13,10 +13,10 @@ PROG=$flce
 t=$(mktemp -d /tmp/flce-report-XXXXXX); trap 'rm -rf "$t"' EXIT
 cd "$t" || fail "cd $t"
 evil="x'.system(\"touch PWNED\").'<img src=x onerror=alert(1)>"
-"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 \
+"$flce" run --algo flce --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 \
   --batch 16 --seed 3 --quiet --out "$t/$evil" > /dev/null 2>&1 || fail "flce run into a hostile directory name"
 cp -r "$t/$evil" "$t/b"
-sed -i "s/\"algo\": \"fedavg\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/b/config.json"
+sed -i "s/\"algo\": \"flce\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/b/config.json"
 grep -q "PWNED2" "$t/b/config.json" || fail "the test could not plant the algo name"
 for out in "r'\$(touch PWNED)'x" "Bob's runs"; do
   "$flce" report "$t/$evil" "$t/b" --out "$t/$out" > "$t/log" 2>&1 || fail "flce report --out $out: $(cat "$t/log")"
@@ -29,3 +29,23 @@ done
 found=$(find "$t" \( -name PWNED -o -name PWNED2 \) 2>/dev/null | head -3)
 [ -z "$found" ] || fail "a command ran: $found"
 echo "ok: hostile names ran nothing and were escaped"
+
+# damaged config.json (issue 20, item 5: a heap overflow before): one line, exit 1, nothing read past
+PROG=$flce
+for bad in '' 'garbage' '{"algo": "fedavg", "per_round": 2, "rounds": 2}' \
+           '{"algo": "fedavg", "clients": 0, "per_round": 2, "rounds": 2}' \
+           '{"algo": "fedavg", "clients": -1, "per_round": 2, "rounds": 2}' \
+           '{"algo": "fedavg", "clients": 1e300, "per_round": 2, "rounds": 2}' \
+           '{"algo": "fedavg", "clients": 4, "per_round": 2, "rounds": 99999999999}'; do
+  rm -rf "$t/d"; cp -r "$t/b" "$t/d"
+  printf '%s' "$bad" > "$t/d/config.json"
+  expect 1 "config.json" report "$t/d" --out "$t/rep-bad"
+done
+# a short class_weights list is not read past its end: the report says so and goes on
+rm -rf "$t/d"; cp -r "$t/$evil" "$t/d"
+sed -i 's/"class_weights": null/"class_weights": [0.5, 0.5]/' "$t/d/config.json"
+grep -q '"class_weights": \[0.5, 0.5\]' "$t/d/config.json" || fail "could not plant class weights"
+"$flce" report "$t/d" --out "$t/rep-cw" > /dev/null 2> "$t/cw.err" || fail "report with a short class_weights list"
+grep -q "class_weights is not a list of 10 non-negative numbers" "$t/cw.err" || fail "the short class_weights list was not reported: $(cat "$t/cw.err")"
+[ -s "$t/rep-cw/class_contributions_00.png" ] || fail "no class contributions figure"
+echo "ok: damaged run files are refused in one line"
