@@ -45,142 +45,177 @@ static uint32_t be32(const unsigned char *b) {
     return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
 }
 
-/* Read exactly len bytes from a gzip (or plain) stream; then insist on end of file. */
-static flce_status gz_read_exact(gzFile g, const char *path, void *dst, size_t len, int expect_eof,
-                                 flce_err *e) {
-    unsigned char *p = dst;
-    size_t got = 0;
-    while (got < len) {
-        size_t want = len - got > (1u << 30) ? (1u << 30) : len - got;
-        int r = gzread(g, p + got, (unsigned)want);
-        if (r < 0) {
-            int zerr;
-            const char *m = gzerror(g, &zerr);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted: %s", path, m);
-        }
-        if (r == 0) {
-            int zerr;
-            const char *m = gzerror(g, &zerr);
-            if (zerr != Z_OK && zerr != Z_BUF_ERROR)
-                return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted: %s", path, m);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %zu bytes after the header",
-                             path, got, len);
-        }
-        got += (size_t)r;
-    }
-    if (expect_eof) {
-        unsigned char extra;
-        int r = gzread(g, &extra, 1);
-        if (r > 0)
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
-        if (r < 0) {
-            int zerr;
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted: %s", path, gzerror(g, &zerr));
-        }
-        int zerr;
-        gzerror(g, &zerr);
-        if (zerr != Z_OK)
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated or corrupted gzip stream", path);
-    }
-    return FLCE_OK;
-}
-
-static flce_status gz_open(const char *path, gzFile *g, flce_err *e) {
+/* The whole content of a file, gunzipped when it starts with the gzip magic (every member
+ * of a multi-member file, each checked to its end: the CRC-32 and length of its trailer must
+ * be present and match, so a file cut anywhere, even in its 8-byte trailer, is an error, as
+ * `gzip -t` says). At most max_out bytes of content; *out is malloc'd. */
+static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out, size_t *out_len, flce_err *e) {
+    *out = NULL, *out_len = 0;
     if (!file_exists(path)) return flce_fail(e, FLCE_ERR_IO, "%s: no such file", path);
-    *g = gzopen(path, "rb");
-    if (!*g) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = fopen(path, "rb");
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    uint8_t *in = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 1 << 16;
+            uint8_t *t = realloc(in, nc);
+            if (!t) {
+                free(in), fclose(f);
+                return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+            }
+            in = t, cap = nc;
+        }
+        size_t r = fread(in + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr) {
+        free(in);
+        return flce_fail(e, FLCE_ERR_IO, "%s: read error", path);
+    }
+    if (n < 2 || in[0] != 0x1f || in[1] != 0x8b) { /* not gzip: the bytes as they are */
+        if (n > max_out) {
+            free(in);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than any header allows", path);
+        }
+        *out = in, *out_len = n;
+        return FLCE_OK;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) {
+        free(in);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot start zlib", path);
+    }
+    uint8_t *o = NULL;
+    size_t olen = 0, ocap = 0;
+    flce_status st = FLCE_OK;
+    z.next_in = in;
+    z.avail_in = 0;
+    size_t used = 0; /* input handed to zlib so far */
+    for (;;) {
+        if (z.avail_in == 0 && used < n) {
+            size_t chunk = n - used > (1u << 30) ? (1u << 30) : n - used;
+            z.next_in = in + used, z.avail_in = (uInt)chunk, used += chunk;
+        }
+        if (olen == ocap) {
+            if (ocap >= max_out + 1) {
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than any header allows", path);
+                break;
+            }
+            size_t nc = ocap ? ocap * 2 : 1 << 20;
+            if (nc > max_out + 1) nc = max_out + 1;
+            uint8_t *t = realloc(o, nc);
+            if (!t) {
+                st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+                break;
+            }
+            o = t, ocap = nc;
+        }
+        size_t room = ocap - olen > (1u << 30) ? (1u << 30) : ocap - olen;
+        z.next_out = o + olen, z.avail_out = (uInt)room;
+        int r = inflate(&z, Z_NO_FLUSH);
+        olen += room - z.avail_out;
+        if (r == Z_STREAM_END) {
+            if (z.avail_in == 0 && used == n) break; /* the last member ended with its trailer */
+            if (inflateReset(&z) != Z_OK) { /* another member follows */
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted gzip stream", path);
+                break;
+            }
+            continue;
+        }
+        if (r == Z_OK) continue;
+        if (r == Z_BUF_ERROR && z.avail_in == 0 && used == n) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated gzip stream (ends before its end and CRC trailer)", path);
+            break;
+        }
+        if (r == Z_BUF_ERROR) continue; /* output full: grow */
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted gzip stream: %s", path, z.msg ? z.msg : "invalid data");
+        break;
+    }
+    inflateEnd(&z);
+    free(in);
+    if (!st && olen > max_out) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than any header allows", path);
+    if (st) {
+        free(o);
+        return st;
+    }
+    *out = o, *out_len = olen;
     return FLCE_OK;
 }
 
 flce_status flce_read_idx_images(const char *path, flce_split *s, flce_err *e) {
-    gzFile g;
-    flce_status st = gz_open(path, &g, e);
+    uint8_t *b;
+    size_t len;
+    flce_status st = read_maybe_gz(path, (size_t)1 << 32, &b, &len, e);
     if (st) return st;
-    unsigned char h[16];
-    uint8_t *px = NULL;
-    st = gz_read_exact(g, path, h, 16, 0, e);
-    if (st) {
-        flce_fail(e, st, "%s: truncated: shorter than the 16-byte IDX image header", path);
-        goto out;
+    if (len < 16) {
+        free(b);
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: shorter than the 16-byte IDX image header", path);
     }
-    if (be32(h) != 0x00000803u) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX image file (magic %08x, expected 00000803)",
-                       path, be32(h));
-        goto out;
+    if (be32(b) != 0x00000803u) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX image file (magic %08x, expected 00000803)", path, be32(b));
+        free(b);
+        return st;
     }
-    uint32_t n = be32(h + 4), rows = be32(h + 8), cols = be32(h + 12);
+    uint32_t n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
     if (n == 0 || n > 10000000u || rows == 0 || rows > 1024 || cols == 0 || cols > 1024) {
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible IDX dimensions %u x %u x %u", path, n, rows, cols);
-        goto out;
+        free(b);
+        return st;
     }
-    size_t len = (size_t)n * rows * cols;
-    px = malloc(len);
-    if (!px) {
-        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate %zu bytes", path, len);
-        goto out;
+    size_t want = (size_t)n * rows * cols;
+    if (len - 16 != want) {
+        st = len - 16 < want ? flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %zu bytes after the header", path, len - 16, want)
+                             : flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
+        free(b);
+        return st;
     }
-    st = gz_read_exact(g, path, px, len, 1, e);
-    if (st) goto out;
+    memmove(b, b + 16, want);
     free(s->pixels);
-    s->pixels = px;
-    px = NULL;
+    s->pixels = b;
     s->n = (int)n;
     s->c = 1;
     s->h = (int)rows;
     s->w = (int)cols;
-out:
-    free(px);
-    gzclose(g);
-    return st;
+    return FLCE_OK;
 }
 
 flce_status flce_read_idx_labels(const char *path, int classes, flce_split *s, flce_err *e) {
-    gzFile g;
-    flce_status st = gz_open(path, &g, e);
+    uint8_t *b;
+    size_t len;
+    flce_status st = read_maybe_gz(path, 8 + (size_t)10000000, &b, &len, e);
     if (st) return st;
-    unsigned char h[8];
-    uint8_t *lab = NULL;
-    st = gz_read_exact(g, path, h, 8, 0, e);
+    if (len < 8) {
+        free(b);
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: shorter than the 8-byte IDX label header", path);
+    }
+    if (be32(b) != 0x00000801u) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX label file (magic %08x, expected 00000801)", path, be32(b));
+        free(b);
+        return st;
+    }
+    uint32_t n = be32(b + 4);
+    if (n == 0 || n > 10000000u) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible label count %u", path, n);
+    else if (len - 8 < n) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %u bytes after the header", path, len - 8, n);
+    else if (len - 8 > n) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
+    for (uint32_t i = 0; !st && i < n; i++)
+        if (b[8 + i] >= classes)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %u out of range (0..%d)", path, b[8 + i], i, classes - 1);
+    if (!st && s->pixels && (uint32_t)s->n != n) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %u labels for %d images", path, n, s->n);
     if (st) {
-        flce_fail(e, st, "%s: truncated: shorter than the 8-byte IDX label header", path);
-        goto out;
+        free(b);
+        return st;
     }
-    if (be32(h) != 0x00000801u) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX label file (magic %08x, expected 00000801)",
-                       path, be32(h));
-        goto out;
-    }
-    uint32_t n = be32(h + 4);
-    if (n == 0 || n > 10000000u) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible label count %u", path, n);
-        goto out;
-    }
-    lab = malloc(n);
-    if (!lab) {
-        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate %u bytes", path, n);
-        goto out;
-    }
-    st = gz_read_exact(g, path, lab, n, 1, e);
-    if (st) goto out;
-    for (uint32_t i = 0; i < n; i++)
-        if (lab[i] >= classes) {
-            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %u out of range (0..%d)", path,
-                           lab[i], i, classes - 1);
-            goto out;
-        }
+    memmove(b, b + 8, n);
     free(s->labels);
-    s->labels = lab;
-    lab = NULL;
-    if (s->pixels && (uint32_t)s->n != n) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %u labels for %d images", path, n, s->n);
-        goto out;
-    }
+    s->labels = b;
     s->n = (int)n;
     s->classes = classes;
-out:
-    free(lab);
-    gzclose(g);
-    return st;
+    return FLCE_OK;
 }
 
 /* Read a whole regular file of at most max_len bytes. */

@@ -146,6 +146,43 @@ Test(idx, rejects_bad_files_with_one_line) {
     tu_write_gz(p, big, blen);
     truncate(p, sz / 2);
     expect_idx_error(p, 0, "");
+    /* only its 8-byte trailer (CRC-32, length) cut off: every data byte is there, and yet the
+     * file is damaged (gzip -t fails); it was accepted */
+    snprintf(p, sizeof p, "%s/notrailer.gz", dir);
+    tu_write_gz(p, big, blen);
+    f = fopen(p, "rb");
+    fseek(f, 0, SEEK_END);
+    long full = ftell(f);
+    fclose(f);
+    truncate(p, full - 8);
+    expect_idx_error(p, 0, "truncated gzip stream");
+    /* one bit of the CRC-32 flipped in a small label file: a corrupted stream (it was reported
+     * as a truncated header) */
+    unsigned char lab2[13] = {0, 0, 8, 1, 0, 0, 0, 5, 0, 9, 3, 1, 2};
+    snprintf(p, sizeof p, "%s/crc.gz", dir);
+    tu_write_gz(p, lab2, sizeof lab2);
+    f = fopen(p, "r+b");
+    fseek(f, -8, SEEK_END);
+    int c0 = fgetc(f);
+    fseek(f, -8, SEEK_END);
+    fputc(c0 ^ 1, f);
+    fclose(f);
+    expect_idx_error(p, 1, "corrupted");
+    /* two gzip members, as `cat a.gz b.gz` makes: one file, read whole */
+    size_t half = blen / 2;
+    snprintf(p, sizeof p, "%s/m1.gz", dir);
+    tu_write_gz(p, big, half);
+    char p2[160];
+    snprintf(p2, sizeof p2, "%s/m2.gz", dir);
+    tu_write_gz(p2, big + half, blen - half);
+    FILE *a1 = fopen(p, "ab"), *a2 = fopen(p2, "rb");
+    int ch;
+    while ((ch = fgetc(a2)) != EOF) fputc(ch, a1);
+    fclose(a1), fclose(a2);
+    flce_split sm = {0};
+    cr_assert_eq(flce_read_idx_images(p, &sm, &e), FLCE_OK, "%s", e.msg);
+    cr_assert(sm.n == 20 && memcmp(sm.pixels, big + 16, blen - 16) == 0);
+    free(sm.pixels);
     tu_rm_rf(dir);
 }
 
