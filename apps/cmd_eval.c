@@ -167,7 +167,7 @@ int flce_cmd_eval(int argc, char **argv) {
             }
         }
     }
-    if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: no such directory", out);
+    if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);
 
     flce_err e = {{0}};
     char p[4200];
@@ -225,6 +225,10 @@ int flce_cmd_eval(int argc, char **argv) {
     if ((st = flce_eval_trace(&tr, &ab, &cc, &res, &e))) goto fail;
 
     int64_t shp[3] = {T, n, C};
+    if (flce_mkdirs(out) != 0) { /* created like every other command's output folder */
+        st = flce_fail(&e, FLCE_ERR_IO, "--out %s: cannot create: %s", out, strerror(errno));
+        goto fail;
+    }
     snprintf(p, sizeof p, "%s/Q.npy", out);
     if ((st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, &e))) goto fail;
     snprintf(p, sizeof p, "%s/X_completed.npy", out);

@@ -157,17 +157,26 @@ int flce_cmd_run(int argc, char **argv) {
     if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
     if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
     if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);
-    /* the list of methods, each checked before any work starts */
+    /* the list of methods, each checked before any work starts: no empty name, no unknown
+     * one, none twice, at most 16 */
     char list[256], *names[16];
     int nm = 0;
+    if (strlen(algos) >= sizeof list) return cli_usage_error(prog, "--algo: the list is too long");
     snprintf(list, sizeof list, "%s", algos);
-    for (char *a = strtok(list, ","); a && nm < 16; a = strtok(NULL, ",")) names[nm++] = a;
-    for (int i = 0; i < nm; i++) {
-        flce_run_cfg t = c;
-        t.algo = names[i];
-        if (!flce_algo_known(t.algo))
-            return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", t.algo, FLCE_ALGO_LIST);
+    for (char *a = list, *next; a; a = next) {
+        next = strchr(a, ',');
+        if (next) *next++ = '\0';
+        if (!*a) return cli_usage_error(prog, "--algo '%s': an empty method name (%s, or all)", algos, FLCE_ALGO_LIST);
+        if (!flce_algo_known(a)) return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", a, FLCE_ALGO_LIST);
+        for (int j = 0; j < nm; j++)
+            if (!strcmp(names[j], a)) return cli_usage_error(prog, "--algo: '%s' is named twice", a);
+        if (nm == 16) return cli_usage_error(prog, "--algo: at most 16 methods in one run");
+        names[nm++] = a;
     }
+    int has_flce = 0;
+    for (int i = 0; i < nm; i++) has_flce |= !strcmp(names[i], "flce");
+    if ((ablate.n > 0) && !has_flce)
+        return cli_usage_error(prog, "--ablate: applies to FLCE only, and --algo '%s' does not run it", algos);
     if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
     if (!iid && !(c.part.dirichlet > 0)) return cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);
     if (strcmp(c.dataset, "fmnist") && strcmp(c.dataset, "cifar10") && strcmp(c.dataset, "cifar100") && strcmp(c.dataset, "eurosat"))
@@ -181,6 +190,11 @@ int flce_cmd_run(int argc, char **argv) {
             if (!(c.class_weights[i] >= 0) || !isfinite(c.class_weights[i])) bad = i;
         if (bad >= 0) rc = cli_usage_error(prog, "--class-weights %s: weight %d is %g (finite, >= 0)", cw_path, bad, c.class_weights[bad]);
         else if (ncw != classes) rc = cli_usage_error(prog, "--class-weights %s: %d weights for %d classes", cw_path, ncw, classes);
+        else {
+            double tot = 0;
+            for (int i = 0; i < ncw; i++) tot += c.class_weights[i];
+            if (!(tot > 0)) rc = cli_usage_error(prog, "--class-weights %s: all weights are 0 (at least one must be > 0)", cw_path);
+        }
         if (rc) {
             free(c.class_weights);
             return rc;

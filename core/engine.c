@@ -455,13 +455,15 @@ static flce_status validate(const flce_run_cfg *c, const algo_vt **algo, flce_er
     if (!(c->lambda >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--lambda %g: must be >= 0", c->lambda);
     if (!(c->tau > 0)) return flce_fail(e, FLCE_ERR_ARG, "--tau %g: must be > 0", c->tau);
     if (c->mc_perms < 1) return flce_fail(e, FLCE_ERR_ARG, "--mc-perms %d: must be at least 1", c->mc_perms);
+    if (!(c->mc_eps >= 0) || !isfinite(c->mc_eps)) return flce_fail(e, FLCE_ERR_ARG, "--mc-eps %g: must be a finite number >= 0", c->mc_eps);
     if (!(c->prox_mu >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--prox-mu %g: must be >= 0", c->prox_mu);
     if (!(c->ditto_lambda >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--ditto-lambda %g: must be >= 0", c->ditto_lambda);
     if (!(c->moon_mu >= 0) || !(c->moon_tau > 0)) return flce_fail(e, FLCE_ERR_ARG, "--moon-mu must be >= 0 and --moon-tau > 0");
     if (c->train_subset < 0 || c->test_subset < 0 || c->val_size < 0)
         return flce_fail(e, FLCE_ERR_ARG, "subset and validation sizes must be positive");
     if (c->part.label_noise < 0 || c->part.label_noise > 1) return flce_fail(e, FLCE_ERR_ARG, "--label-noise %g: must be in [0, 1]", c->part.label_noise);
-    if (c->part.feature_noise < 0) return flce_fail(e, FLCE_ERR_ARG, "--feature-noise %g: must be >= 0", c->part.feature_noise);
+    if (!(c->part.feature_noise >= 0 && c->part.feature_noise < 1e6))
+        return flce_fail(e, FLCE_ERR_ARG, "--feature-noise %g: must be a number from 0 to below 1e6", c->part.feature_noise);
     if (!flce_backend_known(c->backend))
         return flce_fail(e, FLCE_ERR_ARG, "--backend '%s': unknown or not built (%s)", c->backend, flce_backend_names());
     return FLCE_OK;

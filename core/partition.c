@@ -79,7 +79,7 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
     if (!(cfg->label_noise >= 0.0 && cfg->label_noise <= 1.0))
         return flce_fail(e, FLCE_ERR_ARG, "--label-noise %g: must be in [0, 1]", cfg->label_noise);
     if (!(cfg->feature_noise >= 0.0 && cfg->feature_noise < 1e6))
-        return flce_fail(e, FLCE_ERR_ARG, "--feature-noise %g: must be >= 0", cfg->feature_noise);
+        return flce_fail(e, FLCE_ERR_ARG, "--feature-noise %g: must be a number from 0 to below 1e6", cfg->feature_noise);
     if (!(cfg->noisy_frac >= 0.0 && cfg->noisy_frac <= 1.0))
         return flce_fail(e, FLCE_ERR_ARG, "--noisy-clients %g: must be in [0, 1]", cfg->noisy_frac);
     if (cfg->label_noise > 0.0 && s->classes < 2)

@@ -40,7 +40,11 @@ expect 2 "no such trace directory" eval "$t/nope"
 expect 2 "--ablate 'X'" eval "$t/trace" --ablate X
 expect 2 "flce run" eval "$t/trace" --ablate CL
 expect 2 "--rank 0" eval "$t/trace" --rank 0
-expect 2 "--out" eval "$t/trace" --out "$t/nope"
+# --out DIR that does not exist yet is created, as by every other command (issue 20, item 9)
+"$flce" eval "$t/trace" --out "$t/new/deeper" > /dev/null || fail "eval --out a new folder"
+[ -s "$t/new/deeper/contributions.csv" ] || fail "eval --out a new folder wrote no contributions.csv"
+touch "$t/afile"
+expect 2 "--out" eval "$t/trace" --out "$t/afile"
 echo "1 2 3" > "$t/cw3.txt"
 expect 2 "more than 2 weights" eval "$t/trace" --class-weights "$t/cw3.txt"
 echo "1" > "$t/cw1.txt"
