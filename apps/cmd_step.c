@@ -59,6 +59,14 @@ int flce_cmd_step(int argc, char **argv) {
     flce_backend *be = NULL; /* created once the inputs are known to be good */
     if (flce_npy_read(input, &X, &e) || flce_npy_expect(input, &X, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, &e))
         goto fail;
+    /* the sizes one training step takes; checked before any is narrowed to int */
+    if (X.shape[0] < 1 || X.shape[0] > 65536 || X.shape[1] < 1 || X.shape[1] > 64 || X.shape[2] < 4 || X.shape[2] > 4096 ||
+        X.shape[3] < 4 || X.shape[3] > 4096) {
+        flce_fail(&e, FLCE_ERR_FORMAT, "%s: shape (%lld, %lld, %lld, %lld): one step takes N 1..65536 samples of C 1..64 "
+                  "channels, H and W 4..4096", input, (long long)X.shape[0], (long long)X.shape[1], (long long)X.shape[2],
+                  (long long)X.shape[3]);
+        goto fail;
+    }
     int N = (int)X.shape[0], C = (int)X.shape[1], H = (int)X.shape[2], W = (int)X.shape[3];
     if (flce_npy_read(labels_path, &Y, &e) || flce_npy_expect(labels_path, &Y, FLCE_NPY_I64, 1, (int64_t[]){N}, &e))
         goto fail;

@@ -512,6 +512,9 @@ flce_status flce_checkpoint_probe(const char *path, int *in_c, int *classes, flc
     const flce_st_entry *c1 = flce_st_find(&f, "conv1.weight"), *lw = flce_st_find(&f, "linear.weight");
     if (!c1 || !lw || c1->ndim != 4 || lw->ndim != 2)
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a ResNet20 checkpoint (conv1.weight or linear.weight missing)", path);
+    else if (c1->shape[1] < 1 || c1->shape[1] > 64 || lw->shape[0] < 2 || lw->shape[0] > 100000)
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: conv1.weight has %lld input channels and linear.weight %lld classes "
+                       "(1..64 and 2..100000)", path, (long long)c1->shape[1], (long long)lw->shape[0]);
     else {
         *in_c = (int)c1->shape[1];
         *classes = (int)lw->shape[0];

@@ -22,5 +22,10 @@ expect 2 "--backend 'gpu'" step --init-seed 1 --classes 4 --input "$t/X.npy" --l
 expect 2 "no such file" step --weights "$t/none" --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 1 "label 3 of sample 3 out of range" step --init-seed 1 --classes 3 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 1 "X.npy: dtype float32, expected int64" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/X.npy" --out "$t/o"
+# sizes that do not fit an int, or no sample at all (issue 20, item 7: N = INT_MIN was accepted)
+"$fixtures" npy-header "$t/Xbig.npy" 2147483648 0 16 16 || fail "fixtures npy-header"
+expect 1 "one step takes N 1..65536" step --init-seed 1 --classes 4 --input "$t/Xbig.npy" --labels "$t/Y.npy" --out "$t/o"
+"$fixtures" npy-header "$t/X0.npy" 0 3 16 16 || fail "fixtures npy-header"
+expect 1 "one step takes N 1..65536" step --init-seed 1 --classes 4 --input "$t/X0.npy" --labels "$t/Y.npy" --out "$t/o"
 [ -e "$t/o" ] && fail "output left behind after a failure"
 echo "cli_step: all checks passed"

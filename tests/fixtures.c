@@ -2,6 +2,8 @@
  *   fixtures trace DIR [bad-unselected|bad-partial]   the hand-worked trace of cli_eval.sh
  *   fixtures batch DIR N C H W CLASSES                X.npy (float32 N x C x H x W), Y.npy (int64)
  *   fixtures checkpoint FILE C H CLASSES SEED         a ResNet20 checkpoint (He-normal init)
+ *   fixtures npy-header FILE D0 D1 D2 D3              a float32 .npy of that shape with as many data
+ *                                                     bytes as the shape says (for shapes with a 0)
  *   fixtures leak-canary BACKEND                      opens and closes the backend, then leaks
  *                                                     4242 bytes of its own on purpose (the
  *                                                     sanitizer build must report exactly that)
@@ -47,6 +49,25 @@ static int checkpoint(char **argv) {
     return 0;
 }
 
+static int npy_header(char **argv) {
+    char dict[256];
+    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%s, %s, %s, %s), }", argv[1], argv[2],
+                     argv[3], argv[4]);
+    int total = 10 + n + 1, pad = (64 - total % 64) % 64;
+    FILE *f = fopen(argv[0], "wb");
+    if (!f) return 1;
+    unsigned short hl = (unsigned short)(n + pad + 1);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fputc(hl & 255, f), fputc(hl >> 8, f);
+    fwrite(dict, 1, (size_t)n, f);
+    for (int i = 0; i < pad; i++) fputc(' ', f);
+    fputc('\n', f);
+    unsigned long long cnt = 1;
+    for (int i = 1; i <= 4; i++) cnt *= strtoull(argv[i], NULL, 10);
+    for (unsigned long long i = 0; i < cnt * 4 && i < (1u << 20); i++) fputc(0, f);
+    return fclose(f) != 0;
+}
+
 static void *volatile canary;
 
 static int leak_canary(const char *backend) {
@@ -61,6 +82,7 @@ static int leak_canary(const char *backend) {
 
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "leak-canary")) return leak_canary(argv[2]);
+    if (argc >= 7 && !strcmp(argv[1], "npy-header")) return npy_header(argv + 2);
     if (argc >= 8 && !strcmp(argv[1], "batch")) return batch(argv + 2);
     if (argc >= 7 && !strcmp(argv[1], "checkpoint")) return checkpoint(argv + 2);
     if (argc < 3 || strcmp(argv[1], "trace")) return 2;
