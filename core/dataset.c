@@ -333,7 +333,7 @@ flce_status flce_read_jpeg_rgb(const char *path, int want_h, int want_w, uint8_t
     if (st) return st;
     struct jpeg_decompress_struct ci;
     struct jerr je;
-    unsigned char *row = NULL;
+    unsigned char *volatile row = NULL; /* volatile: set after setjmp, freed after a longjmp */
     ci.err = jpeg_std_error(&je.mgr);
     je.mgr.error_exit = jerr_exit;
     je.mgr.emit_message = jerr_emit;
@@ -341,7 +341,7 @@ flce_status flce_read_jpeg_rgb(const char *path, int want_h, int want_w, uint8_t
     if (setjmp(je.jump)) {
         jpeg_destroy_decompress(&ci);
         free(buf);
-        free(row);
+        free((void *)row);
         return flce_fail(e, FLCE_ERR_FORMAT, "%s: corrupted JPEG: %s", path, je.msg);
     }
     jpeg_mem_src(&ci, buf, (unsigned long)len);
@@ -363,14 +363,14 @@ flce_status flce_read_jpeg_rgb(const char *path, int want_h, int want_w, uint8_t
     }
     while (ci.output_scanline < ci.output_height) {
         int y = (int)ci.output_scanline;
-        JSAMPROW rp = row;
+        JSAMPROW rp = (JSAMPROW)row;
         jpeg_read_scanlines(&ci, &rp, 1);
         for (int x = 0; x < want_w; x++)
             for (int c = 0; c < 3; c++) chw[(size_t)c * want_h * want_w + (size_t)y * want_w + x] = row[x * 3 + c];
     }
     jpeg_finish_decompress(&ci);
     jpeg_destroy_decompress(&ci);
-    free(row);
+    free((void *)row);
     free(buf);
     return FLCE_OK;
 }
