@@ -85,6 +85,8 @@ static int jints(jc *c, int64_t *v, int max, int *n) {
     }
 }
 
+static int cmp_name(const void *a, const void *b) { return strcmp(((const flce_st_entry *)a)->name, ((const flce_st_entry *)b)->name); }
+
 static int cmp_begin(const void *a, const void *b) {
     const flce_st_entry *x = a, *y = b;
     return (x->begin > y->begin) - (x->begin < y->begin);
@@ -201,9 +203,14 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
                     st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, key);
                     goto out;
                 }
-                size_t cnt = 1;
-                for (int i = 0; i < t->ndim; i++) cnt *= (size_t)t->shape[i];
-                size_t want = cnt * (t->dtype == FLCE_ST_F32 ? 4 : 8);
+                size_t cnt = 1, want;
+                int wrap = 0;
+                for (int i = 0; i < t->ndim; i++) wrap |= __builtin_mul_overflow(cnt, (size_t)t->shape[i], &cnt);
+                wrap |= __builtin_mul_overflow(cnt, (size_t)(t->dtype == FLCE_ST_F32 ? 4 : 8), &want);
+                if (wrap) {
+                    st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s': its shape's size does not fit in memory", path, key);
+                    goto out;
+                }
                 if (t->end < t->begin || t->end > f->data_len || t->end - t->begin != want) {
                     st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s': offsets [%zu, %zu) do not hold its %zu bytes in %zu",
                                    path, key, t->begin, t->end, want, f->data_len);
@@ -221,23 +228,34 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: trailing bytes after the header object", path);
         goto out;
     }
-    for (int i = 0; i < f->n; i++)
-        for (int j = 0; j < i; j++)
-            if (!strcmp(f->t[i].name, f->t[j].name)) {
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s' twice", path, f->t[i].name);
-                goto out;
-            }
     {
+        /* names once each (sorted, so 80,000 entries take milliseconds, not seconds), and the
+         * data section covered exactly: the tensors, in offset order, start at 0, follow each
+         * other without a gap or an overlap and end at its end (the format allows no holes; a
+         * header length off by one would otherwise read every tensor one byte off) */
         flce_st_entry *sorted = malloc(sizeof *sorted * (size_t)(f->n ? f->n : 1));
         if (!sorted) {
             st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
             goto out;
         }
         memcpy(sorted, f->t, sizeof *sorted * (size_t)f->n);
-        qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_begin);
+        qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_name);
         for (int i = 1; i < f->n && !st; i++)
-            if (sorted[i].begin < sorted[i - 1].end)
+            if (!strcmp(sorted[i].name, sorted[i - 1].name))
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s' twice", path, sorted[i].name);
+        qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_begin);
+        size_t at = 0;
+        for (int i = 0; i < f->n && !st; i++) {
+            if (sorted[i].begin < at)
                 st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensors '%s' and '%s' overlap", path, sorted[i - 1].name, sorted[i].name);
+            else if (sorted[i].begin > at)
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %zu bytes of the data section before tensor '%s' belong to no tensor",
+                               path, sorted[i].begin - at, sorted[i].name);
+            at = sorted[i].end;
+        }
+        if (!st && at != f->data_len)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: the last %zu bytes of the data section belong to no tensor", path,
+                           f->data_len - at);
         free(sorted);
     }
 out:

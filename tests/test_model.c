@@ -195,3 +195,67 @@ Test(model, sgd_lowers_the_loss_on_a_fixed_batch, .timeout = 120) {
     flce_model_free(&m);
     cpu->destroy(cpu);
 }
+
+/* A safetensors file from a header text and data bytes, written as they are. */
+static void raw_st(const char *path, const char *hdr, uint64_t hl, const void *data, size_t dl) {
+    FILE *f = fopen(path, "wb");
+    unsigned char l8[8];
+    for (int i = 0; i < 8; i++) l8[i] = (unsigned char)(hl >> (8 * i));
+    fwrite(l8, 1, 8, f);
+    fwrite(hdr, 1, strlen(hdr), f);
+    fwrite(data, 1, dl, f);
+    fclose(f);
+}
+
+static void expect_st_error(const char *path, const char *needle) {
+    flce_st_file f;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_st_read(path, &f, &e), FLCE_ERR_FORMAT, "%s was read", path);
+    cr_assert(strstr(e.msg, needle), "'%s' lacks '%s'", e.msg, needle);
+}
+
+/* issue 20, item 6: the data section must be covered by the tensors exactly, shapes whose size
+ * wraps are refused, and duplicate names are found among many entries */
+Test(safetensors, coverage_wrapping_and_duplicates) {
+    char dir[64], p[128];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/t.safetensors", dir);
+    float d[4] = {1, 2, 3, 4};
+    /* two tensors, with padding spaces after the header object */
+    const char *h = "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+                    "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}    ";
+    raw_st(p, h, strlen(h), d, 16);
+    flce_st_file f;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_st_read(p, &f, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(memcmp((char *)f.data + flce_st_find(&f, "b")->begin, d + 2, 8), 0);
+    flce_st_free(&f);
+    /* the header length one short: the last pad byte becomes data, every tensor one byte off
+     * (was read: weights shifted by a byte) */
+    raw_st(p, h, strlen(h) - 1, d, 16);
+    expect_st_error(p, "belong to no tensor");
+    /* a gap between the tensors, and bytes after the last */
+    const char *gap = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+                      "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]}}";
+    raw_st(p, gap, strlen(gap), d, 12);
+    expect_st_error(p, "4 bytes of the data section before tensor 'b'");
+    const char *tail = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    raw_st(p, tail, strlen(tail), d, 16);
+    expect_st_error(p, "the last 12 bytes");
+    /* 2^50 x 2^50 x 16 elements: the product wraps to 0 in 64 bits, which matched [0, 0) */
+    const char *wrap = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1125899906842624,1125899906842624,16],\"data_offsets\":[0,0]}}";
+    raw_st(p, wrap, strlen(wrap), d, 0);
+    expect_st_error(p, "does not fit");
+    /* 80,000 empty tensors, the last a duplicate of the first */
+    size_t cap = 80000 * 64 + 64, n = 0;
+    char *big = malloc(cap);
+    n += (size_t)snprintf(big + n, cap - n, "{");
+    for (int i = 0; i < 80000; i++)
+        n += (size_t)snprintf(big + n, cap - n, "%s\"t%d\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}", i ? "," : "",
+                              i == 79999 ? 0 : i);
+    snprintf(big + n, cap - n, "}");
+    raw_st(p, big, strlen(big), d, 0);
+    expect_st_error(p, "tensor 't0' twice");
+    free(big);
+    tu_rm_rf(dir);
+}
