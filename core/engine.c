@@ -283,6 +283,7 @@ static void json_config(engine *E, char *buf, size_t cap) {
                           c->test_subset, E->n_val, c->shapley_mc ? "mc" : "exact", c->mc_perms, c->mc_eps,
                           c->utility_loss ? "loss" : "accuracy", (unsigned long long)c->seed, c->prox_mu, c->ditto_lambda, c->moon_mu,
                           c->moon_tau);
+    n += (size_t)snprintf(buf + n, cap - n, "  \"data_digest\": \"%016llx\",\n", (unsigned long long)E->data_digest);
     n += (size_t)snprintf(buf + n, cap - n, "  \"class_weights\": ");
     if (c->class_weights) {
         for (int i = 0; i < E->C; i++) n += (size_t)snprintf(buf + n, cap - n, "%s%.17g", i ? ", " : "[", c->class_weights[i]);
@@ -349,11 +350,22 @@ static flce_status npy_prealloc(engine *E, const char *name, flce_npy_dtype dt, 
     for (int i = 0; i < ndim; i++) count *= (size_t)shape[i];
     *off = hl;
     struct stat sb;
-    if (keep && stat(p, &sb) == 0 && (size_t)sb.st_size == hl + count * item) { /* --resume: reuse it */
+    if (keep && stat(p, &sb) == 0) { /* --resume: reuse it, as it is (its rows are checked against state.bin) */
+        if ((size_t)sb.st_size != hl + count * item)
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: %lld bytes, expected %zu: damaged (truncated or replaced)", p,
+                             (long long)sb.st_size, hl + count * item);
+        unsigned char have[640];
+        int fd0 = open(p, O_RDONLY);
+        ssize_t got = fd0 >= 0 ? pread(fd0, have, hl, 0) : -1;
+        if (fd0 >= 0) close(fd0);
+        if (got != (ssize_t)hl || memcmp(have, hdr, hl) != 0)
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: its .npy header is not this run's: damaged or replaced", p);
         *fd = open(p, O_RDWR);
         if (*fd < 0) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", p, strerror(errno));
         return FLCE_OK;
     }
+    if (keep && E->resume_done > 0)
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: missing, but state.bin says %d rounds were written into it", p, E->resume_done);
     char tmp[1210];
     snprintf(tmp, sizeof tmp, "%s.tmp", p);
     int f = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -378,14 +390,32 @@ static flce_status npy_prealloc(engine *E, const char *name, flce_npy_dtype dt, 
     return FLCE_OK;
 }
 
-/* state.bin: what --resume needs: the rounds done, the global model, the server state and
- * the metrics so far. Written atomically after every round. */
-#define STATE_MAGIC 0x31534c46u /* "FLS1" */
+/* state.bin: what --resume needs: the rounds done, the global model, the server state, the
+ * metrics so far, the BatchNorm batch counters of the model that trains, and the checksums
+ * of the trace's rows written so far; the whole file ends with its own xxh3-64, so that a
+ * flipped bit, a NaN written in, an edited round count or a truncation is refused, never
+ * continued from. Written atomically after every round (and before the first). */
+#define STATE_MAGIC 0x32534c46u /* "FLS2" */
+
+static int bn_layers(flce_model *m, flce_bn_l **out) {
+    int k = 0;
+    out[k++] = &m->bn1;
+    for (int i = 0; i < 9; i++) {
+        out[k++] = &m->blk[i].b1, out[k++] = &m->blk[i].b2;
+        if (m->blk[i].has_sc) out[k++] = &m->blk[i].sb;
+    }
+    return k;
+}
+
+static size_t state_size(const engine *E, int done, int nbn) {
+    return 16 + E->S * 4 + (size_t)E->C * E->d * 8 + (size_t)E->C + (size_t)E->n * 8 + E->aux_fn * 4 + E->aux_dn * 8 +
+           (size_t)E->T * E->n * 8 + (size_t)done * sizeof(flce_round_metrics) + (size_t)nbn * 8 + 16 + 8;
+}
 
 static flce_status save_state(engine *E, int done, flce_err *e) {
-    size_t sz = 16 + E->S * 4 + (size_t)E->C * E->d * 8 + (size_t)E->C + (size_t)E->n * 8 + E->aux_fn * 4 + E->aux_dn * 8 +
-                (size_t)E->T * E->n * 8 +
-                (size_t)done * sizeof(flce_round_metrics);
+    flce_bn_l *bn[32];
+    int nbn = bn_layers(&E->m, bn);
+    size_t sz = state_size(E, done, nbn);
     unsigned char *b = malloc(sz), *p = b;
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
     uint32_t hdr[4] = {STATE_MAGIC, (uint32_t)done, (uint32_t)E->S, (uint32_t)E->n};
@@ -397,7 +427,12 @@ static flce_status save_state(engine *E, int done, flce_err *e) {
     if (E->aux_fn) memcpy(p, E->aux_f, E->aux_fn * 4), p += E->aux_fn * 4;
     if (E->aux_dn) memcpy(p, E->aux_d, E->aux_dn * 8), p += E->aux_dn * 8;
     memcpy(p, E->rc_hist, (size_t)E->T * E->n * 8), p += (size_t)E->T * E->n * 8;
-    memcpy(p, E->metrics, (size_t)done * sizeof(flce_round_metrics));
+    memcpy(p, E->metrics, (size_t)done * sizeof(flce_round_metrics)), p += (size_t)done * sizeof(flce_round_metrics);
+    for (int i = 0; i < nbn; i++) memcpy(p, &bn[i]->tracked, 8), p += 8;
+    memcpy(p, &E->chain_proto, 8), p += 8;
+    memcpy(p, &E->chain_sel, 8), p += 8;
+    uint64_t sum = flce_digest(b, (size_t)(p - b));
+    memcpy(p, &sum, 8);
     char path[1200];
     snprintf(path, sizeof path, "%s/state.bin", E->dir);
     flce_status st = flce_write_file_atomic(path, b, sz, e);
@@ -410,26 +445,78 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
     snprintf(path, sizeof path, "%s/state.bin", E->dir);
     FILE *f = fopen(path, "rb");
     if (!f) return flce_fail(e, FLCE_ERR_ARG, "--resume: %s has no state.bin (nothing to continue)", E->dir);
+    fseek(f, 0, SEEK_END);
+    long fs = ftell(f);
+    rewind(f);
+    flce_bn_l *bn[32];
+    int nbn = bn_layers(&E->m, bn);
     uint32_t hdr[4];
+    unsigned char *b = NULL;
     flce_status st = FLCE_OK;
-    if (fread(hdr, 4, 4, f) != 4 || hdr[0] != STATE_MAGIC || hdr[2] != (uint32_t)E->S || hdr[3] != (uint32_t)E->n ||
+    if (fs < 16 || fread(hdr, 4, 4, f) != 4 || hdr[0] != STATE_MAGIC || hdr[2] != (uint32_t)E->S || hdr[3] != (uint32_t)E->n ||
         hdr[1] > (uint32_t)E->T)
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a state file of this configuration", path);
+    else if ((size_t)fs != state_size(E, (int)hdr[1], nbn))
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %ld bytes, but %d rounds done need %zu: damaged", path, fs, (int)hdr[1],
+                       state_size(E, (int)hdr[1], nbn));
+    else if (!(b = malloc((size_t)fs))) st = flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
     else {
-        *done = (int)hdr[1];
-        size_t want = E->S * 4;
-        int ok = fread(E->global, 1, want, f) == want;
-        ok = ok && fread(E->g, 8, (size_t)E->C * E->d, f) == (size_t)E->C * E->d;
-        ok = ok && fread(E->has_g, 1, (size_t)E->C, f) == (size_t)E->C;
-        ok = ok && fread(E->contrib_sum, 8, (size_t)E->n, f) == (size_t)E->n;
-        ok = ok && (!E->aux_fn || fread(E->aux_f, 4, E->aux_fn, f) == E->aux_fn);
-        ok = ok && (!E->aux_dn || fread(E->aux_d, 8, E->aux_dn, f) == E->aux_dn);
-        ok = ok && fread(E->rc_hist, 8, (size_t)E->T * E->n, f) == (size_t)E->T * E->n;
-        ok = ok && fread(E->metrics, sizeof(flce_round_metrics), (size_t)*done, f) == (size_t)*done;
-        if (!ok) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated", path);
+        rewind(f);
+        if (fread(b, 1, (size_t)fs, f) != (size_t)fs) st = flce_fail(e, FLCE_ERR_IO, "%s: cannot read", path);
     }
     fclose(f);
-    return st;
+    if (st) {
+        free(b);
+        return st;
+    }
+    uint64_t sum;
+    memcpy(&sum, b + fs - 8, 8);
+    if (flce_digest(b, (size_t)fs - 8) != sum) {
+        free(b);
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: checksum mismatch: the file was changed or damaged since it was written", path);
+    }
+    const unsigned char *p = b + 16;
+    *done = (int)hdr[1];
+    memcpy(E->global, p, E->S * 4), p += E->S * 4;
+    memcpy(E->g, p, (size_t)E->C * E->d * 8), p += (size_t)E->C * E->d * 8;
+    memcpy(E->has_g, p, (size_t)E->C), p += E->C;
+    memcpy(E->contrib_sum, p, (size_t)E->n * 8), p += (size_t)E->n * 8;
+    if (E->aux_fn) memcpy(E->aux_f, p, E->aux_fn * 4), p += E->aux_fn * 4;
+    if (E->aux_dn) memcpy(E->aux_d, p, E->aux_dn * 8), p += E->aux_dn * 8;
+    memcpy(E->rc_hist, p, (size_t)E->T * E->n * 8), p += (size_t)E->T * E->n * 8;
+    memcpy(E->metrics, p, (size_t)*done * sizeof(flce_round_metrics)), p += (size_t)*done * sizeof(flce_round_metrics);
+    for (int i = 0; i < nbn; i++) memcpy(&bn[i]->tracked, p, 8), p += 8;
+    memcpy(&E->chain_proto, p, 8), p += 8;
+    memcpy(&E->chain_sel, p, 8);
+    free(b);
+    return FLCE_OK;
+}
+
+/* The trace's rows of rounds [0, done) against the checksums state.bin holds: one pass over
+ * what the run wrote (round t's rows chained into round t+1's checksum). */
+static flce_status verify_trace(engine *E, int done, flce_err *e) {
+    size_t prow = sizeof(float) * (size_t)E->n * E->C * E->d, srow = (size_t)E->n;
+    unsigned char *buf = malloc(prow > srow ? prow : srow);
+    if (!buf) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    uint64_t cp = 0, cs = 0;
+    flce_status st = FLCE_OK;
+    for (int t = 0; t < done && !st; t++) {
+        if (pread(E->fd_proto, buf, prow, (off_t)(E->proto_off + prow * (size_t)t)) != (ssize_t)prow)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s/trace/prototypes.npy: cannot read round %d", E->dir, t + 1);
+        else cp = XXH3_64bits_withSeed(buf, prow, cp);
+        if (!st && pread(E->fd_sel, buf, srow, (off_t)(E->sel_off + srow * (size_t)t)) != (ssize_t)srow)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s/trace/selected.npy: cannot read round %d", E->dir, t + 1);
+        else cs = XXH3_64bits_withSeed(buf, srow, cs);
+    }
+    free(buf);
+    if (st) return st;
+    if (cp != E->chain_proto)
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/trace/prototypes.npy: checksum mismatch in rounds 1..%d: changed or damaged since written",
+                         E->dir, done);
+    if (cs != E->chain_sel)
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/trace/selected.npy: checksum mismatch in rounds 1..%d: changed or damaged since written",
+                         E->dir, done);
+    return FLCE_OK;
 }
 
 /* ---- set-up --------------------------------------------------------------------------- */
@@ -481,6 +568,14 @@ static flce_status prepare_dir(engine *E, flce_err *e) {
         if (!exists) return flce_fail(e, FLCE_ERR_ARG, "--resume: %s holds no run (no config.json)", E->dir);
     } else if (exists && !c->force) {
         return flce_fail(e, FLCE_ERR_ARG, "--out %s already holds a run (use --resume to continue it or --force to overwrite)", E->dir);
+    } else if (!c->force) { /* files a run would write, without a run: someone else's, never overwritten silently */
+        const char *ours[] = {"metrics.csv", "contributions.csv", "digests.txt", "model.safetensors", "state.bin", "trace"};
+        for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+            snprintf(p, sizeof p, "%s/%s", E->dir, ours[i]);
+            if (stat(p, &sb) == 0)
+                return flce_fail(e, FLCE_ERR_ARG, "--out %s holds %s but no run (no config.json): use another folder or --force",
+                                 E->dir, ours[i]);
+        }
     }
     if (flce_mkdirs(E->dir) != 0) return flce_fail(e, FLCE_ERR_ARG, "--out %s: cannot create: %s", E->dir, strerror(errno));
     snprintf(p, sizeof p, "%s/trace", E->dir);
@@ -502,6 +597,20 @@ static flce_status setup_data(engine *E, flce_err *e) {
     flce_status st = flce_dataset_load(&E->ds, c->dataset, c->data_dir, c->seed, e);
     if (st == FLCE_ERR_IO) st = FLCE_ERR_ARG; /* a missing folder or file: a usage error, before any work */
     if (st) return st;
+    { /* the data's identity, recorded in config.json: sizes, pixels and labels of both splits */
+        XXH3_state_t *h = XXH3_createState();
+        if (!h) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        XXH3_64bits_reset(h);
+        const flce_split *sp[2] = {&E->ds.train, &E->ds.test};
+        for (int i = 0; i < 2; i++) {
+            int32_t dims[5] = {sp[i]->n, sp[i]->c, sp[i]->h, sp[i]->w, sp[i]->classes};
+            XXH3_64bits_update(h, dims, sizeof dims);
+            XXH3_64bits_update(h, sp[i]->pixels, (size_t)sp[i]->n * sp[i]->c * sp[i]->h * sp[i]->w);
+            XXH3_64bits_update(h, sp[i]->labels, (size_t)sp[i]->n);
+        }
+        E->data_digest = XXH3_64bits_digest(h);
+        XXH3_freeState(h);
+    }
     if (c->train_subset && (st = flce_dataset_subset(&E->ds, 0, c->train_subset, c->seed, e))) return st;
     if (c->test_subset && (st = flce_dataset_subset(&E->ds, 1, c->test_subset, c->seed, e))) return st;
     flce_split *tr = &E->ds.train;
@@ -743,11 +852,18 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         char old[8192] = {0};
         size_t got = f ? fread(old, 1, sizeof old - 1, f) : 0;
         if (f) fclose(f);
+        const char *od = strstr(old, "\"data_digest\": \""), *nd = strstr(cfgjson, "\"data_digest\": \"");
+        if (od && nd && strncmp(od, nd, 33) != 0) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "--resume: %s/config.json records data digest %.16s, but the data given has %.16s: "
+                           "not the data this run used", E->dir, od + 16, nd + 16);
+            goto out;
+        }
         if (got == 0 || strcmp(old, cfgjson) != 0) {
             st = flce_fail(e, FLCE_ERR_ARG, "--resume: the settings differ from those of the run in %s (see its config.json)", E->dir);
             goto out;
         }
         if ((st = load_state(E, &done, e))) goto out;
+        E->resume_done = done;
     } else if ((st = write_text(E, "config.json", cfgjson, e))) goto out;
     snprintf(p, sizeof p, "flce %s\nbackend %s\ndevice %s\n", FLCE_VERSION, E->be->name, E->be->device);
     write_text(E, "device.txt", p, NULL);
@@ -790,6 +906,12 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
                  cfg->ablate.no_mass ? "M " : "", cfg->ablate.no_velocity ? "V " : "", cfg->ablate.no_momentum ? "Q " : "",
                  cfg->ablate.no_completion ? "CMC" : "");
         if ((st = write_text(E, "trace/completion.json", cj, e))) goto out;
+        if (cfg->resume && (st = verify_trace(E, done, e))) goto out;
+    }
+    if (!cfg->resume && (st = save_state(E, 0, e))) goto out; /* a run killed in its first round can be resumed */
+    { /* fault injection for the crash tests (FLCE_TEST_KILL_AFTER=0: die before the first round) */
+        const char *kill = getenv("FLCE_TEST_KILL_AFTER");
+        if (kill && !strcmp(kill, "0") && done == 0) _exit(137);
     }
 
     double t_start = now_s(), *Qd = malloc(sizeof(double) * (size_t)n), *run = malloc(sizeof(double) * (size_t)n);
@@ -858,12 +980,16 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
             }
             if (!st) st = pwrite_all(E->fd_sel, selrow, (size_t)n, E->sel_off + (size_t)E->t * n, "trace/selected.npy", e);
             if (st) break;
+            E->chain_proto = XXH3_64bits_withSeed(E->protos, sizeof(float) * (size_t)n * C * d, E->chain_proto);
+            E->chain_sel = XXH3_64bits_withSeed(selrow, (size_t)n, E->chain_sel);
         }
         if ((st = write_metrics(E, E->t + 1, e))) break;
         if ((st = write_round_contributions(E, E->t + 1, e))) break;
         if ((st = save_state(E, E->t + 1, e))) break;
         if (progress) progress(ud, m, E->T, now_s() - t_start);
-        const char *kill = getenv("FLCE_TEST_KILL_AFTER"); /* tests: die as a SIGKILL would, after round N */
+        /* fault injection for the crash tests (documented in docs/formats.md): die as a SIGKILL
+         * would, after round N */
+        const char *kill = getenv("FLCE_TEST_KILL_AFTER");
         if (kill && atoi(kill) == E->t + 1) _exit(137);
     }
     free(Qd), free(run), free(all), free(selrow);

@@ -40,6 +40,7 @@ struct engine {
     int32_t *entry_y;    /* label of each partition entry */
     int *val_idx, n_val; /* validation samples (train indices), excluded from every client */
     int n_test;
+    uint64_t data_digest;          /* xxh3-64 of the dataset as loaded (config.json "data_digest") */
     float *test_x;
     int32_t *test_y;
     double *sizes;       /* [n] */
@@ -75,6 +76,8 @@ struct engine {
     char dir[1024];
     int fd_proto, fd_sel;
     size_t proto_off, sel_off;
+    uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */
+    int resume_done;                 /* --resume: the rounds state.bin says are done */
     flce_round_metrics *metrics;
 };
 

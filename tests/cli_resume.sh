@@ -1,0 +1,59 @@
+#!/bin/sh
+# cli_resume.sh: --resume continues only what the run wrote (issue 20, items 3 and 10). Damaged
+# or mismatched state is one line naming the file and exit 1, never a different result:
+# a flipped bit or a NaN in state.bin's model, its round count edited, a truncated
+# trace/prototypes.npy, a byte flipped in trace/selected.npy, other data of the same shape.
+# A run killed before its first round ends resumes to the uninterrupted run's digests and
+# model.safetensors (num_batches_tracked included); a folder with someone's metrics.csv but
+# no config.json is not overwritten without --force.
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-resume-XXXXXX); trap 'rm -rf "$t"' EXIT
+# a copy of the data, so that it can be changed
+src=/usr/share/datasets/fashion-mnist
+[ -d "$src" ] || fail "no Fashion-MNIST in $src (dataset-fashion-mnist)"
+mkdir "$t/fm" && cp "$src"/*-ubyte.gz "$t/fm/" || fail "copy the data"
+tiny="--clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet --backend cpu --data $t/fm"
+"$flce" run --algo flce $tiny --out "$t/full" > /dev/null 2>&1 || fail "uninterrupted run"
+# killed before its first round, and after round 1: both resume to the same bits
+for k in 0 1; do
+  FLCE_TEST_KILL_AFTER=$k "$flce" run --algo flce $tiny --out "$t/k$k" > /dev/null 2>&1
+  [ -f "$t/k$k/state.bin" ] || fail "killed after $k rounds: no state.bin"
+  [ -f "$t/k$k/digests.txt" ] && fail "killed after $k rounds: the run finished"
+  "$flce" run --algo flce $tiny --out "$t/k$k" --resume > /dev/null 2>&1 || fail "resume after $k rounds"
+  cmp -s "$t/full/digests.txt" "$t/k$k/digests.txt" || fail "resumed after $k rounds: digests differ"
+  cmp -s "$t/full/model.safetensors" "$t/k$k/model.safetensors" || fail "resumed after $k rounds: model.safetensors differs"
+done
+# damaged state: each a fresh copy of a run killed after round 1
+fresh() {
+  rm -rf "$t/d"
+  FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/d" > /dev/null 2>&1
+}
+flip() { # flip one bit of byte $2 of file $1
+  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  printf "$(printf '\\%03o' $((b ^ 1)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+fresh; flip "$t/d/state.bin" 100
+expect 1 "state.bin: checksum mismatch" run --algo flce $tiny --out "$t/d" --resume
+fresh; printf '\377\377\377\177' | dd of="$t/d/state.bin" bs=1 seek=40 conv=notrunc 2>/dev/null # a NaN in the model
+expect 1 "state.bin: checksum mismatch" run --algo flce $tiny --out "$t/d" --resume
+fresh; printf '\000' | dd of="$t/d/state.bin" bs=1 seek=4 conv=notrunc 2>/dev/null # done: 1 -> 0
+expect 1 "state.bin" run --algo flce $tiny --out "$t/d" --resume
+fresh; truncate -s -100 "$t/d/trace/prototypes.npy"
+expect 1 "trace/prototypes.npy" run --algo flce $tiny --out "$t/d" --resume
+fresh; sz=$(wc -c < "$t/d/trace/selected.npy"); flip "$t/d/trace/selected.npy" $((sz - 12 + 1)) # round 1, client 1
+expect 1 "trace/selected.npy: checksum mismatch" run --algo flce $tiny --out "$t/d" --resume
+# other data of the same shape: one test label changed
+fresh
+gunzip -c "$t/fm/t10k-labels-idx1-ubyte.gz" > "$t/lab"
+lb=$(od -An -tu1 -j 8 -N1 "$t/lab" | tr -d ' ')
+printf "$(printf '\\%03o' $(((lb + 1) % 10)))" | dd of="$t/lab" bs=1 seek=8 conv=notrunc 2>/dev/null
+gzip -c "$t/lab" > "$t/fm/t10k-labels-idx1-ubyte.gz"
+expect 1 "not the data this run used" run --algo flce $tiny --out "$t/d" --resume
+# someone's metrics.csv without a run
+mkdir "$t/theirs" && echo "their,numbers" > "$t/theirs/metrics.csv"
+expect 2 "holds metrics.csv but no run" run --algo fedavg $tiny --out "$t/theirs"
+[ "$(cat "$t/theirs/metrics.csv")" = "their,numbers" ] || fail "someone's metrics.csv was changed"
+echo "cli_resume: all checks passed"
