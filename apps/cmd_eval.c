@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "flce_eq.h"
 #include "npy.h"
+#include "trace_io.h"
 
 static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
@@ -23,84 +24,6 @@ static const char *USAGE =
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
 
-static int file_exists(const char *p) {
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* A weight vector of exactly len finite non-negative numbers with a positive sum, from a
- * .npy file (float64 [len]) or a text list. */
-static flce_status read_weights(const char *path, int len, double **out, flce_err *e) {
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    char magic[6] = {0};
-    size_t got = fread(magic, 1, 6, f);
-    fclose(f);
-    double *w = malloc((size_t)len * sizeof *w);
-    if (!w) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
-    flce_status st = FLCE_OK;
-    if (got == 6 && !memcmp(magic, "\x93NUMPY", 6)) {
-        flce_npy a;
-        int64_t shp[1] = {len};
-        if ((st = flce_npy_read(path, &a, e))) goto fail;
-        st = flce_npy_expect(path, &a, FLCE_NPY_F64, 1, shp, e);
-        if (!st) memcpy(w, a.data, (size_t)len * sizeof *w);
-        flce_npy_free(&a);
-        if (st) goto fail;
-    } else {
-        f = fopen(path, "r");
-        int n = 0;
-        char tok[128];
-        int c, tl = 0;
-        for (;;) {
-            c = fgetc(f);
-            if (c == EOF || c == ',' || isspace(c)) {
-                if (tl) {
-                    tok[tl] = '\0';
-                    char *end;
-                    double v = strtod(tok, &end);
-                    if (*end) {
-                        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: '%s' is not a number", path, tok);
-                        break;
-                    }
-                    if (n == len) {
-                        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: more than %d weights", path, len);
-                        break;
-                    }
-                    w[n++] = v;
-                    tl = 0;
-                }
-                if (c == EOF) break;
-            } else if (tl < (int)sizeof tok - 1) {
-                tok[tl++] = (char)c;
-            } else {
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: a token longer than %d characters", path, (int)sizeof tok - 1);
-                break;
-            }
-        }
-        fclose(f);
-        if (!st && n != len) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %d weights, expected %d", path, n, len);
-        if (st) goto fail;
-    }
-    double s = 0;
-    for (int i = 0; i < len; i++) {
-        if (!isfinite(w[i]) || w[i] < 0) {
-            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: weight %d is %g (must be finite and >= 0)", path, i, w[i]);
-            goto fail;
-        }
-        s += w[i];
-    }
-    if (!(s > 0)) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: weights sum to 0", path);
-        goto fail;
-    }
-    *out = w;
-    return FLCE_OK;
-fail:
-    free(w);
-    return st;
-}
 
 int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = "als";
@@ -171,50 +94,22 @@ int flce_cmd_eval(int argc, char **argv) {
 
     flce_err e = {{0}};
     char p[4200];
-    flce_npy pr = {0}, se = {0}, ds = {0};
-    double *rw = NULL, *cw = NULL, *sizes = NULL, *shares = NULL;
+    flce_trace_files tf;
+    double *shares = NULL;
     flce_eval_result res = {0};
-    int status = 1;
+    int status = 1, weights_bad = 0;
     flce_status st;
-    snprintf(p, sizeof p, "%s/prototypes.npy", dir);
-    if ((st = flce_npy_read(p, &pr, &e)) || (st = flce_npy_expect(p, &pr, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, &e)))
+    if ((st = flce_trace_load(dir, rw_path, cw_path, &tf, &weights_bad, &e))) {
+        if (weights_bad) goto usage; /* a weight file that does not fit the trace: a usage error */
         goto fail;
-    int T = (int)pr.shape[0], n = (int)pr.shape[1], C = (int)pr.shape[2], d = (int)pr.shape[3];
-    snprintf(p, sizeof p, "%s/selected.npy", dir);
-    if ((st = flce_npy_read(p, &se, &e)) || (st = flce_npy_expect(p, &se, FLCE_NPY_U8, 2, (int64_t[]){T, n}, &e)))
-        goto fail;
-    snprintf(p, sizeof p, "%s/data_sizes.npy", dir);
-    if ((st = flce_npy_read(p, &ds, &e)) || (st = flce_npy_expect(p, &ds, FLCE_NPY_I64, 1, (int64_t[]){n}, &e)))
-        goto fail;
-    const uint8_t *sel = se.data;
-    for (int i = 0; i < T * n; i++)
-        if (sel[i] > 1) {
-            st = flce_fail(&e, FLCE_ERR_FORMAT, "%s/selected.npy: entry %d is %u (0 or 1)", dir, i, sel[i]);
-            goto fail;
-        }
-    sizes = malloc((size_t)n * sizeof *sizes);
-    shares = malloc((size_t)n * sizeof *shares);
-    if (!sizes || !shares) {
+    }
+    int T = tf.tr.T, n = tf.tr.n, C = tf.tr.C, d = tf.tr.d;
+    const double *sizes = tf.sizes;
+    if (!(shares = malloc((size_t)n * sizeof *shares))) {
         st = flce_fail(&e, FLCE_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    for (int k = 0; k < n; k++) {
-        int64_t v = ((const int64_t *)ds.data)[k];
-        if (v <= 0) {
-            st = flce_fail(&e, FLCE_ERR_FORMAT, "%s/data_sizes.npy: client %d holds %lld samples (must be > 0)", dir, k,
-                           (long long)v);
-            goto fail;
-        }
-        sizes[k] = (double)v;
-    }
-    snprintf(p, sizeof p, "%s/round_weights.npy", dir);
-    if (rw_path || file_exists(p))
-        if ((st = read_weights(rw_path ? rw_path : p, T, &rw, &e))) goto usage;
-    snprintf(p, sizeof p, "%s/class_weights.npy", dir);
-    if (cw_path || file_exists(p))
-        if ((st = read_weights(cw_path ? cw_path : p, C, &cw, &e))) goto usage;
-
-    flce_trace tr = {T, n, C, d, pr.data, sel, rw, cw};
+    const flce_trace tr = tf.tr;
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
     cc.rank = rank;
@@ -274,9 +169,7 @@ usage: /* a weight file that does not fit the trace is a usage error */
 fail:
     if (status == 1) fprintf(stderr, "%s: %s\n", prog, e.msg);
     flce_eval_result_free(&res);
-    flce_npy_free(&pr);
-    flce_npy_free(&se);
-    flce_npy_free(&ds);
-    free(rw), free(cw), free(sizes), free(shares);
+    flce_trace_files_free(&tf);
+    free(shares);
     return status;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "trace_io.h"
 #include "commands.h"
 #include "engine.h"
 #include "npy.h"
@@ -39,46 +40,6 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
     fflush(stderr);
 }
 
-/* Class weights from .npy (float64) or a text list of numbers. */
-static int read_class_weights(const char *path, double **out, int *n, flce_err *e) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "--class-weights %s: cannot open", path), 1;
-    char magic[6] = {0};
-    size_t got = fread(magic, 1, 6, f);
-    fclose(f);
-    if (got == 6 && !memcmp(magic, "\x93NUMPY", 6)) {
-        flce_npy a;
-        if (flce_npy_read(path, &a, e)) return 1;
-        if (a.dtype != FLCE_NPY_F64 || a.ndim != 1) {
-            flce_npy_free(&a);
-            return flce_fail(e, FLCE_ERR_ARG, "--class-weights %s: expected float64 [C]", path), 1;
-        }
-        *n = (int)a.shape[0];
-        *out = a.data;
-        return 0;
-    }
-    f = fopen(path, "r");
-    double *w = NULL;
-    int cap = 0;
-    *n = 0;
-    char tok[128];
-    while (fscanf(f, " %127[^, \t\r\n]%*[, \t\r\n]", tok) == 1) {
-        char *end;
-        double v = strtod(tok, &end);
-        if (*end) {
-            fclose(f), free(w);
-            return flce_fail(e, FLCE_ERR_ARG, "--class-weights %s: '%s' is not a number", path, tok), 1;
-        }
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            w = realloc(w, sizeof *w * (size_t)cap);
-        }
-        w[(*n)++] = v;
-    }
-    fclose(f);
-    *out = w;
-    return 0;
-}
 
 int flce_cmd_run(int argc, char **argv) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL;
@@ -182,23 +143,10 @@ int flce_cmd_run(int argc, char **argv) {
     if (strcmp(c.dataset, "fmnist") && strcmp(c.dataset, "cifar10") && strcmp(c.dataset, "cifar100") && strcmp(c.dataset, "eurosat"))
         return cli_usage_error(prog, "--dataset '%s': unknown (fmnist, cifar10, cifar100, eurosat)", c.dataset);
     flce_err e = {{0}};
-    int ncw = 0;
     if (cw_path) {
-        if (read_class_weights(cw_path, &c.class_weights, &ncw, &e)) return fprintf(stderr, "%s: %s\n", prog, e.msg), 2;
-        int classes = !strcmp(c.dataset, "cifar100") ? 100 : 10, bad = -1;
-        for (int i = 0; i < ncw && bad < 0; i++)
-            if (!(c.class_weights[i] >= 0) || !isfinite(c.class_weights[i])) bad = i;
-        if (bad >= 0) rc = cli_usage_error(prog, "--class-weights %s: weight %d is %g (finite, >= 0)", cw_path, bad, c.class_weights[bad]);
-        else if (ncw != classes) rc = cli_usage_error(prog, "--class-weights %s: %d weights for %d classes", cw_path, ncw, classes);
-        else {
-            double tot = 0;
-            for (int i = 0; i < ncw; i++) tot += c.class_weights[i];
-            if (!(tot > 0)) rc = cli_usage_error(prog, "--class-weights %s: all weights are 0 (at least one must be > 0)", cw_path);
-        }
-        if (rc) {
-            free(c.class_weights);
-            return rc;
-        }
+        int classes = !strcmp(c.dataset, "cifar100") ? 100 : 10;
+        if (flce_read_weights(cw_path, classes, &c.class_weights, &e))
+            return cli_usage_error(prog, "--class-weights: %s (%d classes)", e.msg, classes);
     }
     if (nm > 1) {
         if (flce_mkdirs(out) != 0) {

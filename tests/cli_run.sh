@@ -65,7 +65,7 @@ expect 2 "--train-subset 99999" run --algo flce --clients 4 --per-round 2 --seed
 mkdir "$t/empty"
 expect 2 "no CIFAR-10 binary files" run --algo flce $tiny --dataset cifar10 --data "$t/empty" --out "$t/x"
 echo "1 2 3" > "$t/cw"
-expect 2 "3 weights for 10 classes" run --algo flce $tiny --class-weights "$t/cw" --out "$t/x"
+expect 2 "3 weights, expected 10" run --algo flce $tiny --class-weights "$t/cw" --out "$t/x"
 expect 2 "already holds a run" run --algo flce $tiny --out "$t/a"
 expect 2 "holds no run" run --algo flce $tiny --out "$t/empty" --resume
 expect 2 "--algo 'fedprox2'" run --algo fedprox2 $tiny --out "$t/x"

@@ -1,0 +1,148 @@
+/* trace_io.c: see trace_io.h. */
+#include "trace_io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+flce_status flce_read_weights(const char *path, int len, double **out, flce_err *e) {
+    *out = NULL;
+    if (len < 1) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no weights expected", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char magic[6] = {0};
+    size_t got = fread(magic, 1, 6, f);
+    double *w = malloc((size_t)len * sizeof *w);
+    if (!w) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    }
+    flce_status st = FLCE_OK;
+    if (got == 6 && !memcmp(magic, "\x93NUMPY", 6)) {
+        fclose(f);
+        flce_npy a;
+        int64_t shp[1] = {len};
+        if (!(st = flce_npy_read(path, &a, e))) {
+            st = flce_npy_expect(path, &a, FLCE_NPY_F64, 1, shp, e);
+            if (!st) memcpy(w, a.data, (size_t)len * sizeof *w);
+            flce_npy_free(&a);
+        }
+    } else {
+        rewind(f);
+        int n = 0, c, tl = 0;
+        char tok[128];
+        for (;;) {
+            c = fgetc(f);
+            if (c == EOF || c == ',' || isspace(c)) {
+                if (tl) {
+                    tok[tl] = '\0';
+                    char *end;
+                    double v = strtod(tok, &end);
+                    if (*end) {
+                        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: '%s' is not a number", path, tok);
+                        break;
+                    }
+                    if (n == len) {
+                        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: more than %d weights", path, len);
+                        break;
+                    }
+                    w[n++] = v;
+                    tl = 0;
+                }
+                if (c == EOF) break;
+            } else if (tl < (int)sizeof tok - 1) {
+                tok[tl++] = (char)c;
+            } else {
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: a token longer than %d characters", path, (int)sizeof tok - 1);
+                break;
+            }
+        }
+        fclose(f);
+        if (!st && n != len) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %d weights, expected %d", path, n, len);
+    }
+    double s = 0;
+    for (int i = 0; i < len && !st; i++) {
+        if (!isfinite(w[i]) || w[i] < 0) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: weight %d is %g (must be finite and >= 0)", path, i, w[i]);
+        s += w[i];
+    }
+    if (!st && !(s > 0)) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: all weights are 0 (at least one must be > 0)", path);
+    if (st) {
+        free(w);
+        return st;
+    }
+    *out = w;
+    return FLCE_OK;
+}
+
+static int file_exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void flce_trace_files_free(flce_trace_files *tf) {
+    flce_npy_free(&tf->prototypes), flce_npy_free(&tf->selected), flce_npy_free(&tf->data_sizes);
+    free(tf->sizes), free(tf->round_weights), free(tf->class_weights);
+    memset(tf, 0, sizeof *tf);
+}
+
+flce_status flce_trace_load(const char *dir, const char *rw_path, const char *cw_path, flce_trace_files *tf, int *weights_bad,
+                            flce_err *e) {
+    memset(tf, 0, sizeof *tf);
+    *weights_bad = 0;
+    char p[4200];
+    flce_status st;
+    snprintf(p, sizeof p, "%s/prototypes.npy", dir);
+    if ((st = flce_npy_read(p, &tf->prototypes, e)) ||
+        (st = flce_npy_expect(p, &tf->prototypes, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, e)))
+        goto fail;
+    const int64_t *sh = tf->prototypes.shape;
+    if (sh[0] < 1 || sh[0] > 1000000 || sh[1] < 1 || sh[1] > 100000 || sh[2] < 1 || sh[2] > 10000 || sh[3] < 1 || sh[3] > 65536) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: shape (%lld, %lld, %lld, %lld) outside 1..1e6 rounds, 1..1e5 clients, "
+                       "1..1e4 classes, 1..65536 features", p, (long long)sh[0], (long long)sh[1], (long long)sh[2], (long long)sh[3]);
+        goto fail;
+    }
+    int T = (int)sh[0], n = (int)sh[1], C = (int)sh[2], d = (int)sh[3];
+    snprintf(p, sizeof p, "%s/selected.npy", dir);
+    if ((st = flce_npy_read(p, &tf->selected, e)) || (st = flce_npy_expect(p, &tf->selected, FLCE_NPY_U8, 2, (int64_t[]){T, n}, e)))
+        goto fail;
+    snprintf(p, sizeof p, "%s/data_sizes.npy", dir);
+    if ((st = flce_npy_read(p, &tf->data_sizes, e)) || (st = flce_npy_expect(p, &tf->data_sizes, FLCE_NPY_I64, 1, (int64_t[]){n}, e)))
+        goto fail;
+    const uint8_t *sel = tf->selected.data;
+    for (int64_t i = 0; i < (int64_t)T * n; i++)
+        if (sel[i] > 1) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s/selected.npy: entry %lld is %u (0 or 1)", dir, (long long)i, sel[i]);
+            goto fail;
+        }
+    if (!(tf->sizes = malloc((size_t)n * sizeof *tf->sizes))) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < n; k++) {
+        int64_t v = ((const int64_t *)tf->data_sizes.data)[k];
+        if (v <= 0) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s/data_sizes.npy: client %d holds %lld samples (must be > 0)", dir, k, (long long)v);
+            goto fail;
+        }
+        tf->sizes[k] = (double)v;
+    }
+    snprintf(p, sizeof p, "%s/round_weights.npy", dir);
+    if ((rw_path || file_exists(p)) && (st = flce_read_weights(rw_path ? rw_path : p, T, &tf->round_weights, e))) {
+        *weights_bad = 1;
+        goto fail;
+    }
+    snprintf(p, sizeof p, "%s/class_weights.npy", dir);
+    if ((cw_path || file_exists(p)) && (st = flce_read_weights(cw_path ? cw_path : p, C, &tf->class_weights, e))) {
+        *weights_bad = 1;
+        goto fail;
+    }
+    tf->tr = (flce_trace){T, n, C, d, tf->prototypes.data, sel, tf->round_weights, tf->class_weights};
+    return FLCE_OK;
+fail:
+    flce_trace_files_free(tf);
+    return st;
+}

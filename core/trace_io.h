@@ -1,0 +1,31 @@
+/* trace_io.h: reading what users hand in beside a trace: weight lists (round weights a_t,
+ * class weights b_c) and a whole trace folder (docs/formats.md), each checked completely
+ * before anything is computed from it; errors name the file. */
+#ifndef FLCE_TRACE_IO_H
+#define FLCE_TRACE_IO_H
+
+#include "flce_eq.h"
+#include "npy.h"
+
+/* A weight vector of exactly len finite non-negative numbers with a positive sum, from a .npy
+ * file (float64 [len]) or a text list (numbers separated by commas, spaces or newlines).
+ * *out is malloc'd. FLCE_ERR_IO when the file cannot be opened, FLCE_ERR_FORMAT otherwise. */
+flce_status flce_read_weights(const char *path, int len, double **out, flce_err *e);
+
+/* A trace folder, read and checked: prototypes.npy float32 [T, n, C, d], selected.npy uint8
+ * [T, n] of 0/1, data_sizes.npy int64 [n] of positive sizes, and the optional
+ * round_weights.npy / class_weights.npy (or the files given instead). Limits: T <= 1,000,000,
+ * n <= 100,000, C <= 10,000, d <= 65,536, each at least 1. On failure *weights_bad says whether
+ * a weight file was at fault (a usage error for the command line). */
+typedef struct {
+    flce_trace tr;   /* points into the buffers below */
+    flce_npy prototypes, selected, data_sizes;
+    double *sizes;   /* [n] data sizes as doubles */
+    double *round_weights, *class_weights; /* NULL: not given */
+} flce_trace_files;
+
+flce_status flce_trace_load(const char *dir, const char *round_weights_path, const char *class_weights_path,
+                            flce_trace_files *tf, int *weights_bad, flce_err *e);
+void flce_trace_files_free(flce_trace_files *tf);
+
+#endif
