@@ -20,23 +20,10 @@
 #include "commands.h"
 #include "flce_eq.h"
 #include "npy.h"
+#include "run_reader.h"
 
 #define MAXRUNS 64
 
-typedef struct {
-    char dir[1024], label[96], algo[32], ablate[32], dataset[32], partition[16], backend[32], device[200], version[64];
-    char config[8192], digests[1024];
-    int clients, per_round, rounds, T, n;
-    double dirichlet, label_noise, feature_noise, noisy;
-    unsigned long long seed;
-    double *acc, *f1, *kl, *srv, *cli, *pacc;
-    double *contrib, *samples;
-    int *held;
-    double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
-    double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
-    char partdig[17];  /* the partition digest */
-    char shapley[16];
-} run_t;
 
 static const char *color_of(const char *algo) {
     static const char *names[] = {"flce", "fedavg", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg", "fedfa", "fedsv", "gtg"};
@@ -45,186 +32,6 @@ static const char *color_of(const char *algo) {
     for (int i = 0; i < 11; i++)
         if (!strcmp(algo, names[i])) return cols[i];
     return "#000000";
-}
-
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) b[n] = '\0';
-    if (len) *len = b ? (size_t)n : 0;
-    return b;
-}
-
-static const char *jfind(const char *js, const char *key) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(js, pat);
-    return p ? p + strlen(pat) : NULL;
-}
-
-static double jnum(const char *js, const char *key) {
-    const char *p = jfind(js, key);
-    return p ? strtod(p, NULL) : NAN;
-}
-
-static void jstr(const char *js, const char *key, char *out, size_t cap) {
-    const char *p = jfind(js, key);
-    out[0] = '\0';
-    if (!p || *p != '"') return;
-    const char *q = strchr(p + 1, '"');
-    if (!q) return;
-    size_t n = (size_t)(q - p - 1) < cap - 1 ? (size_t)(q - p - 1) : cap - 1;
-    memcpy(out, p + 1, n);
-    out[n] = '\0';
-    while (n && out[n - 1] == ' ') out[--n] = '\0';
-}
-
-/* Load one run directory; a clear error when a file is missing (2: not a run directory) or
- * malformed (1). */
-static int load_run(run_t *r, const char *dir, flce_err *e) {
-    memset(r, 0, sizeof *r);
-    snprintf(r->dir, sizeof r->dir, "%s", dir);
-    char p[1200];
-    snprintf(p, sizeof p, "%s/config.json", dir);
-    char *cfg = slurp(p, NULL);
-    if (!cfg) return flce_fail(e, FLCE_ERR_ARG, "%s: not a run directory (no config.json)", dir), 2;
-    snprintf(r->config, sizeof r->config, "%s", cfg);
-    jstr(cfg, "algo", r->algo, sizeof r->algo);
-    jstr(cfg, "ablate", r->ablate, sizeof r->ablate);
-    jstr(cfg, "dataset", r->dataset, sizeof r->dataset);
-    jstr(cfg, "partition", r->partition, sizeof r->partition);
-    jstr(cfg, "shapley", r->shapley, sizeof r->shapley);
-    r->clients = (int)jnum(cfg, "clients"), r->per_round = (int)jnum(cfg, "per_round"), r->rounds = (int)jnum(cfg, "rounds");
-    r->dirichlet = jnum(cfg, "dirichlet"), r->label_noise = jnum(cfg, "label_noise");
-    r->feature_noise = jnum(cfg, "feature_noise"), r->noisy = jnum(cfg, "noisy_clients");
-    const char *sp = jfind(cfg, "seed");
-    r->seed = sp ? strtoull(sp, NULL, 10) : 0;
-    free(cfg);
-    /* what the rest trusts: the sizes that allocations and loops depend on */
-    double cl = jnum(r->config, "clients"), pr = jnum(r->config, "per_round"), nrd = jnum(r->config, "rounds");
-    if (!(cl >= 1 && cl <= 1000000 && cl == floor(cl)))
-        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"clients\" is missing or not a whole number from 1 to 1000000", dir), 1;
-    if (!(nrd >= 1 && nrd <= 10000000 && nrd == floor(nrd)))
-        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"rounds\" is missing or not a whole number from 1 to 10000000", dir), 1;
-    if (!(pr >= 1 && pr <= cl && pr == floor(pr)))
-        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"per_round\" is missing or not a whole number from 1 to clients", dir), 1;
-    if (!r->algo[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: no \"algo\"", dir), 1;
-    snprintf(p, sizeof p, "%s/device.txt", dir);
-    char *dv = slurp(p, NULL);
-    if (dv) {
-        sscanf(dv, "flce %63s", r->version);
-        char *b = strstr(dv, "backend "), *d = strstr(dv, "device ");
-        if (b) sscanf(b, "backend %31s", r->backend);
-        if (d) {
-            snprintf(r->device, sizeof r->device, "%s", d + 7);
-            r->device[strcspn(r->device, "\n")] = '\0';
-        }
-        free(dv);
-    }
-    snprintf(p, sizeof p, "%s/digests.txt", dir);
-    char *dg = slurp(p, NULL);
-    if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 2;
-    snprintf(r->digests, sizeof r->digests, "%s", dg);
-    sscanf(dg, "partition %16s", r->partdig);
-    free(dg);
-    snprintf(p, sizeof p, "%s/metrics.csv", dir);
-    FILE *f = fopen(p, "r");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 2;
-    char line[1024];
-    int cap = r->rounds > 0 ? r->rounds : 16;
-    r->acc = calloc((size_t)cap, 8), r->f1 = calloc((size_t)cap, 8), r->kl = calloc((size_t)cap, 8);
-    r->srv = calloc((size_t)cap, 8), r->cli = calloc((size_t)cap, 8), r->pacc = calloc((size_t)cap, 8);
-    if (!r->acc || !r->f1 || !r->kl || !r->srv || !r->cli || !r->pacc) {
-        fclose(f);
-        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d rounds", dir, cap), 1;
-    }
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (fgets(line, sizeof line, f) && r->T < cap) {
-        int rd;
-        double a, fl, ml, k, s, c, pa = NAN;
-        long long bu, bd;
-        int fb, nc;
-        int got = sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lld,%lld,%d,%d,%lf", &rd, &a, &fl, &ml, &k, &s, &c, &bu, &bd, &fb, &nc, &pa);
-        if (got < 11) {
-            fclose(f);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed row %d", p, r->T + 2), 1;
-        }
-        r->acc[r->T] = a, r->f1[r->T] = fl, r->kl[r->T] = k, r->srv[r->T] = s, r->cli[r->T] = c, r->pacc[r->T] = got == 12 ? pa : NAN;
-        r->T++;
-    }
-    fclose(f);
-    if (r->T == 0) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no rounds", p), 1;
-    snprintf(p, sizeof p, "%s/contributions.csv", dir);
-    f = fopen(p, "r");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
-    r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
-    if (!r->contrib || !r->samples || !r->held) {
-        fclose(f);
-        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d clients", dir, r->clients), 1;
-    }
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (fgets(line, sizeof line, f) && r->n < r->clients) {
-        int k;
-        double v;
-        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
-    }
-    fclose(f);
-    snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
-    f = fopen(p, "r");
-    if (f) {
-        r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
-        for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (r->rc && fgets(line, sizeof line, f)) {
-            int t, k;
-            double v;
-            if (sscanf(line, "%d,%d,%lf", &t, &k, &v) == 3 && t >= 1 && t <= r->T && k >= 0 && k < r->clients)
-                r->rc[(size_t)(t - 1) * r->clients + k] = v;
-        }
-        fclose(f);
-    }
-    snprintf(p, sizeof p, "%s/clients.csv", dir);
-    f = fopen(p, "r");
-    if (f) {
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (fgets(line, sizeof line, f)) {
-            int k, h, nz;
-            double sm;
-            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients) r->samples[k] = sm, r->held[k] = h;
-        }
-        fclose(f);
-    }
-    return 0;
-}
-
-static void finish_run(run_t *r, int window) {
-    int w = window < r->T ? window : r->T;
-    for (int i = r->T - w; i < r->T; i++) r->fin_acc += r->acc[i] / w, r->fin_f1 += r->f1[i] / w;
-    for (int i = 0; i < r->T; i++) r->srv_mean += r->srv[i] / r->T;
-    double *q = malloc(sizeof(double) * (size_t)r->clients);
-    int C = !strcmp(r->dataset, "cifar100") ? 100 : 10;
-    r->kl_final = r->kl_div = NAN;
-    if (q && r->clients > 0 && r->samples[0] > 0) {
-        flce_data_shares(r->samples, NULL, C, r->clients, q);
-        r->kl_final = flce_kl(r->contrib, q, r->clients, NULL);
-        flce_data_shares(r->samples, r->held, C, r->clients, q);
-        r->kl_div = flce_kl(r->contrib, q, r->clients, NULL);
-    }
-    free(q);
-}
-
-static void free_run(run_t *r) {
-    free(r->rc);
-    free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
 }
 
 /* Text from run files (labels, method names) that goes into a gnuplot script: only letters,
@@ -338,14 +145,14 @@ int flce_cmd_report(int argc, char **argv) {
     flce_err e = {{0}};
     int nr = 0;
     for (int i = 0; i < nd; i++) {
-        int lr = load_run(&runs[nr], dirs[i], &e);
+        int lr = flce_run_load(&runs[nr], dirs[i], &e);
         if (lr) {
             fprintf(stderr, "%s: %s\n", prog, e.msg);
-            for (int j = 0; j <= nr; j++) free_run(&runs[j]);
+            for (int j = 0; j <= nr; j++) flce_run_free(&runs[j]);
             free(runs);
             return lr; /* 2: not a run directory; 1: a damaged one */
         }
-        finish_run(&runs[nr], window);
+        flce_run_finish(&runs[nr], window);
         nr++;
     }
     if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
@@ -606,7 +413,7 @@ int flce_cmd_report(int argc, char **argv) {
             free(bw), free(g), flce_npy_free(&X);
             continue;
         }
-        const char *cw = jfind(r->config, "class_weights");
+        const char *cw = flce_json_find(r->config, "class_weights");
         for (int c = 0; c < C; c++) bw[c] = 1.0 / C;
         if (cw && *cw == '[') { /* exactly C numbers, then ']'; anything else: 1/C each, said */
             const char *q = cw + 1;
@@ -780,7 +587,7 @@ int flce_cmd_report(int argc, char **argv) {
     fprintf(ht, "</body></html>\n");
     fclose(md);
     fclose(ht);
-    for (int i = 0; i < nr; i++) free_run(&runs[i]);
+    for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
     free(runs);
     if (!figs_ok) fprintf(stderr, "%s: gnuplot failed for some figures (is gnuplot-nox installed?)\n", prog);
     printf("report: %s/report.html (and report.md)\n", out);

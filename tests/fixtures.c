@@ -4,6 +4,9 @@
  *   fixtures checkpoint FILE C H CLASSES SEED         a ResNet20 checkpoint (He-normal init)
  *   fixtures npy-header FILE D0 D1 D2 D3              a float32 .npy of that shape with as many data
  *                                                     bytes as the shape says (for shapes with a 0)
+ *   fixtures pack OUT ID:FILE...                      fuzz records (tests/fuzz/fuzz.h): each FILE's bytes
+ *                                                     under name index ID
+ *   fixtures jpeg FILE W H                            a W x H RGB JPEG of noise
  *   fixtures leak-canary BACKEND                      opens and closes the backend, then leaks
  *                                                     4242 bytes of its own on purpose (the
  *                                                     sanitizer build must report exactly that)
@@ -19,6 +22,8 @@
 
 #include "model.h"
 #include "npy.h"
+
+#include <jpeglib.h>
 
 static int batch(char **argv) {
     int N = atoi(argv[1]), C = atoi(argv[2]), H = atoi(argv[3]), W = atoi(argv[4]), K = atoi(argv[5]);
@@ -68,6 +73,52 @@ static int npy_header(char **argv) {
     return fclose(f) != 0;
 }
 
+static int pack(int argc, char **argv) {
+    FILE *o = fopen(argv[0], "wb");
+    if (!o) return 1;
+    for (int i = 1; i < argc; i++) {
+        int id = atoi(argv[i]);
+        const char *path = strchr(argv[i], ':');
+        if (!path) return 2;
+        FILE *f = fopen(path + 1, "rb");
+        if (!f) return 1;
+        unsigned char buf[65535];
+        size_t n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        fputc(id, o), fputc((int)(n & 255), o), fputc((int)(n >> 8), o);
+        fwrite(buf, 1, n, o);
+    }
+    return fclose(o) != 0;
+}
+
+static int jpeg(char **argv) {
+    int w = atoi(argv[1]), h = atoi(argv[2]);
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr jerr;
+    ci.err = jpeg_std_error(&jerr);
+    jpeg_create_compress(&ci);
+    FILE *f = fopen(argv[0], "wb");
+    if (!f) return 1;
+    jpeg_stdio_dest(&ci, f);
+    ci.image_width = (JDIMENSION)w, ci.image_height = (JDIMENSION)h;
+    ci.input_components = 3;
+    ci.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&ci);
+    jpeg_set_quality(&ci, 75, TRUE);
+    jpeg_start_compress(&ci, TRUE);
+    unsigned char *row = malloc((size_t)w * 3);
+    unsigned x = 7;
+    while (ci.next_scanline < (JDIMENSION)h) {
+        for (int i = 0; i < w * 3; i++) x = x * 1103515245u + 12345u, row[i] = (unsigned char)(x >> 16);
+        JSAMPROW rp = row;
+        jpeg_write_scanlines(&ci, &rp, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    free(row);
+    return fclose(f) != 0;
+}
+
 static void *volatile canary;
 
 static int leak_canary(const char *backend) {
@@ -83,6 +134,8 @@ static int leak_canary(const char *backend) {
 int main(int argc, char **argv) {
     if (argc >= 3 && !strcmp(argv[1], "leak-canary")) return leak_canary(argv[2]);
     if (argc >= 7 && !strcmp(argv[1], "npy-header")) return npy_header(argv + 2);
+    if (argc >= 4 && !strcmp(argv[1], "pack")) return pack(argc - 2, argv + 2);
+    if (argc >= 5 && !strcmp(argv[1], "jpeg")) return jpeg(argv + 2);
     if (argc >= 8 && !strcmp(argv[1], "batch")) return batch(argv + 2);
     if (argc >= 7 && !strcmp(argv[1], "checkpoint")) return checkpoint(argv + 2);
     if (argc < 3 || strcmp(argv[1], "trace")) return 2;

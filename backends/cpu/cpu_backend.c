@@ -610,8 +610,8 @@ static void bwd_data_worker(void *arg, int part, int parts) {
                             int ox = lo, room = s->W - (kx - s->pad);
                             for (; ox + 8 <= hi && 2 * ox + 16 <= room; ox += 8) {
                                 v8 r = ld(rr + ox), a = ld(dr + 2 * ox), b = ld(dr + 2 * ox + 8);
-                                v8 rl = __builtin_shuffle(r, (v8i){0, 0, 1, 1, 2, 2, 3, 3});
-                                v8 rh = __builtin_shuffle(r, (v8i){4, 4, 5, 5, 6, 6, 7, 7});
+                                v8 rl = __builtin_shufflevector(r, r, 0, 0, 1, 1, 2, 2, 3, 3);
+                                v8 rh = __builtin_shufflevector(r, r, 4, 4, 5, 5, 6, 6, 7, 7);
                                 stv(dr + 2 * ox, (v8)_mm256_blend_ps((__m256)a, (__m256)(a + rl), 0x55));
                                 stv(dr + 2 * ox + 8, (v8)_mm256_blend_ps((__m256)b, (__m256)(b + rh), 0x55));
                             }
@@ -815,19 +815,19 @@ static inline void transpose8(const float *src, size_t ls, float *dst, size_t lt
     v8 r[8], t[8];
     for (int i = 0; i < 8; i++) r[i] = ld(src + i * ls);
     for (int i = 0; i < 8; i += 2) {
-        t[i] = __builtin_shuffle(r[i], r[i + 1], (v8i){0, 8, 1, 9, 4, 12, 5, 13});
-        t[i + 1] = __builtin_shuffle(r[i], r[i + 1], (v8i){2, 10, 3, 11, 6, 14, 7, 15});
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
     }
     for (int i = 0; i < 8; i += 4)
         for (int h = 0; h < 2; h++) {
-            r[i + h] = __builtin_shuffle(t[i + h], t[i + h + 2], (v8i){0, 1, 8, 9, 4, 5, 12, 13});
-            r[i + h + 2] = __builtin_shuffle(t[i + h], t[i + h + 2], (v8i){2, 3, 10, 11, 6, 7, 14, 15});
+            r[i + h] = __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            r[i + h + 2] = __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
         }
     static const int col[4] = {0, 2, 1, 3}; /* r[col[c]] holds columns c and c + 4 of rows 0..3 */
     for (int c = 0; c < 4; c++) {
         int i = col[c];
-        stv(dst + c * lt, __builtin_shuffle(r[i], r[i + 4], (v8i){0, 1, 2, 3, 8, 9, 10, 11}));
-        stv(dst + (c + 4) * lt, __builtin_shuffle(r[i], r[i + 4], (v8i){4, 5, 6, 7, 12, 13, 14, 15}));
+        stv(dst + c * lt, __builtin_shufflevector(r[i], r[i + 4], 0, 1, 2, 3, 8, 9, 10, 11));
+        stv(dst + (c + 4) * lt, __builtin_shufflevector(r[i], r[i + 4], 4, 5, 6, 7, 12, 13, 14, 15));
     }
 }
 

@@ -1,0 +1,190 @@
+/* run_reader.c: see run_reader.h. */
+#include "run_reader.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flce_eq.h"
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) b[n] = '\0';
+    if (len) *len = b ? (size_t)n : 0;
+    return b;
+}
+
+const char *flce_json_find(const char *js, const char *key) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(js, pat);
+    return p ? p + strlen(pat) : NULL;
+}
+
+static double jnum(const char *js, const char *key) {
+    const char *p = flce_json_find(js, key);
+    return p ? strtod(p, NULL) : NAN;
+}
+
+static void jstr(const char *js, const char *key, char *out, size_t cap) {
+    const char *p = flce_json_find(js, key);
+    out[0] = '\0';
+    if (!p || *p != '"') return;
+    const char *q = strchr(p + 1, '"');
+    if (!q) return;
+    size_t n = (size_t)(q - p - 1) < cap - 1 ? (size_t)(q - p - 1) : cap - 1;
+    memcpy(out, p + 1, n);
+    out[n] = '\0';
+    while (n && out[n - 1] == ' ') out[--n] = '\0';
+}
+
+/* Load one run directory; a clear error when a file is missing (2: not a run directory) or
+ * malformed (1). */
+int flce_run_load(run_t *r, const char *dir, flce_err *e) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    char p[1200];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    char *cfg = slurp(p, NULL);
+    if (!cfg) return flce_fail(e, FLCE_ERR_ARG, "%s: not a run directory (no config.json)", dir), 2;
+    snprintf(r->config, sizeof r->config, "%s", cfg);
+    jstr(cfg, "algo", r->algo, sizeof r->algo);
+    jstr(cfg, "ablate", r->ablate, sizeof r->ablate);
+    jstr(cfg, "dataset", r->dataset, sizeof r->dataset);
+    jstr(cfg, "partition", r->partition, sizeof r->partition);
+    jstr(cfg, "shapley", r->shapley, sizeof r->shapley);
+    r->clients = (int)jnum(cfg, "clients"), r->per_round = (int)jnum(cfg, "per_round"), r->rounds = (int)jnum(cfg, "rounds");
+    r->dirichlet = jnum(cfg, "dirichlet"), r->label_noise = jnum(cfg, "label_noise");
+    r->feature_noise = jnum(cfg, "feature_noise"), r->noisy = jnum(cfg, "noisy_clients");
+    const char *sp = flce_json_find(cfg, "seed");
+    r->seed = sp ? strtoull(sp, NULL, 10) : 0;
+    free(cfg);
+    /* what the rest trusts: the sizes that allocations and loops depend on */
+    double cl = jnum(r->config, "clients"), pr = jnum(r->config, "per_round"), nrd = jnum(r->config, "rounds");
+    if (!(cl >= 1 && cl <= 1000000 && cl == floor(cl)))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"clients\" is missing or not a whole number from 1 to 1000000", dir), 1;
+    if (!(nrd >= 1 && nrd <= 10000000 && nrd == floor(nrd)))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"rounds\" is missing or not a whole number from 1 to 10000000", dir), 1;
+    if (!(pr >= 1 && pr <= cl && pr == floor(pr)))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"per_round\" is missing or not a whole number from 1 to clients", dir), 1;
+    if (!r->algo[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: no \"algo\"", dir), 1;
+    snprintf(p, sizeof p, "%s/device.txt", dir);
+    char *dv = slurp(p, NULL);
+    if (dv) {
+        sscanf(dv, "flce %63s", r->version);
+        char *b = strstr(dv, "backend "), *d = strstr(dv, "device ");
+        if (b) sscanf(b, "backend %31s", r->backend);
+        if (d) {
+            snprintf(r->device, sizeof r->device, "%s", d + 7);
+            r->device[strcspn(r->device, "\n")] = '\0';
+        }
+        free(dv);
+    }
+    snprintf(p, sizeof p, "%s/digests.txt", dir);
+    char *dg = slurp(p, NULL);
+    if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 2;
+    snprintf(r->digests, sizeof r->digests, "%s", dg);
+    sscanf(dg, "partition %16s", r->partdig);
+    free(dg);
+    snprintf(p, sizeof p, "%s/metrics.csv", dir);
+    FILE *f = fopen(p, "r");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 2;
+    char line[1024];
+    int cap = r->rounds > 0 ? r->rounds : 16;
+    r->acc = calloc((size_t)cap, 8), r->f1 = calloc((size_t)cap, 8), r->kl = calloc((size_t)cap, 8);
+    r->srv = calloc((size_t)cap, 8), r->cli = calloc((size_t)cap, 8), r->pacc = calloc((size_t)cap, 8);
+    if (!r->acc || !r->f1 || !r->kl || !r->srv || !r->cli || !r->pacc) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d rounds", dir, cap), 1;
+    }
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f) && r->T < cap) {
+        int rd;
+        double a, fl, ml, k, s, c, pa = NAN;
+        long long bu, bd;
+        int fb, nc;
+        int got = sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lld,%lld,%d,%d,%lf", &rd, &a, &fl, &ml, &k, &s, &c, &bu, &bd, &fb, &nc, &pa);
+        if (got < 11) {
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed row %d", p, r->T + 2), 1;
+        }
+        r->acc[r->T] = a, r->f1[r->T] = fl, r->kl[r->T] = k, r->srv[r->T] = s, r->cli[r->T] = c, r->pacc[r->T] = got == 12 ? pa : NAN;
+        r->T++;
+    }
+    fclose(f);
+    if (r->T == 0) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no rounds", p), 1;
+    snprintf(p, sizeof p, "%s/contributions.csv", dir);
+    f = fopen(p, "r");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
+    r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
+    if (!r->contrib || !r->samples || !r->held) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d clients", dir, r->clients), 1;
+    }
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f) && r->n < r->clients) {
+        int k;
+        double v;
+        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
+    }
+    fclose(f);
+    snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
+    f = fopen(p, "r");
+    if (f) {
+        r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
+        for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (r->rc && fgets(line, sizeof line, f)) {
+            int t, k;
+            double v;
+            if (sscanf(line, "%d,%d,%lf", &t, &k, &v) == 3 && t >= 1 && t <= r->T && k >= 0 && k < r->clients)
+                r->rc[(size_t)(t - 1) * r->clients + k] = v;
+        }
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/clients.csv", dir);
+    f = fopen(p, "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (fgets(line, sizeof line, f)) {
+            int k, h, nz;
+            double sm;
+            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients) r->samples[k] = sm, r->held[k] = h;
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
+void flce_run_finish(run_t *r, int window) {
+    int w = window < r->T ? window : r->T;
+    for (int i = r->T - w; i < r->T; i++) r->fin_acc += r->acc[i] / w, r->fin_f1 += r->f1[i] / w;
+    for (int i = 0; i < r->T; i++) r->srv_mean += r->srv[i] / r->T;
+    double *q = malloc(sizeof(double) * (size_t)r->clients);
+    int C = !strcmp(r->dataset, "cifar100") ? 100 : 10;
+    r->kl_final = r->kl_div = NAN;
+    if (q && r->clients > 0 && r->samples[0] > 0) {
+        flce_data_shares(r->samples, NULL, C, r->clients, q);
+        r->kl_final = flce_kl(r->contrib, q, r->clients, NULL);
+        flce_data_shares(r->samples, r->held, C, r->clients, q);
+        r->kl_div = flce_kl(r->contrib, q, r->clients, NULL);
+    }
+    free(q);
+}
+
+void flce_run_free(run_t *r) {
+    free(r->rc);
+    free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
+}
+

@@ -1,0 +1,33 @@
+/* run_reader.h: a finished run directory read back (config.json, device.txt, digests.txt,
+ * metrics.csv, contributions.csv, round_contributions.csv, clients.csv), every size checked
+ * before it is trusted: the reader behind `flce report`, for any command that reads runs. */
+#ifndef FLCE_RUN_READER_H
+#define FLCE_RUN_READER_H
+
+#include "flce.h"
+
+typedef struct {
+    char dir[1024], label[96], algo[32], ablate[32], dataset[32], partition[16], backend[32], device[200], version[64];
+    char config[8192], digests[1024];
+    int clients, per_round, rounds, T, n;
+    double dirichlet, label_noise, feature_noise, noisy;
+    unsigned long long seed;
+    double *acc, *f1, *kl, *srv, *cli, *pacc;
+    double *contrib, *samples;
+    int *held;
+    double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
+    double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
+    char partdig[17];  /* the partition digest */
+    char shapley[16];
+} run_t;
+
+/* Load one run directory: 0, or 2 when it is not a run directory (a usage error) and 1 when a
+ * file is malformed, with the message in e. r is to be freed with flce_run_free either way. */
+int flce_run_load(run_t *r, const char *dir, flce_err *e);
+/* The summary figures: accuracy and F1 over the last `window` rounds, KL to the data shares. */
+void flce_run_finish(run_t *r, int window);
+void flce_run_free(run_t *r);
+/* The text after "key": in a JSON document written by flce run (NULL when absent). */
+const char *flce_json_find(const char *js, const char *key);
+
+#endif
