@@ -19,26 +19,29 @@
 
 static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
-    "                 [--class-weights FILE] [--rank R] [--mu MU] [--solver als|gd] [--max-iter N] [--seed S]\n"
+    "                 [--class-weights FILE] [--rank default|auto|R] [--mu MU|auto] [--solver als|gd]\n"
+    "                 [--completion masked|literal] [--max-iter N] [--seed S]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
 
 
 int flce_cmd_eval(int argc, char **argv) {
-    const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = "als";
+    const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
+               *kind = NULL;
     cli_list ablate = {{0}, 0};
-    int rank = 0, max_iter = 500;
-    double mu = 1e-2;
+    int max_iter = 500, heldout = 0;
     uint64_t seed = 1;
     cli_opt opts[] = {
         {"out", CLI_STR, &out, "output folder (default: the trace folder)", 0},
         {"ablate", CLI_LIST, &ablate, "M, V, Q or CMC (repeatable): an ablation variant", 0},
         {"round-weights", CLI_STR, &rw_path, "a_t per round (.npy float64 [T] or a text list)", 0},
         {"class-weights", CLI_STR, &cw_path, "b_c per class (.npy float64 [C] or a text list)", 0},
-        {"rank", CLI_INT, &rank, "completion rank (default min(4, obs / (2 (T + n))), at least 1)", 0},
-        {"mu", CLI_DOUBLE, &mu, "completion ridge weight (default 0.01)", 0},
+        {"rank", CLI_STR, &rank_s, "completion rank: default (min(4, obs / (2 (T + n))), at least 1), auto (K-fold held-out choice of 1, 2, 4, 8) or R", 0},
+        {"mu", CLI_STR, &mu_s, "completion ridge weight (default 0.01) or auto (held-out choice of 1e-3, 1e-2, 1e-1, 1)", 0},
         {"solver", CLI_STR, &solver, "als (default) or gd (plain gradient descent)", 0},
+        {"heldout", CLI_FLAG, &heldout, "also print the K-fold held-out error of the completion used, per class and on average", 0},
+        {"completion", CLI_STR, &kind, "masked (default) or literal (the paper's equation over all entries, unselected = 0)", 0},
         {"max-iter", CLI_INT, &max_iter, "completion iterations at most (default 500)", 0},
         {"seed", CLI_U64, &seed, "seed of the completion start (default 1; a run records its own)", 0},
         {0},
@@ -59,10 +62,13 @@ int flce_cmd_eval(int argc, char **argv) {
             return cli_usage_error(prog, "--ablate CL changes local training: use it with flce run, not on a trace");
         else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q or CMC)", a);
     }
-    if (cli_find(opts, "rank")->seen && rank < 1) return cli_usage_error(prog, "--rank %d: must be at least 1", rank);
-    if (!(mu > 0)) return cli_usage_error(prog, "--mu %g: must be > 0", mu);
+    flce_completion_cfg cc;
+    flce_completion_cfg_default(&cc);
+    {
+        flce_err ce;
+        if (flce_completion_parse(rank_s, mu_s, solver, kind, &cc, &ce)) return cli_usage_error(prog, "%s", ce.msg);
+    }
     if (max_iter < 1) return cli_usage_error(prog, "--max-iter %d: must be at least 1", max_iter);
-    if (strcmp(solver, "als") && strcmp(solver, "gd")) return cli_usage_error(prog, "--solver '%s': als or gd", solver);
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "%s: no such trace directory", dir);
     if (!out) out = dir;
@@ -77,6 +83,25 @@ int flce_cmd_eval(int argc, char **argv) {
         buf[got] = '\0';
         char *sp = strstr(buf, "\"seed\":"), *ap = strstr(buf, "\"ablate\":");
         if (sp && !cli_find(opts, "seed")->seen) seed = strtoull(sp + 7, NULL, 10);
+        /* the run's completion settings, where the command line does not give them */
+        const char *keys[4] = {"\"completion\": ", "\"solver\": ", "\"rank\": ", "\"mu\": "};
+        const char *flags[4] = {"completion", "solver", "rank", "mu"};
+        char vals[4][40];
+        const char *got_v[4] = {NULL, NULL, NULL, NULL};
+        for (int i = 0; i < 4; i++) {
+            char *k = strstr(buf, keys[i]);
+            if (!k || cli_find(opts, flags[i])->seen) continue;
+            k += strlen(keys[i]);
+            if (*k == '"') k++;
+            size_t l = strcspn(k, "\",}\n");
+            if (l == 0 || l >= sizeof vals[i]) continue;
+            memcpy(vals[i], k, l);
+            vals[i][l] = '\0';
+            got_v[i] = vals[i];
+        }
+        flce_err ce;
+        if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
+            return cli_usage_error(prog, "%s: %s", cj, ce.msg);
         if (ap && ablate.n == 0) {
             char *q = strchr(ap + 9, '"'), *end = q ? strchr(q + 1, '"') : NULL;
             if (q && end) {
@@ -110,12 +135,7 @@ int flce_cmd_eval(int argc, char **argv) {
         goto fail;
     }
     const flce_trace tr = tf.tr;
-    flce_completion_cfg cc;
-    flce_completion_cfg_default(&cc);
-    cc.rank = rank;
-    cc.mu = mu;
     cc.max_iter = max_iter;
-    cc.gradient = !strcmp(solver, "gd");
     cc.seed = seed;
     if ((st = flce_eval_trace(&tr, &ab, &cc, &res, &e))) goto fail;
 
@@ -151,8 +171,13 @@ int flce_cmd_eval(int argc, char **argv) {
             if (res.rank[c] > rmax) rmax = res.rank[c];
             if (res.iters[c] > imax) imax = res.iters[c];
         }
-        printf("completion: %s, rank %d..%d, at most %d iterations per class\n", cc.gradient ? "gradient descent" : "ALS",
-               rmin, rmax, imax);
+        printf("completion: %s%s, rank %d..%d, at most %d iterations per class\n", cc.literal ? "literal (all entries), " : "",
+               cc.gradient || cc.literal ? "gradient descent" : "ALS", rmin, rmax, imax);
+        if (cc.rank_auto || cc.mu_auto) {
+            printf("auto (%d-fold held-out error) chose, per class:", cc.folds);
+            for (int c = 0; c < C; c++) printf(" %d:r%d/mu%g", c, res.rank[c], res.mu[c]);
+            printf("\n");
+        }
     }
     if (res.fallback_rounds) printf("rounds without any prototype: %lld\n", (long long)res.fallback_rounds);
     printf("%6s %10s %12s\n", "client", "data share", "contribution");
@@ -160,7 +185,33 @@ int flce_cmd_eval(int argc, char **argv) {
     double kl = flce_kl(res.CE, shares, n, &e);
     if (kl < 0) printf("KL(contributions || data shares): undefined (%s)\n", e.msg);
     else printf("KL(contributions || data shares) = %.6f\n", kl);
-    printf("wrote %s/contributions.csv, Q.npy, X_completed.npy\n", out);
+    if (heldout && !ab.no_completion && !cc.literal) { /* the K-fold error of the setting used, class by class */
+        double *Xc = malloc(sizeof *Xc * (size_t)T * n), tot = 0;
+        if (!Xc) {
+            st = flce_fail(&e, FLCE_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        printf("held-out MSE (%d-fold, observed entries):", cc.folds);
+        for (int c = 0; c < C && !st; c++) {
+            for (int i = 0; i < T * n; i++) {
+                double q = res.Q[(size_t)i * C + c];
+                Xc[i] = isnan(q) ? 0 : q;
+            }
+            double err;
+            if ((st = flce_cv_error(Xc, tr.selected, T, n, &cc, (uint32_t)c, res.rank[c], res.mu[c], &err, &e))) break;
+            printf(" %.4g", err);
+            tot += err / C;
+        }
+        free(Xc);
+        if (st) goto fail;
+        printf("; mean %.6g\n", tot);
+    }
+    char ablate_s[32];
+    snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", ab.no_mass ? "M " : "", ab.no_velocity ? "V " : "", ab.no_momentum ? "Q " : "",
+             ab.no_completion ? "CMC" : "");
+    snprintf(p, sizeof p, "%s/completion_eval.json", out);
+    if ((st = flce_completion_record(p, &cc, ablate_s, C, &res, &e))) goto fail;
+    printf("wrote %s/contributions.csv, Q.npy, X_completed.npy, completion_eval.json\n", out);
     status = 0;
     goto fail;
 usage: /* a weight file that does not fit the trace is a usage error */

@@ -22,6 +22,7 @@ static const char *USAGE =
     "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
+    "                [--rank default|auto|R] [--mu 0.01|auto] [--solver als|gd] [--completion masked|literal]\n"
     "METHOD: " FLCE_ALGO_LIST ". `all`: every one of them.\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed.";
 
@@ -42,7 +43,8 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
 
 
 int flce_cmd_run(int argc, char **argv) {
-    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL;
+    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
+               *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0;
     flce_run_cfg c;
@@ -78,6 +80,10 @@ int flce_cmd_run(int argc, char **argv) {
         {"ditto-lambda", CLI_DOUBLE, &c.ditto_lambda, "Ditto: lambda (default 1)", 0},
         {"moon-mu", CLI_DOUBLE, &c.moon_mu, "MOON: mu (default 1)", 0},
         {"moon-tau", CLI_DOUBLE, &c.moon_tau, "MOON: tau (default 0.5)", 0},
+        {"rank", CLI_STR, &comp_rank, "FLCE completion rank: default (min(4, obs / (2 (T + n)))), auto (held-out choice) or R", 0},
+        {"mu", CLI_STR, &comp_mu, "FLCE completion ridge weight (default 0.01) or auto", 0},
+        {"solver", CLI_STR, &comp_solver, "FLCE completion solver: als (default) or gd", 0},
+        {"completion", CLI_STR, &comp_kind, "masked (default: observed entries only) or literal (the paper's equation as written)", 0},
         {"backend", CLI_STR, &c.backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
@@ -111,6 +117,11 @@ int flce_cmd_run(int argc, char **argv) {
         else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
         else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
     }
+    {
+        flce_err ce;
+        if (flce_completion_parse(comp_rank, comp_mu, comp_solver, comp_kind, &c.completion, &ce))
+            return cli_usage_error(prog, "%s", ce.msg);
+    }
     if (strcmp(shapley, "exact") && strcmp(shapley, "mc")) return cli_usage_error(prog, "--shapley '%s': exact or mc", shapley);
     c.shapley_mc = !strcmp(shapley, "mc");
     if (strcmp(utility, "accuracy") && strcmp(utility, "loss")) return cli_usage_error(prog, "--utility '%s': accuracy or loss", utility);
@@ -136,6 +147,8 @@ int flce_cmd_run(int argc, char **argv) {
     }
     int has_flce = 0;
     for (int i = 0; i < nm; i++) has_flce |= !strcmp(names[i], "flce");
+    if ((comp_rank || comp_mu || comp_solver || comp_kind) && !has_flce)
+        return cli_usage_error(prog, "--rank, --mu, --solver, --completion: apply to FLCE only, and --algo '%s' does not run it", algos);
     if ((ablate.n > 0) && !has_flce)
         return cli_usage_error(prog, "--ablate: applies to FLCE only, and --algo '%s' does not run it", algos);
     if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);

@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "baselines.h"
 #include "engine_impl.h"
+#include "trace_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +47,7 @@ void flce_run_cfg_default(flce_run_cfg *c) {
     c->ditto_lambda = 1.0;
     c->moon_mu = 1.0;
     c->moon_tau = 0.5;
+    flce_completion_cfg_default(&c->completion);
 }
 
 static double now_s(void) {
@@ -283,6 +285,9 @@ static void json_config(engine *E, char *buf, size_t cap) {
                           c->test_subset, E->n_val, c->shapley_mc ? "mc" : "exact", c->mc_perms, c->mc_eps,
                           c->utility_loss ? "loss" : "accuracy", (unsigned long long)c->seed, c->prox_mu, c->ditto_lambda, c->moon_mu,
                           c->moon_tau);
+    char comp[400];
+    flce_completion_settings_json(&c->completion, comp, sizeof comp);
+    n += (size_t)snprintf(buf + n, cap - n, "  %s,\n", comp);
     n += (size_t)snprintf(buf + n, cap - n, "  \"data_digest\": \"%016llx\",\n", (unsigned long long)E->data_digest);
     n += (size_t)snprintf(buf + n, cap - n, "  \"class_weights\": ");
     if (c->class_weights) {
@@ -714,6 +719,14 @@ static void engine_free(engine *E) {
 
 /* Final contributions: FLCE from its trace by the evaluator (so that `flce eval DIR/trace`
  * gives the same numbers); the others from their running sums (Shapley values clamped at 0). */
+/* FLCE's ablations as flce eval reads them from completion.json ("M V Q CMC"). */
+static const char *ablate_text(const flce_run_cfg *c) {
+    static char b[32];
+    snprintf(b, sizeof b, "%s%s%s%s", c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
+             c->ablate.no_momentum ? "Q " : "", c->ablate.no_completion ? "CMC" : "");
+    return b;
+}
+
 static flce_status final_contributions(engine *E, double *CE, double *comp_s, flce_err *e) {
     int n = E->n;
     if (strcmp(E->algo->name, "flce")) {
@@ -735,8 +748,7 @@ static flce_status final_contributions(engine *E, double *CE, double *comp_s, fl
     if (!st) st = flce_npy_read(p, &se, e);
     if (!st) {
         flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights};
-        flce_completion_cfg cc;
-        flce_completion_cfg_default(&cc);
+        flce_completion_cfg cc = E->cfg->completion;
         cc.seed = E->cfg->seed;
         flce_eval_result res;
         double t0 = now_s();
@@ -744,9 +756,11 @@ static flce_status final_contributions(engine *E, double *CE, double *comp_s, fl
         *comp_s = now_s() - t0;
         if (!st) {
             memcpy(CE, res.CE, sizeof *CE * (size_t)n);
+            snprintf(p, sizeof p, "%s/trace/completion.json", E->dir); /* the settings, and what auto chose */
+            st = flce_completion_record(p, &cc, ablate_text(E->cfg), E->C, &res, e);
             int64_t shp[3] = {E->T, n, E->C};
             snprintf(p, sizeof p, "%s/trace/Q.npy", E->dir);
-            st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, e);
+            if (!st) st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, e);
             snprintf(p, sizeof p, "%s/trace/X_completed.npy", E->dir);
             if (!st) st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.X, e);
             flce_eval_result_free(&res);
@@ -901,11 +915,10 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
             snprintf(p, sizeof p, "%s/trace/class_weights.npy", E->dir);
             if ((st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, cfg->class_weights, e))) goto out;
         }
-        char cj[256];
-        snprintf(cj, sizeof cj, "{\"seed\": %llu, \"ablate\": \"%s%s%s%s\"}\n", (unsigned long long)cfg->seed,
-                 cfg->ablate.no_mass ? "M " : "", cfg->ablate.no_velocity ? "V " : "", cfg->ablate.no_momentum ? "Q " : "",
-                 cfg->ablate.no_completion ? "CMC" : "");
-        if ((st = write_text(E, "trace/completion.json", cj, e))) goto out;
+        flce_completion_cfg cc0 = cfg->completion;
+        cc0.seed = cfg->seed;
+        snprintf(p, sizeof p, "%s/trace/completion.json", E->dir); /* the settings (the choices follow at the end) */
+        if ((st = flce_completion_record(p, &cc0, ablate_text(cfg), 0, NULL, e))) goto out;
         if (cfg->resume && (st = verify_trace(E, done, e))) goto out;
     }
     if (!cfg->resume && (st = save_state(E, 0, e))) goto out; /* a run killed in its first round can be resumed */

@@ -35,6 +35,7 @@ typedef struct {
     double prox_mu;           /* FedProx mu, default 0.01 */
     double ditto_lambda;      /* Ditto lambda, default 1 */
     double moon_mu, moon_tau; /* MOON mu 1, tau 0.5 */
+    flce_completion_cfg completion; /* FLCE's completion (its seed is the run's) */
 } flce_run_cfg;
 
 #define FLCE_ALGO_LIST "flce, fedavg, fedprox, ditto, moon, fedfv, cgsv, qfedavg, fedfa, fedsv, gtg"

@@ -146,3 +146,78 @@ fail:
     flce_trace_files_free(tf);
     return st;
 }
+
+flce_status flce_completion_parse(const char *rank, const char *mu, const char *solver, const char *completion,
+                                  flce_completion_cfg *cc, flce_err *e) {
+    if (rank) {
+        char *end;
+        long r = strtol(rank, &end, 10);
+        if (!strcmp(rank, "auto")) cc->rank_auto = 1, cc->rank = 0;
+        else if (!strcmp(rank, "default")) cc->rank_auto = 0, cc->rank = 0;
+        else if (*rank && !*end && r >= 1 && r <= 1000) cc->rank_auto = 0, cc->rank = (int)r;
+        else return flce_fail(e, FLCE_ERR_ARG, "--rank %s: auto, default or a whole number from 1 to 1000", rank);
+    }
+    if (mu) {
+        char *end;
+        double m = strtod(mu, &end);
+        if (!strcmp(mu, "auto")) cc->mu_auto = 1;
+        else if (*mu && !*end && m > 0 && isfinite(m)) cc->mu_auto = 0, cc->mu = m;
+        else return flce_fail(e, FLCE_ERR_ARG, "--mu %s: auto or a finite number > 0", mu);
+    }
+    if (solver) {
+        if (!strcmp(solver, "als")) cc->gradient = 0;
+        else if (!strcmp(solver, "gd")) cc->gradient = 1;
+        else return flce_fail(e, FLCE_ERR_ARG, "--solver '%s': als or gd", solver);
+    }
+    if (completion) {
+        if (!strcmp(completion, "masked")) cc->literal = 0;
+        else if (!strcmp(completion, "literal")) cc->literal = 1;
+        else return flce_fail(e, FLCE_ERR_ARG, "--completion '%s': masked or literal", completion);
+    }
+    if (cc->literal && (cc->rank_auto || cc->mu_auto))
+        return flce_fail(e, FLCE_ERR_ARG, "--completion literal takes a fixed rank (no --rank auto or --mu auto)");
+    return FLCE_OK;
+}
+
+void flce_completion_settings_json(const flce_completion_cfg *cc, char *buf, size_t cap) {
+    char r[32], m[32];
+    if (cc->rank_auto) snprintf(r, sizeof r, "\"auto\"");
+    else if (cc->rank > 0) snprintf(r, sizeof r, "%d", cc->rank);
+    else snprintf(r, sizeof r, "\"default\"");
+    if (cc->mu_auto) snprintf(m, sizeof m, "\"auto\"");
+    else snprintf(m, sizeof m, "%.17g", cc->mu);
+    snprintf(buf, cap, "\"completion\": \"%s\", \"solver\": \"%s\", \"rank\": %s, \"mu\": %s, \"folds\": %d",
+             cc->literal ? "literal" : "masked", cc->gradient ? "gd" : "als", r, m, cc->folds);
+}
+
+flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
+                                   const flce_eval_result *res, flce_err *e) {
+    size_t cap = 1024 + (size_t)C * (200 + FLCE_CV_NRANKS * FLCE_CV_NMUS * 28), n = 0;
+    char *b = malloc(cap), set[400];
+    if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    flce_completion_settings_json(cc, set, sizeof set);
+    n += (size_t)snprintf(b + n, cap - n, "{\"seed\": %llu, \"ablate\": \"%s\", %s,\n \"classes\": [", (unsigned long long)cc->seed,
+                          ablate, set);
+    for (int c = 0; c < C && res; c++) {
+        n += (size_t)snprintf(b + n, cap - n, "%s\n  {\"class\": %d, \"rank\": %d, \"mu\": %.17g", c ? "," : "", c, res->rank[c],
+                              isnan(res->mu[c]) ? 0.0 : res->mu[c]);
+        if (!isnan(res->cv_error[c])) {
+            n += (size_t)snprintf(b + n, cap - n, ", \"heldout_mse\": %.17g, \"grid\": [", res->cv_error[c]);
+            int first = 1;
+            for (int a = 0; a < FLCE_CV_NRANKS; a++)
+                for (int m = 0; m < FLCE_CV_NMUS; m++) {
+                    double v = res->cv_grid[((size_t)c * FLCE_CV_NRANKS + a) * FLCE_CV_NMUS + m];
+                    if (isnan(v)) continue;
+                    n += (size_t)snprintf(b + n, cap - n, "%s{\"rank\": %d, \"mu\": %.17g, \"heldout_mse\": %.17g}", first ? "" : ", ",
+                                          cc->rank_auto ? FLCE_CV_RANKS[a] : res->rank[c], cc->mu_auto ? FLCE_CV_MUS[m] : cc->mu, v);
+                    first = 0;
+                }
+            n += (size_t)snprintf(b + n, cap - n, "]");
+        }
+        n += (size_t)snprintf(b + n, cap - n, "}");
+    }
+    n += (size_t)snprintf(b + n, cap - n, "\n]}\n");
+    flce_status st = flce_write_file_atomic(path, b, n, e);
+    free(b);
+    return st;
+}

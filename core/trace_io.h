@@ -28,4 +28,16 @@ flce_status flce_trace_load(const char *dir, const char *round_weights_path, con
                             flce_trace_files *tf, int *weights_bad, flce_err *e);
 void flce_trace_files_free(flce_trace_files *tf);
 
+/* Completion settings from their command-line spellings (any may be NULL: unchanged):
+ * rank "auto" or a whole number >= 1, mu "auto" or a number > 0, solver "als" or "gd",
+ * completion "masked" or "literal". FLCE_ERR_ARG naming the flag otherwise. */
+flce_status flce_completion_parse(const char *rank, const char *mu, const char *solver, const char *completion,
+                                  flce_completion_cfg *cc, flce_err *e);
+/* The settings as JSON members (no braces): "completion", "solver", "rank", "mu", "folds". */
+void flce_completion_settings_json(const flce_completion_cfg *cc, char *buf, size_t cap);
+/* A completion record: {"seed", "ablate", the settings, and per class the rank and mu used and,
+ * with auto, the held-out error of the choice and of every candidate}, into path (atomic). */
+flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
+                                   const flce_eval_result *res, flce_err *e);
+
 #endif

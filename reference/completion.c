@@ -21,7 +21,14 @@ void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->gradient = 0;
     c->lr = 0.05;
     c->seed = 1;
+    c->rank_auto = 0;
+    c->mu_auto = 0;
+    c->folds = 5;
+    c->literal = 0;
 }
+
+const int FLCE_CV_RANKS[FLCE_CV_NRANKS] = {1, 2, 4, 8};
+const double FLCE_CV_MUS[FLCE_CV_NMUS] = {1e-3, 1e-2, 1e-1, 1};
 
 int flce_completion_rank(int64_t obs, int T, int n) {
     int64_t r = obs / (2 * ((int64_t)T + n));
@@ -234,8 +241,10 @@ static void gd_step(const double *X, const uint8_t *obs, double *U, double *V, i
     for (int i = 0; i < r * n; i++) V[i] -= lr * gV[i];
 }
 
-flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
-                          uint32_t stream, double *Xhat, flce_completion_info *info, flce_err *e) {
+/* Completion with a given rank (0: the default rule) and ridge weight. */
+static flce_status complete_fixed(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
+                                  uint32_t stream, int rank, double mu_w, double *Xhat, flce_completion_info *info,
+                                  flce_err *e) {
     int64_t nobs = 0;
     double mean = 0;
     for (int i = 0; i < T * n; i++)
@@ -244,13 +253,14 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
             nobs++;
             mean += X[i];
         }
-    int r = cfg->rank > 0 ? cfg->rank : flce_completion_rank(nobs, T, n);
+    int r = rank > 0 ? rank : flce_completion_rank(nobs, T, n);
     if (r > T) r = T;
     if (r > n) r = n;
     if (r < 1) r = 1;
     info->rank = r;
     info->iters = 0;
     info->objective = 0;
+    info->mu = mu_w;
     if (nobs == 0) { /* nothing observed: nothing to complete from; missing entries are 0 */
         for (int i = 0; i < T * n; i++) Xhat[i] = 0;
         return FLCE_OK;
@@ -269,16 +279,16 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
     double scale = sqrt((mean > 1e-3 ? mean : 1e-3) / r);
     for (int i = 0; i < T * r; i++) U[i] = scale * flce_rng_uniform(&rng);
     for (int i = 0; i < r * n; i++) V[i] = scale * flce_rng_uniform(&rng);
-    double prev = objective(X, obs, U, V, T, n, r, cfg->mu), obj = prev;
+    double prev = objective(X, obs, U, V, T, n, r, mu_w), obj = prev;
     for (int it = 1; it <= cfg->max_iter; it++) {
         if (cfg->gradient) {
-            gd_step(X, obs, U, V, T, n, r, cfg->mu, cfg->lr, gU, gV);
+            gd_step(X, obs, U, V, T, n, r, mu_w, cfg->lr, gU, gV);
         } else {
-            als_rows(X, obs, U, V, T, n, r, cfg->mu, A, b);
-            als_cols(X, obs, U, V, T, n, r, cfg->mu, A, b);
+            als_rows(X, obs, U, V, T, n, r, mu_w, A, b);
+            als_cols(X, obs, U, V, T, n, r, mu_w, A, b);
             balance(U, V, T, n, r, work);
         }
-        obj = objective(X, obs, U, V, T, n, r, cfg->mu);
+        obj = objective(X, obs, U, V, T, n, r, mu_w);
         info->iters = it;
         if (fabs(prev - obj) <= cfg->tol * (prev > 1e-300 ? prev : 1e-300)) break;
         prev = obj;
@@ -291,4 +301,155 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
         }
     free(U), free(V), free(A), free(b), free(gU), free(gV), free(work);
     return FLCE_OK;
+}
+
+void flce_cv_folds(const uint8_t *obs, int T, int n, int K, uint64_t seed, uint32_t stream, int *fold) {
+    int m = 0;
+    for (int i = 0; i < T * n; i++) fold[i] = -1, m += obs[i] != 0;
+    if (m == 0 || K < 1) return;
+    int *idx = malloc(sizeof *idx * (size_t)m), *perm = malloc(sizeof *perm * (size_t)m);
+    if (!idx || !perm) {
+        free(idx), free(perm);
+        for (int i = 0, j = 0; i < T * n; i++) /* no memory for a permutation: folds in order */
+            if (obs[i]) fold[i] = j++ % K;
+        return;
+    }
+    for (int i = 0, j = 0; i < T * n; i++)
+        if (obs[i]) idx[j++] = i;
+    flce_rng r;
+    flce_rng_init(&r, seed, FLCE_RNG_COMPLETION, stream, 1);
+    flce_rng_permutation(&r, m, perm);
+    for (int j = 0; j < m; j++) fold[idx[perm[j]]] = j % K;
+    free(idx), free(perm);
+}
+
+flce_status flce_cv_error(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg, uint32_t stream,
+                          int rank, double mu, double *err, flce_err *e) {
+    int K = cfg->folds > 1 ? cfg->folds : 5;
+    size_t tn = (size_t)T * n;
+    int *fold = malloc(sizeof *fold * tn);
+    uint8_t *train = malloc(tn);
+    double *Xh = malloc(sizeof *Xh * tn);
+    if (!fold || !train || !Xh) {
+        free(fold), free(train), free(Xh);
+        return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+    }
+    flce_cv_folds(obs, T, n, K, cfg->seed, stream, fold);
+    double se = 0;
+    int64_t held = 0;
+    flce_status st = FLCE_OK;
+    for (int f = 0; f < K && !st; f++) {
+        int any = 0;
+        for (size_t i = 0; i < tn; i++) train[i] = obs[i] && fold[i] != f, any |= fold[i] == f;
+        if (!any) continue;
+        flce_completion_info info;
+        if ((st = complete_fixed(X, train, T, n, cfg, stream, rank, mu, Xh, &info, e))) break;
+        for (size_t i = 0; i < tn; i++)
+            if (fold[i] == f) se += (Xh[i] - X[i]) * (Xh[i] - X[i]), held++;
+    }
+    free(fold), free(train), free(Xh);
+    *err = held ? se / (double)held : NAN;
+    return st;
+}
+
+flce_status flce_complete_literal(const double *X, int T, int n, const flce_completion_cfg *cfg, uint32_t stream, double *Xhat,
+                                  flce_completion_info *info, flce_err *e) {
+    size_t tn = (size_t)T * n;
+    double mean = 0;
+    for (size_t i = 0; i < tn; i++) {
+        if (!isfinite(X[i])) return flce_fail(e, FLCE_ERR_NUMERIC, "completion: entry %zu is not finite", i);
+        mean += X[i];
+    }
+    mean /= (double)tn;
+    int r = cfg->rank > 0 ? cfg->rank : flce_completion_rank((int64_t)tn, T, n);
+    if (r > T) r = T;
+    if (r > n) r = n;
+    memset(info, 0, sizeof *info);
+    info->rank = r, info->mu = 0, info->cv_error = NAN;
+    uint8_t *all = malloc(tn);
+    double *U = flce_calloc((size_t)T * r, sizeof *U), *V = flce_calloc((size_t)r * n, sizeof *V);
+    double *gU = flce_calloc((size_t)T * r, sizeof *gU), *gV = flce_calloc((size_t)r * n, sizeof *gV);
+    if (!all || !U || !V || !gU || !gV) {
+        free(all), free(U), free(V), free(gU), free(gV);
+        return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory (T %d, n %d, rank %d)", T, n, r);
+    }
+    memset(all, 1, tn);
+    flce_rng rng;
+    flce_rng_init(&rng, cfg->seed, FLCE_RNG_COMPLETION, stream, 0);
+    double scale = 0.1 * sqrt((mean > 1e-3 ? mean : 1e-3) / r); /* a small start */
+    for (int i = 0; i < T * r; i++) U[i] = scale * flce_rng_uniform(&rng);
+    for (int i = 0; i < r * n; i++) V[i] = scale * flce_rng_uniform(&rng);
+    for (int it = 1; it <= cfg->max_iter; it++) gd_step(X, all, U, V, T, n, r, 0.0, cfg->lr, gU, gV);
+    info->iters = cfg->max_iter;
+    info->objective = objective(X, all, U, V, T, n, r, 0.0);
+    int bad = !isfinite(info->objective);
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < n; k++) {
+            double v = dot_uv(U, V, t, k, r, n);
+            Xhat[t * n + k] = v > 0 && isfinite(v) ? v : 0;
+        }
+    free(all), free(U), free(V), free(gU), free(gV);
+    if (bad) return flce_fail(e, FLCE_ERR_NUMERIC, "completion --completion literal: gradient descent diverged (lr %g): use a smaller --lr",
+                              cfg->lr);
+    return FLCE_OK;
+}
+
+flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
+                          uint32_t stream, double *Xhat, flce_completion_info *info, flce_err *e) {
+    for (int a = 0; a < FLCE_CV_NRANKS; a++)
+        for (int b = 0; b < FLCE_CV_NMUS; b++) info->cv_grid[a][b] = NAN;
+    info->cv_error = NAN;
+    if (cfg->literal) {
+        double *Xz = malloc(sizeof *Xz * (size_t)T * n);
+        if (!Xz) return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory");
+        for (int i = 0; i < T * n; i++) Xz[i] = obs[i] ? X[i] : 0; /* the unselected entries: the zeros the paper says they hold */
+        flce_status st = flce_complete_literal(Xz, T, n, cfg, stream, Xhat, info, e);
+        free(Xz);
+        return st;
+    }
+    if (!cfg->rank_auto && !cfg->mu_auto) return complete_fixed(X, obs, T, n, cfg, stream, cfg->rank, cfg->mu, Xhat, info, e);
+    /* the grid: every candidate's K-fold held-out error; the smallest rank, then the largest mu,
+     * within 5% of the best (plus a floor of 1e-9 of the data's mean square, for exact fits) */
+    int64_t nobs = 0;
+    double ms = 0;
+    for (int i = 0; i < T * n; i++)
+        if (obs[i]) nobs++, ms += X[i] * X[i];
+    ms = nobs ? ms / (double)nobs : 0;
+    int fixed_r = cfg->rank > 0 ? cfg->rank : flce_completion_rank(nobs, T, n);
+    double best = INFINITY;
+    flce_status st = FLCE_OK;
+    for (int a = 0; a < FLCE_CV_NRANKS && !st; a++) {
+        int r = cfg->rank_auto ? FLCE_CV_RANKS[a] : fixed_r;
+        if (!cfg->rank_auto && a > 0) break;
+        if (r > T || r > n) continue;
+        for (int b = 0; b < FLCE_CV_NMUS && !st; b++) {
+            double mu = cfg->mu_auto ? FLCE_CV_MUS[b] : cfg->mu;
+            if (!cfg->mu_auto && b > 0) break;
+            double err;
+            if ((st = flce_cv_error(X, obs, T, n, cfg, stream, r, mu, &err, e))) break;
+            info->cv_grid[a][b] = err;
+            if (err < best) best = err;
+        }
+    }
+    if (st) return st;
+    int pick_r = cfg->rank_auto ? 0 : fixed_r;
+    double pick_mu = cfg->mu, pick_err = NAN;
+    if (isfinite(best)) {
+        double lim = best * 1.05 + 1e-9 * ms;
+        int found = 0;
+        for (int a = 0; a < FLCE_CV_NRANKS && !found; a++)
+            for (int b = FLCE_CV_NMUS - 1; b >= 0 && !found; b--)
+                if (info->cv_grid[a][b] <= lim) {
+                    found = 1;
+                    pick_r = cfg->rank_auto ? FLCE_CV_RANKS[a] : fixed_r;
+                    pick_mu = cfg->mu_auto ? FLCE_CV_MUS[b] : cfg->mu;
+                    pick_err = info->cv_grid[a][b];
+                }
+    }
+    double grid[FLCE_CV_NRANKS][FLCE_CV_NMUS];
+    memcpy(grid, info->cv_grid, sizeof grid);
+    st = complete_fixed(X, obs, T, n, cfg, stream, pick_r, pick_mu, Xhat, info, e);
+    memcpy(info->cv_grid, grid, sizeof grid);
+    info->cv_error = pick_err;
+    return st;
 }

@@ -81,12 +81,27 @@ typedef struct {
     double tol;      /* relative change of the objective, default 1e-10 */
     int gradient;    /* 1: plain gradient descent instead of ALS */
     double lr;       /* gradient descent step, default 0.05 */
-    uint64_t seed;   /* start of U and V */
+    uint64_t seed;   /* start of U and V, and the cross-validation folds */
+    int rank_auto;   /* 1: the rank from FLCE_CV_RANKS chosen by K-fold held-out error */
+    int mu_auto;     /* 1: mu from FLCE_CV_MUS chosen likewise (with the rank when both) */
+    int folds;       /* K of the cross-validation, default 5 */
+    int literal;     /* 1: the paper's equation read literally (flce_complete_literal) */
 } flce_completion_cfg;
+
+/* The candidates of --rank auto and --mu auto. */
+#define FLCE_CV_NRANKS 4
+#define FLCE_CV_NMUS 4
+extern const int FLCE_CV_RANKS[FLCE_CV_NRANKS];    /* 1, 2, 4, 8 */
+extern const double FLCE_CV_MUS[FLCE_CV_NMUS];     /* 1e-3, 1e-2, 1e-1, 1 */
 
 typedef struct {
     int rank, iters;
     double objective;
+    double mu;        /* the ridge weight used */
+    double cv_error;  /* with auto: the chosen setting's mean held-out squared error (NaN otherwise) */
+    /* with auto: every candidate's mean held-out squared error, [rank index][mu index] (NaN:
+     * not a candidate) */
+    double cv_grid[FLCE_CV_NRANKS][FLCE_CV_NMUS];
 } flce_completion_info;
 
 void flce_completion_cfg_default(flce_completion_cfg *c);
@@ -98,6 +113,21 @@ int flce_completion_rank(int64_t obs, int T, int n);
  * of the start (the class index). Allocates its work space. */
 flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
                           uint32_t stream, double *Xhat, flce_completion_info *info, flce_err *e);
+/* The K folds of the observed entries: fold[i] in 0..K-1 for observed i (a seeded
+ * permutation of the observed entries, dealt round-robin), -1 for the others. Stream
+ * (seed, completion, stream, 1): independent of the completion's start (client 0). */
+void flce_cv_folds(const uint8_t *obs, int T, int n, int K, uint64_t seed, uint32_t stream, int *fold);
+/* Mean squared error on held-out observed entries of completing with (rank, mu): for each
+ * fold, complete from the other folds' entries (cfg's solver and start) and compare
+ * max(0, u_t . v_k) with the held-out X; averaged over all observed entries. */
+flce_status flce_cv_error(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg, uint32_t stream,
+                          int rank, double mu, double *err, flce_err *e);
+/* The paper's completion equation read literally: min ||X - U V||_F^2 over all entries, the
+ * unselected ones as the zeros X holds there, by gradient descent (cfg->lr, cfg->max_iter
+ * steps, no ridge, no early stop) from a small seeded start; Xhat = max(0, U V) everywhere,
+ * observed entries included. */
+flce_status flce_complete_literal(const double *X, int T, int n, const flce_completion_cfg *cfg, uint32_t stream, double *Xhat,
+                                  flce_completion_info *info, flce_err *e);
 
 /* ---- final contribution (eq:contribution_each) --------------------------------------- */
 /* CE_k = sum_t a_t sum_c b_c Xhat[t][k][c], normalised over the n clients (uniform when
@@ -143,6 +173,9 @@ typedef struct {
     double *X;          /* [T x n x C]: completed (or, with -CMC, missing = 0) */
     double *CE;         /* [n]: final contributions, sum 1 */
     int *rank;          /* [C] completion rank per class (0 with -CMC) */
+    double *mu;         /* [C] ridge weight per class */
+    double *cv_error;   /* [C] chosen setting's held-out error (NaN unless auto) */
+    double *cv_grid;    /* [C][FLCE_CV_NRANKS][FLCE_CV_NMUS] with auto, else NaN */
     int *iters;         /* [C] completion iterations */
     int64_t fallback_rounds; /* rounds where omega fell back to data sizes */
 } flce_eval_result;

@@ -11,7 +11,7 @@
 #include "flce_eq.h"
 
 void flce_eval_result_free(flce_eval_result *r) {
-    free(r->Q), free(r->X), free(r->CE), free(r->rank), free(r->iters);
+    free(r->Q), free(r->X), free(r->CE), free(r->rank), free(r->iters), free(r->mu), free(r->cv_error), free(r->cv_grid);
     memset(r, 0, sizeof *r);
 }
 
@@ -27,14 +27,19 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
     res->CE = malloc((size_t)n * sizeof *res->CE);
     res->rank = flce_calloc((size_t)C, sizeof *res->rank);
     res->iters = flce_calloc((size_t)C, sizeof *res->iters);
+    res->mu = malloc((size_t)C * sizeof *res->mu);
+    res->cv_error = malloc((size_t)C * sizeof *res->cv_error);
+    res->cv_grid = malloc((size_t)C * FLCE_CV_NRANKS * FLCE_CV_NMUS * sizeof *res->cv_grid);
     double *g = flce_calloc((size_t)C * d, sizeof *g), *Qt = malloc((size_t)n * C * sizeof *Qt);
     double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
     uint8_t *has_g = flce_calloc((size_t)C, 1), *present = malloc((size_t)n * C);
     flce_status st = FLCE_OK;
-    if (!res->Q || !res->X || !res->CE || !res->rank || !res->iters || !g || !Qt || !Xc || !Xh || !has_g || !present) {
+    if (!res->Q || !res->X || !res->CE || !res->rank || !res->iters || !res->mu || !res->cv_error || !res->cv_grid || !g || !Qt || !Xc || !Xh || !has_g || !present) {
         st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
         goto out;
     }
+    for (int c = 0; c < C; c++) res->mu[c] = NAN, res->cv_error[c] = NAN;
+    for (int i = 0; i < C * FLCE_CV_NRANKS * FLCE_CV_NMUS; i++) res->cv_grid[i] = NAN;
     for (int t = 0; t < T && !st; t++) {
         const float *pt = tr->prototypes + (size_t)t * n * C * d;
         int any = 0;
@@ -88,6 +93,9 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
             if (st) goto out;
             res->rank[c] = info.rank;
             res->iters[c] = info.iters;
+            res->mu[c] = info.mu;
+            res->cv_error[c] = info.cv_error;
+            memcpy(res->cv_grid + (size_t)c * FLCE_CV_NRANKS * FLCE_CV_NMUS, info.cv_grid, sizeof info.cv_grid);
         }
         for (int t = 0; t < T; t++)
             for (int k = 0; k < n; k++) res->X[((size_t)t * n + k) * C + c] = Xh[t * n + k];

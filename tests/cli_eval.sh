@@ -40,6 +40,15 @@ expect 2 "no such trace directory" eval "$t/nope"
 expect 2 "--ablate 'X'" eval "$t/trace" --ablate X
 expect 2 "flce run" eval "$t/trace" --ablate CL
 expect 2 "--rank 0" eval "$t/trace" --rank 0
+expect 2 "--mu -1" eval "$t/trace" --mu -1
+expect 2 "--completion literal takes a fixed rank" eval "$t/trace" --completion literal --rank auto
+# auto and literal run on the hand-worked trace and say what they did
+"$flce" eval "$t/trace" --out "$t/auto" --rank auto --mu auto --heldout > "$t/auto.log" || fail "eval --rank auto --mu auto"
+grep -q "auto (5-fold held-out error) chose" "$t/auto.log" || fail "eval auto: no line naming the choice"
+grep -q '"rank": "auto", "mu": "auto"' "$t/auto/completion_eval.json" || fail "completion_eval.json lacks the settings"
+grep -q "held-out MSE" "$t/auto.log" || fail "eval --heldout printed no error"
+"$flce" eval "$t/trace" --out "$t/lit" --completion literal > "$t/lit.log" || fail "eval --completion literal"
+grep -q "literal (all entries)" "$t/lit.log" || fail "eval literal: not said"
 # --out DIR that does not exist yet is created, as by every other command (issue 20, item 9)
 "$flce" eval "$t/trace" --out "$t/new/deeper" > /dev/null || fail "eval --out a new folder"
 [ -s "$t/new/deeper/contributions.csv" ] || fail "eval --out a new folder wrote no contributions.csv"

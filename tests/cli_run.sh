@@ -28,6 +28,17 @@ awk -F, 'NR>1 { s += $2 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' 
 mkdir "$t/ev"
 "$flce" eval "$t/a/trace" --out "$t/ev" > /dev/null || fail "flce eval on the run's trace"
 cmp -s "$t/ev/contributions.csv" "$t/a/contributions.csv" || fail "flce eval does not reproduce the run's contributions"
+# a run with the completion chosen by held-out error: its trace records the settings and the
+# choices, and flce eval on the trace reproduces it without being told
+"$flce" run --algo flce $tiny --rank auto --mu auto --out "$t/auto" > /dev/null || fail "flce run --rank auto --mu auto"
+grep -q '"rank": "auto", "mu": "auto"' "$t/auto/trace/completion.json" || fail "completion.json lacks the auto settings"
+grep -q '"heldout_mse"' "$t/auto/trace/completion.json" || fail "completion.json lacks the held-out errors"
+grep -q '"rank": "auto"' "$t/auto/config.json" || fail "config.json lacks the completion settings"
+"$flce" eval "$t/auto/trace" --out "$t/ev-auto" > /dev/null || fail "flce eval on the auto run's trace"
+cmp -s "$t/ev-auto/contributions.csv" "$t/auto/contributions.csv" || fail "flce eval does not reproduce the auto run"
+expect 2 "--rank 0" run --algo flce $tiny --rank 0 --out "$t/x"
+expect 2 "--completion 'exact'" run --algo flce $tiny --completion exact --out "$t/x"
+expect 2 "apply to FLCE only" run --algo fedavg $tiny --rank auto --out "$t/x"
 # kill after round 1 (as SIGKILL would), check the files are valid, resume
 FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>&1
 [ $? = 137 ] || fail "the kill hook did not fire"

@@ -141,3 +141,111 @@ Test(shapley, monte_carlo_agrees_with_exact_on_six_players) {
     for (int i = 1; i < 6; i++) NEAR(mc[i], 0, 0);
     cr_assert(calls_trunc < 2 + 500 * 4, "%lld calls", (long long)calls_trunc);
 }
+
+/* ---- the choices the paper leaves open (issue 21) ----------------------------------- */
+/* folds: every observed entry in exactly one of K folds, the folds' sizes differ by at most
+ * one, unobserved entries in none, the same folds from the same seed, other folds from another */
+Test(completion_cv, folds_partition_the_observed_entries) {
+    enum { T = 12, N = 9, K = 5 };
+    uint8_t obs[T * N];
+    for (int i = 0; i < T * N; i++) obs[i] = (i * 7) % 3 != 0;
+    int f1[T * N], f2[T * N], f3[T * N], size[K] = {0}, m = 0;
+    flce_cv_folds(obs, T, N, K, 42, 3, f1);
+    flce_cv_folds(obs, T, N, K, 42, 3, f2);
+    flce_cv_folds(obs, T, N, K, 43, 3, f3);
+    int differ = 0;
+    for (int i = 0; i < T * N; i++) {
+        if (!obs[i]) {
+            cr_assert_eq(f1[i], -1, "unobserved entry %d in fold %d", i, f1[i]);
+            continue;
+        }
+        m++;
+        cr_assert(f1[i] >= 0 && f1[i] < K);
+        size[f1[i]]++;
+        cr_assert_eq(f1[i], f2[i], "same seed, other folds");
+        differ |= f1[i] != f3[i];
+    }
+    for (int k = 0; k < K; k++) cr_assert(size[k] == m / K || size[k] == m / K + 1, "fold %d holds %d of %d", k, size[k], m);
+    cr_assert(differ, "another seed gave the same folds");
+}
+
+/* held-out error: an exactly rank-2 matrix is predicted almost exactly at rank 2 and poorly
+ * at rank 1 (its second component, about a third of its size, is then missing) */
+Test(completion_cv, heldout_error_tells_the_rank) {
+    enum { T = 40, N = 25 };
+    double X[T * N], Xin[T * N];
+    uint8_t obs[T * N];
+    rank2(T, N, X, obs, 0.3, 2);
+    for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0;
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    double e1, e2, ms = 0;
+    int m = 0;
+    for (int i = 0; i < T * N; i++)
+        if (obs[i]) ms += X[i] * X[i], m++;
+    ms /= m;
+    cr_assert_eq(flce_cv_error(Xin, obs, T, N, &c, 0, 1, 1e-2, &e1, NULL), FLCE_OK);
+    cr_assert_eq(flce_cv_error(Xin, obs, T, N, &c, 0, 2, 1e-2, &e2, NULL), FLCE_OK);
+    cr_assert(e2 < 1e-6 * ms, "rank 2: held-out MSE %g of a mean square %g", e2, ms);
+    cr_assert(e1 > 100 * e2, "rank 1 (%g) should predict far worse than rank 2 (%g)", e1, e2);
+}
+
+/* --rank auto picks the rank the matrix has: 1 for a rank-1 matrix, 2 for rank 2, and the
+ * result equals completing with that rank directly (same start, same bits) */
+Test(completion_cv, auto_picks_the_true_rank) {
+    enum { T = 40, N = 25 };
+    double X[T * N], Xin[T * N], Xa[T * N], Xf[T * N];
+    uint8_t obs[T * N];
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    flce_completion_info ia, ifx;
+    for (int want = 1; want <= 2; want++) {
+        rank2(T, N, X, obs, 0.3, 5);
+        if (want == 1) { /* a rank-1 matrix: the outer product of a row and a column of the rank-2 one */
+            double row[N], col[T];
+            for (int k = 0; k < N; k++) row[k] = X[k];
+            for (int t = 0; t < T; t++) col[t] = X[t * N] / X[0];
+            for (int t = 0; t < T; t++)
+                for (int k = 0; k < N; k++) X[t * N + k] = col[t] * row[k];
+        }
+        for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0;
+        c.rank_auto = 1, c.mu_auto = 0, c.rank = 0;
+        cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 4, Xa, &ia, NULL), FLCE_OK);
+        cr_assert_eq(ia.rank, want, "auto chose rank %d for a rank-%d matrix", ia.rank, want);
+        cr_assert(!isnan(ia.cv_error) && ia.cv_error == ia.cv_grid[want - 1][0], "the chosen error is not the grid's");
+        c.rank_auto = 0, c.rank = want;
+        cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 4, Xf, &ifx, NULL), FLCE_OK);
+        cr_assert_eq(memcmp(Xa, Xf, sizeof Xa), 0, "auto's completion differs from rank %d's", want);
+    }
+}
+
+/* the literal reading: all entries, the unselected as zeros; an exactly rank-1 matrix with no
+ * entry missing is fitted by gradient descent everywhere (observed entries replaced by U V,
+ * close to themselves), and a matrix whose unselected entries are zero is fitted to those zeros */
+Test(completion_cv, literal_fits_all_entries) {
+    enum { T = 6, N = 5 };
+    double X[T * N], Xh[T * N];
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < N; k++) X[t * N + k] = (0.5 + 0.1 * t) * (0.4 + 0.2 * k); /* rank 1, entries 0.2 .. 1.5 */
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    c.rank = 1, c.max_iter = 4000, c.lr = 0.02;
+    flce_completion_info info;
+    cr_assert_eq(flce_complete_literal(X, T, N, &c, 0, Xh, &info, NULL), FLCE_OK);
+    for (int i = 0; i < T * N; i++) NEAR(Xh[i], X[i], 1e-6);
+    cr_assert_eq(info.iters, 4000, "a fixed number of steps");
+    /* a block of zeros (unselected) pulls the fit there towards 0: below the masked completion's */
+    uint8_t obs[T * N];
+    double Xm[T * N];
+    for (int i = 0; i < T * N; i++) obs[i] = i % 4 != 0;
+    c.literal = 1;
+    cr_assert_eq(flce_complete(X, obs, T, N, &c, 0, Xh, &info, NULL), FLCE_OK);
+    c.literal = 0;
+    cr_assert_eq(flce_complete(X, obs, T, N, &c, 0, Xm, &info, NULL), FLCE_OK);
+    double lit = 0, mask = 0;
+    for (int i = 0; i < T * N; i++)
+        if (!obs[i]) lit += Xh[i], mask += Xm[i];
+    cr_assert(lit < 0.9 * mask, "literal's unselected entries (%g) should sit below the masked completion's (%g)", lit, mask);
+    for (int i = 0; i < T * N; i++)
+        if (!obs[i]) NEAR(Xm[i], X[i], 1e-2); /* the masked completion recovers them */
+}
