@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,4 +113,21 @@ int cli_parse(const char *prog, const char *usage, cli_opt *opts, int argc, char
         if (rc) return rc;
     }
     return 0;
+}
+
+int cli_gnuplot(const char *dir, const char *script) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) dup2(nul, 0), dup2(nul, 1), dup2(nul, 2);
+        if (chdir(dir) != 0) _exit(126);
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -32,4 +32,8 @@ cli_opt *cli_find(cli_opt *opts, const char *name);
 /* Print "PROG: msg" to stderr and return 2. */
 int cli_usage_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Run gnuplot on SCRIPT (a file name in DIR) with DIR as its working folder: started with an
+ * argument vector (no shell), its output to /dev/null. Its exit status, -1 if it could not run. */
+int cli_gnuplot(const char *dir, const char *script);
+
 #endif

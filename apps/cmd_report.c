@@ -85,20 +85,7 @@ static int gnuplot(const char *dir, const char *name, const char *body) {
     if (fclose(f) != 0) return -1;
     char script[80];
     snprintf(script, sizeof script, "%s.gp", name);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) dup2(nul, 0), dup2(nul, 1), dup2(nul, 2);
-        if (chdir(dir) != 0) _exit(126);
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return cli_gnuplot(dir, script);
 }
 
 int flce_cmd_report(int argc, char **argv) {

@@ -237,25 +237,22 @@ static int write_plot(const char *dir, long params10) {
             "set datafile separator ','\nset key top left\n"
             "do for [fmt in 'png svg'] {\n"
             "  if (fmt eq 'png') { set terminal pngcairo size 900,520 } else { set terminal svg size 900,520 }\n"
-            "  set output '%s/server_cost.'.fmt\n"
+            "  set output 'server_cost.'.fmt\n"
             "  set logscale y\n  set style data histograms\n  set style fill solid 0.85\n  set xtics rotate by -35\n"
             "  set ylabel 'server seconds per round (log scale)'\n"
             "  set title 'Server cost per round: K = 10 of 50 clients, ResNet20, CPU (Shapley rows estimated)'\n"
-            "  plot '%s/server_methods.csv' skip 1 using 2:xtic(1) title '10 classes' lc rgb '#1f77b4', \\\n"
+            "  plot 'server_methods.csv' skip 1 using 2:xtic(1) title '10 classes' lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 3 title '100 classes' lc rgb '#ff7f0e'\n"
             "  set style data linespoints\n  set xtics norotate\n"
-            "  set output '%s/server_scaling.'.fmt\n  set logscale xy\n"
+            "  set output 'server_scaling.'.fmt\n  set logscale xy\n"
             "  set xlabel 'parameters aggregated per client'\n  set ylabel 'server seconds per round (log scale)'\n"
             "  set title 'Server cost against model size, K = 10'\n"
-            "  plot '%s/server_scaling.csv' skip 1 using 1:2 title 'FedAvg' lw 2 lc rgb '#1f77b4', \\\n"
+            "  plot 'server_scaling.csv' skip 1 using 1:2 title 'FedAvg' lw 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:3 title 'FLCE (per round)' lw 2 lc rgb '#d62728'\n"
             "  unset logscale\n  unset xlabel\n"
-            "}\n",
-            dir, dir, dir, dir);
+            "}\n");
     fclose(f);
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s/server_cost.gp' 2>&1", dir);
-    return system(cmd);
+    return cli_gnuplot(dir, "server_cost.gp"); /* no shell; the script names its files relative to dir */
 }
 
 int flce_bench_server(int argc, char **argv) {
