@@ -26,7 +26,7 @@
 
 static const char *USAGE =
     "usage: flce check [--backend all|cpu|vulkan] [--op NAME] [--steps 3] [--device D]\n"
-    "                  [--input 3x32x32] [--batch 8] [--classes 10] [--seed 1]\n"
+    "                  [--input 3x32x32] [--batch 8] [--classes 10] [--seed 1] [--denormals auto|preserve|ftz]\n"
     "Checks every op on a table of shapes and N ResNet20 training steps against the reference\n"
     "backend, bit for bit. --op NAME keeps the cases whose op starts with NAME (e.g. CONV2D,\n"
     "BN_BWD, FMATH; STEPS for the training steps only). Exit 0 only when everything matched.";
@@ -231,7 +231,7 @@ static void check_steps(flce_backend *ref, flce_backend *be, const char *dev, co
 }
 
 int flce_cmd_check(int argc, char **argv) {
-    const char *prog = "flce check", *backend = "all", *op = NULL, *device = NULL, *input = "3x32x32";
+    const char *prog = "flce check", *backend = "all", *op = NULL, *device = NULL, *input = "3x32x32", *denorm = "auto";
     int steps = 3, batch = 8, classes = 10;
     uint64_t seed = 1;
     cli_opt opts[] = {
@@ -243,11 +243,14 @@ int flce_cmd_check(int argc, char **argv) {
         {"batch", CLI_INT, &batch, "batch of the training steps (default 8)", 0},
         {"classes", CLI_INT, &classes, "classes of the training steps (default 10)", 0},
         {"seed", CLI_U64, &seed, "seed of the initialisation and the batches (default 1)", 0},
+        {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {0},
     };
     const char *pos[1];
     int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
+    flce_denorm_mode mode;
+    if (!flce_denorm_parse(denorm, &mode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     step_cfg sc = {0, 0, 0, batch, classes, steps, seed};
     if (sscanf(input, "%dx%dx%d", &sc.in_c, &sc.in_h, &sc.in_w) != 3 || sc.in_c < 1 || sc.in_h < 4 || sc.in_w < 4 ||
         sc.in_c > 16 || sc.in_h > 512 || sc.in_w > 512)
@@ -276,25 +279,27 @@ int flce_cmd_check(int argc, char **argv) {
     int want_ops = !op || strncasecmp(op, "STEPS", 5) != 0;
     int want_steps = !op || op_matches("STEPS", op);
 
-    flce_backend *ref = flce_backend_reference();
+    flce_backend *ref0 = flce_backend_reference(), *ref_ftz = flce_backend_ftz(flce_backend_reference()), *ref = ref0;
+    if (!ref_ftz) return fprintf(stderr, "%s: out of memory\n", prog), 1;
     tally t = {0, 0};
     int ran = 0;
     for (int bi = 0; bi < nb; bi++) {
         flce_err e = {{0}};
-        flce_backend *be = flce_backend_create(names[bi], &e);
+        flce_backend *be = flce_backend_create_mode(names[bi], mode, &e);
         if (!be) {
             if (explicit) {
                 fprintf(stderr, "%s: %s\n", prog, e.msg);
-                ref->destroy(ref);
+                ref_ftz->destroy(ref_ftz);
                 return 2;
             }
             printf("skip %-7s %s\n", names[bi], e.msg);
             continue;
         }
+        ref = be->ftz ? ref_ftz : ref0; /* the oracle computes in the mode of the backend under test */
         ran++;
         char dev[64];
         short_device(be, dev, sizeof dev);
-        printf("# %s backend on %s\n", be->name, be->device);
+        printf("# %s backend on %s (denormals %s)\n", be->name, be->device, be->ftz ? "ftz" : "preserve");
         fflush(stdout);
         int n = flce_opcheck_count();
         for (int i = 0; i < n && want_ops; i++) {
@@ -313,13 +318,17 @@ int flce_cmd_check(int argc, char **argv) {
             fflush(stdout);
         }
 #ifdef FLCE_HAVE_VULKAN
-        if (!strcmp(be->name, "vulkan") && op_matches("FMATH", op)) check_fmath(be, dev, &t);
+        if (!strcmp(be->name, "vulkan") && op_matches("FMATH", op)) {
+            unsigned saved = flce_fp_enter(be->ftz ? FLCE_DENORM_FTZ : FLCE_DENORM_PRESERVE); /* the host side in the same mode */
+            check_fmath(be, dev, &t);
+            flce_fp_leave(saved);
+        }
 #endif
         if (want_steps && steps > 0) check_steps(ref, be, dev, &sc, &t);
         fflush(stdout);
         be->destroy(be);
     }
-    ref->destroy(ref);
+    ref_ftz->destroy(ref_ftz);
 #ifdef FLCE_HAVE_VULKAN
     long vmsg = flce_vulkan_validation_messages();
     if (vmsg) {

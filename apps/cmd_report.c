@@ -548,14 +548,14 @@ int flce_cmd_report(int argc, char **argv) {
     fprintf(ht, "<h2>Runs, settings and digests</h2>\n");
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
-        fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s\n\n"
+        fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s\n\n"
                     "Digests:\n\n```\n%s```\n\nConfiguration (`config.json`):\n\n```json\n%s```\n",
-                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device, r->digests,
-                r->config);
-        fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s</p>"
+                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device,
+                r->denormals, r->digests, r->config);
+        fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s</p>"
                     "<p>Digests:</p><pre>%s</pre><details><summary>Configuration (config.json)</summary><pre>%s</pre></details>\n",
                 H(r->label), H(r->dir), H(r->dataset), r->clients, r->per_round, r->rounds, r->seed, H(r->version), H(r->backend), H(r->device),
-                H(r->digests), H(r->config));
+                H(r->denormals), H(r->digests), H(r->config));
     }
     int groups = 0;
     for (int i = 0; i < nr; i++)

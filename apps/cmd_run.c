@@ -23,6 +23,7 @@ static const char *USAGE =
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
     "                [--rank default|auto|R] [--mu 0.01|auto] [--solver als|gd] [--completion masked|literal]\n"
+    "                [--denormals auto|preserve|ftz]\n"
     "METHOD: " FLCE_ALGO_LIST ". `all`: every one of them.\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed.";
 
@@ -44,7 +45,8 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
 
 int flce_cmd_run(int argc, char **argv) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
-               *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL;
+               *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
+               *denorm = "auto";
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0;
     flce_run_cfg c;
@@ -80,6 +82,7 @@ int flce_cmd_run(int argc, char **argv) {
         {"ditto-lambda", CLI_DOUBLE, &c.ditto_lambda, "Ditto: lambda (default 1)", 0},
         {"moon-mu", CLI_DOUBLE, &c.moon_mu, "MOON: mu (default 1)", 0},
         {"moon-tau", CLI_DOUBLE, &c.moon_tau, "MOON: tau (default 0.5)", 0},
+        {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"rank", CLI_STR, &comp_rank, "FLCE completion rank: default (min(4, obs / (2 (T + n)))), auto (held-out choice) or R", 0},
         {"mu", CLI_STR, &comp_mu, "FLCE completion ridge weight (default 0.01) or auto", 0},
         {"solver", CLI_STR, &comp_solver, "FLCE completion solver: als (default) or gd", 0},
@@ -117,6 +120,9 @@ int flce_cmd_run(int argc, char **argv) {
         else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
         else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
     }
+    flce_denorm_mode dmode;
+    if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
+    c.denormals = (int)dmode;
     {
         flce_err ce;
         if (flce_completion_parse(comp_rank, comp_mu, comp_solver, comp_kind, &c.completion, &ce))

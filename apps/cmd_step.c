@@ -15,12 +15,14 @@
 
 static const char *USAGE =
     "usage: flce step (--weights W.safetensors | --init-seed S --classes C) --input X.npy --labels Y.npy\n"
-    "                 [--lambda L] [--tau T] [--backend auto|cpu|vulkan|reference] [--device D] --out OUT.safetensors\n"
+    "                 [--lambda L] [--tau T] [--backend auto|cpu|vulkan|reference] [--device D]\n"
+    "                 [--denormals auto|preserve|ftz] --out OUT.safetensors\n"
     "X: float32 [N, C, H, W]; Y: int64 [N]. OUT holds loss, loss_ce, loss_cl, logits, features and\n"
     "grad.<name> for every trainable parameter (<name> as in the checkpoint).";
 
 int flce_cmd_step(int argc, char **argv) {
-    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "auto", *device = NULL;
+    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "auto", *device = NULL,
+               *denorm = "auto";
     double lambda = 1.0, tau = 0.5;
     uint64_t init_seed = 0;
     int classes = 0;
@@ -33,6 +35,7 @@ int flce_cmd_step(int argc, char **argv) {
         {"lambda", CLI_DOUBLE, &lambda, "weight of the contrastive loss (default 1)", 0},
         {"tau", CLI_DOUBLE, &tau, "temperature of the contrastive loss (default 0.5)", 0},
         {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
+        {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"out", CLI_STR, &out, "output safetensors file", 0},
         {0},
@@ -44,6 +47,8 @@ int flce_cmd_step(int argc, char **argv) {
     if (!weights == !have_init) return cli_usage_error(prog, "give exactly one of --weights and --init-seed");
     if (have_init && classes < 2) return cli_usage_error(prog, "--init-seed needs --classes (at least 2)");
     if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
+    flce_denorm_mode dmode;
+    if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     if (!flce_backend_known(backend))
         return cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
@@ -92,7 +97,7 @@ int flce_cmd_step(int argc, char **argv) {
 #ifdef FLCE_HAVE_VULKAN
     flce_vulkan_select(device);
 #endif
-    be = flce_backend_create(backend, &e);
+    be = flce_backend_create_mode(backend, dmode, &e);
     if (!be) {
         free(lab);
         status = 2;

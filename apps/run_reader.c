@@ -54,6 +54,7 @@ static void jstr(const char *js, const char *key, char *out, size_t cap) {
 int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     memset(r, 0, sizeof *r);
     snprintf(r->dir, sizeof r->dir, "%s", dir);
+    snprintf(r->denormals, sizeof r->denormals, "preserve"); /* runs before the mode was recorded */
     char p[1200];
     snprintf(p, sizeof p, "%s/config.json", dir);
     char *cfg = slurp(p, NULL);
@@ -85,6 +86,8 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
         sscanf(dv, "flce %63s", r->version);
         char *b = strstr(dv, "backend "), *d = strstr(dv, "device ");
         if (b) sscanf(b, "backend %31s", r->backend);
+        char *dn = strstr(dv, "\ndenormals ");
+        if (dn) sscanf(dn + 1, "denormals %15s", r->denormals);
         if (d) {
             snprintf(r->device, sizeof r->device, "%s", d + 7);
             r->device[strcspn(r->device, "\n")] = '\0';

@@ -19,6 +19,7 @@ typedef struct {
     double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
     char partdig[17];  /* the partition digest */
     char shapley[16];
+    char denormals[16]; /* the float contract mode the run computed in (device.txt) */
 } run_t;
 
 /* Load one run directory: 0, or 2 when it is not a run directory (a usage error) and 1 when a

@@ -16,7 +16,7 @@
 
 
 int flce_bench_train(int argc, char **argv) {
-    const char *prog = "flce-bench train", *backends = NULL, *input = "3x32x32", *csv = NULL, *device = NULL;
+    const char *prog = "flce-bench train", *backends = NULL, *input = "3x32x32", *csv = NULL, *device = NULL, *denorm = "auto";
     int batch = 64, steps = 5, repeats = 3, threads = 2;
     double lambda = 1.0, peak = 0;
     cli_opt opts[] = {
@@ -27,15 +27,18 @@ int flce_bench_train(int argc, char **argv) {
         {"steps", CLI_INT, &steps, "steps per timing (default 5)", 0},
         {"repeats", CLI_INT, &repeats, "timings; the median is reported (default 3)", 0},
         {"threads", CLI_INT, &threads, "CPU backend threads (default 2)", 0},
+        {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"lambda", CLI_DOUBLE, &lambda, "contrastive loss weight (default 1; 0 = plain cross-entropy)", 0},
         {"peak", CLI_DOUBLE, &peak, "peak GFLOP/s to quote against (default: measure it)", 0},
         {"csv", CLI_STR, &csv, "append rows to this CSV file (header written when new)", 0},
         {0},
     };
     const char *pos[1];
-    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--csv FILE]",
+    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--csv FILE] [--denormals auto|preserve|ftz]",
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
+    flce_denorm_mode dmode;
+    if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     int C, H, W;
     char tail;
     if (sscanf(input, "%dx%dx%d%c", &C, &H, &W, &tail) != 3 || C < 1 || C > 3 || H < 4 || W < 4 || H > 512 || W > 512)
@@ -81,7 +84,8 @@ int flce_bench_train(int argc, char **argv) {
     for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         flce_model m;
         flce_err e = {{0}};
-        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_create(name, &e);
+        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_create_mode(name, dmode, &e);
+        if (be && !strcmp(name, "cpu") && dmode == FLCE_DENORM_FTZ) be = flce_backend_ftz(be);
         if (!be || flce_model_create(&m, be, C, H, W, 10, batch, &e)) {
             fprintf(stderr, "%s: %s: %s\n", prog, name, e.msg);
             status = 1;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "denormals.h"
 
 #ifdef FLCE_HAVE_VULKAN
 const char *flce_backend_names(void) { return "reference, cpu, vulkan, auto"; }
@@ -30,12 +31,25 @@ static flce_backend *cpu(flce_err *e) {
     return be;
 }
 
-flce_backend *flce_backend_create(const char *name, flce_err *e) {
-    if (!strcmp(name, "reference")) return flce_backend_reference();
-    if (!strcmp(name, "cpu")) return cpu(e);
+/* A host backend in the mode asked for: as it is (preserve, auto), or wrapped (ftz). */
+static flce_backend *host_mode(flce_backend *be, flce_denorm_mode mode, flce_err *e) {
+    if (!be || mode != FLCE_DENORM_FTZ) return be;
+    flce_backend *w = flce_backend_ftz(be);
+    if (!w) {
+        be->destroy(be);
+        flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    }
+    return w;
+}
+
+flce_backend *flce_backend_create(const char *name, flce_err *e) { return flce_backend_create_mode(name, FLCE_DENORM_AUTO, e); }
+
+flce_backend *flce_backend_create_mode(const char *name, flce_denorm_mode mode, flce_err *e) {
+    if (!strcmp(name, "reference")) return host_mode(flce_backend_reference(), mode, e);
+    if (!strcmp(name, "cpu")) return host_mode(cpu(e), mode, e);
 #ifdef FLCE_HAVE_VULKAN
     if (!strcmp(name, "vulkan")) {
-        flce_backend *be = flce_backend_vulkan(e);
+        flce_backend *be = flce_backend_vulkan_mode(mode, e);
         if (be) say_once("vulkan backend on ", be->device, "");
         return be;
     }
@@ -43,7 +57,7 @@ flce_backend *flce_backend_create(const char *name, flce_err *e) {
         char seen[400];
         if (flce_vulkan_gpu(seen, sizeof seen)) {
             flce_err ve;
-            flce_backend *be = flce_backend_vulkan(&ve);
+            flce_backend *be = flce_backend_vulkan_mode(mode, &ve);
             if (be) {
                 say_once("vulkan backend on ", be->device, "");
                 return be;
@@ -52,7 +66,7 @@ flce_backend *flce_backend_create(const char *name, flce_err *e) {
         } else {
             say_once("no Vulkan GPU: ", seen, "; using the cpu backend");
         }
-        return cpu(e);
+        return host_mode(cpu(e), mode, e);
     }
 #else
     if (!strcmp(name, "vulkan")) {
@@ -61,7 +75,7 @@ flce_backend *flce_backend_create(const char *name, flce_err *e) {
     }
     if (!strcmp(name, "auto")) {
         say_once("this build has no Vulkan backend", "", "; using the cpu backend");
-        return cpu(e);
+        return host_mode(cpu(e), mode, e);
     }
 #endif
     flce_fail(e, FLCE_ERR_ARG, "--backend '%s': unknown (%s)", name, flce_backend_names());

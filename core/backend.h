@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "denormals.h"
 #include "flce.h"
 
 typedef struct flce_buf flce_buf;
@@ -31,6 +32,7 @@ void flce_conv_shape_init(flce_conv_shape *s, int N, int C, int H, int W, int K,
 struct flce_backend {
     const char *name;  /* "reference", "cpu", "vulkan" */
     char device[160];  /* the device and driver, for start-up lines and reports */
+    int ftz;           /* the denormal mode its ops compute in: 0 preserve, 1 ftz (docs/bit-exact.md) */
     void *ctx;         /* backend-specific */
 
     flce_buf *(*buf_alloc)(flce_backend *be, size_t bytes); /* zeroed; NULL on failure */
@@ -107,6 +109,9 @@ flce_backend *flce_backend_cpu(int threads);
  * a one-line error where there is no loader, no device, or the device fails the start-up
  * probe of the float contract. */
 flce_backend *flce_backend_vulkan(flce_err *e);
+/* The same in a given denormal mode (auto: the device's own; refused when the device cannot
+ * compute in the mode asked for bit for bit). */
+flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e);
 void flce_vulkan_select(const char *spec);
 /* 1 when a Vulkan GPU (not a CPU implementation) is present; desc lists the devices seen. */
 int flce_vulkan_gpu(char *desc, size_t cap);
@@ -118,8 +123,13 @@ flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, 
 
 /* By name: "reference", "cpu", "vulkan", or "auto": Vulkan where a GPU is present, else the
  * CPU backend after one line on stderr saying why (NULL and error when unknown or
- * unavailable). */
+ * unavailable). flce_backend_create_mode also takes the denormal mode: preserve, ftz, or auto
+ * (what the device does: preserve on the host; the probe's finding on a Vulkan device). */
 flce_backend *flce_backend_create(const char *name, flce_err *e);
+flce_backend *flce_backend_create_mode(const char *name, flce_denorm_mode mode, flce_err *e);
+/* A host backend (reference or CPU) whose ops run with FTZ and DAZ set (backend_mode.c); it
+ * owns `in` and destroys it with itself. NULL when out of memory. */
+flce_backend *flce_backend_ftz(flce_backend *in);
 /* 1 when name is one of flce_backend_names(). */
 int flce_backend_known(const char *name);
 /* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */

@@ -288,6 +288,7 @@ static void json_config(engine *E, char *buf, size_t cap) {
     char comp[400];
     flce_completion_settings_json(&c->completion, comp, sizeof comp);
     n += (size_t)snprintf(buf + n, cap - n, "  %s,\n", comp);
+    n += (size_t)snprintf(buf + n, cap - n, "  \"denormals\": \"%s\",\n", E->be && E->be->ftz ? "ftz" : "preserve");
     n += (size_t)snprintf(buf + n, cap - n, "  \"data_digest\": \"%016llx\",\n", (unsigned long long)E->data_digest);
     n += (size_t)snprintf(buf + n, cap - n, "  \"class_weights\": ");
     if (c->class_weights) {
@@ -797,7 +798,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     if ((st = setup_data(E, e))) goto out;
     if ((st = prepare_dir(E, e))) goto out;
     E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
-    E->be = flce_backend_create(cfg->backend, e);
+    E->be = flce_backend_create_mode(cfg->backend, (flce_denorm_mode)cfg->denormals, e);
     if (!E->be) {
         st = FLCE_ERR_ARG;
         goto out;
@@ -879,7 +880,8 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if ((st = load_state(E, &done, e))) goto out;
         E->resume_done = done;
     } else if ((st = write_text(E, "config.json", cfgjson, e))) goto out;
-    snprintf(p, sizeof p, "flce %s\nbackend %s\ndevice %s\n", FLCE_VERSION, E->be->name, E->be->device);
+    snprintf(p, sizeof p, "flce %s\nbackend %s\ndevice %s\ndenormals %s\n", FLCE_VERSION, E->be->name, E->be->device,
+             E->be->ftz ? "ftz" : "preserve");
     write_text(E, "device.txt", p, NULL);
     { /* the clients: samples, classes held, noisy (for data shares and reports) */
         size_t cap = 64 + (size_t)n * 40, len = 0;

@@ -36,6 +36,7 @@ typedef struct {
     double ditto_lambda;      /* Ditto lambda, default 1 */
     double moon_mu, moon_tau; /* MOON mu 1, tau 0.5 */
     flce_completion_cfg completion; /* FLCE's completion (its seed is the run's) */
+    int denormals;            /* flce_denorm_mode: auto (default), preserve or ftz */
 } flce_run_cfg;
 
 #define FLCE_ALGO_LIST "flce, fedavg, fedprox, ditto, moon, fedfv, cgsv, qfedavg, fedfa, fedsv, gtg"

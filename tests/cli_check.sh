@@ -20,4 +20,13 @@ expect 2 "--backend 'gpu'" check --backend gpu
 expect 2 "no case matched --op NOPE" check --backend cpu --op NOPE --steps 0
 expect 2 "--input 'x'" check --input x
 expect 2 "--steps -1" check --steps -1
+expect 2 "--denormals 'flush'" check --backend cpu --denormals flush
+# the flush-to-zero mode of the contract: reference (ftz) against the CPU backend (ftz), every
+# op and two training steps, with the AVX-512 tiles (where the CPU has them) and the AVX2 tiles
+for isa in "" avx2; do
+  FLCE_CPU_ISA=$isa "$flce" check --backend cpu --denormals ftz --steps 2 > "$t/ftz" 2>&1 || fail "flce check --denormals ftz (${isa:-native}): $(grep -v '^ok' "$t/ftz")"
+  grep -q '^# cpu backend on .*(denormals ftz)$' "$t/ftz" || fail "check in ftz mode does not say so"
+  grep -q "^flce check: $n of $n cases matched" "$t/ftz" || fail "ftz (${isa:-native}): $(tail -1 "$t/ftz")"
+done
+grep -q '(denormals preserve)$' "$t/out" || fail "the default mode on the host is not preserve"
 echo "cli_check: ok ($n cases)"

@@ -37,6 +37,12 @@ grep -q '"rank": "auto"' "$t/auto/config.json" || fail "config.json lacks the co
 "$flce" eval "$t/auto/trace" --out "$t/ev-auto" > /dev/null || fail "flce eval on the auto run's trace"
 cmp -s "$t/ev-auto/contributions.csv" "$t/auto/contributions.csv" || fail "flce eval does not reproduce the auto run"
 expect 2 "--rank 0" run --algo flce $tiny --rank 0 --out "$t/x"
+# the flush-to-zero mode: recorded in config.json and device.txt, kept by a resume
+"$flce" run --algo fedavg $tiny --backend cpu --denormals ftz --out "$t/ftz" > /dev/null 2>&1 || fail "flce run --denormals ftz"
+grep -q '"denormals": "ftz"' "$t/ftz/config.json" || fail "config.json does not record denormals ftz"
+grep -q '^denormals ftz$' "$t/ftz/device.txt" || fail "device.txt does not record denormals ftz"
+grep -q '"denormals": "preserve"' "$t/a/config.json" || fail "config.json does not record denormals preserve"
+expect 2 "settings differ" run --algo fedavg $tiny --backend cpu --denormals preserve --out "$t/ftz" --resume
 expect 2 "--completion 'exact'" run --algo flce $tiny --completion exact --out "$t/x"
 expect 2 "apply to FLCE only" run --algo fedavg $tiny --rank auto --out "$t/x"
 # kill after round 1 (as SIGKILL would), check the files are valid, resume

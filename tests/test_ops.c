@@ -453,3 +453,76 @@ Test(ops, compensated_striped_sum) {
     cr_assert(naive == 0.0f, "naive %g", naive);
     cr_assert(ref_sum8(x, 18) == 16.0f, "K8 sum %g", ref_sum8(x, 18));
 }
+
+/* ---- the flush-to-zero mode of the contract (docs/bit-exact.md) ----------------------- */
+/* Values around the subnormal range: subnormal inputs, and inputs whose sums and products
+ * land below the smallest normal (1.1754944e-38) or round onto it. */
+static void fill_tiny(float *x, size_t n, uint32_t stream) {
+    flce_rng r;
+    flce_rng_init(&r, 78, FLCE_RNG_TEST, stream, 0);
+    for (size_t i = 0; i < n; i++) {
+        double u = flce_rng_uniform(&r), s = flce_rng_uniform(&r) < 0.5 ? -1 : 1;
+        x[i] = (float)(s * (u < 0.5 ? u * 2e-38 : u * 3e-38)); /* half of them subnormal */
+    }
+}
+
+static int count_subnormal(const float *x, size_t n) {
+    int c = 0;
+    for (size_t i = 0; i < n; i++) c += x[i] != 0 && fabsf(x[i]) < 1.17549435e-38f;
+    return c;
+}
+
+/* ftz: subnormal inputs read as 0 and subnormal results written as 0, on the caller's thread
+ * and on the pool's workers (the add is split between the two threads); the CPU backend in ftz
+ * equals the reference in ftz bit for bit, and both differ from preserve. */
+Test(ops, ftz_mode_flushes_on_every_thread) {
+    enum { N = 1 << 16 };
+    static float a[N], b[N], yp[N], yf[N], yc[N], yr[N], dx[N];
+    fill_tiny(a, N, 1), fill_tiny(b, N, 2);
+    flce_backend *refp = flce_backend_reference(), *reff = flce_backend_ftz(flce_backend_reference());
+    flce_backend *cpuf = flce_backend_ftz(flce_backend_cpu(2));
+    cr_assert(reff && cpuf && reff->ftz && cpuf->ftz && !refp->ftz);
+    flce_backend *bes[3] = {refp, reff, cpuf};
+    float *outs[3] = {yp, yf, yc};
+    for (int k = 0; k < 3; k++) {
+        flce_backend *be = bes[k];
+        flce_buf *A = be->buf_alloc(be, sizeof a), *B = be->buf_alloc(be, sizeof b), *Y = be->buf_alloc(be, sizeof a);
+        be->buf_write(be, A, 0, a, sizeof a), be->buf_write(be, B, 0, b, sizeof b);
+        be->add(be, N, 0, A, B, Y);
+        be->buf_read(be, Y, 0, outs[k], sizeof a);
+        be->buf_free(be, A), be->buf_free(be, B), be->buf_free(be, Y);
+    }
+    cr_assert(count_subnormal(yp, N) > N / 8, "preserve: only %d subnormal sums", count_subnormal(yp, N));
+    cr_assert_eq(count_subnormal(yf, N), 0, "reference ftz left subnormal results");
+    cr_assert_eq(count_subnormal(yc, N), 0, "cpu ftz left subnormal results (a worker thread not in ftz?)");
+    cr_assert_eq(memcmp(yf, yc, sizeof yf), 0, "cpu ftz differs from reference ftz");
+    /* by hand: subnormal + 0 is 0 in ftz (the input reads as 0), keeping the sign of the sum of
+     * zeros; a normal + a subnormal is the normal unchanged */
+    for (int i = 0; i < N; i++) {
+        int sa = a[i] != 0 && fabsf(a[i]) < 1.17549435e-38f, sb = b[i] != 0 && fabsf(b[i]) < 1.17549435e-38f;
+        if (sa && sb) cr_assert(yf[i] == 0, "%d: %g + %g = %g in ftz", i, a[i], b[i], yf[i]);
+        if (sa && !sb) cr_assert(yf[i] == b[i] || fabsf(b[i] + 0.0f) < 1.17549435e-38f, "%d: subnormal a not read as 0", i);
+    }
+    /* the worker threads are back in their own mode afterwards: preserve again */
+    flce_backend *cpup = flce_backend_cpu(2);
+    flce_buf *A = cpup->buf_alloc(cpup, sizeof a), *B = cpup->buf_alloc(cpup, sizeof b), *Y = cpup->buf_alloc(cpup, sizeof a);
+    cpup->buf_write(cpup, A, 0, a, sizeof a), cpup->buf_write(cpup, B, 0, b, sizeof b);
+    cpup->add(cpup, N, 0, A, B, Y);
+    cpup->buf_read(cpup, Y, 0, yr, sizeof a);
+    cr_assert_eq(memcmp(yr, yp, sizeof yp), 0, "the cpu backend in preserve after ftz differs from the reference");
+    /* a convolution's gradient and BatchNorm in ftz: cpu equals reference over every op of the
+     * table, with tiny inputs everywhere */
+    cpup->buf_free(cpup, A), cpup->buf_free(cpup, B), cpup->buf_free(cpup, Y);
+    cpup->destroy(cpup);
+    int n = flce_opcheck_count(), bad = 0;
+    for (int i = 0; i < n; i++) {
+        flce_opcheck_result r;
+        flce_err e = {{0}};
+        cr_assert_eq(flce_opcheck_run(i, reff, cpuf, &r, &e), FLCE_OK, "%s", e.msg);
+        bad += !r.ok;
+        if (!r.ok) printf("ftz MISMATCH %s output %s\n", r.name, r.output);
+    }
+    cr_assert_eq(bad, 0, "%d of %d cases differ in ftz", bad, n);
+    (void)dx;
+    reff->destroy(reff), cpuf->destroy(cpuf);
+}

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "denormals.h"
+
 #define SPIN 5000 /* pause instructions before sleeping: about 50 microseconds here (11 ns each) */
 
 static int spin_limit(void) {
@@ -33,8 +35,13 @@ static void *worker(void *a) {
         pool_fn fn = p->fn;
         void *arg = p->arg;
         int parts = p->parts;
+        unsigned csr = p->csr;
         pthread_mutex_unlock(&p->mu);
+        /* the caller's floating-point mode (denormals: preserve or ftz) for this task, then back */
+        unsigned saved = flce_fp_get();
+        if (saved != csr) flce_fp_set(csr);
         for (int part = w->id + 1; part < parts; part += p->workers + 1) fn(arg, part, parts);
+        if (saved != csr) flce_fp_set(saved);
         pthread_mutex_lock(&p->mu);
         if (--p->pending == 0) pthread_cond_signal(&p->done);
         pthread_mutex_unlock(&p->mu);
@@ -65,6 +72,7 @@ void pool_run(pool *p, pool_fn fn, void *arg, int parts) {
     p->fn = fn;
     p->arg = arg;
     p->parts = parts;
+    p->csr = flce_fp_get();
     p->pending = p->workers;
     p->gen++;
     pthread_cond_broadcast(&p->start);

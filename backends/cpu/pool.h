@@ -1,7 +1,8 @@
 /* pool.h: a fixed set of worker threads for the CPU backend. pool_run(fn, arg, parts)
  * calls fn(arg, part, parts) for every part, part 0 on the caller, and returns when all
  * are done. Parts must touch disjoint outputs; which thread runs a part never changes a
- * result. */
+ * result: workers run each part in the caller's floating-point mode (denormals preserved or
+ * flushed, docs/bit-exact.md) and restore their own after. */
 #ifndef FLCE_POOL_H
 #define FLCE_POOL_H
 
@@ -28,6 +29,7 @@ struct pool {
     pool_fn fn;
     void *arg;
     int parts;
+    unsigned csr; /* the caller's floating-point control (MXCSR): workers run its parts in it */
 };
 
 /* Start threads - 1 workers (fewer when the system refuses; work then runs on the caller). */

@@ -533,6 +533,14 @@ static flce_status probe(flce_backend *be, flce_err *e) {
     return FLCE_OK;
 }
 
+flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
+    if (mode == FLCE_DENORM_FTZ) {
+        flce_fail(e, FLCE_ERR_ARG, "vulkan: --denormals ftz is not available on the Vulkan backend yet (preserve or auto)");
+        return NULL;
+    }
+    return flce_backend_vulkan(e);
+}
+
 flce_backend *flce_backend_vulkan(flce_err *e) {
     if (load_loader(e)) return NULL;
     flce_backend *be = calloc(1, sizeof *be);
