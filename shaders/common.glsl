@@ -1,9 +1,14 @@
-// common.glsl: included by every op shader, before any declaration. Built a second time with
-// FLCE_DENORM_PRESERVE for devices that support the DenormPreserve execution mode
-// (VK_KHR_shader_float_controls): there denormals are kept by request, not by default.
+// common.glsl: included by every op shader, before any declaration. Built twice more, with
+// FLCE_DENORM_PRESERVE and with FLCE_DENORM_FTZ, for devices that support the DenormPreserve or
+// DenormFlushToZero execution mode for 32-bit floats (VK_KHR_shader_float_controls): there the
+// contract's mode (docs/bit-exact.md) is asked for, not left to the default.
 #ifdef FLCE_DENORM_PRESERVE
 #extension GL_EXT_spirv_intrinsics : require
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32); // DenormPreserve 32
+#endif
+#ifdef FLCE_DENORM_FTZ
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4465], 4460, 32); // DenormFlushToZero 32
 #endif
 // A dispatch spreads its invocations over a
 // 2-D grid of workgroups (x at most 65535), so gid() is the flat index of an invocation

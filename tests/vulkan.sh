@@ -20,6 +20,17 @@ if [ $rc != 0 ]; then
   fail "flce check --backend vulkan --op ADD: status $rc: $(cat "$t/probe.out" "$t/probe.err" 2>/dev/null)"
 fi
 
+# the flush-to-zero mode: a device either runs the whole check in it bit for bit, or is refused
+# with the probe's finding and the reason (lavapipe offers no DenormFlushToZero and keeps
+# denormals); auto keeps preserve on a device that preserves
+rc=0; "$flce" check --backend vulkan --denormals ftz --op ADD --steps 0 > "$t/ftz" 2> "$t/ftz.err" || rc=$?
+if [ $rc = 0 ]; then
+  grep -q '(denormals ftz)$' "$t/ftz" || fail "vulkan ftz ran but does not say so"
+else
+  [ $rc = 2 ] && grep -q 'cannot run bit-exact with denormals flushed (ftz): the start-up probe found' "$t/ftz.err" ||
+    fail "vulkan --denormals ftz: status $rc without the probe's reason: $(cat "$t/ftz.err")"
+fi
+grep -q '(denormals preserve)$' "$t/probe" || grep -q '(denormals ftz)$' "$t/probe" || fail "the device line lacks its denormal mode"
 # every op, the math library and three training steps, bit for bit
 "$flce" check --backend vulkan --steps 3 > "$t/check" 2> "$t/check.err" || fail "flce check: $(grep -v '^ok' "$t/check")"
 grep -q '^# vulkan backend on ' "$t/check" || fail "no line naming the device"

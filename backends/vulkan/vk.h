@@ -67,7 +67,9 @@ typedef struct {
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkFence fence;
-    int denorm_preserve;           /* shaders built with the DenormPreserve execution mode */
+    int can_preserve, can_ftz;     /* the driver offers DenormPreserve / DenormFlushToZero for 32-bit floats */
+    int variant;                   /* shaders as built: 0 as written, 1 DenormPreserve, 2 DenormFlushToZero */
+    int ftz;                       /* the contract's mode the backend computes in, as the probe found it */
     int recording;                 /* cmd is recording and holds work not yet submitted */
     long dispatches, submissions;  /* statistics since creation */
     /* staging for buf_write (filled while recording) and for buf_read */

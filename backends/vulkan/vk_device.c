@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "denormals.h"
+#include "../../core/fmath.h" /* by path: build/shaders/fmath.h is fmath.comp's SPIR-V */
 #include "vk.h"
 
 #define VK_DEF(f) PFN_##f f;
@@ -194,7 +196,7 @@ static void describe(vk_ctx *c, char *out, size_t cap) {
     }
     snprintf(out, cap, "%s; %s, %s, Vulkan %u.%u%s", c->props.deviceName, type_name(c->props.deviceType), driver,
              VK_API_VERSION_MAJOR(c->props.apiVersion), VK_API_VERSION_MINOR(c->props.apiVersion),
-             c->denorm_preserve ? ", DenormPreserve" : "");
+             c->variant == 1 ? ", DenormPreserve" : c->variant == 2 ? ", DenormFlushToZero" : "");
 }
 
 static flce_status make_device(vk_ctx *c, flce_err *e) {
@@ -218,13 +220,15 @@ static flce_status make_device(vk_ctx *c, flce_err *e) {
             fctl |= !strcmp(ep[i].extensionName, VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME);
         }
     free(ep);
-    /* Denormals: where the device can keep them on request (DenormPreserve), the shaders ask
-     * for it; elsewhere the start-up probe decides whether the default keeps them. */
+    /* Denormals: where the device offers the contract's mode on request (DenormPreserve,
+     * DenormFlushToZero), the shaders ask for it; elsewhere the start-up probe decides whether
+     * the default behaves as the mode says. */
     if (fctl && c->props.apiVersion >= VK_API_VERSION_1_1) {
         VkPhysicalDeviceFloatControlsPropertiesKHR fc = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES_KHR};
         VkPhysicalDeviceProperties2 p2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &fc};
         vkGetPhysicalDeviceProperties2(c->phys, &p2);
-        c->denorm_preserve = fc.shaderDenormPreserveFloat32 == VK_TRUE;
+        c->can_preserve = fc.shaderDenormPreserveFloat32 == VK_TRUE;
+        c->can_ftz = fc.shaderDenormFlushToZeroFloat32 == VK_TRUE;
     }
     if (!push)
         return flce_fail(e, FLCE_ERR_ARG, "vulkan: %s lacks %s", c->props.deviceName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
@@ -234,7 +238,7 @@ static flce_status make_device(vk_ctx *c, flce_err *e) {
     VkDeviceCreateInfo di = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     di.queueCreateInfoCount = 1;
     di.pQueueCreateInfos = &qi;
-    di.enabledExtensionCount = c->denorm_preserve ? 2 : 1;
+    di.enabledExtensionCount = c->can_preserve || c->can_ftz ? 2 : 1;
     di.ppEnabledExtensionNames = ext;
     VkResult r = vkCreateDevice(c->phys, &di, NULL, &c->dev);
     if (r != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create a device on %s (VkResult %d)", c->props.deviceName, (int)r);
@@ -477,13 +481,17 @@ static int is_sub(float x) {
     return (u & 0x7f800000u) == 0 && (u & 0x7fffffu);
 }
 
-/* Run probe.comp on triples chosen to expose a fused multiply-add (a*b inexact, c = -a*b
- * rounded), flushed denormals (subnormal inputs and results) and rounding (random
- * operands), and compare the bits with the host's. */
-static flce_status probe(flce_backend *be, flce_err *e) {
+/* Run probe.comp (shaders/probe.comp) on triples chosen to expose a fused multiply-add (a*b
+ * inexact, c = -a*b rounded), the treatment of denormals (subnormal operands, products tiny
+ * before rounding and normal after, and the reverse; negative ones, for the sign of a flushed
+ * zero; comparisons and the larger/smaller of subnormals; the math library on subnormal inputs
+ * and with subnormal results) and rounding (random operands), and compare the bits with the
+ * host's, computed in the mode asked for (ftz: FTZ and DAZ set). */
+#define PROBE_OUT 11
+static flce_status probe(flce_backend *be, int ftz, flce_err *e) {
     vk_ctx *c = be->ctx;
     enum { NT = 1024 };
-    static float in[3 * NT], out[4 * NT];
+    static float in[3 * NT], out[PROBE_OUT * NT], want[PROBE_OUT * NT];
     uint64_t s = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < NT; i++) {
         float t[3];
@@ -494,10 +502,27 @@ static flce_status probe(flce_backend *be, flce_err *e) {
             if (i % 8 == 1 && k < 2) u &= 0x807fffffu;                                  /* subnormal operands */
             memcpy(&t[k], &u, 4);
         }
-        if (i % 8 == 2) t[0] = t[0] * 1e-20f, t[1] = t[1] * 1e-20f;                      /* subnormal product */
-        if (i % 8 == 3) t[2] = -(t[0] * t[1]);                                          /* a*b+c = FMA's residue */
+        if (i % 8 == 2) t[0] = t[0] * 1e-20f, t[1] = t[1] * 1e-20f; /* subnormal product */
+        if (i % 8 == 3) t[2] = -(t[0] * t[1]);                     /* a*b+c = FMA's residue */
+        if (i % 8 == 4) t[2] = -87.0f - (float)(i % 64) * 0.25f;   /* exp(c): normal down to subnormal */
+        if (i % 8 == 5) {                                          /* around the smallest normal, 2^-126 */
+            uint32_t lo = 0x007ffff0u + (uint32_t)(i % 32), one = 0x3f800000u + (uint32_t)(i % 5);
+            memcpy(&t[0], &lo, 4), memcpy(&t[1], &one, 4);         /* subnormal a times 1 + k ulp: rounds up to normal, or not */
+            if (i & 8) t[0] = -t[0];                               /* and negative: the sign of a flushed zero */
+            t[2] = 1.17549435e-38f;
+        }
+        if (i % 8 == 6) t[1] = -t[0] * 0.9999999f;                 /* a + b tiny: a result below the normal range */
         memcpy(&in[3 * i], t, sizeof t);
     }
+    unsigned saved = flce_fp_enter(ftz ? FLCE_DENORM_FTZ : FLCE_DENORM_PRESERVE);
+    for (int i = 0; i < NT; i++) {
+        volatile float a = in[3 * i], b = in[3 * i + 1], cc = in[3 * i + 2]; /* computed here, at run time */
+        float m = a * b, *w = &want[PROBE_OUT * i];
+        w[0] = m, w[1] = a + b, w[2] = a - b, w[3] = m + cc;
+        w[4] = a < b ? 1.0f : 0.0f, w[5] = a < b ? b : a, w[6] = b < a ? b : a, w[7] = a > 0.0f ? a : 0.0f;
+        w[8] = fm_recip(a), w[9] = fm_log(a), w[10] = fm_exp(cc);
+    }
+    flce_fp_leave(saved);
     flce_buf *bi = b_alloc(be, sizeof in), *bo = b_alloc(be, sizeof out);
     if (!bi || !bo) {
         b_free(be, bi), b_free(be, bo);
@@ -512,36 +537,45 @@ static flce_status probe(flce_backend *be, flce_err *e) {
     vk_dispatch(c, SH_PROBE, 2, bufs, &n, sizeof n, NT, 1);
     b_read(be, bo, 0, out, sizeof out);
     b_free(be, bi), b_free(be, bo);
-    int fma = 0, denorm = 0, round = 0;
+    int fma = 0, denorm = 0, round = 0, other = 0;
     for (int i = 0; i < NT; i++) {
         float a = in[3 * i], b = in[3 * i + 1], cc = in[3 * i + 2];
-        float m = a * b;
-        float want[4] = {m, a + b, a - b, m + cc};
-        for (int k = 0; k < 4; k++) {
-            if (!memcmp(&want[k], &out[4 * i + k], 4)) continue;
-            if (is_sub(a) || is_sub(b) || is_sub(want[k]) || (k == 3 && is_sub(m))) denorm++;
+        for (int k = 0; k < PROBE_OUT; k++) {
+            float w = want[PROBE_OUT * i + k], g = out[PROBE_OUT * i + k];
+            if (!memcmp(&w, &g, 4) || (w != w && g != g)) continue; /* the same bits (any NaN for a NaN) */
+            if (is_sub(a) || is_sub(b) || is_sub(cc) || is_sub(w) || is_sub(g) || (k == 3 && is_sub(a * b)) || k == 10) denorm++;
             else if (k == 3) fma++;
-            else round++;
+            else if (k < 4) round++;
+            else other++;
         }
     }
-    if (fma || denorm || round)
+    if (fma || denorm || round || other)
         return flce_fail(e, FLCE_ERR_ARG,
-                         "vulkan: %s cannot run bit-exact: the start-up probe found %d fused multiply-adds, %d flushed "
-                         "denormals and %d other rounding differences in %d results%s; FLCE_VK_ALLOW_INEXACT=1 uses it anyway",
-                         c->props.deviceName, fma, denorm, round, 4 * NT,
-                         denorm && !c->denorm_preserve ? " (the driver offers no DenormPreserve for 32-bit floats)" : "");
+                         "vulkan: %s cannot run bit-exact with denormals %s: the start-up probe found %d fused multiply-adds, "
+                         "%d denormal differences, %d other rounding differences and %d comparison or math-library "
+                         "differences in %d results%s",
+                         c->props.deviceName, ftz ? "flushed (ftz)" : "preserved", fma, denorm, round, other, PROBE_OUT * NT,
+                         ftz ? (c->can_ftz ? "" : " (the driver offers no DenormFlushToZero for 32-bit floats)")
+                             : (c->can_preserve ? "" : " (the driver offers no DenormPreserve for 32-bit floats)"));
     return FLCE_OK;
 }
 
-flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
-    if (mode == FLCE_DENORM_FTZ) {
-        flce_fail(e, FLCE_ERR_ARG, "vulkan: --denormals ftz is not available on the Vulkan backend yet (preserve or auto)");
-        return NULL;
-    }
-    return flce_backend_vulkan(e);
+/* Shaders built for the mode (the execution mode where the driver offers it, else as written),
+ * then the probe in that mode. */
+static flce_status try_mode(flce_backend *be, int ftz, flce_err *e) {
+    vk_ctx *c = be->ctx;
+    vk_pipelines_destroy(c);
+    c->variant = ftz ? (c->can_ftz ? 2 : 0) : (c->can_preserve ? 1 : 0);
+    c->ftz = ftz;
+    be->ftz = ftz;
+    flce_status st = vk_pipelines_create(c, e);
+    if (!st) st = probe(be, ftz, e);
+    return st;
 }
 
-flce_backend *flce_backend_vulkan(flce_err *e) {
+flce_backend *flce_backend_vulkan(flce_err *e) { return flce_backend_vulkan_mode(FLCE_DENORM_AUTO, e); }
+
+flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
     if (load_loader(e)) return NULL;
     flce_backend *be = calloc(1, sizeof *be);
     vk_ctx *c = calloc(1, sizeof *c);
@@ -559,11 +593,26 @@ flce_backend *flce_backend_vulkan(flce_err *e) {
     be->sync = b_sync;
     be->destroy = destroy;
     if (make_instance(c, e) || pick_device(c, e) || make_device(c, e)) goto fail;
-    describe(c, be->device, sizeof be->device);
     c->up = vk_buf_new(c, 16u << 20, c->mem_host, &c->up_map, e);
-    if (!c->up || vk_pipelines_create(c, e)) goto fail;
+    if (!c->up) goto fail;
     vk_ops_install(be);
-    if (probe(be, e)) {
+    /* the mode: as asked; auto: preserve where the device keeps denormals, else ftz where it
+     * flushes them as the contract's ftz says, else refused */
+    flce_status st = try_mode(be, mode == FLCE_DENORM_FTZ, e);
+    if (st && mode == FLCE_DENORM_AUTO) {
+        flce_err first = *e;
+        st = try_mode(be, 1, e);
+        if (st) {
+            char both[sizeof e->msg];
+            snprintf(both, sizeof both, "%.250s; %.240s", first.msg, e->msg + 8 /* past "vulkan: " */);
+            snprintf(e->msg, sizeof e->msg, "%s", both);
+            if (try_mode(be, 0, &first)) { /* back to preserve for FLCE_VK_ALLOW_INEXACT, as before */
+            }
+        }
+    }
+    describe(c, be->device, sizeof be->device);
+    if (st) {
+        if (st != FLCE_ERR_ARG) goto fail; /* no pipelines, no memory: nothing to run anyway */
         const char *allow = getenv("FLCE_VK_ALLOW_INEXACT");
         if (!allow || strcmp(allow, "1")) goto fail;
         /* diagnosis only: run anyway, and say so wherever the device is named */
@@ -571,6 +620,8 @@ flce_backend *flce_backend_vulkan(flce_err *e) {
         size_t l = strlen(be->device);
         snprintf(be->device + l, sizeof be->device - l, ", NOT BIT-EXACT");
     }
+    size_t l = strlen(be->device);
+    snprintf(be->device + l, sizeof be->device - l, "; denormals %s", c->ftz ? "ftz" : "preserve");
     return be;
 fail:
     destroy(be);

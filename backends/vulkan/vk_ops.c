@@ -9,11 +9,12 @@
 #include "vk_shaders.h" /* generated: spv_<name>[] for every shaders/<name>.comp */
 
 static const struct {
-    const uint32_t *code, *code_dp; /* as written; with the DenormPreserve execution mode */
-    size_t bytes, bytes_dp;
+    const uint32_t *code[3]; /* as written; with DenormPreserve; with DenormFlushToZero (vk_ctx.variant) */
+    size_t bytes[3];
     uint32_t wg; /* local_size_x of the shader */
 } shader[SH_COUNT] = {
-#define S(id, name, wg) [id] = {spv_##name, spv_##name##_dp, sizeof spv_##name, sizeof spv_##name##_dp, wg}
+#define S(id, name, wg)                                                                                                \
+    [id] = {{spv_##name, spv_##name##_dp, spv_##name##_ftz}, {sizeof spv_##name, sizeof spv_##name##_dp, sizeof spv_##name##_ftz}, wg}
     S(SH_PROBE, probe, 64),
     S(SH_FMATH, fmath, 64),
     S(SH_CONV_FWD, conv_fwd, 128),
@@ -50,9 +51,8 @@ flce_status vk_pipelines_create(vk_ctx *c, flce_err *e) {
     if (vkCreatePipelineLayout(c->dev, &li, NULL, &c->layout) != VK_SUCCESS)
         return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create the pipeline layout");
     for (int s = 0; s < SH_COUNT; s++) {
-        VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
-                                       c->denorm_preserve ? shader[s].bytes_dp : shader[s].bytes,
-                                       c->denorm_preserve ? shader[s].code_dp : shader[s].code};
+        VkShaderModuleCreateInfo mi = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0, shader[s].bytes[c->variant],
+                                       shader[s].code[c->variant]};
         VkShaderModule mod;
         if (vkCreateShaderModule(c->dev, &mi, NULL, &mod) != VK_SUCCESS)
             return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create shader module %d", s);
@@ -70,9 +70,9 @@ flce_status vk_pipelines_create(vk_ctx *c, flce_err *e) {
 
 void vk_pipelines_destroy(vk_ctx *c) {
     for (int s = 0; s < SH_COUNT; s++)
-        if (c->pipe[s]) vkDestroyPipeline(c->dev, c->pipe[s], NULL);
-    if (c->layout) vkDestroyPipelineLayout(c->dev, c->layout, NULL);
-    if (c->dsl) vkDestroyDescriptorSetLayout(c->dev, c->dsl, NULL);
+        if (c->pipe[s]) vkDestroyPipeline(c->dev, c->pipe[s], NULL), c->pipe[s] = VK_NULL_HANDLE;
+    if (c->layout) vkDestroyPipelineLayout(c->dev, c->layout, NULL), c->layout = VK_NULL_HANDLE;
+    if (c->dsl) vkDestroyDescriptorSetLayout(c->dev, c->dsl, NULL), c->dsl = VK_NULL_HANDLE;
 }
 
 void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const void *push, size_t push_bytes,
