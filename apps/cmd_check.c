@@ -299,7 +299,8 @@ int flce_cmd_check(int argc, char **argv) {
         ran++;
         char dev[64];
         short_device(be, dev, sizeof dev);
-        printf("# %s backend on %s (denormals %s)\n", be->name, be->device, be->ftz ? "ftz" : "preserve");
+        printf("# %s backend on %s (denormals %s, contract %d)\n", be->name, be->device, be->ftz ? "ftz" : "preserve",
+               FLCE_CONTRACT_VERSION);
         fflush(stdout);
         int n = flce_opcheck_count();
         for (int i = 0; i < n && want_ops; i++) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "commands.h"
 #include "flce.h"
 
@@ -35,7 +36,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("flce %s\n", FLCE_VERSION);
+        printf("flce %s (bit-exact contract %d)\n", FLCE_VERSION, FLCE_CONTRACT_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++)

@@ -15,6 +15,11 @@
 #include "denormals.h"
 #include "flce.h"
 
+/* The version of the bit-exact contract (docs/bit-exact.md) every backend follows: results
+ * change only when it does. 1: K8 BatchNorm sums, denormals preserved. 2 (2026-11-26): K8C
+ * (chunked, tree-combined) BatchNorm sums; the ftz mode beside preserve. */
+#define FLCE_CONTRACT_VERSION 2
+
 typedef struct flce_buf flce_buf;
 typedef struct flce_backend flce_backend;
 

@@ -288,7 +288,8 @@ static void json_config(engine *E, char *buf, size_t cap) {
     char comp[400];
     flce_completion_settings_json(&c->completion, comp, sizeof comp);
     n += (size_t)snprintf(buf + n, cap - n, "  %s,\n", comp);
-    n += (size_t)snprintf(buf + n, cap - n, "  \"denormals\": \"%s\",\n", E->be && E->be->ftz ? "ftz" : "preserve");
+    n += (size_t)snprintf(buf + n, cap - n, "  \"contract\": %d,\n  \"denormals\": \"%s\",\n", FLCE_CONTRACT_VERSION,
+                          E->be && E->be->ftz ? "ftz" : "preserve");
     n += (size_t)snprintf(buf + n, cap - n, "  \"data_digest\": \"%016llx\",\n", (unsigned long long)E->data_digest);
     n += (size_t)snprintf(buf + n, cap - n, "  \"class_weights\": ");
     if (c->class_weights) {
@@ -880,8 +881,8 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if ((st = load_state(E, &done, e))) goto out;
         E->resume_done = done;
     } else if ((st = write_text(E, "config.json", cfgjson, e))) goto out;
-    snprintf(p, sizeof p, "flce %s\nbackend %s\ndevice %s\ndenormals %s\n", FLCE_VERSION, E->be->name, E->be->device,
-             E->be->ftz ? "ftz" : "preserve");
+    snprintf(p, sizeof p, "flce %s\ncontract %d\nbackend %s\ndevice %s\ndenormals %s\n", FLCE_VERSION, FLCE_CONTRACT_VERSION,
+             E->be->name, E->be->device, E->be->ftz ? "ftz" : "preserve");
     write_text(E, "device.txt", p, NULL);
     { /* the clients: samples, classes held, noisy (for data shares and reports) */
         size_t cap = 64 + (size_t)n * 40, len = 0;

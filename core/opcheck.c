@@ -44,6 +44,10 @@ static const op_case CASES[] = {
     {OP_BN_BWD, {5, 3, 1000}}, {OP_BN_BWD, {2, 3, 64}}, {OP_BN_BWD, {4, 16, 1024}}, {OP_BN_BWD, {3, 5, 49}},
     {OP_BN_BWD, {2, 7, 9}}, {OP_BN_BWD, {2, 3, 64, 1}}, {OP_BN_BWD, {3, 5, 49, 1}}, {OP_BN_BWD, {4, 16, 1024, 1}},
     {OP_BN_BWD, {2, 7, 9, 1}},
+    /* K8C's chunks of 256: 12.25 chunks (7x7 planes), 3.25 (8x8), 2.3 with boundaries inside a
+     * sample's run (200-wide planes) */
+    {OP_BN_TRAIN, {64, 2, 49}}, {OP_BN_TRAIN, {13, 2, 64}}, {OP_BN_TRAIN, {3, 2, 200}}, {OP_BN_TRAIN, {13, 2, 64, 2}},
+    {OP_BN_BWD, {64, 2, 49}}, {OP_BN_BWD, {13, 2, 64, 1}}, {OP_BN_BWD, {3, 2, 200}},
     /* elementwise: n */
     {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},
     {OP_ADD, {9}}, {OP_ADD, {70001}}, {OP_ADD, {9, 1}}, {OP_ADD, {70001, 1}}, {OP_ADD_RELU_BWD, {13}},

@@ -9,7 +9,18 @@
  * s = t (from s = c = +0). The total adds s_0..s_7 and then c_0..c_7 by the same steps
  * into one (S, C) pair and returns S + C. An 8-wide vector accumulator computes exactly
  * this. Plain float32 running sums over the 65,536 values of a BatchNorm channel lost
- * about 1e-3 of the gradient against PyTorch, which accumulates in float64. */
+ * about 1e-3 of the gradient against PyTorch, which accumulates in float64.
+ *
+ * "K8C" (contract version 2, docs/bit-exact.md) is K8 in chunks, shaped for a GPU: the
+ * elements are cut into chunks of 256 (element j in chunk j / 256); each chunk is a K8 state
+ * of its own (lanes j mod 8, from +0); the chunks' states are combined lane by lane in a fixed
+ * pairwise tree, comb((s1, c1), (s2, c2)) = (t, (c1 + c2) + e) where t = s1 + s2, z = t - s1,
+ * e = (s1 - (t - z)) + (s2 - z) (TwoSum of the sums, error into the combined error sum): the
+ * tree is the stride-doubling one (stride 1, 2, 4, ...: chunk q takes chunk q + stride when q
+ * is a multiple of 2 stride and q + stride exists), which a running stack reproduces (push
+ * each chunk; merge the top two while they are of equal height; at the end fold the stack
+ * from the newest down). The root is totalled as K8's. Up to 256 elements it is exactly K8.
+ * A GPU runs the chunks' 8 x 32-element chains in parallel instead of 8 chains of M / 8. */
 #ifndef FLCE_OPS_H
 #define FLCE_OPS_H
 
@@ -33,7 +44,7 @@ void ref_conv2d_bwd_data(const flce_conv_shape *s, const float *dy, const float 
 void ref_conv2d_bwd_weight(const flce_conv_shape *s, const float *x, const float *dy, float *dw);
 
 /* BatchNorm, per channel c over its M = N HW values (flat index n HW + i):
- *   invM = recip(M); mean = K8(x) invM; var = K8((x - mean)(x - mean)) invM;
+ *   invM = recip(M); mean = K8C(x) invM; var = K8C((x - mean)(x - mean)) invM;
  *   invstd = rsqrt(var + eps); xhat = (x - mean) invstd; y = xhat gamma + beta,
  *   and with relu = 1 the ReLU fused: y = y > 0 ? y : 0 (as ref_relu_fwd);
  *   running_mean = running_mean (1 - momentum) + mean momentum;
@@ -47,7 +58,7 @@ void ref_bn_fwd_eval(int N, int C, int HW, float eps, const float *x, const floa
                      const float *running_mean, const float *running_var, float *y);
 /* The gradient through a fused ReLU (yr: its output; NULL when there is none) and BatchNorm:
  *   d = yr > 0 ? dy : 0 (d = dy without yr), xhat = (x - mean) invstd;
- *   dbeta = K8(d); dgamma = K8(d xhat); dx = ((gamma invstd) invM) ((M d - dbeta) - xhat dgamma) */
+ *   dbeta = K8C(d); dgamma = K8C(d xhat); dx = ((gamma invstd) invM) ((M d - dbeta) - xhat dgamma) */
 void ref_bn_bwd(int N, int C, int HW, const float *yr, const float *dy, const float *x, const float *mean,
                 const float *gamma, const float *invstd, float *dx, float *dgamma, float *dbeta);
 void ref_relu_fwd(size_t n, const float *x, float *y);                 /* y = x > 0 ? x : 0 */
@@ -72,8 +83,9 @@ void ref_supcon(int N, int D, float tau, float lambda, const float *z, const int
 void ref_sgd(size_t n, float lr, float momentum, float wd, int first, float *w, const float *g, float *mom);
 void ref_weighted_sum(size_t n, int K, const float *a, const float *const *xs, float *y);
 
-/* The K8 sum of x[0..n), exposed for tests. */
+/* The K8 sum of x[0..n), exposed for tests; and the K8C sum. */
 float ref_sum8(const float *x, size_t n);
+float ref_sum8c(const float *x, size_t n);
 
 /* K8 state and its steps (shared by the reference loops; backends follow them lane by lane). */
 typedef struct {
@@ -91,6 +103,59 @@ static inline float ref_k8_total(const ref_k8 *k) {
     for (int l = 0; l < 8; l++) ref_twosum(&s, &c, k->s[l]);
     for (int l = 0; l < 8; l++) ref_twosum(&s, &c, k->c[l]);
     return s + c;
+}
+
+/* K8C (above): the running state of one sum. */
+#define REF_K8C_CHUNK 256
+#define REF_K8C_DEPTH 40
+typedef struct {
+    ref_k8 cur;                /* the chunk being filled */
+    size_t count;              /* elements added so far */
+    int depth;                 /* states on the stack */
+    ref_k8 st[REF_K8C_DEPTH];  /* finished chunks and merged subtrees, oldest first */
+    uint8_t lvl[REF_K8C_DEPTH]; /* their heights (a chunk: 0) */
+} ref_k8c;
+/* a <- comb(a, b), lane by lane */
+static inline void ref_k8_comb(ref_k8 *a, const ref_k8 *b) {
+    for (int l = 0; l < 8; l++) {
+        float t = a->s[l] + b->s[l];
+        float z = t - a->s[l];
+        float e = (a->s[l] - (t - z)) + (b->s[l] - z);
+        a->c[l] = (a->c[l] + b->c[l]) + e;
+        a->s[l] = t;
+    }
+}
+static inline void ref_k8c_push(ref_k8c *k, const ref_k8 *chunk) {
+    k->st[k->depth] = *chunk;
+    k->lvl[k->depth++] = 0;
+    while (k->depth >= 2 && k->lvl[k->depth - 1] == k->lvl[k->depth - 2]) {
+        ref_k8_comb(&k->st[k->depth - 2], &k->st[k->depth - 1]);
+        k->lvl[k->depth - 2]++;
+        k->depth--;
+    }
+}
+static inline void ref_k8c_init(ref_k8c *k) {
+    for (int l = 0; l < 8; l++) k->cur.s[l] = 0.0f, k->cur.c[l] = 0.0f;
+    k->count = 0;
+    k->depth = 0;
+}
+static inline void ref_k8c_add(ref_k8c *k, float x) {
+    ref_k8_add(&k->cur, (int)(k->count & 7), x);
+    if (++k->count % REF_K8C_CHUNK == 0) {
+        ref_k8c_push(k, &k->cur);
+        for (int l = 0; l < 8; l++) k->cur.s[l] = 0.0f, k->cur.c[l] = 0.0f;
+    }
+}
+/* The total (the state is spent). */
+static inline float ref_k8c_total(ref_k8c *k) {
+    if (k->count % REF_K8C_CHUNK || k->count == 0) ref_k8c_push(k, &k->cur);
+    ref_k8 acc = k->st[k->depth - 1];
+    for (int i = k->depth - 2; i >= 0; i--) {
+        ref_k8 t = k->st[i];
+        ref_k8_comb(&t, &acc);
+        acc = t;
+    }
+    return ref_k8_total(&acc);
 }
 
 #endif

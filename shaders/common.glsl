@@ -18,6 +18,17 @@ uint gid() {
     return gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * gl_WorkGroupSize.x) + gl_GlobalInvocationID.x;
 }
 
+// K8C's combination of two states of a lane (reference/ops.h, ref_k8_comb): (s1, c1) <-
+// (s1 + s2, (c1 + c2) + e), e the rounding error of s1 + s2 (TwoSum).
+void k8_comb(inout float s1, inout float c1, float s2, float c2) {
+    precise float t = s1 + s2;
+    precise float z = t - s1;
+    precise float e = (s1 - (t - z)) + (s2 - z);
+    precise float cn = (c1 + c2) + e;
+    c1 = cn;
+    s1 = t;
+}
+
 // One step of Knuth's TwoSum (reference/ops.h, K8): (s, c) <- s + x with its error in c.
 void twosum(inout float s, inout float c, float x) {
     precise float t = s + x;

@@ -25,8 +25,8 @@ expect 2 "--denormals 'flush'" check --backend cpu --denormals flush
 # op and two training steps, with the AVX-512 tiles (where the CPU has them) and the AVX2 tiles
 for isa in "" avx2; do
   FLCE_CPU_ISA=$isa "$flce" check --backend cpu --denormals ftz --steps 2 > "$t/ftz" 2>&1 || fail "flce check --denormals ftz (${isa:-native}): $(grep -v '^ok' "$t/ftz")"
-  grep -q '^# cpu backend on .*(denormals ftz)$' "$t/ftz" || fail "check in ftz mode does not say so"
+  grep -q '^# cpu backend on .*(denormals ftz, contract [0-9]*)$' "$t/ftz" || fail "check in ftz mode does not say so"
   grep -q "^flce check: $n of $n cases matched" "$t/ftz" || fail "ftz (${isa:-native}): $(tail -1 "$t/ftz")"
 done
-grep -q '(denormals preserve)$' "$t/out" || fail "the default mode on the host is not preserve"
+grep -q '(denormals preserve, contract [0-9]*)$' "$t/out" || fail "the default mode on the host is not preserve"
 echo "cli_check: ok ($n cases)"

@@ -526,3 +526,42 @@ Test(ops, ftz_mode_flushes_on_every_thread) {
     (void)dx;
     reff->destroy(reff), cpuf->destroy(cpuf);
 }
+
+/* ---- K8C, the chunked compensated sum (reference/ops.h, contract version 2) ------------ */
+/* Worked out independently of the running stack: the chunks' K8 states in an array, combined
+ * by the stride-doubling tree (stride 1, 2, 4, ...: chunk q takes chunk q + stride when q is a
+ * multiple of 2 stride), then totalled; against ref_sum8c for counts that make 1, 2, 3, 12.25,
+ * 19.5, 256 and 257.05 chunks; equal to K8 up to one chunk; and within an ulp of the exact sum. */
+static float k8c_by_tree(const float *x, size_t n) {
+    size_t Q = (n + REF_K8C_CHUNK - 1) / REF_K8C_CHUNK;
+    if (Q == 0) Q = 1;
+    ref_k8 *ch = calloc(Q, sizeof *ch);
+    for (size_t j = 0; j < n; j++) ref_k8_add(&ch[j / REF_K8C_CHUNK], (int)(j & 7), x[j]);
+    for (size_t stride = 1; stride < Q; stride *= 2)
+        for (size_t q = 0; q + stride < Q; q += 2 * stride) ref_k8_comb(&ch[q], &ch[q + stride]);
+    float t = ref_k8_total(&ch[0]);
+    free(ch);
+    return t;
+}
+
+Test(k8c, equals_the_stride_tree_and_k8_within_a_chunk) {
+    size_t ns[] = {1, 7, 255, 256, 257, 300, 768, 3136, 5000, 65536, 65805, 65536 * 4 + 13};
+    enum { MAXN = 65536 * 4 + 13 };
+    static float x[MAXN];
+    flce_rng r;
+    flce_rng_init(&r, 5, FLCE_RNG_TEST, 60, 0);
+    for (size_t i = 0; i < MAXN; i++) x[i] = (float)(flce_rng_normal(&r) * (1 + 1000 * (i % 97 == 0)) + 0.3);
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        size_t n = ns[k];
+        float a = ref_sum8c(x, n), b = k8c_by_tree(x, n);
+        cr_assert_eq(memcmp(&a, &b, 4), 0, "n %zu: running stack %.9g, stride tree %.9g", n, a, b);
+        if (n <= REF_K8C_CHUNK) {
+            float c = ref_sum8(x, n);
+            cr_assert_eq(memcmp(&a, &c, 4), 0, "n %zu: K8C %.9g differs from K8 %.9g within one chunk", n, a, c);
+        }
+        double exact = 0;
+        for (size_t i = 0; i < n; i++) exact += x[i];
+        float ex = (float)exact;
+        cr_assert(fabsf(a - ex) <= fabsf(nextafterf(ex, INFINITY) - ex), "n %zu: %.9g, exact %.9g: more than an ulp", n, a, exact);
+    }
+}

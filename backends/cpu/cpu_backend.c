@@ -1068,10 +1068,58 @@ static inline void k8v_add(k8v *k, v8 x) {
     k->c = k->c + ((k->s - (t - z)) + (x - z));
     k->s = t;
 }
-static float k8v_total(const k8v *k) {
-    ref_k8 r;
-    for (int l = 0; l < 8; l++) r.s[l] = k->s[l], r.c[l] = k->c[l];
-    return ref_k8_total(&r);
+static void k8v_to_ref(const k8v *k, ref_k8 *r) {
+    for (int l = 0; l < 8; l++) r->s[l] = k->s[l], r->c[l] = k->c[l];
+}
+
+/* K8C (reference/ops.h) with one vector lane per K8 lane: a chunk is 32 vectors; finished
+ * chunks go on the stack of ref_k8c_push, merged lane by lane as the reference does. */
+typedef struct {
+    k8v cur;
+    int n; /* vectors in cur */
+    int depth;
+    k8v st[REF_K8C_DEPTH];
+    uint8_t lvl[REF_K8C_DEPTH];
+} k8cv;
+static inline void k8v_comb(k8v *a, const k8v *b) {
+    v8 t = a->s + b->s;
+    v8 z = t - a->s;
+    v8 e = (a->s - (t - z)) + (b->s - z);
+    a->c = (a->c + b->c) + e;
+    a->s = t;
+}
+static inline void k8cv_init(k8cv *k) {
+    k->cur = (k8v){bc(0.0f), bc(0.0f)};
+    k->n = 0;
+    k->depth = 0;
+}
+static __attribute__((noinline)) void k8cv_push(k8cv *k) {
+    k->st[k->depth] = k->cur;
+    k->lvl[k->depth++] = 0;
+    while (k->depth >= 2 && k->lvl[k->depth - 1] == k->lvl[k->depth - 2]) {
+        k8v_comb(&k->st[k->depth - 2], &k->st[k->depth - 1]);
+        k->lvl[k->depth - 2]++;
+        k->depth--;
+    }
+    k->cur = (k8v){bc(0.0f), bc(0.0f)};
+    k->n = 0;
+}
+static inline void k8cv_add(k8cv *k, v8 x) {
+    k8v_add(&k->cur, x);
+    if (++k->n == REF_K8C_CHUNK / 8) k8cv_push(k);
+}
+/* The state as the reference's, after `count` elements (a multiple of 8), to continue lane by
+ * lane with ref_k8c_add (a tail) or to total. */
+static void k8cv_to_ref(const k8cv *k, size_t count, ref_k8c *r) {
+    r->depth = k->depth;
+    for (int i = 0; i < k->depth; i++) k8v_to_ref(&k->st[i], &r->st[i]), r->lvl[i] = k->lvl[i];
+    k8v_to_ref(&k->cur, &r->cur);
+    r->count = count;
+}
+static float k8cv_total(const k8cv *k, size_t count) {
+    ref_k8c r;
+    k8cv_to_ref(k, count, &r);
+    return ref_k8c_total(&r);
 }
 
 typedef struct {
@@ -1082,21 +1130,22 @@ typedef struct {
     cpu_ctx *ctx;
 } bn_job;
 
-/* The K8 sum (reference/ops.h) of M contiguous floats a or, with sq, of (a - mean)^2 (a channel
+/* The K8C sum (reference/ops.h) of M contiguous floats a or, with sq, of (a - mean)^2 (a channel
  * copied out): the K8 lanes are the lanes of an 8-wide vector, then the last M mod 8 values lane
  * by lane. */
 static float k8_contig(const float *a, size_t M, int sq, float mean) {
-    k8v k0 = {bc(0.0f), bc(0.0f)};
+    static _Thread_local k8cv k0;
+    static _Thread_local ref_k8c r0;
+    k8cv_init(&k0);
     v8 mv = bc(mean);
     size_t j = 0;
     for (; j + 8 <= M; j += 8) {
         v8 v = ld(a + j);
-        k8v_add(&k0, sq ? (v - mv) * (v - mv) : v);
+        k8cv_add(&k0, sq ? (v - mv) * (v - mv) : v);
     }
-    ref_k8 r0;
-    for (int l = 0; l < 8; l++) r0.s[l] = k0.s[l], r0.c[l] = k0.c[l];
-    for (; j < M; j++) ref_k8_add(&r0, (int)(j & 7), sq ? (a[j] - mean) * (a[j] - mean) : a[j]);
-    return ref_k8_total(&r0);
+    k8cv_to_ref(&k0, j, &r0);
+    for (; j < M; j++) ref_k8c_add(&r0, sq ? (a[j] - mean) * (a[j] - mean) : a[j]);
+    return ref_k8c_total(&r0);
 }
 
 /* relu: y > 0 ? y : 0 on 8 lanes (NaN and -0 give +0, as ref_relu_fwd) */
@@ -1135,12 +1184,12 @@ static void bn_fwd_part(void *arg, int part, int parts) {
          * contiguous run); each channel's sum is the same (its elements in the same order) */
         int G = nc < 64 ? nc : 64;
         if ((size_t)G * M > BN_GROUP_FLOATS_FWD) G = (int)(BN_GROUP_FLOATS_FWD / (size_t)M) ? (int)(BN_GROUP_FLOATS_FWD / (size_t)M) : 1;
-        k8v st[64];
+        static _Thread_local k8cv st[64];
         float mean[64], is[64];
         for (int g0 = cbeg; g0 < cend; g0 += G) {
             int gn = cend - g0 < G ? cend - g0 : G;
             for (int pass = 0; pass < 2; pass++) {
-                for (int c = 0; c < gn; c++) st[c] = (k8v){bc(0.0f), bc(0.0f)};
+                for (int c = 0; c < gn; c++) k8cv_init(&st[c]);
                 for (int n = 0; n < N; n++)
                     for (int c = 0; c < gn; c += 2) {
                         const float *a = j->x + ((size_t)n * C + g0 + c) * HW;
@@ -1154,18 +1203,18 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                                     __builtin_prefetch(pf + 4 * (size_t)(HW + i));
                                 }
                                 v8 v0 = ld(a + i), v1 = ld(a + HW + i);
-                                k8v_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
-                                k8v_add(&st[c + 1], pass ? (v1 - m1) * (v1 - m1) : v1);
+                                k8cv_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
+                                k8cv_add(&st[c + 1], pass ? (v1 - m1) * (v1 - m1) : v1);
                             }
                         } else {
                             for (int i = 0; i < HW; i += 8) {
                                 v8 v0 = ld(a + i);
-                                k8v_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
+                                k8cv_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
                             }
                         }
                     }
                 for (int c = 0; c < gn; c++) {
-                    float t = k8v_total(&st[c]) * invM;
+                    float t = k8cv_total(&st[c], (size_t)M) * invM;
                     if (!pass) {
                         mean[c] = t;
                         continue;
@@ -1239,9 +1288,9 @@ static void bn_bwd_part(void *arg, int part, int parts) {
     if (HW % 8 == 0 && HW <= BN_SWEEP_HW_BWD && nc <= 64) {
         /* small planes: two sweeps in memory order (bn_fwd_part), d and xhat recomputed in the
          * second with the same operations */
-        k8v kb[64], kg[64];
+        static _Thread_local k8cv kb[64], kg[64];
         v8 z = bc(0.0f);
-        for (int c = 0; c < nc; c++) kb[c] = kg[c] = (k8v){z, z};
+        for (int c = 0; c < nc; c++) k8cv_init(&kb[c]), k8cv_init(&kg[c]);
         for (int pass = 0; pass < 2; pass++) {
             for (int n = 0; n < N; n++)
                 for (int c = 0; c < nc; c++) {
@@ -1259,12 +1308,13 @@ static void bn_bwd_part(void *arg, int part, int parts) {
                         if (pass) {
                             stv(j->dx + o + i, k * ((mf * dv - dbv) - xv * dgv));
                         } else {
-                            k8v_add(&kb[c], dv);
-                            k8v_add(&kg[c], dv * xv);
+                            k8cv_add(&kb[c], dv);
+                            k8cv_add(&kg[c], dv * xv);
                         }
                     }
                 }
-            for (int c = 0; c < nc && !pass; c++) j->db[cbeg + c] = k8v_total(&kb[c]), j->dg[cbeg + c] = k8v_total(&kg[c]);
+            for (int c = 0; c < nc && !pass; c++)
+                j->db[cbeg + c] = k8cv_total(&kb[c], (size_t)M), j->dg[cbeg + c] = k8cv_total(&kg[c], (size_t)M);
         }
         return;
     }
@@ -1306,21 +1356,22 @@ static void bn_bwd_part(void *arg, int part, int parts) {
             }
         for (int c = g0; c < g1; c++) {
             const float *dc = d + (size_t)(c - g0) * M, *xc = xh + (size_t)(c - g0) * M;
-            k8v kb = {z, z}, kg = kb;
+            static _Thread_local k8cv kb, kg;
+            static _Thread_local ref_k8c rb, rg;
+            k8cv_init(&kb), k8cv_init(&kg);
             size_t e = 0;
             for (; e + 8 <= (size_t)M; e += 8) {
                 v8 dv = ld(dc + e);
-                k8v_add(&kb, dv);
-                k8v_add(&kg, dv * ld(xc + e));
+                k8cv_add(&kb, dv);
+                k8cv_add(&kg, dv * ld(xc + e));
             }
-            ref_k8 rb, rg;
-            for (int l = 0; l < 8; l++) rb.s[l] = kb.s[l], rb.c[l] = kb.c[l], rg.s[l] = kg.s[l], rg.c[l] = kg.c[l];
+            k8cv_to_ref(&kb, e, &rb), k8cv_to_ref(&kg, e, &rg);
             for (; e < (size_t)M; e++) {
-                ref_k8_add(&rb, (int)(e & 7), dc[e]);
-                ref_k8_add(&rg, (int)(e & 7), dc[e] * xc[e]);
+                ref_k8c_add(&rb, dc[e]);
+                ref_k8c_add(&rg, dc[e] * xc[e]);
             }
-            j->db[c] = ref_k8_total(&rb);
-            j->dg[c] = ref_k8_total(&rg);
+            j->db[c] = ref_k8c_total(&rb);
+            j->dg[c] = ref_k8c_total(&rg);
         }
         for (int n = 0; n < N; n++)
             for (int c = g0; c < g1; c++) {
