@@ -10,8 +10,10 @@ used by the build or the tests).
       or, where PyTorch's own float32 gradient is further than that from float64 (a ReLU
       whose input lies within rounding of 0 flips its mask: one flip moves a BatchNorm bias
       gradient by 1e-3 at batch 64), to no more than twice PyTorch's float32 distance.
-  bench [--input 3x32x32] [--batch 64] [--steps 10] [--threads 2]
-      PyTorch's training throughput (plain SGD, cross-entropy), images/s.
+  bench [--input 3x32x32] [--batch 64] [--steps 10] [--threads 2] [--device cpu|cuda]
+      PyTorch's training throughput (plain SGD, cross-entropy), images/s. On cuda: eager
+      float32 with TF32 off and cuDNN autotuning on (the baseline of issue 17), timed with
+      the device synchronised.
 """
 import json, struct, sys, time
 import numpy as np
@@ -147,26 +149,38 @@ def bench(args):
         return args[args.index(name) + 1] if name in args else default
     c, h, w = (int(v) for v in opt("--input", "3x32x32").split("x"))
     batch, steps, threads = int(opt("--batch", 64)), int(opt("--steps", 10)), int(opt("--threads", 2))
+    dev = opt("--device", "cpu")
     torch.set_num_threads(threads)
+    if dev == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = True
     torch.manual_seed(1)
-    model = ResNet20(c, 10)
+    model = ResNet20(c, 10).to(dev)
     model.train()
     sgd = torch.optim.SGD(model.parameters(), lr=0.01)
-    X, Y = torch.randn(batch, c, h, w), torch.randint(0, 10, (batch,))
+    X, Y = torch.randn(batch, c, h, w, device=dev), torch.randint(0, 10, (batch,), device=dev)
+    def sync():
+        if dev == "cuda":
+            torch.cuda.synchronize()
     def step():
         sgd.zero_grad()
         logits, _ = model(X)
         F.cross_entropy(logits, Y).backward()
         sgd.step()
-    step()
+    for _ in range(3 if dev == "cuda" else 1):
+        step()
+    sync()
     times = []
     for _ in range(3):
         t0 = time.perf_counter()
         for _ in range(steps):
             step()
+        sync()
         times.append((time.perf_counter() - t0) / steps)
     t = sorted(times)[1]
-    print(f"pytorch {torch.__version__} {c}x{h}x{w} batch {batch} threads {threads}: {batch / t:.1f} images/s")
+    name = torch.cuda.get_device_name() if dev == "cuda" else f"threads {threads}"
+    print(f"pytorch {torch.__version__} {c}x{h}x{w} batch {batch} {dev} ({name}): {batch / t:.1f} images/s")
     return 0
 
 
