@@ -192,31 +192,38 @@ void flce_completion_settings_json(const flce_completion_cfg *cc, char *buf, siz
 
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
                                    const flce_eval_result *res, flce_err *e) {
-    size_t cap = 1024 + (size_t)C * (200 + FLCE_CV_NRANKS * FLCE_CV_NMUS * 28), n = 0;
+    /* room for every line at its longest: a grid entry is at most about 90 characters */
+    size_t cap = 1024 + (size_t)C * (300 + FLCE_CV_NRANKS * FLCE_CV_NMUS * 120), n = 0;
     char *b = malloc(cap), set[400];
+#define APPEND(...) (n += n < cap ? (size_t)snprintf(b + n, cap - n, __VA_ARGS__) : 0)
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
     flce_completion_settings_json(cc, set, sizeof set);
-    n += (size_t)snprintf(b + n, cap - n, "{\"seed\": %llu, \"ablate\": \"%s\", %s,\n \"classes\": [", (unsigned long long)cc->seed,
+    APPEND("{\"seed\": %llu, \"ablate\": \"%s\", %s,\n \"classes\": [", (unsigned long long)cc->seed,
                           ablate, set);
     for (int c = 0; c < C && res; c++) {
-        n += (size_t)snprintf(b + n, cap - n, "%s\n  {\"class\": %d, \"rank\": %d, \"mu\": %.17g", c ? "," : "", c, res->rank[c],
+        APPEND("%s\n  {\"class\": %d, \"rank\": %d, \"mu\": %.17g", c ? "," : "", c, res->rank[c],
                               isnan(res->mu[c]) ? 0.0 : res->mu[c]);
         if (!isnan(res->cv_error[c])) {
-            n += (size_t)snprintf(b + n, cap - n, ", \"heldout_mse\": %.17g, \"grid\": [", res->cv_error[c]);
+            APPEND(", \"heldout_mse\": %.17g, \"grid\": [", res->cv_error[c]);
             int first = 1;
             for (int a = 0; a < FLCE_CV_NRANKS; a++)
                 for (int m = 0; m < FLCE_CV_NMUS; m++) {
                     double v = res->cv_grid[((size_t)c * FLCE_CV_NRANKS + a) * FLCE_CV_NMUS + m];
                     if (isnan(v)) continue;
-                    n += (size_t)snprintf(b + n, cap - n, "%s{\"rank\": %d, \"mu\": %.17g, \"heldout_mse\": %.17g}", first ? "" : ", ",
+                    APPEND("%s{\"rank\": %d, \"mu\": %.17g, \"heldout_mse\": %.17g}", first ? "" : ", ",
                                           cc->rank_auto ? FLCE_CV_RANKS[a] : res->rank[c], cc->mu_auto ? FLCE_CV_MUS[m] : cc->mu, v);
                     first = 0;
                 }
-            n += (size_t)snprintf(b + n, cap - n, "]");
+            APPEND("]");
         }
-        n += (size_t)snprintf(b + n, cap - n, "}");
+        APPEND("}");
     }
-    n += (size_t)snprintf(b + n, cap - n, "\n]}\n");
+    APPEND("\n]}\n");
+#undef APPEND
+    if (n >= cap) { /* cannot happen with the room above; never write a cut record */
+        free(b);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: record longer than its buffer", path);
+    }
     flce_status st = flce_write_file_atomic(path, b, n, e);
     free(b);
     return st;

@@ -249,3 +249,35 @@ Test(completion_cv, literal_fits_all_entries) {
     for (int i = 0; i < T * N; i++)
         if (!obs[i]) NEAR(Xm[i], X[i], 1e-2); /* the masked completion recovers them */
 }
+
+/* the completion record holds every class's grid, however long the numbers (a record of 10
+ * classes with a full grid overflowed its buffer and corrupted the heap) */
+#include "trace_io.h"
+#include "testutil.h"
+Test(completion_cv, record_of_a_full_grid) {
+    enum { C = 12 };
+    flce_eval_result res = {0};
+    int rank[C];
+    double mu[C], cv[C], grid[C * FLCE_CV_NRANKS * FLCE_CV_NMUS];
+    for (int c = 0; c < C; c++) rank[c] = 8, mu[c] = 0.10000000000000001, cv[c] = 1.2345678901234567e-300;
+    for (int i = 0; i < C * FLCE_CV_NRANKS * FLCE_CV_NMUS; i++) grid[i] = -1.2345678901234567e-300;
+    res.rank = rank, res.mu = mu, res.cv_error = cv, res.cv_grid = grid;
+    flce_completion_cfg cc;
+    flce_completion_cfg_default(&cc);
+    cc.rank_auto = cc.mu_auto = 1, cc.seed = 18446744073709551615ull;
+    char dir[64], p[128];
+    tu_tmpdir(dir, sizeof dir);
+    snprintf(p, sizeof p, "%s/completion.json", dir);
+    flce_err e;
+    cr_assert_eq(flce_completion_record(p, &cc, "M V Q CMC", C, &res, &e), FLCE_OK, "%s", e.msg);
+    FILE *f = fopen(p, "rb");
+    char buf[40000];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    int entries = 0;
+    for (char *q = buf; (q = strstr(q, "\"heldout_mse\"")); q++) entries++;
+    cr_assert_eq(entries, C * (1 + FLCE_CV_NRANKS * FLCE_CV_NMUS), "%d held-out errors written", entries);
+    cr_assert(n > 3 && !strcmp(buf + n - 3, "]}\n"), "the record does not end whole");
+    tu_rm_rf(dir);
+}
