@@ -19,7 +19,7 @@
 
 static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
-    "                 [--class-weights FILE] [--rank default|auto|R] [--mu MU|auto] [--solver als|gd]\n"
+    "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
     "                 [--completion masked|literal] [--max-iter N] [--seed S]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
@@ -37,8 +37,8 @@ int flce_cmd_eval(int argc, char **argv) {
         {"ablate", CLI_LIST, &ablate, "M, V, Q or CMC (repeatable): an ablation variant", 0},
         {"round-weights", CLI_STR, &rw_path, "a_t per round (.npy float64 [T] or a text list)", 0},
         {"class-weights", CLI_STR, &cw_path, "b_c per class (.npy float64 [C] or a text list)", 0},
-        {"rank", CLI_STR, &rank_s, "completion rank: default (min(4, obs / (2 (T + n))), at least 1), auto (K-fold held-out choice of 1, 2, 4, 8) or R", 0},
-        {"mu", CLI_STR, &mu_s, "completion ridge weight (default 0.01) or auto (held-out choice of 1e-3, 1e-2, 1e-1, 1)", 0},
+        {"rank", CLI_STR, &rank_s, "completion rank: auto (default: K-fold held-out choice of 1, 2, 4, 8), rule (min(4, obs / (2 (T + n))), at least 1) or R", 0},
+        {"mu", CLI_STR, &mu_s, "completion ridge weight: auto (default: held-out choice of 1e-3, 1e-2, 1e-1, 1) or MU", 0},
         {"solver", CLI_STR, &solver, "als (default) or gd (plain gradient descent)", 0},
         {"heldout", CLI_FLAG, &heldout, "also print the K-fold held-out error of the completion used, per class and on average", 0},
         {"completion", CLI_STR, &kind, "masked (default) or literal (the paper's equation over all entries, unselected = 0)", 0},

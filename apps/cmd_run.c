@@ -22,7 +22,7 @@ static const char *USAGE =
     "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
-    "                [--rank default|auto|R] [--mu 0.01|auto] [--solver als|gd] [--completion masked|literal]\n"
+    "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
     "                [--denormals auto|preserve|ftz]\n"
     "METHOD: " FLCE_ALGO_LIST ". `all`: every one of them.\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed.";
@@ -83,8 +83,8 @@ int flce_cmd_run(int argc, char **argv) {
         {"moon-mu", CLI_DOUBLE, &c.moon_mu, "MOON: mu (default 1)", 0},
         {"moon-tau", CLI_DOUBLE, &c.moon_tau, "MOON: tau (default 0.5)", 0},
         {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
-        {"rank", CLI_STR, &comp_rank, "FLCE completion rank: default (min(4, obs / (2 (T + n)))), auto (held-out choice) or R", 0},
-        {"mu", CLI_STR, &comp_mu, "FLCE completion ridge weight (default 0.01) or auto", 0},
+        {"rank", CLI_STR, &comp_rank, "FLCE completion rank: auto (default: held-out choice), rule (min(4, obs / (2 (T + n)))) or R", 0},
+        {"mu", CLI_STR, &comp_mu, "FLCE completion ridge weight: auto (default: held-out choice) or MU", 0},
         {"solver", CLI_STR, &comp_solver, "FLCE completion solver: als (default) or gd", 0},
         {"completion", CLI_STR, &comp_kind, "masked (default: observed entries only) or literal (the paper's equation as written)", 0},
         {"backend", CLI_STR, &c.backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},

@@ -153,9 +153,10 @@ flce_status flce_completion_parse(const char *rank, const char *mu, const char *
         char *end;
         long r = strtol(rank, &end, 10);
         if (!strcmp(rank, "auto")) cc->rank_auto = 1, cc->rank = 0;
-        else if (!strcmp(rank, "default")) cc->rank_auto = 0, cc->rank = 0;
+        else if (!strcmp(rank, "rule") || !strcmp(rank, "default")) /* "default": the rule's name until it stopped being the default */
+            cc->rank_auto = 0, cc->rank = 0;
         else if (*rank && !*end && r >= 1 && r <= 1000) cc->rank_auto = 0, cc->rank = (int)r;
-        else return flce_fail(e, FLCE_ERR_ARG, "--rank %s: auto, default or a whole number from 1 to 1000", rank);
+        else return flce_fail(e, FLCE_ERR_ARG, "--rank %s: auto, rule or a whole number from 1 to 1000", rank);
     }
     if (mu) {
         char *end;
@@ -174,8 +175,11 @@ flce_status flce_completion_parse(const char *rank, const char *mu, const char *
         else if (!strcmp(completion, "literal")) cc->literal = 1;
         else return flce_fail(e, FLCE_ERR_ARG, "--completion '%s': masked or literal", completion);
     }
-    if (cc->literal && (cc->rank_auto || cc->mu_auto))
-        return flce_fail(e, FLCE_ERR_ARG, "--completion literal takes a fixed rank (no --rank auto or --mu auto)");
+    if (cc->literal) { /* the literal reading has no held-out entries to choose by: the rule's rank, no ridge */
+        if ((rank && !strcmp(rank, "auto")) || (mu && !strcmp(mu, "auto")))
+            return flce_fail(e, FLCE_ERR_ARG, "--completion literal takes a fixed rank (no --rank auto or --mu auto)");
+        cc->rank_auto = cc->mu_auto = 0;
+    }
     return FLCE_OK;
 }
 
@@ -183,7 +187,7 @@ void flce_completion_settings_json(const flce_completion_cfg *cc, char *buf, siz
     char r[32], m[32];
     if (cc->rank_auto) snprintf(r, sizeof r, "\"auto\"");
     else if (cc->rank > 0) snprintf(r, sizeof r, "%d", cc->rank);
-    else snprintf(r, sizeof r, "\"default\"");
+    else snprintf(r, sizeof r, "\"rule\"");
     if (cc->mu_auto) snprintf(m, sizeof m, "\"auto\"");
     else snprintf(m, sizeof m, "%.17g", cc->mu);
     snprintf(buf, cap, "\"completion\": \"%s\", \"solver\": \"%s\", \"rank\": %s, \"mu\": %s, \"folds\": %d",

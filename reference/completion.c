@@ -21,8 +21,8 @@ void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->gradient = 0;
     c->lr = 0.05;
     c->seed = 1;
-    c->rank_auto = 0;
-    c->mu_auto = 0;
+    c->rank_auto = 1; /* the default since 2026-11-26, by the rule in docs/decisions.md */
+    c->mu_auto = 1;
     c->folds = 5;
     c->literal = 0;
 }

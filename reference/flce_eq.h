@@ -75,15 +75,15 @@ flce_status flce_round(const float *proto, const uint8_t *present, int K, int C,
 
 /* ---- contribution matrix completion (eq:prototype_p_complemention) -------------------- */
 typedef struct {
-    int rank;        /* 0: r = min(4, floor(obs / (2 (T + n)))), at least 1 */
-    double mu;       /* ridge weight, default 1e-2 */
+    int rank;        /* fixed rank when not rank_auto; 0: the rule r = min(4, floor(obs / (2 (T + n)))), at least 1 */
+    double mu;       /* ridge weight when not mu_auto, 1e-2 */
     int max_iter;    /* default 500 (ALS) */
     double tol;      /* relative change of the objective, default 1e-10 */
     int gradient;    /* 1: plain gradient descent instead of ALS */
     double lr;       /* gradient descent step, default 0.05 */
     uint64_t seed;   /* start of U and V, and the cross-validation folds */
-    int rank_auto;   /* 1: the rank from FLCE_CV_RANKS chosen by K-fold held-out error */
-    int mu_auto;     /* 1: mu from FLCE_CV_MUS chosen likewise (with the rank when both) */
+    int rank_auto;   /* 1 (default): the rank from FLCE_CV_RANKS chosen by K-fold held-out error */
+    int mu_auto;     /* 1 (default): mu from FLCE_CV_MUS chosen likewise (with the rank when both) */
     int folds;       /* K of the cross-validation, default 5 */
     int literal;     /* 1: the paper's equation read literally (flce_complete_literal) */
 } flce_completion_cfg;

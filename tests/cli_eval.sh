@@ -47,6 +47,10 @@ expect 2 "--completion literal takes a fixed rank" eval "$t/trace" --completion 
 grep -q "auto (5-fold held-out error) chose" "$t/auto.log" || fail "eval auto: no line naming the choice"
 grep -q '"rank": "auto", "mu": "auto"' "$t/auto/completion_eval.json" || fail "completion_eval.json lacks the settings"
 grep -q "held-out MSE" "$t/auto.log" || fail "eval --heldout printed no error"
+"$flce" eval "$t/trace" --out "$t/rule" --rank rule --mu 0.01 > /dev/null || fail "eval --rank rule"
+grep -q '"rank": "rule", "mu": 0.01' "$t/rule/completion_eval.json" || fail "completion_eval.json lacks the rule's settings"
+"$flce" eval "$t/trace" --out "$t/dflt" > /dev/null || fail "eval with the default completion"
+grep -q '"rank": "auto", "mu": "auto"' "$t/dflt/completion_eval.json" || fail "the default completion is not auto"
 "$flce" eval "$t/trace" --out "$t/lit" --completion literal > "$t/lit.log" || fail "eval --completion literal"
 grep -q "literal (all entries)" "$t/lit.log" || fail "eval literal: not said"
 # --out DIR that does not exist yet is created, as by every other command (issue 20, item 9)
