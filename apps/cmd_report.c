@@ -20,73 +20,11 @@
 #include "commands.h"
 #include "flce_eq.h"
 #include "npy.h"
+#include "report.h"
 #include "run_reader.h"
 
-#define MAXRUNS 64
 
 
-static const char *color_of(const char *algo) {
-    static const char *names[] = {"flce", "fedavg", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg", "fedfa", "fedsv", "gtg"};
-    static const char *cols[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
-                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79"};
-    for (int i = 0; i < 11; i++)
-        if (!strcmp(algo, names[i])) return cols[i];
-    return "#000000";
-}
-
-/* Text from run files (labels, method names) that goes into a gnuplot script: only letters,
- * digits and ` _.,:()+-/=#` survive, anything else becomes '_', so that nothing a run
- * directory's name or its config.json holds can end a quoted string, substitute a command
- * (backquotes), a macro (@) or a variable, or run anything. (The HTML report shows the
- * names as they are, escaped.) A rotating set of buffers, so one call can take several. */
-static const char *gp_safe(const char *s) {
-    static char buf[8][128];
-    static int k;
-    char *o = buf[k++ & 7];
-    size_t i = 0;
-    for (; s[i] && i < sizeof buf[0] - 1; i++) {
-        unsigned char c = (unsigned char)s[i];
-        o[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" _.,:()+-/=#", c) ? (char)c : '_';
-    }
-    o[i] = '\0';
-    return o;
-}
-
-/* Text from run files into report.html: & < > " ' escaped. Rotating buffers, as gp_safe. */
-static const char *H(const char *s) {
-    static char *buf[16];
-    static int k;
-    char **o = &buf[k++ & 15];
-    size_t n = 1;
-    for (const char *c = s; *c; c++) n += strchr("&<>\"'", *c) && *c ? 6 : 1;
-    free(*o);
-    if (!(*o = malloc(n))) return "";
-    char *w = *o;
-    for (const char *c = s; *c; c++) {
-        const char *r = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;" : *c == '"' ? "&quot;" : *c == '\'' ? "&#39;" : NULL;
-        if (r) w += sprintf(w, "%s", r);
-        else *w++ = *c;
-    }
-    *w = '\0';
-    return *o;
-}
-
-/* Write DIR/NAME.gp and run gnuplot on it in DIR, with an argument vector (no shell): the
- * script names every file relative to DIR, so DIR's own name never enters it. */
-static int gnuplot(const char *dir, const char *name, const char *body) {
-    char p[1200];
-    snprintf(p, sizeof p, "%s/%s.gp", dir, name);
-    FILE *f = fopen(p, "w");
-    if (!f) return -1;
-    fprintf(f, "# made by flce report\nset datafile separator ','\n"
-               "do for [fmt in 'png svg'] {\n"
-               "  if (fmt eq 'png') { set terminal pngcairo size 860,480 font ',11' } else { set terminal svg size 860,480 }\n"
-               "  set output '%s.'.fmt\n%s}\n", name, body);
-    if (fclose(f) != 0) return -1;
-    char script[80];
-    snprintf(script, sizeof script, "%s.gp", name);
-    return cli_gnuplot(dir, script);
-}
 
 int flce_cmd_report(int argc, char **argv) {
     const char *prog = "flce report", *out = NULL;
@@ -268,6 +206,8 @@ int flce_cmd_report(int argc, char **argv) {
         fprintf(md, "\n### %s\n\n![%s](%s.png) ([SVG](%s.svg))\n", figs[i][1], figs[i][1], figs[i][0], figs[i][0]);
         fprintf(ht, "<h3>%s</h3><img src='%s.svg' alt='%s' width='860'>\n", figs[i][1], figs[i][0], figs[i][1]);
     }
+    /* seeds: configurations over several seeds, means, intervals, paired differences */
+    figs_ok &= report_seeds(runs, nr, out, md, ht);
     /* ablation: FLCE variants of otherwise equal settings */
     int have_abl = 0;
     for (int i = 0; i < nr; i++) have_abl |= !strcmp(runs[i].algo, "flce") && runs[i].ablate[0];
@@ -300,7 +240,6 @@ int flce_cmd_report(int argc, char **argv) {
             if (i != sv && runs[i].rc && !strcmp(runs[i].partdig, S0->partdig) && runs[i].T == S0->T) fprintf(fd, ",%s", runs[i].label);
         fprintf(fd, "\n");
         double *a = malloc(sizeof(double) * (size_t)S0->clients), *b = malloc(sizeof(double) * (size_t)S0->clients);
-        double *ca = calloc((size_t)S0->clients, 8), *cb = calloc((size_t)S0->clients, 8);
         double meanE[MAXRUNS] = {0}, meanK[MAXRUNS] = {0}, cumE[MAXRUNS] = {0}, cumK[MAXRUNS] = {0};
         for (int t = 0; t < S0->T; t++) {
             fprintf(fd, "%d", t + 1);
@@ -326,24 +265,11 @@ int flce_cmd_report(int argc, char **argv) {
         for (int i = 0; i < nr; i++) {
             run_t *r = &runs[i];
             if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
-            for (int k = 0; k < S0->clients; k++) {
-                ca[k] = 0, cb[k] = 0;
-                for (int t = 0; t < S0->T; t++) {
-                    double x = r->rc[(size_t)t * r->clients + k], y = S0->rc[(size_t)t * S0->clients + k];
-                    if (!isnan(x)) ca[k] += x;
-                    if (!isnan(y)) cb[k] += y;
-                }
-                cb[k] = fmax(0, cb[k]), ca[k] = fmax(0, ca[k]);
-            }
-            double sa = 0, sb = 0;
-            for (int k = 0; k < S0->clients; k++) sa += ca[k], sb += cb[k];
-            for (int k = 0; k < S0->clients; k++) ca[k] = sa > 0 ? ca[k] / sa : 0, cb[k] = sb > 0 ? cb[k] / sb : 0;
-            cumE[i] = flce_euclidean(ca, cb, S0->clients);
-            cumK[i] = flce_kl_distance(ca, cb, S0->clients);
+            cumK[i] = flce_run_shapley_cum(r, S0, &cumE[i]);
             nrow++;
         }
         fclose(fd);
-        free(a), free(b), free(ca), free(cb);
+        free(a), free(b);
         if (nrow) {
             size_t n = (size_t)snprintf(body, sizeof body, "  set xlabel 'round'\n  set ylabel 'Euclidean distance to exact Shapley'\n"
                                                            "  set key outside right\n  set grid\n  plot ");

@@ -191,3 +191,30 @@ void flce_run_free(run_t *r) {
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
 }
 
+
+double flce_run_shapley_cum(const run_t *r, const run_t *S, double *euclid) {
+    *euclid = NAN;
+    if (!r->rc || !S->rc || strcmp(r->partdig, S->partdig) || r->T != S->T || r->clients != S->clients) return NAN;
+    int n = S->clients;
+    double *ca = malloc(sizeof(double) * (size_t)n), *cb = malloc(sizeof(double) * (size_t)n);
+    if (!ca || !cb) {
+        free(ca), free(cb);
+        return NAN;
+    }
+    for (int k = 0; k < n; k++) {
+        ca[k] = 0, cb[k] = 0;
+        for (int t = 0; t < S->T; t++) {
+            double x = r->rc[(size_t)t * r->clients + k], y = S->rc[(size_t)t * S->clients + k];
+            if (!isnan(x)) ca[k] += x;
+            if (!isnan(y)) cb[k] += y;
+        }
+        cb[k] = fmax(0, cb[k]), ca[k] = fmax(0, ca[k]);
+    }
+    double sa = 0, sb = 0;
+    for (int k = 0; k < n; k++) sa += ca[k], sb += cb[k];
+    for (int k = 0; k < n; k++) ca[k] = sa > 0 ? ca[k] / sa : 0, cb[k] = sb > 0 ? cb[k] / sb : 0;
+    *euclid = flce_euclidean(ca, cb, n);
+    double kl = flce_kl_distance(ca, cb, n);
+    free(ca), free(cb);
+    return kl;
+}

@@ -6,6 +6,8 @@
 
 #include "flce.h"
 
+#define MAXRUNS 64 /* run directories one report takes */
+
 typedef struct {
     char dir[1024], label[96], algo[32], ablate[32], dataset[32], partition[16], backend[32], device[200], version[64];
     char config[8192], digests[1024];
@@ -28,6 +30,11 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e);
 /* The summary figures: accuracy and F1 over the last `window` rounds, KL to the data shares. */
 void flce_run_finish(run_t *r, int window);
 void flce_run_free(run_t *r);
+/* Distance of r's cumulative contributions (round contributions summed, clamped at 0,
+ * normalised) to those of an exact-Shapley run S on the same partition: the KL distance
+ * (flce_kl_distance) returned, the Euclidean distance in *euclid; NAN when r and S do not fit
+ * (no round contributions, another partition or length). */
+double flce_run_shapley_cum(const run_t *r, const run_t *S, double *euclid);
 /* The text after "key": in a JSON document written by flce run (NULL when absent). */
 const char *flce_json_find(const char *js, const char *key);
 

@@ -1,0 +1,25 @@
+/* report.h: what the parts of `flce report` share: escaping for gnuplot scripts and HTML,
+ * running gnuplot, the colour of a method, and the sections written by other files. */
+#ifndef FLCE_REPORT_H
+#define FLCE_REPORT_H
+
+#include <stdio.h>
+
+#include "run_reader.h"
+
+/* A method's colour in every figure. */
+const char *color_of(const char *algo);
+/* Text from run files for a gnuplot script: only letters, digits and " _.,:()+-/=#" survive. */
+const char *gp_safe(const char *s);
+/* Text from run files for report.html, escaped (& < > " '). Rotating buffers. */
+const char *H(const char *s);
+/* Write DIR/NAME.gp (the terminal set-up, then body) and run gnuplot on it in DIR. */
+int gnuplot(const char *dir, const char *name, const char *body);
+
+/* The seeds section (report_seeds.c): runs whose config.json differ only in the seed, as one
+ * configuration: means and 95% confidence intervals (Student t) of the summary figures, paired
+ * differences FLCE minus each baseline seed by seed, the per-round figures as mean and band,
+ * and which field keeps runs of one method apart. Returns 0 when a figure failed. */
+int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
+
+#endif

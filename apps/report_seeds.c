@@ -1,0 +1,297 @@
+/* report_seeds.c: seeds as a dimension of every result (report.h). Runs whose config.json
+ * differ only in the seed form one configuration; for each, over its n seeds: the mean and a
+ * 95% confidence interval (Student t with n - 1 degrees of freedom) of final accuracy and
+ * macro-F1 (means over the report's window), KL and diversity KL of the final contributions, and
+ * the cumulative distance to canonical Shapley where an exact FedSV run of the same partition
+ * exists for the seed; FLCE minus each baseline of the same configuration, paired seed by seed
+ * (the same partition digest): mean, confidence interval, wins and losses; the per-round
+ * accuracy, F1 and KL as the seed mean with a min-max band. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MAXG 64
+
+typedef struct {
+    const char *key; /* config.json without its seed line (points into keys[]) */
+    int m[64], n;    /* member runs */
+} group_t;
+
+/* Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; 1.96 beyond. */
+static double t95(int df) {
+    static const double t[31] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                 2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+                                 2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    return df < 1 ? NAN : df <= 30 ? t[df] : 1.96;
+}
+
+/* mean and half-width of the 95% interval of v [n] (NaN entries left out); returns the count */
+static int mean_ci(const double *v, int n, double *mean, double *half) {
+    double s = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (!isnan(v[i])) s += v[i], k++;
+    *mean = k ? s / k : NAN;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        if (!isnan(v[i])) ss += (v[i] - *mean) * (v[i] - *mean);
+    *half = k > 1 ? t95(k - 1) * sqrt(ss / (k - 1)) / sqrt((double)k) : NAN;
+    return k;
+}
+
+static void fmt_ci(char *o, size_t cap, const double *v, int n, int digits) {
+    double m, h;
+    int k = mean_ci(v, n, &m, &h);
+    if (!k) snprintf(o, cap, "n/a");
+    else if (k == 1) snprintf(o, cap, "%.*f (n=1)", digits, m);
+    else snprintf(o, cap, "%.*f ± %.*f", digits, m, digits, h);
+}
+
+/* text without the line holding `field` (a config.json line such as "  \"seed\": 3,") */
+static char *without_lines(const char *text, const char *const *fields, int nf) {
+    size_t n = strlen(text);
+    char *o = malloc(n + 1), *w = o;
+    if (!o) return NULL;
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p + 1) : strlen(p);
+        int drop = 0;
+        for (int i = 0; i < nf; i++) {
+            char pat[64];
+            snprintf(pat, sizeof pat, "\"%s\":", fields[i]);
+            const char *q = p;
+            while (q < p + len && *q == ' ') q++;
+            drop |= !strncmp(q, pat, strlen(pat));
+        }
+        if (!drop) memcpy(w, p, len), w += len;
+        p += len;
+    }
+    *w = '\0';
+    return o;
+}
+
+/* the names of the fields whose lines differ between two config.json texts, into out */
+static void differing_fields(const char *a, const char *b, char *out, size_t cap) {
+    out[0] = '\0';
+    size_t used = 0;
+    for (const char *p = a; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        const char *q = p;
+        while (q < p + len && *q == ' ') q++;
+        const char *colon = memchr(q, ':', (size_t)(p + len - q));
+        if (*q == '"' && colon) {
+            char key[64];
+            size_t kl = (size_t)(colon - q) < sizeof key - 2 ? (size_t)(colon - q) : sizeof key - 2;
+            memcpy(key, q, kl + 1), key[kl + 1] = '\0'; /* "name": (with the colon: not a value) */
+            const char *in_b = strstr(b, key);
+            const char *be = in_b ? strchr(in_b, '\n') : NULL;
+            size_t bl = in_b ? (be ? (size_t)(be - in_b) : strlen(in_b)) : 0;
+            if (!in_b || bl != (size_t)(p + len - q) || strncmp(in_b, q, bl))
+                used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%s%.*s", used ? ", " : "", (int)kl - 2, key + 1);
+            if (used >= cap) return;
+        }
+        p += len + (e ? 1 : 0);
+    }
+}
+
+/* the method and its ablation, as one name for all seeds (the report's labels are made unique) */
+static const char *base_label(const run_t *r, char *o, size_t cap) {
+    snprintf(o, cap, "%s%s%s", r->algo, r->ablate[0] ? " -" : "", r->ablate);
+    for (char *c = o; *c; c++)
+        if (*c == ' ' && c[1] && c != o + strlen(r->algo)) *c = '-';
+    return o;
+}
+
+static const char *configuration(const run_t *r, char *o, size_t cap) {
+    int n = snprintf(o, cap, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
+    if (strcmp(r->partition, "iid")) n += snprintf(o + n, cap - (size_t)n, " %g", r->dirichlet);
+    if (r->label_noise > 0 || r->feature_noise > 0) n += snprintf(o + n, cap - (size_t)n, "; noise L%g F%g", r->label_noise, r->feature_noise);
+    snprintf(o + n, cap - (size_t)n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
+    return o;
+}
+
+int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
+    static const char *seed_f[] = {"seed"}, *cmp_f[] = {"seed", "algo", "ablate"};
+    char *keys[MAXRUNS] = {0}, *ckeys[MAXRUNS] = {0}, lab[96], lab2[96];
+    group_t g[MAXG];
+    int ng = 0, figs_ok = 1;
+    for (int i = 0; i < nr; i++) {
+        keys[i] = without_lines(runs[i].config, seed_f, 1);
+        ckeys[i] = without_lines(runs[i].config, cmp_f, 3);
+        if (!keys[i] || !ckeys[i]) goto done;
+        int j = 0;
+        while (j < ng && strcmp(g[j].key, keys[i])) j++;
+        if (j == ng) {
+            if (ng == MAXG) continue;
+            g[ng].key = keys[i], g[ng].n = 0, ng++;
+        }
+        if (g[j].n < 64) g[j].m[g[j].n++] = i;
+    }
+    int multi = 0;
+    for (int j = 0; j < ng; j++) multi |= g[j].n > 1;
+    if (!multi) {
+        fprintf(md, "\n## Seeds\n\nEvery configuration here has one seed: no mean or interval over seeds.\n");
+        fprintf(ht, "<h2>Seeds</h2><p>Every configuration here has one seed: no mean or interval over seeds.</p>\n");
+        goto apart;
+    }
+    /* exact-Shapley runs, by partition, for the distance to canonical Shapley */
+    double shd[MAXRUNS];
+    for (int i = 0; i < nr; i++) {
+        shd[i] = NAN;
+        for (int s = 0; s < nr; s++) {
+            if (s == i || strcmp(runs[s].algo, "fedsv") || !strcmp(runs[s].shapley, "mc")) continue;
+            double e;
+            double k = flce_run_shapley_cum(&runs[i], &runs[s], &e);
+            if (!isnan(k)) shd[i] = k;
+        }
+    }
+    fprintf(md, "\n## Seeds: means and 95%% confidence intervals\n\nRuns whose `config.json` differ only in the seed are one "
+                "configuration; each cell is the mean over its n seeds ± the half-width of the 95%% confidence interval (Student t, "
+                "n - 1 degrees of freedom). Accuracy and macro-F1: means over the last rounds as above; KL: final contributions to "
+                "the data shares; Shapley: the cumulative KL distance to an exact FedSV run of the same partition and seed.\n\n"
+                "| method | configuration | n | accuracy | macro-F1 | KL | KL (diversity) | distance to Shapley |\n|---|---|---|---|---|---|---|---|\n");
+    fprintf(ht, "<h2>Seeds: means and 95%% confidence intervals</h2><p>Runs whose <code>config.json</code> differ only in the seed "
+                "are one configuration; each cell is the mean over its n seeds ± the half-width of the 95%% confidence interval "
+                "(Student t, n - 1 degrees of freedom). Shapley: the cumulative KL distance to an exact FedSV run of the same "
+                "partition and seed.</p><table><tr><th>method</th><th>configuration</th><th>n</th><th>accuracy</th><th>macro-F1</th>"
+                "<th>KL</th><th>KL (diversity)</th><th>distance to Shapley</th></tr>\n");
+    char path[1400];
+    snprintf(path, sizeof path, "%s/seeds.csv", out);
+    FILE *cs = fopen(path, "w");
+    if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci\n");
+    for (int j = 0; j < ng; j++) {
+        double v[5][64];
+        int n = g[j].n;
+        for (int q = 0; q < n; q++) {
+            const run_t *r = &runs[g[j].m[q]];
+            v[0][q] = r->fin_acc, v[1][q] = r->fin_f1, v[2][q] = r->kl_final, v[3][q] = r->kl_div, v[4][q] = shd[g[j].m[q]];
+        }
+        char c[5][64], conf[160];
+        for (int k = 0; k < 5; k++) fmt_ci(c[k], sizeof c[k], v[k], n, k < 2 ? 4 : 5);
+        const run_t *r0 = &runs[g[j].m[0]];
+        configuration(r0, conf, sizeof conf);
+        base_label(r0, lab, sizeof lab);
+        fprintf(md, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", lab, conf, n, c[0], c[1], c[2], c[3], c[4]);
+        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(lab),
+                H(conf), n, H(c[0]), H(c[1]), H(c[2]), H(c[3]), H(c[4]));
+        if (cs) {
+            fprintf(cs, "%s,%s,%d", gp_safe(lab), gp_safe(conf), n);
+            for (int k = 0; k < 5; k++) {
+                double m, h;
+                mean_ci(v[k], n, &m, &h);
+                fprintf(cs, ",%.6f,%.6f", m, h);
+            }
+            fprintf(cs, "\n");
+        }
+    }
+    if (cs) fclose(cs);
+    fprintf(ht, "</table>\n");
+    /* FLCE minus each baseline, paired by seed (the same partition) */
+    fprintf(md, "\n### FLCE minus each baseline, seed by seed\n\nPairs: the runs of FLCE and of the baseline on the same partition (the "
+                "same partition digest) in the same configuration. Accuracy and F1: FLCE wins when higher; KL: when lower.\n\n"
+                "| baseline | configuration | pairs | Δ accuracy | wins/losses | Δ macro-F1 | Δ KL | wins/losses |\n|---|---|---|---|---|---|---|---|\n");
+    fprintf(ht, "<h3>FLCE minus each baseline, seed by seed</h3><p>Pairs: the runs of FLCE and of the baseline on the same partition in "
+                "the same configuration. Accuracy and F1: FLCE wins when higher; KL: when lower.</p><table><tr><th>baseline</th>"
+                "<th>configuration</th><th>pairs</th><th>Δ accuracy</th><th>wins/losses</th><th>Δ macro-F1</th><th>Δ KL</th>"
+                "<th>wins/losses</th></tr>\n");
+    snprintf(path, sizeof path, "%s/paired.csv", out);
+    FILE *pc = fopen(path, "w");
+    if (pc) fprintf(pc, "baseline,configuration,pairs,d_accuracy,d_accuracy_ci,acc_wins,acc_losses,d_macro_f1,d_macro_f1_ci,d_kl,d_kl_ci,kl_wins,kl_losses\n");
+    for (int a = 0; a < ng; a++) {
+        const run_t *fa = &runs[g[a].m[0]];
+        if (strcmp(fa->algo, "flce") || fa->ablate[0]) continue;
+        for (int b = 0; b < ng; b++) {
+            const run_t *fb = &runs[g[b].m[0]];
+            if (b == a || !strcmp(fb->algo, "flce") || strcmp(ckeys[g[a].m[0]], ckeys[g[b].m[0]])) continue;
+            double d[3][64];
+            int np = 0, aw = 0, al = 0, kw = 0, kls = 0;
+            for (int x = 0; x < g[a].n; x++)
+                for (int y = 0; y < g[b].n; y++) {
+                    const run_t *ra = &runs[g[a].m[x]], *rb = &runs[g[b].m[y]];
+                    if (strcmp(ra->partdig, rb->partdig) || np == 64) continue;
+                    d[0][np] = ra->fin_acc - rb->fin_acc, d[1][np] = ra->fin_f1 - rb->fin_f1, d[2][np] = ra->kl_final - rb->kl_final;
+                    aw += d[0][np] > 0, al += d[0][np] < 0, kw += d[2][np] < 0, kls += d[2][np] > 0;
+                    np++;
+                }
+            if (!np) continue;
+            char c[3][64], conf[160];
+            for (int k = 0; k < 3; k++) fmt_ci(c[k], sizeof c[k], d[k], np, k < 2 ? 4 : 5);
+            configuration(fb, conf, sizeof conf);
+            base_label(fb, lab, sizeof lab);
+            fprintf(md, "| %s | %s | %d | %s | %d/%d | %s | %s | %d/%d |\n", lab, conf, np, c[0], aw, al, c[1], c[2], kw, kls);
+            fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%d/%d</td></tr>\n",
+                    H(lab), H(conf), np, H(c[0]), aw, al, H(c[1]), H(c[2]), kw, kls);
+            if (pc) {
+                double m[3], h[3];
+                for (int k = 0; k < 3; k++) mean_ci(d[k], np, &m[k], &h[k]);
+                fprintf(pc, "%s,%s,%d,%.6f,%.6f,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d\n", gp_safe(lab), gp_safe(conf), np, m[0], h[0], aw, al,
+                        m[1], h[1], m[2], h[2], kw, kls);
+            }
+        }
+    }
+    if (pc) fclose(pc);
+    fprintf(ht, "</table>\n");
+    /* per round: the seed mean and the min-max band of every configuration with several seeds */
+    static const char *what[3][3] = {{"accuracy", "test accuracy of the global model"}, {"macro_f1", "macro-F1"}, {"kl", "KL(running contributions || data shares)"}};
+    for (int w = 0; w < 3; w++) {
+        char body[16384];
+        size_t bn = (size_t)snprintf(body, sizeof body, "  set xlabel 'round'\n  set ylabel '%s'\n"
+                                                        "  set key outside right\n  set grid\n  set style fill transparent solid 0.15 noborder\n  plot ",
+                                     what[w][1]);
+        int curves = 0;
+        for (int j = 0; j < ng && bn < sizeof body - 400; j++) {
+            if (g[j].n < 2) continue;
+            const run_t *r0 = &runs[g[j].m[0]];
+            int T = r0->T;
+            snprintf(path, sizeof path, "%s/seeds_%s_%02d.csv", out, what[w][0], j);
+            FILE *f = fopen(path, "w");
+            if (!f) continue;
+            fprintf(f, "round,mean,min,max\n");
+            for (int t = 0; t < T; t++) {
+                double s = 0, lo = INFINITY, hi = -INFINITY;
+                int k = 0;
+                for (int q = 0; q < g[j].n; q++) {
+                    const run_t *r = &runs[g[j].m[q]];
+                    if (t >= r->T) continue;
+                    double x = w == 0 ? r->acc[t] : w == 1 ? r->f1[t] : r->kl[t];
+                    s += x, k++, lo = fmin(lo, x), hi = fmax(hi, x);
+                }
+                if (k) fprintf(f, "%d,%.6f,%.6f,%.6f\n", t + 1, s / k, lo, hi);
+            }
+            fclose(f);
+            bn += (size_t)snprintf(body + bn, sizeof body - bn,
+                                   "%s'seeds_%s_%02d.csv' skip 1 using 1:3:4 with filledcurves lc rgb '%s' notitle, "
+                                   "'' skip 1 using 1:2 with lines lw 2 lc rgb '%s'%s title '%s (n=%d)'",
+                                   curves ? ", \\\n       " : "", what[w][0], j, color_of(r0->algo), color_of(r0->algo),
+                                   r0->ablate[0] ? " dt 2" : "", gp_safe(base_label(r0, lab, sizeof lab)), g[j].n);
+            curves++;
+        }
+        if (!curves) break;
+        snprintf(body + bn, sizeof body - bn, "\n");
+        char name[64];
+        snprintf(name, sizeof name, "seeds_%s", what[w][0]);
+        figs_ok &= gnuplot(out, name, body) == 0;
+        fprintf(md, "\n![%s per round: seed mean, band min to max](%s.png) ([SVG](%s.svg))\n", what[w][1], name, name);
+        fprintf(ht, "<h3>%s per round</h3><p>Lines: the mean over seeds; bands: the smallest to the largest value over seeds.</p>"
+                    "<img src='%s.svg' width='860' alt='%s per round, seed mean and band'>\n", what[w][1], name, what[w][1]);
+    }
+apart:
+    /* runs of one method that are not grouped: which fields keep them apart */
+    for (int a = 0; a < ng; a++)
+        for (int b = a + 1; b < ng; b++) {
+            const run_t *ra = &runs[g[a].m[0]], *rb = &runs[g[b].m[0]];
+            if (strcmp(base_label(ra, lab, sizeof lab), base_label(rb, lab2, sizeof lab2))) continue;
+            char diff[400];
+            differing_fields(keys[g[a].m[0]], keys[g[b].m[0]], diff, sizeof diff);
+            fprintf(md, "\n- `%s` and `%s` (%s) are not grouped over seeds: they differ in %s.\n", ra->dir, rb->dir, lab, diff);
+            fprintf(ht, "<p><code>%s</code> and <code>%s</code> (%s) are not grouped over seeds: they differ in %s.</p>\n", H(ra->dir),
+                    H(rb->dir), H(lab), H(diff));
+        }
+done:
+    for (int i = 0; i < nr; i++) free(keys[i]), free(ckeys[i]);
+    return figs_ok;
+}

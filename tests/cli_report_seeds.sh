@@ -1,0 +1,38 @@
+#!/bin/sh
+# cli_report_seeds.sh: seeds as a dimension of a report (issue 16). Three seeds of FLCE and
+# FedAvg on a tiny configuration, and one FedAvg run that differs in the rounds: the report
+# groups the seeds, and its means, 95% intervals (Student t, 2 degrees of freedom: 4.303) and
+# paired differences equal those worked out here with awk from each run's metrics.csv; the run
+# that differs is named with the field that keeps it apart.
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-seeds-XXXXXX); trap 'rm -rf "$t"' EXIT
+tiny="--clients 4 --per-round 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --backend cpu --quiet"
+for s in 1 2 3; do
+  "$flce" run --algo flce,fedavg $tiny --rounds 3 --seed $s --out "$t/s$s" > /dev/null 2>&1 || fail "run seed $s"
+done
+"$flce" run --algo fedavg $tiny --rounds 2 --seed 1 --out "$t/other" > /dev/null 2>&1 || fail "the other run"
+"$flce" report "$t/s1" "$t/s2" "$t/s3" "$t/other" --out "$t/rep" > /dev/null 2>&1 || fail "flce report"
+# final accuracy of a run: the mean of its last min(10, T) rounds (T = 3 here: all of them)
+acc() { awk -F, 'NR > 1 { s += $2; n++ } END { printf "%.10f", s / n }' "$1/metrics.csv"; }
+for m in flce fedavg; do
+  a1=$(acc "$t/s1/$m"); a2=$(acc "$t/s2/$m"); a3=$(acc "$t/s3/$m")
+  want=$(awk -v a="$a1" -v b="$a2" -v c="$a3" 'BEGIN { m = (a + b + c) / 3; sd = sqrt(((a-m)^2 + (b-m)^2 + (c-m)^2) / 2);
+    printf "%.6f %.6f", m, 4.303 * sd / sqrt(3) }')
+  got=$(awk -F, -v m="$m" '$1 == m && $3 == 3 { printf "%.6f %.6f", $4, $5 }' "$t/rep/seeds.csv")
+  [ -n "$got" ] || fail "seeds.csv has no row of $m with n = 3: $(cat "$t/rep/seeds.csv")"
+  awk -v w="$want" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); exit !((a[1]-b[1])^2 < 1e-12 && (a[2]-b[2])^2 < 1e-12) }' ||
+    fail "$m: mean and half-width $got, worked out here $want"
+done
+# FLCE minus FedAvg, seed by seed
+d=$(for s in 1 2 3; do awk -v a="$(acc "$t/s$s/flce")" -v b="$(acc "$t/s$s/fedavg")" 'BEGIN { printf "%.10f\n", a - b }'; done |
+  awk '{ x[NR] = $1; s += $1 } END { m = s / 3; sd = sqrt(((x[1]-m)^2 + (x[2]-m)^2 + (x[3]-m)^2) / 2); printf "%.6f %.6f", m, 4.303 * sd / sqrt(3) }')
+got=$(awk -F, '$1 == "fedavg" && $3 == 3 { printf "%.6f %.6f", $4, $5 }' "$t/rep/paired.csv")
+awk -v w="$d" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); exit !((a[1]-b[1])^2 < 1e-12 && (a[2]-b[2])^2 < 1e-12) }' ||
+  fail "paired FLCE - FedAvg accuracy: $got, worked out here $d"
+grep -q '## Seeds: means and 95% confidence intervals' "$t/rep/report.md" || fail "no seeds section"
+grep -q 'are not grouped over seeds: they differ in rounds\.' "$t/rep/report.md" || fail "the run that differs in rounds is not named: $(grep 'not grouped' "$t/rep/report.md")"
+for f in seeds_accuracy.png seeds_macro_f1.svg seeds_kl.png; do [ -s "$t/rep/$f" ] || fail "missing $f"; done
+echo "cli_report_seeds: all checks passed"
