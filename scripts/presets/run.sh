@@ -7,6 +7,9 @@
 #                       from $FLCE_DATA/{cifar10,cifar100,eurosat}: for a machine with a GPU)
 # Results go to OUT (default runs/<experiment>-<scale>); OUT/report/report.html at the end.
 # FLCE_PRESET_ROUNDS=N overrides the rounds (a quick smoke test of a preset).
+# FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
+# paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
+# report groups them (means, confidence intervals, paired differences).
 set -eu
 cd "$(dirname "$0")/../.."
 exp=${1:-}; scale=${2:-}
@@ -18,21 +21,30 @@ flce=./build/flce
 [ -x "$flce" ] || { echo "run.sh: build first (scripts/setup.sh)" >&2; exit 2; }
 if [ "$scale" = small ]; then
   datasets="fmnist"
-  common="--clients 20 --per-round 5 --rounds 30 --train-subset 8000 --test-subset 2000 --val-size 200 --seed 1"
+  common="--clients 20 --per-round 5 --rounds 30 --train-subset 8000 --test-subset 2000 --val-size 200"
+  seeds=${FLCE_PRESET_SEEDS:-3}
 else
   data=${FLCE_DATA:-/data}
   datasets="cifar10 cifar100 eurosat"
-  common="--clients 50 --per-round 10 --rounds 1000 --seed 1"
+  common="--clients 50 --per-round 10 --rounds 1000"
+  seeds=${FLCE_PRESET_SEEDS:-1}
 fi
 [ -n "${FLCE_PRESET_ROUNDS:-}" ] && common=$(echo "$common" | sed "s/--rounds [0-9]*/--rounds $FLCE_PRESET_ROUNDS/")
 data_flag() { [ "$1" = fmnist ] && echo "" || echo "--data ${FLCE_DATA:-/data}/$1"; }
 reports=""
-run() { # run NAME ARGS...: one flce run into $out/NAME (continued when interrupted)
-  name=$1; shift
-  if [ -f "$out/$name/digests.txt" ] || [ -f "$out/$name/summary.csv" ]; then echo "$name: done already"; return; fi
-  if [ -f "$out/$name/state.bin" ]; then "$flce" run "$@" $common --out "$out/$name" --resume
-  else "$flce" run "$@" $common --out "$out/$name" --force; fi
-  reports="$reports $out/$name"
+case "$seeds" in ''|*[!0-9]*|0) echo "run.sh: FLCE_PRESET_SEEDS must be a whole number >= 1" >&2; exit 2;; esac
+run() { # run NAME ARGS...: the configuration with every seed, into $out/NAME-sSEED (continued when interrupted)
+  base=$1; shift
+  s=1
+  while [ "$s" -le "$seeds" ]; do
+    name=$base-s$s
+    if [ -f "$out/$name/digests.txt" ] || [ -f "$out/$name/summary.csv" ]; then echo "$name: done already"
+    elif [ -f "$out/$name/state.bin" ] || [ -f "$out/$name/config.json" ] || ls "$out/$name"/*/state.bin > /dev/null 2>&1; then
+      "$flce" run "$@" $common --seed "$s" --out "$out/$name" --resume
+    else "$flce" run "$@" $common --seed "$s" --out "$out/$name" --force; fi
+    reports="$reports $out/$name"
+    s=$((s + 1))
+  done
 }
 for ds in $datasets; do
   df=$(data_flag "$ds")
