@@ -238,7 +238,7 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
             st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
             goto out;
         }
-        memcpy(sorted, f->t, sizeof *sorted * (size_t)f->n);
+        if (f->n) memcpy(sorted, f->t, sizeof *sorted * (size_t)f->n); /* f->t is NULL when there is no tensor */
         qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_name);
         for (int i = 1; i < f->n && !st; i++)
             if (!strcmp(sorted[i].name, sorted[i - 1].name))
