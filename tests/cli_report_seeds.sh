@@ -33,6 +33,12 @@ got=$(awk -F, '$1 == "fedavg" && $3 == 3 { printf "%.6f %.6f", $4, $5 }' "$t/rep
 awk -v w="$d" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); exit !((a[1]-b[1])^2 < 1e-12 && (a[2]-b[2])^2 < 1e-12) }' ||
   fail "paired FLCE - FedAvg accuracy: $got, worked out here $d"
 grep -q '## Seeds: means and 95% confidence intervals' "$t/rep/report.md" || fail "no seeds section"
+# the claims table: the accuracy claim's verdict follows from the paired interval by the rule
+# written under the table (one baseline here: the claim's verdict is its comparison's)
+grep -q '^Verdicts: each comparison is FLCE against one method' "$t/rep/report.md" || fail "no rule under the claims table"
+want=$(awk -v w="$d" 'BEGIN { split(w, a, " "); print (a[1] - a[2] > 0) ? "holds" : (a[1] + a[2] < 0) ? "does not hold" : "inconclusive" }')
+row=$(grep "^| FLCE's accuracy at least every baseline's |" "$t/rep/report.md") || fail "no accuracy claim"
+case "$row" in *"**$want** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
 grep -q 'are not grouped over seeds: they differ in rounds\.' "$t/rep/report.md" || fail "the run that differs in rounds is not named: $(grep 'not grouped' "$t/rep/report.md")"
 for f in seeds_accuracy.png seeds_macro_f1.svg seeds_kl.png; do [ -s "$t/rep/$f" ] || fail "missing $f"; done
 echo "cli_report_seeds: all checks passed"
