@@ -20,6 +20,21 @@ run_ctest() {
   fi
 }
 
+# what only the tests need: Debian's Chromium, and playwright-core from npm to drive it (the
+# report's browser test, tests/report_browser.sh); nothing is downloaded for a browser
+need=""
+[ -x /usr/bin/chromium ] || need="chromium"
+command -v node > /dev/null || need="$need nodejs"
+command -v npm > /dev/null || need="$need npm"
+if [ -n "$need" ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null ||
+    echo "test.sh: could not install$need: the browser test will be skipped" >&2
+fi
+if [ ! -d tests/browser/node_modules/playwright-core ] && command -v npm > /dev/null; then
+  (cd tests/browser && npm install --no-audit --no-fund --silent > /dev/null 2>&1) ||
+    echo "test.sh: npm could not install playwright-core: the browser test will be skipped" >&2
+fi
 [ -d build ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null; }
 cmake --build build -j"$j"
 run_ctest build
