@@ -65,7 +65,6 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     jstr(cfg, "dataset", r->dataset, sizeof r->dataset);
     jstr(cfg, "partition", r->partition, sizeof r->partition);
     jstr(cfg, "shapley", r->shapley, sizeof r->shapley);
-    r->clients = (int)jnum(cfg, "clients"), r->per_round = (int)jnum(cfg, "per_round"), r->rounds = (int)jnum(cfg, "rounds");
     r->dirichlet = jnum(cfg, "dirichlet"), r->label_noise = jnum(cfg, "label_noise");
     r->feature_noise = jnum(cfg, "feature_noise"), r->noisy = jnum(cfg, "noisy_clients");
     const char *sp = flce_json_find(cfg, "seed");
@@ -80,6 +79,7 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     if (!(pr >= 1 && pr <= cl && pr == floor(pr)))
         return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"per_round\" is missing or not a whole number from 1 to clients", dir), 1;
     if (!r->algo[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: no \"algo\"", dir), 1;
+    r->clients = (int)cl, r->per_round = (int)pr, r->rounds = (int)nrd; /* in range: checked above */
     snprintf(p, sizeof p, "%s/device.txt", dir);
     char *dv = slurp(p, NULL);
     if (dv) {
