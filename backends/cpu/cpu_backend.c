@@ -1072,11 +1072,12 @@ static void k8v_to_ref(const k8v *k, ref_k8 *r) {
     for (int l = 0; l < 8; l++) r->s[l] = k->s[l], r->c[l] = k->c[l];
 }
 
-/* K8C (reference/ops.h) with one vector lane per K8 lane: a chunk is 32 vectors; finished
- * chunks go on the stack of ref_k8c_push, merged lane by lane as the reference does. */
+/* K8C (reference/ops.h) with one vector lane per K8 lane. The loops add a segment of a chunk
+ * (up to the next multiple of 256 elements) with the chunk's state in registers (cur loaded
+ * and stored around the segment), and push cur when the segment ends a chunk: the stack of
+ * finished chunks merges as the reference's. */
 typedef struct {
     k8v cur;
-    int n; /* vectors in cur */
     int depth;
     k8v st[REF_K8C_DEPTH];
     uint8_t lvl[REF_K8C_DEPTH];
@@ -1090,7 +1091,6 @@ static inline void k8v_comb(k8v *a, const k8v *b) {
 }
 static inline void k8cv_init(k8cv *k) {
     k->cur = (k8v){bc(0.0f), bc(0.0f)};
-    k->n = 0;
     k->depth = 0;
 }
 static __attribute__((noinline)) void k8cv_push(k8cv *k) {
@@ -1102,11 +1102,11 @@ static __attribute__((noinline)) void k8cv_push(k8cv *k) {
         k->depth--;
     }
     k->cur = (k8v){bc(0.0f), bc(0.0f)};
-    k->n = 0;
 }
-static inline void k8cv_add(k8cv *k, v8 x) {
-    k8v_add(&k->cur, x);
-    if (++k->n == REF_K8C_CHUNK / 8) k8cv_push(k);
+/* Elements from flat index j on: how many (a multiple of 8, at most `left`) until the chunk ends. */
+static inline int k8c_seg(size_t j, int left) {
+    int seg = REF_K8C_CHUNK - (int)(j % REF_K8C_CHUNK);
+    return seg < left ? seg : left;
 }
 /* The state as the reference's, after `count` elements (a multiple of 8), to continue lane by
  * lane with ref_k8c_add (a tail) or to total. */
@@ -1138,10 +1138,17 @@ static float k8_contig(const float *a, size_t M, int sq, float mean) {
     static _Thread_local ref_k8c r0;
     k8cv_init(&k0);
     v8 mv = bc(mean);
-    size_t j = 0;
-    for (; j + 8 <= M; j += 8) {
-        v8 v = ld(a + j);
-        k8cv_add(&k0, sq ? (v - mv) * (v - mv) : v);
+    size_t j = 0, Mv = M & ~(size_t)7;
+    while (j < Mv) {
+        int seg = k8c_seg(j, (int)(Mv - j < (size_t)REF_K8C_CHUNK ? Mv - j : (size_t)REF_K8C_CHUNK));
+        k8v k = k0.cur;
+        for (int e = 0; e < seg; e += 8) {
+            v8 v = ld(a + j + e);
+            k8v_add(&k, sq ? (v - mv) * (v - mv) : v);
+        }
+        k0.cur = k;
+        j += (size_t)seg;
+        if (j % REF_K8C_CHUNK == 0) k8cv_push(&k0);
     }
     k8cv_to_ref(&k0, j, &r0);
     for (; j < M; j++) ref_k8c_add(&r0, sq ? (a[j] - mean) * (a[j] - mean) : a[j]);
@@ -1197,19 +1204,33 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                         if (c + 1 < gn) {
                             v8 m1 = bc(pass ? mean[c + 1] : 0.0f);
                             const char *pf = (const char *)(a + (size_t)C * HW); /* the next sample's run */
-                            for (int i = 0; i < HW; i += 8) {
-                                if (!pass && n + 1 < N && (i & 15) == 0) {
-                                    __builtin_prefetch(pf + 4 * (size_t)i);
-                                    __builtin_prefetch(pf + 4 * (size_t)(HW + i));
+                            for (int i0 = 0; i0 < HW;) { /* by segments of a chunk (K8C), both channels at once */
+                                int seg = k8c_seg((size_t)n * HW + i0, HW - i0);
+                                k8v k0 = st[c].cur, k1 = st[c + 1].cur;
+                                for (int i = i0; i < i0 + seg; i += 8) {
+                                    if (!pass && n + 1 < N && (i & 15) == 0) {
+                                        __builtin_prefetch(pf + 4 * (size_t)i);
+                                        __builtin_prefetch(pf + 4 * (size_t)(HW + i));
+                                    }
+                                    v8 v0 = ld(a + i), v1 = ld(a + HW + i);
+                                    k8v_add(&k0, pass ? (v0 - m0) * (v0 - m0) : v0);
+                                    k8v_add(&k1, pass ? (v1 - m1) * (v1 - m1) : v1);
                                 }
-                                v8 v0 = ld(a + i), v1 = ld(a + HW + i);
-                                k8cv_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
-                                k8cv_add(&st[c + 1], pass ? (v1 - m1) * (v1 - m1) : v1);
+                                st[c].cur = k0, st[c + 1].cur = k1;
+                                i0 += seg;
+                                if (((size_t)n * HW + i0) % REF_K8C_CHUNK == 0) k8cv_push(&st[c]), k8cv_push(&st[c + 1]);
                             }
                         } else {
-                            for (int i = 0; i < HW; i += 8) {
-                                v8 v0 = ld(a + i);
-                                k8cv_add(&st[c], pass ? (v0 - m0) * (v0 - m0) : v0);
+                            for (int i0 = 0; i0 < HW;) {
+                                int seg = k8c_seg((size_t)n * HW + i0, HW - i0);
+                                k8v k0 = st[c].cur;
+                                for (int i = i0; i < i0 + seg; i += 8) {
+                                    v8 v0 = ld(a + i);
+                                    k8v_add(&k0, pass ? (v0 - m0) * (v0 - m0) : v0);
+                                }
+                                st[c].cur = k0;
+                                i0 += seg;
+                                if (((size_t)n * HW + i0) % REF_K8C_CHUNK == 0) k8cv_push(&st[c]);
                             }
                         }
                     }
@@ -1298,18 +1319,27 @@ static void bn_bwd_part(void *arg, int part, int parts) {
                     v8 mv = bc(j->mean_in[cbeg + c]), iv = bc(j->is_in[cbeg + c]);
                     v8 k = bc((j->g[cbeg + c] * j->is_in[cbeg + c]) * invM), mf = bc(Mf);
                     v8 dbv = bc(pass ? j->db[cbeg + c] : 0.0f), dgv = bc(pass ? j->dg[cbeg + c] : 0.0f);
-                    for (int i = 0; i < HW; i += 8) {
-                        v8 dv = ld(j->dy + o + i);
-                        if (j->yr) {
-                            v8 y = ld(j->yr + o + i);
-                            dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
+                    for (int i0 = 0; i0 < HW;) { /* by segments of a chunk (K8C) */
+                        int seg = k8c_seg((size_t)n * HW + i0, HW - i0);
+                        k8v sb = kb[c].cur, sg = kg[c].cur;
+                        for (int i = i0; i < i0 + seg; i += 8) {
+                            v8 dv = ld(j->dy + o + i);
+                            if (j->yr) {
+                                v8 y = ld(j->yr + o + i);
+                                dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
+                            }
+                            v8 xv = (ld(j->x + o + i) - mv) * iv;
+                            if (pass) {
+                                stv(j->dx + o + i, k * ((mf * dv - dbv) - xv * dgv));
+                            } else {
+                                k8v_add(&sb, dv);
+                                k8v_add(&sg, dv * xv);
+                            }
                         }
-                        v8 xv = (ld(j->x + o + i) - mv) * iv;
-                        if (pass) {
-                            stv(j->dx + o + i, k * ((mf * dv - dbv) - xv * dgv));
-                        } else {
-                            k8cv_add(&kb[c], dv);
-                            k8cv_add(&kg[c], dv * xv);
+                        i0 += seg;
+                        if (!pass) {
+                            kb[c].cur = sb, kg[c].cur = sg;
+                            if (((size_t)n * HW + i0) % REF_K8C_CHUNK == 0) k8cv_push(&kb[c]), k8cv_push(&kg[c]);
                         }
                     }
                 }
@@ -1359,11 +1389,18 @@ static void bn_bwd_part(void *arg, int part, int parts) {
             static _Thread_local k8cv kb, kg;
             static _Thread_local ref_k8c rb, rg;
             k8cv_init(&kb), k8cv_init(&kg);
-            size_t e = 0;
-            for (; e + 8 <= (size_t)M; e += 8) {
-                v8 dv = ld(dc + e);
-                k8cv_add(&kb, dv);
-                k8cv_add(&kg, dv * ld(xc + e));
+            size_t e = 0, Mv = (size_t)M & ~(size_t)7;
+            while (e < Mv) { /* by chunks (K8C), the states in registers */
+                int seg = k8c_seg(e, (int)(Mv - e < (size_t)REF_K8C_CHUNK ? Mv - e : (size_t)REF_K8C_CHUNK));
+                k8v sb = kb.cur, sg = kg.cur;
+                for (int q = 0; q < seg; q += 8) {
+                    v8 dv = ld(dc + e + q);
+                    k8v_add(&sb, dv);
+                    k8v_add(&sg, dv * ld(xc + e + q));
+                }
+                kb.cur = sb, kg.cur = sg;
+                e += (size_t)seg;
+                if (e % REF_K8C_CHUNK == 0) k8cv_push(&kb), k8cv_push(&kg);
             }
             k8cv_to_ref(&kb, e, &rb), k8cv_to_ref(&kg, e, &rg);
             for (; e < (size_t)M; e++) {
