@@ -322,13 +322,6 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
         }
         if (g[j].n < 64) g[j].m[g[j].n++] = i;
     }
-    int multi = 0;
-    for (int j = 0; j < ng; j++) multi |= g[j].n > 1;
-    if (!multi) {
-        fprintf(md, "\n## Seeds\n\nEvery configuration here has one seed: no mean or interval over seeds.\n");
-        fprintf(ht, "<h2>Seeds</h2><p>Every configuration here has one seed: no mean or interval over seeds.</p>\n");
-        goto apart;
-    }
     /* exact-Shapley runs, by partition, for the distance to canonical Shapley */
     double shd[MAXRUNS];
     for (int i = 0; i < nr; i++) {
@@ -339,6 +332,14 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             double k = flce_run_shapley_cum(&runs[i], &runs[s], &e);
             if (!isnan(k)) shd[i] = k;
         }
+    }
+    int multi = 0;
+    for (int j = 0; j < ng; j++) multi |= g[j].n > 1;
+    if (!multi) {
+        fprintf(md, "\n## Seeds\n\nEvery configuration here has one seed: no mean or interval over seeds.\n");
+        fprintf(ht, "<h2>Seeds</h2><p>Every configuration here has one seed: no mean or interval over seeds.</p>\n");
+        report_claims(runs, g, ng, ckeys, shd, md, ht); /* with one seed every comparison is inconclusive: said so */
+        goto apart;
     }
     fprintf(md, "\n## Seeds: means and 95%% confidence intervals\n\nRuns whose `config.json` differ only in the seed are one "
                 "configuration; each cell is the mean over its n seeds ± the half-width of the 95%% confidence interval (Student t, "
