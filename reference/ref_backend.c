@@ -148,7 +148,6 @@ static void r_wsum(flce_backend *be, size_t n, int K, const float *a, const flce
 }
 
 /* Fill the host-buffer slots and the reference ops; the CPU backend overrides the fast ones. */
-void flce_backend_fill_reference(flce_backend *be);
 void flce_backend_fill_reference(flce_backend *be) {
     be->buf_alloc = flce_hostbuf_alloc;
     be->buf_free = flce_hostbuf_free;

@@ -25,7 +25,6 @@
 #include "ops.h"
 #include "pool.h"
 
-void flce_backend_fill_reference(flce_backend *be);
 
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
 typedef int v8i __attribute__((vector_size(32)));
