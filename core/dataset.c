@@ -147,70 +147,74 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
     return FLCE_OK;
 }
 
-flce_status flce_read_idx_images(const char *path, flce_split *s, flce_err *e) {
+/* An IDX file read whole: its header of hlen bytes (hlen / 4 big-endian words) with the magic
+ * asked for, into dims (dims[0] the magic); a check of the sizes by the caller's `plausible`
+ * (implausible: a one-line message); then exactly `payload(dims)` bytes after the header,
+ * moved to the front of *out. */
+static flce_status read_idx(const char *path, const char *what, uint32_t magic, size_t hlen, size_t max, uint32_t *dims,
+                            int (*plausible)(const uint32_t *dims, size_t *payload), uint8_t **out, flce_err *e) {
     uint8_t *b;
-    size_t len;
-    flce_status st = read_maybe_gz(path, (size_t)1 << 32, &b, &len, e);
+    size_t len, want;
+    *out = NULL;
+    flce_status st = read_maybe_gz(path, max, &b, &len, e);
     if (st) return st;
-    if (len < 16) {
-        free(b);
-        return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: shorter than the 16-byte IDX image header", path);
+    if (len < hlen) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: shorter than the %zu-byte IDX %s header", path, hlen, what);
+    else if (be32(b) != magic)
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX %s file (magic %08x, expected %08x)", path, what, be32(b), magic);
+    if (!st) {
+        for (size_t i = 0; i < hlen / 4; i++) dims[i] = be32(b + 4 * i);
+        if (!plausible(dims, &want)) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible IDX %s dimensions", path, what);
+        else if (len - hlen < want)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %zu bytes after the header", path, len - hlen, want);
+        else if (len - hlen > want) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
     }
-    if (be32(b) != 0x00000803u) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX image file (magic %08x, expected 00000803)", path, be32(b));
-        free(b);
-        return st;
-    }
-    uint32_t n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
-    if (n == 0 || n > 10000000u || rows == 0 || rows > 1024 || cols == 0 || cols > 1024) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible IDX dimensions %u x %u x %u", path, n, rows, cols);
-        free(b);
-        return st;
-    }
-    size_t want = (size_t)n * rows * cols;
-    if (len - 16 != want) {
-        st = len - 16 < want ? flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %zu bytes after the header", path, len - 16, want)
-                             : flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
+    if (st) {
         free(b);
         return st;
     }
-    memmove(b, b + 16, want);
+    memmove(b, b + hlen, want);
+    *out = b;
+    return FLCE_OK;
+}
+
+static int images_ok(const uint32_t *d, size_t *payload) {
+    *payload = (size_t)d[1] * d[2] * d[3];
+    return d[1] && d[1] <= 10000000u && d[2] && d[2] <= 1024 && d[3] && d[3] <= 1024;
+}
+
+static int labels_ok(const uint32_t *d, size_t *payload) {
+    *payload = d[1];
+    return d[1] && d[1] <= 10000000u;
+}
+
+flce_status flce_read_idx_images(const char *path, flce_split *s, flce_err *e) {
+    uint32_t d[4];
+    uint8_t *b;
+    flce_status st = read_idx(path, "image", 0x00000803u, 16, (size_t)1 << 32, d, images_ok, &b, e);
+    if (st) return st;
     free(s->pixels);
     s->pixels = b;
-    s->n = (int)n;
+    s->n = (int)d[1];
     s->c = 1;
-    s->h = (int)rows;
-    s->w = (int)cols;
+    s->h = (int)d[2];
+    s->w = (int)d[3];
     return FLCE_OK;
 }
 
 flce_status flce_read_idx_labels(const char *path, int classes, flce_split *s, flce_err *e) {
+    uint32_t d[2];
     uint8_t *b;
-    size_t len;
-    flce_status st = read_maybe_gz(path, 8 + (size_t)10000000, &b, &len, e);
+    flce_status st = read_idx(path, "label", 0x00000801u, 8, 8 + (size_t)10000000, d, labels_ok, &b, e);
     if (st) return st;
-    if (len < 8) {
-        free(b);
-        return flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: shorter than the 8-byte IDX label header", path);
-    }
-    if (be32(b) != 0x00000801u) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not an IDX label file (magic %08x, expected 00000801)", path, be32(b));
-        free(b);
-        return st;
-    }
-    uint32_t n = be32(b + 4);
-    if (n == 0 || n > 10000000u) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: implausible label count %u", path, n);
-    else if (len - 8 < n) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: truncated: %zu of %u bytes after the header", path, len - 8, n);
-    else if (len - 8 > n) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: oversized: more data than its header says", path);
+    uint32_t n = d[1];
     for (uint32_t i = 0; !st && i < n; i++)
-        if (b[8 + i] >= classes)
-            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %u out of range (0..%d)", path, b[8 + i], i, classes - 1);
+        if (b[i] >= classes)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: label %u of record %u out of range (0..%d)", path, b[i], i, classes - 1);
     if (!st && s->pixels && (uint32_t)s->n != n) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %u labels for %d images", path, n, s->n);
     if (st) {
         free(b);
         return st;
     }
-    memmove(b, b + 8, n);
     free(s->labels);
     s->labels = b;
     s->n = (int)n;

@@ -263,6 +263,7 @@ Test(cifar, cifar100_uses_fine_labels_and_checks_both) {
 }
 
 /* ---- EuroSAT ---------------------------------------------------------------------- */
+/* A w x h RGB JPEG: a flat colour from seed (quality 100), or noise when seed < 0 (quality 95). */
 static void write_jpeg(const char *path, int w, int h, int seed) {
     struct jpeg_compress_struct ci;
     struct jpeg_error_mgr jerr;
@@ -275,11 +276,15 @@ static void write_jpeg(const char *path, int w, int h, int seed) {
     ci.input_components = 3;
     ci.in_color_space = JCS_RGB;
     jpeg_set_defaults(&ci);
-    jpeg_set_quality(&ci, 100, TRUE);
+    jpeg_set_quality(&ci, seed < 0 ? 95 : 100, TRUE);
     jpeg_start_compress(&ci, TRUE);
     unsigned char row[64 * 3];
+    unsigned u = 12345;
     while (ci.next_scanline < ci.image_height) {
-        for (int x = 0; x < w * 3; x++) row[x] = (unsigned char)(seed * 20 + (x % 3) * 60); /* flat colour */
+        for (int x = 0; x < w * 3; x++) {
+            u = u * 1103515245u + 12345u;
+            row[x] = seed < 0 ? (unsigned char)(u >> 16) : (unsigned char)(seed * 20 + (x % 3) * 60); /* noise or flat colour */
+        }
         JSAMPROW rp = row;
         jpeg_write_scanlines(&ci, &rp, 1);
     }
@@ -295,28 +300,7 @@ Test(eurosat, jpeg_cut_inside_the_scan_data, .timeout = 60) {
     char dir[64], p[256];
     tu_tmpdir(dir, sizeof dir);
     snprintf(p, sizeof p, "%s/noise.jpg", dir);
-    struct jpeg_compress_struct ci;
-    struct jpeg_error_mgr jerr;
-    ci.err = jpeg_std_error(&jerr);
-    jpeg_create_compress(&ci);
-    FILE *f = fopen(p, "wb");
-    jpeg_stdio_dest(&ci, f);
-    ci.image_width = ci.image_height = 64;
-    ci.input_components = 3;
-    ci.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&ci);
-    jpeg_set_quality(&ci, 95, TRUE);
-    jpeg_start_compress(&ci, TRUE);
-    unsigned char row[64 * 3];
-    unsigned x = 12345;
-    while (ci.next_scanline < 64) {
-        for (int i = 0; i < 64 * 3; i++) x = x * 1103515245u + 12345u, row[i] = (unsigned char)(x >> 16);
-        JSAMPROW rp = row;
-        jpeg_write_scanlines(&ci, &rp, 1);
-    }
-    jpeg_finish_compress(&ci);
-    jpeg_destroy_compress(&ci);
-    fclose(f);
+    write_jpeg(p, 64, 64, -1);
     struct stat st;
     stat(p, &st);
     cr_assert(st.st_size > 4000, "the noise JPEG is only %lld bytes", (long long)st.st_size);
