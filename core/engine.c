@@ -414,30 +414,47 @@ static int bn_layers(flce_model *m, flce_bn_l **out) {
     return k;
 }
 
-static size_t state_size(const engine *E, int done, int nbn) {
-    return 16 + E->S * 4 + (size_t)E->C * E->d * 8 + (size_t)E->C + (size_t)E->n * 8 + E->aux_fn * 4 + E->aux_dn * 8 +
-           (size_t)E->T * E->n * 8 + (size_t)done * sizeof(flce_round_metrics) + (size_t)nbn * 8 + 16 + 8;
+/* The fields of state.bin after its 16-byte header, in file order (the one list that writing
+ * and reading both follow); returns how many. */
+typedef struct {
+    void *p;
+    size_t bytes;
+} state_field;
+
+static int state_fields(engine *E, int done, state_field *f) {
+    flce_bn_l *bn[32];
+    int nbn = bn_layers(&E->m, bn), k = 0;
+    f[k++] = (state_field){E->global, E->S * 4};
+    f[k++] = (state_field){E->g, (size_t)E->C * E->d * 8};
+    f[k++] = (state_field){E->has_g, (size_t)E->C};
+    f[k++] = (state_field){E->contrib_sum, (size_t)E->n * 8};
+    f[k++] = (state_field){E->aux_f, E->aux_fn * 4};
+    f[k++] = (state_field){E->aux_d, E->aux_dn * 8};
+    f[k++] = (state_field){E->rc_hist, (size_t)E->T * E->n * 8};
+    f[k++] = (state_field){E->metrics, (size_t)done * sizeof(flce_round_metrics)};
+    for (int i = 0; i < nbn; i++) f[k++] = (state_field){&bn[i]->tracked, 8};
+    f[k++] = (state_field){&E->chain_proto, 8};
+    f[k++] = (state_field){&E->chain_sel, 8};
+    return k;
+}
+
+/* header, fields, and the checksum of all before it */
+static size_t state_size(engine *E, int done) {
+    state_field f[64];
+    size_t sz = 16 + 8;
+    for (int i = 0, n = state_fields(E, done, f); i < n; i++) sz += f[i].bytes;
+    return sz;
 }
 
 static flce_status save_state(engine *E, int done, flce_err *e) {
-    flce_bn_l *bn[32];
-    int nbn = bn_layers(&E->m, bn);
-    size_t sz = state_size(E, done, nbn);
+    size_t sz = state_size(E, done);
     unsigned char *b = malloc(sz), *p = b;
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
     uint32_t hdr[4] = {STATE_MAGIC, (uint32_t)done, (uint32_t)E->S, (uint32_t)E->n};
     memcpy(p, hdr, 16), p += 16;
-    memcpy(p, E->global, E->S * 4), p += E->S * 4;
-    memcpy(p, E->g, (size_t)E->C * E->d * 8), p += (size_t)E->C * E->d * 8;
-    memcpy(p, E->has_g, (size_t)E->C), p += E->C;
-    memcpy(p, E->contrib_sum, (size_t)E->n * 8), p += (size_t)E->n * 8;
-    if (E->aux_fn) memcpy(p, E->aux_f, E->aux_fn * 4), p += E->aux_fn * 4;
-    if (E->aux_dn) memcpy(p, E->aux_d, E->aux_dn * 8), p += E->aux_dn * 8;
-    memcpy(p, E->rc_hist, (size_t)E->T * E->n * 8), p += (size_t)E->T * E->n * 8;
-    memcpy(p, E->metrics, (size_t)done * sizeof(flce_round_metrics)), p += (size_t)done * sizeof(flce_round_metrics);
-    for (int i = 0; i < nbn; i++) memcpy(p, &bn[i]->tracked, 8), p += 8;
-    memcpy(p, &E->chain_proto, 8), p += 8;
-    memcpy(p, &E->chain_sel, 8), p += 8;
+    state_field f[64];
+    for (int i = 0, n = state_fields(E, done, f); i < n; i++)
+        if (f[i].bytes) memcpy(p, f[i].p, f[i].bytes), p += f[i].bytes;
     uint64_t sum = flce_digest(b, (size_t)(p - b));
     memcpy(p, &sum, 8);
     char path[1200];
@@ -455,17 +472,15 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
     fseek(f, 0, SEEK_END);
     long fs = ftell(f);
     rewind(f);
-    flce_bn_l *bn[32];
-    int nbn = bn_layers(&E->m, bn);
     uint32_t hdr[4];
     unsigned char *b = NULL;
     flce_status st = FLCE_OK;
     if (fs < 16 || fread(hdr, 4, 4, f) != 4 || hdr[0] != STATE_MAGIC || hdr[2] != (uint32_t)E->S || hdr[3] != (uint32_t)E->n ||
         hdr[1] > (uint32_t)E->T)
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a state file of this configuration", path);
-    else if ((size_t)fs != state_size(E, (int)hdr[1], nbn))
+    else if ((size_t)fs != state_size(E, (int)hdr[1]))
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %ld bytes, but %d rounds done need %zu: damaged", path, fs, (int)hdr[1],
-                       state_size(E, (int)hdr[1], nbn));
+                       state_size(E, (int)hdr[1]));
     else if (!(b = malloc((size_t)fs))) st = flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
     else {
         rewind(f);
@@ -482,19 +497,11 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
         free(b);
         return flce_fail(e, FLCE_ERR_FORMAT, "%s: checksum mismatch: the file was changed or damaged since it was written", path);
     }
-    const unsigned char *p = b + 16;
     *done = (int)hdr[1];
-    memcpy(E->global, p, E->S * 4), p += E->S * 4;
-    memcpy(E->g, p, (size_t)E->C * E->d * 8), p += (size_t)E->C * E->d * 8;
-    memcpy(E->has_g, p, (size_t)E->C), p += E->C;
-    memcpy(E->contrib_sum, p, (size_t)E->n * 8), p += (size_t)E->n * 8;
-    if (E->aux_fn) memcpy(E->aux_f, p, E->aux_fn * 4), p += E->aux_fn * 4;
-    if (E->aux_dn) memcpy(E->aux_d, p, E->aux_dn * 8), p += E->aux_dn * 8;
-    memcpy(E->rc_hist, p, (size_t)E->T * E->n * 8), p += (size_t)E->T * E->n * 8;
-    memcpy(E->metrics, p, (size_t)*done * sizeof(flce_round_metrics)), p += (size_t)*done * sizeof(flce_round_metrics);
-    for (int i = 0; i < nbn; i++) memcpy(&bn[i]->tracked, p, 8), p += 8;
-    memcpy(&E->chain_proto, p, 8), p += 8;
-    memcpy(&E->chain_sel, p, 8);
+    const unsigned char *p = b + 16;
+    state_field fl[64];
+    for (int i = 0, n = state_fields(E, *done, fl); i < n; i++)
+        if (fl[i].bytes) memcpy(fl[i].p, p, fl[i].bytes), p += fl[i].bytes;
     free(b);
     return FLCE_OK;
 }
