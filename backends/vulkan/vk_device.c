@@ -606,8 +606,7 @@ flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
             char both[sizeof e->msg];
             snprintf(both, sizeof both, "%.250s; %.240s", first.msg, e->msg + 8 /* past "vulkan: " */);
             snprintf(e->msg, sizeof e->msg, "%s", both);
-            if (try_mode(be, 0, &first)) { /* back to preserve for FLCE_VK_ALLOW_INEXACT, as before */
-            }
+            (void)try_mode(be, 0, &first); /* back to preserve for FLCE_VK_ALLOW_INEXACT, as before (its probe fails again) */
         }
     }
     describe(c, be->device, sizeof be->device);
