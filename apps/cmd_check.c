@@ -1,9 +1,9 @@
 /* cmd_check.c: `flce check`: the cross-check harness of the bit-exact contract
  * (docs/bit-exact.md). For each backend (cpu and vulkan, or the one named):
- *  1 every case of the op table (core/opcheck.c: odd and edge sizes, sentinels after every
+ *  1 every case of the op table (check/opcheck.c: odd and edge sizes, sentinels after every
  *    output) against the reference backend, by digest;
  *  2 for Vulkan, the GLSL math library against the C one (shaders/fmath.glsl against
- *    core/fmath.h) on edge inputs and random bit patterns;
+ *    base/fmath.h) on edge inputs and random bit patterns;
  *  3 N ResNet20 training steps with the contrastive loss from the same seed on the backend
  *    and on the reference, comparing after every step the digests of the logits,
  *    prototypes, gradients, parameters and BatchNorm running statistics.
@@ -23,6 +23,11 @@
 #include "flce_eq.h"
 #include "model.h"
 #include "opcheck.h"
+#include "backend_select.h"
+#include "ref_backend.h"
+#ifdef FLCE_HAVE_VULKAN
+#include "vulkan.h"
+#endif
 
 static const char *USAGE =
     "usage: flce check [--backend all|cpu|vulkan] [--op NAME] [--steps 3] [--device D]\n"
@@ -73,7 +78,7 @@ static int op_matches(const char *name, const char *op) {
 }
 
 #ifdef FLCE_HAVE_VULKAN
-/* The GLSL math library against core/fmath.h: bits equal, or both NaN (NaN payloads are not
+/* The GLSL math library against base/fmath.h: bits equal, or both NaN (NaN payloads are not
  * part of the contract: Vulkan does not promise to keep them). */
 static void check_fmath(flce_backend *be, const char *dev, tally *t) {
     static const float special[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 1e-40f, 1.1754942e-38f, 1.17549435e-38f, 1.0f,
@@ -271,9 +276,7 @@ int flce_cmd_check(int argc, char **argv) {
     } else {
         return cli_usage_error(prog, "--backend '%s': expected all, cpu or vulkan", backend);
     }
-#ifdef FLCE_HAVE_VULKAN
-    flce_vulkan_select(device);
-#else
+#ifndef FLCE_HAVE_VULKAN
     if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
 #endif
     int want_ops = !op || strncasecmp(op, "STEPS", 5) != 0;
@@ -285,7 +288,7 @@ int flce_cmd_check(int argc, char **argv) {
     int ran = 0;
     for (int bi = 0; bi < nb; bi++) {
         flce_err e = {{0}};
-        flce_backend *be = flce_backend_create_mode(names[bi], mode, &e);
+        flce_backend *be = flce_backend_open(names[bi], device, mode, &e);
         if (!be) {
             if (explicit) {
                 fprintf(stderr, "%s: %s\n", prog, e.msg);

@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "flce.h"
+#include "data.h"
 
 static const char *USAGE =
     "usage: flce data [--dataset fmnist|cifar10|cifar100|eurosat] [--data DIR] [--clients N]\n"

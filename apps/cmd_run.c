@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend_select.h"
 #include "cli.h"
 #include "trace_io.h"
 #include "commands.h"
@@ -43,10 +44,24 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
 }
 
 
+/* The backend of --backend, --device and --denormals, opened when the engine first asks for it
+ * (after the settings and the data are checked) and shared by the methods of one run. */
+typedef struct {
+    const char *name, *device;
+    flce_denorm_mode mode;
+    flce_backend *be;
+} backend_req;
+
+static flce_backend *open_backend(void *ud, flce_err *e) {
+    backend_req *r = ud;
+    if (!r->be) r->be = flce_backend_open(r->name, r->device, r->mode, e);
+    return r->be;
+}
+
 int flce_cmd_run(int argc, char **argv) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto";
+               *denorm = "auto", *backend = "auto";
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0;
     flce_run_cfg c;
@@ -87,7 +102,7 @@ int flce_cmd_run(int argc, char **argv) {
         {"mu", CLI_STR, &comp_mu, "FLCE completion ridge weight: auto (default: held-out choice) or MU", 0},
         {"solver", CLI_STR, &comp_solver, "FLCE completion solver: als (default) or gd", 0},
         {"completion", CLI_STR, &comp_kind, "masked (default: observed entries only) or literal (the paper's equation as written)", 0},
-        {"backend", CLI_STR, &c.backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
+        {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
         {"out", CLI_STR, &out, "run directory", 0},
@@ -99,9 +114,7 @@ int flce_cmd_run(int argc, char **argv) {
     const char *pos[1];
     int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
-#ifdef FLCE_HAVE_VULKAN
-    flce_vulkan_select(device);
-#else
+#ifndef FLCE_HAVE_VULKAN
     if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
 #endif
     if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", FLCE_ALGO_LIST);
@@ -122,7 +135,6 @@ int flce_cmd_run(int argc, char **argv) {
     }
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
-    c.denormals = (int)dmode;
     {
         flce_err ce;
         if (flce_completion_parse(comp_rank, comp_mu, comp_solver, comp_kind, &c.completion, &ce))
@@ -167,12 +179,18 @@ int flce_cmd_run(int argc, char **argv) {
         if (flce_read_weights(cw_path, classes, &c.class_weights, &e))
             return cli_usage_error(prog, "--class-weights: %s (%d classes)", e.msg, classes);
     }
+    if (!flce_backend_known(backend)) {
+        free(c.class_weights);
+        return cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", backend, flce_backend_names());
+    }
     if (nm > 1) {
         if (flce_mkdirs(out) != 0) {
             free(c.class_weights);
             return cli_usage_error(prog, "--out %s: cannot create", out);
         }
     }
+    backend_req breq = {backend, device, dmode, NULL};
+    c.backend = open_backend, c.backend_ud = &breq;
     prog_ctx pc = {NULL, isatty(2), quiet};
     flce_run_summary sums[16];
     int status = 0;
@@ -196,6 +214,7 @@ int flce_cmd_run(int argc, char **argv) {
             if (pc.tty && !quiet) fputc('\n', stderr);
             fprintf(stderr, "%s: %s\n", prog, e.msg);
             free(c.class_weights);
+            if (breq.be) breq.be->destroy(breq.be);
             return st == FLCE_ERR_ARG ? 2 : 1;
         }
     }
@@ -219,5 +238,6 @@ int flce_cmd_run(int argc, char **argv) {
         else printf("summary: %s\n", p);
     }
     free(c.class_weights);
+    if (breq.be) breq.be->destroy(breq.be);
     return status;
 }

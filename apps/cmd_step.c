@@ -12,6 +12,7 @@
 #include "model.h"
 #include "npy.h"
 #include "safetensors.h"
+#include "backend_select.h"
 
 static const char *USAGE =
     "usage: flce step (--weights W.safetensors | --init-seed S --classes C) --input X.npy --labels Y.npy\n"
@@ -94,10 +95,7 @@ int flce_cmd_step(int argc, char **argv) {
         }
         lab[i] = (int32_t)v;
     }
-#ifdef FLCE_HAVE_VULKAN
-    flce_vulkan_select(device);
-#endif
-    be = flce_backend_create_mode(backend, dmode, &e);
+    be = flce_backend_open(backend, device, dmode, &e);
     if (!be) {
         free(lab);
         status = 2;

@@ -5,7 +5,7 @@
 
 #include "backend.h"
 #include "commands.h"
-#include "flce.h"
+#include "base.h"
 
 static const struct {
     const char *name;

@@ -4,7 +4,7 @@
 #ifndef FLCE_RUN_READER_H
 #define FLCE_RUN_READER_H
 
-#include "flce.h"
+#include "base.h"
 
 #define MAXRUNS 64 /* run directories one report takes */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "flce.h"
+#include "base.h"
 #include "peak.h"
 
 int flce_bench_train(int argc, char **argv);

@@ -1,5 +1,5 @@
 /* server.c: `flce-bench server`: the server-side cost per round of every method, measured
- * by calling the methods' own server steps (core/algorithms.c) on a synthetic round: the
+ * by calling the methods' own server steps (fl/algorithms.c) on a synthetic round: the
  * global model and K client models of ResNet20 (He-normal, plus small seeded
  * perturbations), prototypes of 64 floats per class, and for the Shapley methods a seeded
  * validation set. Client training is left out. Medians of --repeats timings after a
@@ -22,6 +22,8 @@
 #include "cli.h"
 #include "util.h"
 #include "engine_impl.h"
+#include "cpu.h"
+#include "ref_backend.h"
 
 
 typedef struct {

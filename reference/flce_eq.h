@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "flce.h"
+#include "base.h"
 
 /* ---- local training: supervised contrastive loss (eq:method.losscl) ---------------- */
 /* L_CL over a batch of N features z [N x d] with labels y, on L2-normalised features,

@@ -1,7 +1,7 @@
 /* ops.h: the training ops as plain scalar loops on host arrays: the oracle of every
  * backend. Each op's comment states its one summation order; every backend follows it.
  * Float operations are + - * only, each rounded on its own; division, square roots, exp
- * and log come from core/fmath.h.
+ * and log come from base/fmath.h.
  *
  * "K8" is the compensated striped sum used by the long BatchNorm reductions: element j
  * goes to lane j mod 8; each lane keeps a sum s and an error sum c, and adds x in

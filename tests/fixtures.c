@@ -22,6 +22,8 @@
 
 #include "model.h"
 #include "npy.h"
+#include "backend_select.h"
+#include "ref_backend.h"
 
 #include <jpeglib.h>
 
@@ -123,7 +125,7 @@ static void *volatile canary;
 
 static int leak_canary(const char *backend) {
     flce_err e;
-    flce_backend *be = flce_backend_create(backend, &e); /* may fail: no such device here */
+    flce_backend *be = flce_backend_open(backend, NULL, FLCE_DENORM_AUTO, &e); /* may fail: no such device here */
     if (be) be->destroy(be);
     canary = malloc(4242);
     if (canary) memset(canary, 1, 4242);

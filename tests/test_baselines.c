@@ -6,6 +6,7 @@
 
 #include "baselines.h"
 #include "model.h"
+#include "ref_backend.h"
 
 #define NEAR(a, b, tol) cr_assert(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.12g, expected %.12g", #a, (double)(a), (double)(b))
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "flce.h"
+#include "data.h"
 #include "testutil.h"
 
 Test(fmnist, real_files_have_60000_and_10000_balanced) {

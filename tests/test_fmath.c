@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "flce.h"
+#include "base.h"
 #include "fmath.h"
 
 static double ulp_err(float got, double want) {

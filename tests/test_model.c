@@ -10,6 +10,8 @@
 #include "model.h"
 #include "safetensors.h"
 #include "testutil.h"
+#include "ref_backend.h"
+#include "cpu.h"
 
 static void fill(float *x, size_t n, uint32_t stream) {
     flce_rng r;

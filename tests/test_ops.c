@@ -13,6 +13,8 @@
 #include "hostbuf.h"
 #include "opcheck.h"
 #include "ops.h"
+#include "cpu.h"
+#include "ref_backend.h"
 
 static flce_backend *cpu;
 static void setup(void) { cpu = flce_backend_cpu(2); }
@@ -24,7 +26,7 @@ static void fill(float *x, size_t n, uint32_t stream, float scale) { /* seeded n
     for (size_t i = 0; i < n; i++) x[i] = (float)(flce_rng_normal(&r) * scale);
 }
 
-/* Every case of the cross-check table (core/opcheck.c): CPU equals reference, bit for bit,
+/* Every case of the cross-check table (check/opcheck.c): CPU equals reference, bit for bit,
  * and writes nothing past the end of its outputs. */
 Test(ops, every_op_cpu_equals_reference_bit_for_bit, .init = setup, .fini = teardown, .timeout = 120) {
     flce_backend *ref = flce_backend_reference();

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "flce.h"
+#include "data.h"
 
 static flce_split synth(int per_class, int classes) {
     flce_split s = {0};

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "flce.h"
+#include "base.h"
 
 Test(philox, known_answer_vectors) {
     /* Random123 kat_vectors: counter, key -> output */

@@ -17,10 +17,14 @@
 
 #include "engine_impl.h"
 #include "testutil.h"
+#include "cpu.h"
+#include "ref_backend.h"
 
 static char dir[256];
 static size_t S;
 static float *init_state, *trainable_mask;
+
+static flce_backend *given_backend(void *ud, flce_err *e) { return ud; }
 
 static float *final_state(const char *algo) {
     flce_run_cfg c;
@@ -28,10 +32,14 @@ static float *final_state(const char *algo) {
     char out[512];
     snprintf(out, sizeof out, "%s/%s", dir, algo);
     c.algo = algo, c.clients = 10, c.per_round = 1, c.rounds = 1, c.batch = 32, c.seed = 5;
-    c.train_subset = 600, c.test_subset = 50, c.val_size = 20, c.backend = "cpu", c.out = out;
+    c.train_subset = 600, c.test_subset = 50, c.val_size = 20, c.out = out;
+    flce_backend *be = flce_backend_cpu(2);
+    cr_assert_not_null(be);
+    c.backend = given_backend, c.backend_ud = be;
     flce_run_summary sum;
     flce_err e;
     flce_status st = flce_run(&c, NULL, NULL, &sum, &e);
+    be->destroy(be);
     cr_assert_eq(st, FLCE_OK, "%s: %s", algo, e.msg);
     flce_model m;
     cr_assert_eq(flce_model_create(&m, flce_backend_reference(), 1, 28, 28, 10, 1, &e), FLCE_OK);

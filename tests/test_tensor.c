@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "flce.h"
+#include "base.h"
 #include "testutil.h"
 
 Test(digest, known_values_and_sensitivity) {

@@ -11,8 +11,9 @@
 #include <string.h>
 
 #include "denormals.h"
-#include "../../core/fmath.h" /* by path: build/shaders/fmath.h is fmath.comp's SPIR-V */
+#include "../../base/fmath.h" /* by path: build/shaders/fmath.h is fmath.comp's SPIR-V */
 #include "vk.h"
+#include "vulkan.h"
 
 #define VK_DEF(f) PFN_##f f;
 VK_INSTANCE_FNS(VK_DEF)
@@ -24,10 +25,8 @@ static PFN_vkEnumerateInstanceLayerProperties enum_layers;
 static PFN_vkCreateDebugUtilsMessengerEXT create_messenger;
 static PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
 static void *libvulkan;
-static const char *device_choice; /* --device; NULL: FLCE_VK_DEVICE, else the best device */
 static long validation_messages;
 
-void flce_vulkan_select(const char *spec) { device_choice = spec && *spec ? spec : NULL; }
 long flce_vulkan_validation_messages(void) { return validation_messages; }
 
 static flce_status load_loader(flce_err *e) {
@@ -155,10 +154,11 @@ static uint32_t list_devices(VkInstance instance, VkPhysicalDevice list[16]) {
 
 /* The device: by --device / FLCE_VK_DEVICE (an index or part of the name), else the
  * highest-ranked type (first of equals). */
-static flce_status pick_device(vk_ctx *c, flce_err *e) {
+static flce_status pick_device(vk_ctx *c, const char *device_choice, flce_err *e) {
     VkPhysicalDevice list[16];
     uint32_t n = list_devices(c->instance, list);
     if (n == 0) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan device on this machine");
+    if (device_choice && !*device_choice) device_choice = NULL;
     const char *spec = device_choice ? device_choice : getenv("FLCE_VK_DEVICE");
     const char *from = device_choice ? "--device" : "FLCE_VK_DEVICE";
     int best = -1, best_rank = -1;
@@ -573,9 +573,7 @@ static flce_status try_mode(flce_backend *be, int ftz, flce_err *e) {
     return st;
 }
 
-flce_backend *flce_backend_vulkan(flce_err *e) { return flce_backend_vulkan_mode(FLCE_DENORM_AUTO, e); }
-
-flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
+flce_backend *flce_backend_vulkan(const char *device, flce_denorm_mode mode, flce_err *e) {
     if (load_loader(e)) return NULL;
     flce_backend *be = calloc(1, sizeof *be);
     vk_ctx *c = calloc(1, sizeof *c);
@@ -592,7 +590,7 @@ flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
     be->buf_read = b_read;
     be->sync = b_sync;
     be->destroy = destroy;
-    if (make_instance(c, e) || pick_device(c, e) || make_device(c, e)) goto fail;
+    if (make_instance(c, e) || pick_device(c, device, e) || make_device(c, e)) goto fail;
     c->up = vk_buf_new(c, 16u << 20, c->mem_host, &c->up_map, e);
     if (!c->up) goto fail;
     vk_ops_install(be);
@@ -615,7 +613,7 @@ flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e) {
         const char *allow = getenv("FLCE_VK_ALLOW_INEXACT");
         if (!allow || strcmp(allow, "1")) goto fail;
         /* diagnosis only: run anyway, and say so wherever the device is named */
-        fprintf(stderr, "flce: %s (continuing: FLCE_VK_ALLOW_INEXACT=1)\n", e->msg);
+        snprintf(be->note, sizeof be->note, "%.200s (continuing: FLCE_VK_ALLOW_INEXACT=1)", e->msg);
         size_t l = strlen(be->device);
         snprintf(be->device + l, sizeof be->device - l, ", NOT BIT-EXACT");
     }

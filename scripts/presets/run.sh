@@ -7,6 +7,7 @@
 #                       from $FLCE_DATA/{cifar10,cifar100,eurosat}: for a machine with a GPU)
 # Results go to OUT (default runs/<experiment>-<scale>); OUT/report/report.html at the end.
 # FLCE_PRESET_ROUNDS=N overrides the rounds (a quick smoke test of a preset).
+# FLCE_BIN=PATH runs that flce (and the flce-bench beside it) instead of build/flce.
 # FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
 # paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
 # report groups them (means, confidence intervals, paired differences).
@@ -17,7 +18,7 @@ case "$exp" in normal|ablation|classweights|heterogeneity|noise|cost|all) ;; *)
   echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|cost|all small|paper [OUT]" >&2; exit 2;; esac
 case "$scale" in small|paper) ;; *) echo "run.sh: SCALE must be small or paper" >&2; exit 2;; esac
 out=${3:-runs/$exp-$scale}
-flce=./build/flce
+flce=${FLCE_BIN:-./build/flce}  # FLCE_BIN: another build of flce (a copy kept still while build/ changes)
 [ -x "$flce" ] || { echo "run.sh: build first (scripts/setup.sh)" >&2; exit 2; }
 if [ "$scale" = small ]; then
   datasets="fmnist"
@@ -74,7 +75,7 @@ done
 case "$exp" in cost|all)
   mkdir -p "$out"
   q=""; [ "$scale" = small ] && q="--quick"
-  ./build/flce-bench server $q --csv "$out/server.csv" --plot "$out/server-figures" ;; esac
+  "$(dirname "$flce")/flce-bench" server $q --csv "$out/server.csv" --plot "$out/server-figures" ;; esac
 all_runs=$(ls -d "$out"/*/ 2>/dev/null | while read -r d; do
   [ -f "$d/config.json" ] || [ -f "$d/summary.csv" ] && echo "${d%/}"; done)
 [ -n "$all_runs" ] && "$flce" report $all_runs --out "$out/report"

@@ -1,5 +1,5 @@
 /* fuzz_cifar.c: the CIFAR-10 and CIFAR-100 binary readers. */
-#include "flce.h"
+#include "data.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,5 +1,5 @@
 /* fuzz_idx.c: the IDX image and label readers (gzip or plain). */
-#include "flce.h"
+#include "data.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

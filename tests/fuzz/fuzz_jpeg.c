@@ -1,5 +1,5 @@
 /* fuzz_jpeg.c: the EuroSAT JPEG reader (64x64 RGB). */
-#include "flce.h"
+#include "data.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -3,6 +3,7 @@
 #include "fuzz.h"
 #include "model.h"
 #include "safetensors.h"
+#include "ref_backend.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static flce_model m;

@@ -1,5 +1,5 @@
 /* err.c: status codes, the error context, checked allocation and atomic file writes. */
-#include "flce.h"
+#include "base.h"
 
 #include <errno.h>
 #include <stdarg.h>

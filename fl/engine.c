@@ -38,7 +38,6 @@ void flce_run_cfg_default(flce_run_cfg *c) {
     c->lr = 0.01;
     c->lambda = 1.0;
     c->tau = 0.5;
-    c->backend = "auto";
     c->seed = 1;
     c->mc_perms = 50;
     c->mc_eps = 0.001;
@@ -565,8 +564,7 @@ static flce_status validate(const flce_run_cfg *c, const algo_vt **algo, flce_er
     if (c->part.label_noise < 0 || c->part.label_noise > 1) return flce_fail(e, FLCE_ERR_ARG, "--label-noise %g: must be in [0, 1]", c->part.label_noise);
     if (!(c->part.feature_noise >= 0 && c->part.feature_noise < 1e6))
         return flce_fail(e, FLCE_ERR_ARG, "--feature-noise %g: must be a number from 0 to below 1e6", c->part.feature_noise);
-    if (!flce_backend_known(c->backend))
-        return flce_fail(e, FLCE_ERR_ARG, "--backend '%s': unknown or not built (%s)", c->backend, flce_backend_names());
+    if (!c->backend) return flce_fail(e, FLCE_ERR_ARG, "no backend given to the engine");
     return FLCE_OK;
 }
 
@@ -713,7 +711,6 @@ static void engine_free(engine *E) {
         flce_model_free(&E->m);
         flce_model_free(&E->m2);
         flce_model_free(&E->m3);
-        if (E->be->destroy) E->be->destroy(E->be);
     }
     flce_dataset_free(&E->ds);
     flce_partition_free(&E->part);
@@ -806,18 +803,13 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     if ((st = setup_data(E, e))) goto out;
     if ((st = prepare_dir(E, e))) goto out;
     E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
-    E->be = flce_backend_create_mode(cfg->backend, (flce_denorm_mode)cfg->denormals, e);
-    if (!E->be) {
-        st = FLCE_ERR_ARG;
+    if (!(E->be = cfg->backend(cfg->backend_ud, e))) {
+        st = FLCE_ERR_ARG; /* as every unusable --backend or --device */
         goto out;
     }
     snprintf(sum->device, sizeof sum->device, "%s", E->be->device);
     int MB = cfg->batch > cfg->eval_batch ? cfg->batch : cfg->eval_batch;
-    if ((st = flce_model_create(&E->m, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e))) {
-        E->be->destroy(E->be);
-        E->be = NULL;
-        goto out;
-    }
+    if ((st = flce_model_create(&E->m, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e))) goto out;
     flce_model_init(&E->m, cfg->seed);
     E->S = flce_model_state_size(&E->m);
     if (!(E->trainable = malloc(E->S))) {

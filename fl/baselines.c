@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flce.h"
+#include "base.h"
 
 void flce_prox_grad(size_t n, float *g, const float *w, const float *ref, float mu) {
     for (size_t j = 0; j < n; j++) g[j] = g[j] + mu * (w[j] - ref[j]);

@@ -3,7 +3,7 @@
  * distributions built on it. A stream is keyed by (seed, purpose, round, client):
  * key = the 64-bit seed, counter = (block, purpose, round, client). Distributions use
  * flce_dlog/flce_dexp so that no draw depends on the platform's libm. */
-#include "flce.h"
+#include "base.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  *     feature_noise (applied when samples are read, keyed by sample index).
  * Each client's sample indices are kept ascending, so the digest does not depend on the
  * order of the draw. */
-#include "flce.h"
+#include "data.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,14 @@
-/* backend.c: choosing a backend by name. */
+/* backend_select.c: choosing and creating a backend by name (backend_select.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend_select.h"
+#include "cpu.h"
 #include "denormals.h"
+#include "ref_backend.h"
+#ifdef FLCE_HAVE_VULKAN
+#include "vulkan.h"
+#endif
 
 #ifdef FLCE_HAVE_VULKAN
 const char *flce_backend_names(void) { return "reference, cpu, vulkan, auto"; }
@@ -42,24 +47,24 @@ static flce_backend *host_mode(flce_backend *be, flce_denorm_mode mode, flce_err
     return w;
 }
 
-flce_backend *flce_backend_create(const char *name, flce_err *e) { return flce_backend_create_mode(name, FLCE_DENORM_AUTO, e); }
-
-flce_backend *flce_backend_create_mode(const char *name, flce_denorm_mode mode, flce_err *e) {
+flce_backend *flce_backend_open(const char *name, const char *device, flce_denorm_mode mode, flce_err *e) {
     if (!strcmp(name, "reference")) return host_mode(flce_backend_reference(), mode, e);
     if (!strcmp(name, "cpu")) return host_mode(cpu(e), mode, e);
 #ifdef FLCE_HAVE_VULKAN
     if (!strcmp(name, "vulkan")) {
-        flce_backend *be = flce_backend_vulkan_mode(mode, e);
+        flce_backend *be = flce_backend_vulkan(device, mode, e);
         if (be) say_once("vulkan backend on ", be->device, "");
+        if (be && be->note[0]) fprintf(stderr, "flce: %s\n", be->note);
         return be;
     }
     if (!strcmp(name, "auto")) {
         char seen[400];
         if (flce_vulkan_gpu(seen, sizeof seen)) {
             flce_err ve;
-            flce_backend *be = flce_backend_vulkan_mode(mode, &ve);
+            flce_backend *be = flce_backend_vulkan(device, mode, &ve);
             if (be) {
                 say_once("vulkan backend on ", be->device, "");
+                if (be->note[0]) fprintf(stderr, "flce: %s\n", be->note);
                 return be;
             }
             say_once(ve.msg, "", "; using the cpu backend");

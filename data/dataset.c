@@ -7,7 +7,7 @@
  * Every reader checks sizes against the header or the record size before it copies a
  * byte, so a missing, truncated, oversized or corrupted file is one error line, never an
  * out-of-bounds read. */
-#include "flce.h"
+#include "data.h"
 
 #include <dirent.h>
 #include <errno.h>

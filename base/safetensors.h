@@ -4,7 +4,7 @@
 #ifndef FLCE_SAFETENSORS_H
 #define FLCE_SAFETENSORS_H
 
-#include "flce.h"
+#include "base.h"
 
 typedef enum { FLCE_ST_F32, FLCE_ST_I64 } flce_st_dtype;
 

@@ -10,6 +10,7 @@
 #ifndef FLCE_ENGINE_H
 #define FLCE_ENGINE_H
 
+#include "data.h"
 #include "flce_eq.h"
 #include "model.h"
 
@@ -23,7 +24,11 @@ typedef struct {
     double lr, lambda, tau;
     double *class_weights;    /* [classes] or NULL (b_c = 1/C) */
     int train_subset, test_subset, val_size; /* 0: all / default */
-    const char *backend;
+    /* The backend to train on, handed over by the program (the engine never creates one): called
+     * once the settings, the data and the run directory are checked, so that a usage error is
+     * reported before any device is opened; the backend stays the caller's (not destroyed). */
+    flce_backend *(*backend)(void *ud, flce_err *e);
+    void *backend_ud;
     uint64_t seed;
     const char *out;
     int resume, force;
@@ -36,7 +41,6 @@ typedef struct {
     double ditto_lambda;      /* Ditto lambda, default 1 */
     double moon_mu, moon_tau; /* MOON mu 1, tau 0.5 */
     flce_completion_cfg completion; /* FLCE's completion (its seed is the run's) */
-    int denormals;            /* flce_denorm_mode: auto (default), preserve or ftz */
 } flce_run_cfg;
 
 #define FLCE_ALGO_LIST "flce, fedavg, fedprox, ditto, moon, fedfv, cgsv, qfedavg, fedfa, fedsv, gtg"

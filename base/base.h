@@ -1,13 +1,13 @@
-/* flce.h: the public header of the FLCE-harness core library.
- *
- * One include for every program: status codes and error context, float32 tensors and
- * their xxh3-64 digests, the seeded counter-based generator, the deterministic math
- * routines, datasets, federated partitions and the .npy reader/writer.
+/* base.h: the base part of FLCE-harness (docs/architecture.md), which depends on nothing of
+ * ours: status codes and error context, files written atomically, float32 tensors and their
+ * xxh3-64 digests, the seeded counter-based generator and the deterministic double math.
+ * (The .npy and safetensors formats, the float32 math library and the denormal modes are
+ * base too, each with its own header.)
  * Names carry the prefix flce_; fallible functions return flce_status and write a
  * one-line explanation (file, what, why) into an flce_err the caller owns.
  */
-#ifndef FLCE_H
-#define FLCE_H
+#ifndef FLCE_BASE_H
+#define FLCE_BASE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -112,74 +112,5 @@ void flce_rng_sample(flce_rng *r, int n, int k, int *out);
 /* Built from + - * /, sqrt and bit operations only, so results do not depend on libm. */
 double flce_dlog(double x);
 double flce_dexp(double x);
-
-/* ---- datasets --------------------------------------------------------------------- */
-typedef struct {
-    int n, c, h, w;      /* samples, channels, height, width */
-    int classes;
-    uint8_t *pixels;     /* owned, n*c*h*w bytes, CHW per sample */
-    uint8_t *labels;     /* owned, n labels < classes */
-} flce_split;
-
-typedef struct {
-    char name[16];       /* fmnist, cifar10, cifar100, eurosat */
-    char dir[512];       /* where it was read from */
-    flce_split train, test;
-    double mean[3], std[3]; /* per-channel statistics of the training split, in [0,1] units */
-} flce_dataset;
-
-#define FLCE_FMNIST_DIR "/usr/share/datasets/fashion-mnist"
-
-/* Load a dataset by name from dir (NULL: the default place; only fmnist has one).
- * seed is used for EuroSAT's stratified 80/20 split only. */
-flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir,
-                              uint64_t seed, flce_err *e);
-void flce_dataset_free(flce_dataset *ds);
-/* Per-channel mean and std of the training split (double, fixed order). */
-void flce_dataset_compute_stats(flce_dataset *ds);
-/* Replace split (train when which = 0, test when 1) by a seeded stratified subset of
- * n samples (class proportions kept by largest remainders; sample order kept). */
-flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t seed, flce_err *e);
-/* Per-class counts of a split into counts[classes]. */
-void flce_split_class_counts(const flce_split *s, int *counts);
-/* Normalised float32 of sample i into out[c*h*w]: (x/255 - mean_ch) / std_ch. */
-void flce_dataset_sample_f32(const flce_dataset *ds, const flce_split *s, int i, float *out);
-
-/* Readers for one format each, exposed for tests. */
-flce_status flce_read_idx_images(const char *path, flce_split *s, flce_err *e);
-flce_status flce_read_idx_labels(const char *path, int classes, flce_split *s, flce_err *e);
-flce_status flce_read_cifar_bin(const char *path, int label_bytes, int classes,
-                                int max_records, flce_split *s, flce_err *e);
-flce_status flce_read_jpeg_rgb(const char *path, int want_h, int want_w, uint8_t *chw,
-                               flce_err *e);
-
-/* ---- federated partitions --------------------------------------------------------- */
-typedef struct {
-    int iid;             /* 1: IID; 0: Dirichlet label skew */
-    double dirichlet;    /* delta > 0, default 0.5 */
-    int min_samples;     /* each client holds at least this many, default 10 */
-    double label_noise;  /* flip rate of noisy clients, 0 = none */
-    double feature_noise;/* Gaussian std (in normalised units) of noisy clients */
-    double noisy_frac;   /* fraction of clients that are noisy, default 1.0 */
-} flce_partition_cfg;
-
-typedef struct {
-    int n_clients, classes;
-    int64_t *offsets;    /* n_clients + 1: client k holds entries offsets[k]..offsets[k+1]-1 */
-    int32_t *index;      /* sample index into the training split, ascending per client */
-    uint8_t *labels;     /* the label the client sees (after label noise) */
-    uint8_t *noisy;      /* per client: 1 when noise was applied */
-    float *feature_std;  /* per client: std of the Gaussian feature noise (0: none) */
-    int64_t label_flips; /* total labels flipped */
-} flce_partition;
-
-void flce_partition_cfg_default(flce_partition_cfg *c);
-flce_status flce_partition_make(flce_partition *p, const flce_split *train, int n_clients,
-                                const flce_partition_cfg *cfg, uint64_t seed, flce_err *e);
-void flce_partition_free(flce_partition *p);
-/* Class counts of client k (after label noise) into counts[classes]. */
-void flce_partition_counts(const flce_partition *p, int k, int *counts);
-/* xxh3-64 of the partition's canonical little-endian serialisation. */
-uint64_t flce_partition_digest(const flce_partition *p);
 
 #endif

@@ -1,6 +1,8 @@
 /* backend.h: the backend interface: a struct of operation function pointers plus an
  * opaque context (after ggml-backend). A backend owns buffers and runs ops; it knows
- * nothing of federated learning. Every op has one documented summation order
+ * nothing of federated learning. The interface belongs to the reference part; each backend
+ * has its own header with its constructor (ref_backend.h, backends/cpu/cpu.h,
+ * backends/vulkan/vulkan.h), and only the programs choose and create one (apps/backend_select.h). Every op has one documented summation order
  * (reference/ops.h), so every backend gives the same float32 bits (docs/bit-exact.md).
  *
  * Buffers are opaque handles; the host reads and writes them only through buf_read and
@@ -13,7 +15,7 @@
 #include <stdint.h>
 
 #include "denormals.h"
-#include "flce.h"
+#include "base.h"
 
 /* The version of the bit-exact contract (docs/bit-exact.md) every backend follows: results
  * change only when it does. 1: K8 BatchNorm sums, denormals preserved. 2 (2026-11-26): K8C
@@ -38,6 +40,7 @@ struct flce_backend {
     const char *name;  /* "reference", "cpu", "vulkan" */
     char device[160];  /* the device and driver, for start-up lines and reports */
     int ftz;           /* the denormal mode its ops compute in: 0 preserve, 1 ftz (docs/bit-exact.md) */
+    char note[256];    /* a line for the program to show the user (e.g. "not bit-exact"); empty: none */
     void *ctx;         /* backend-specific */
 
     flce_buf *(*buf_alloc)(flce_backend *be, size_t bytes); /* zeroed; NULL on failure */
@@ -105,39 +108,8 @@ struct flce_backend {
     void (*weighted_sum)(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y);
 };
 
-/* The backends compiled in. */
-flce_backend *flce_backend_reference(void);
-flce_backend *flce_backend_cpu(int threads);
-/* The Vulkan backend (built when FLCE_HAVE_VULKAN): the device named by
- * flce_vulkan_select (from --device) or the environment variable FLCE_VK_DEVICE (an index or
- * part of the name), else the best device, a real GPU before a CPU implementation. NULL and
- * a one-line error where there is no loader, no device, or the device fails the start-up
- * probe of the float contract. */
-flce_backend *flce_backend_vulkan(flce_err *e);
-/* The same in a given denormal mode (auto: the device's own; refused when the device cannot
- * compute in the mode asked for bit for bit). */
-flce_backend *flce_backend_vulkan_mode(flce_denorm_mode mode, flce_err *e);
-void flce_vulkan_select(const char *spec);
-/* 1 when a Vulkan GPU (not a CPU implementation) is present; desc lists the devices seen. */
-int flce_vulkan_gpu(char *desc, size_t cap);
-/* Warnings and errors reported by the validation layer so far (FLCE_VK_VALIDATION=1). */
-long flce_vulkan_validation_messages(void);
-/* The GLSL math library on the device: out[6 i + 0..5] = recip(x_i), div(x_i, y_i),
- * rsqrt(x_i), sqrt(x_i), exp(x_i), log(x_i) (for the C-against-GLSL identity check). */
-flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e);
-
-/* By name: "reference", "cpu", "vulkan", or "auto": Vulkan where a GPU is present, else the
- * CPU backend after one line on stderr saying why (NULL and error when unknown or
- * unavailable). flce_backend_create_mode also takes the denormal mode: preserve, ftz, or auto
- * (what the device does: preserve on the host; the probe's finding on a Vulkan device). */
-flce_backend *flce_backend_create(const char *name, flce_err *e);
-flce_backend *flce_backend_create_mode(const char *name, flce_denorm_mode mode, flce_err *e);
 /* A host backend (reference or CPU) whose ops run with FTZ and DAZ set (backend_mode.c); it
  * owns `in` and destroys it with itself. NULL when out of memory. */
 flce_backend *flce_backend_ftz(flce_backend *in);
-/* 1 when name is one of flce_backend_names(). */
-int flce_backend_known(const char *name);
-/* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */
-const char *flce_backend_names(void);
 
 #endif

@@ -4,7 +4,7 @@
 #ifndef FLCE_NPY_H
 #define FLCE_NPY_H
 
-#include "flce.h"
+#include "base.h"
 
 typedef enum { FLCE_NPY_F32, FLCE_NPY_F64, FLCE_NPY_I64, FLCE_NPY_U8 } flce_npy_dtype;
 

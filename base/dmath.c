@@ -2,7 +2,7 @@
  * distributions, partitions). Only + - * /, sqrt-free polynomials, exact scaling and
  * bit operations, so every platform computes the same bits (libm differs between
  * versions). Accuracy: within 2 ulp of libm over the tested range (tests/test_rng.c). */
-#include "flce.h"
+#include "base.h"
 
 #include <math.h>
 #include <string.h>

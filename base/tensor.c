@@ -1,6 +1,6 @@
 /* tensor.c: float32 tensors and xxh3-64 digests of raw bytes (every comparison of runs
  * and backends goes through flce_digest). The project assumes a little-endian host. */
-#include "flce.h"
+#include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
