@@ -25,8 +25,8 @@ static const char *USAGE =
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
     "                [--denormals auto|preserve|ftz]\n"
-    "METHOD: " FLCE_ALGO_LIST ". `all`: every one of them.\n"
-    "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed.";
+    "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed;\n"
+    "`all`: every one of them. METHOD:\n";
 
 typedef struct {
     const char *algo;
@@ -112,13 +112,22 @@ int flce_cmd_run(int argc, char **argv) {
         {0},
     };
     const char *pos[1];
-    int np, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &np);
+    char usage[8192]; /* the methods from the registry */
+    snprintf(usage, sizeof usage, "%s%s", USAGE, flce_method_help());
+    size_t ul = strlen(usage);
+    if (ul && usage[ul - 1] == '\n') usage[ul - 1] = '\0'; /* cli_parse ends the text itself */
+    int np, rc = cli_parse(prog, usage, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
 #ifndef FLCE_HAVE_VULKAN
     if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
 #endif
-    if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", FLCE_ALGO_LIST);
-    if (!strcmp(algos, "all")) algos = "flce,fedavg,fedprox,ditto,moon,fedfv,cgsv,qfedavg,fedfa,fedsv,gtg";
+    if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
+    char every[512] = "";
+    if (!strcmp(algos, "all")) { /* the registry's order */
+        for (int i = 0, n = 0; i < flce_method_count(); i++)
+            n += snprintf(every + n, sizeof every - (size_t)n, "%s%s", i ? "," : "", flce_method_name(i));
+        algos = every;
+    }
     if (!out) return cli_usage_error(prog, "--out DIR is required");
     if (!cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed is required (one seed fixes everything)");
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
@@ -156,8 +165,8 @@ int flce_cmd_run(int argc, char **argv) {
     for (char *a = list, *next; a; a = next) {
         next = strchr(a, ',');
         if (next) *next++ = '\0';
-        if (!*a) return cli_usage_error(prog, "--algo '%s': an empty method name (%s, or all)", algos, FLCE_ALGO_LIST);
-        if (!flce_algo_known(a)) return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", a, FLCE_ALGO_LIST);
+        if (!*a) return cli_usage_error(prog, "--algo '%s': an empty method name (%s, or all)", algos, flce_method_names());
+        if (!flce_algo_known(a)) return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", a, flce_method_names());
         for (int j = 0; j < nm; j++)
             if (!strcmp(names[j], a)) return cli_usage_error(prog, "--algo: '%s' is named twice", a);
         if (nm == 16) return cli_usage_error(prog, "--algo: at most 16 methods in one run");

@@ -1,5 +1,5 @@
 /* server.c: `flce-bench server`: the server-side cost per round of every method, measured
- * by calling the methods' own server steps (fl/algorithms.c) on a synthetic round: the
+ * by calling the methods' own server steps (fl/methods/) on a synthetic round: the
  * global model and K client models of ResNet20 (He-normal, plus small seeded
  * perturbations), prototypes of 64 floats per class, and for the Shapley methods a seeded
  * validation set. Client training is left out. Medians of --repeats timings after a
@@ -21,7 +21,7 @@
 
 #include "cli.h"
 #include "util.h"
-#include "engine_impl.h"
+#include "method.h"
 #include "cpu.h"
 #include "ref_backend.h"
 
@@ -120,12 +120,6 @@ static void free_round(bench_round *b) {
     free(E->ds.train.labels);
 }
 
-static const algo_vt *find(const char *name) {
-    for (int i = 0; i < FLCE_NALGOS; i++)
-        if (!strcmp(FLCE_ALGOS[i].name, name)) return &FLCE_ALGOS[i];
-    return NULL;
-}
-
 /* FedAvg as the paper prices it: data-size weights and the weighted average, nothing else
  * (our fedavg unit also computes the cosine-rule contributions: row "fedavg+cosine"). */
 static flce_status fedavg_only(engine *E, flce_err *e) {
@@ -137,12 +131,12 @@ static flce_status fedavg_only(engine *E, flce_err *e) {
     return FLCE_OK;
 }
 
-static const algo_vt FEDAVG_ONLY = {"fedavg", 0, 0, 0, 0, LOCAL_PLAIN, 0, NULL, NULL, fedavg_only};
+static const flce_method FEDAVG_ONLY = {.name = "fedavg", .server = fedavg_only};
 
 /* Median seconds of one server step of `name` over reps timings (after one warm-up). */
 static double time_server(bench_round *b, const char *name, int reps) {
     engine *E = &b->E;
-    const algo_vt *a = !strcmp(name, "fedavg") ? &FEDAVG_ONLY : find(!strcmp(name, "fedavg+cosine") ? "fedavg" : name);
+    const flce_method *a = !strcmp(name, "fedavg") ? &FEDAVG_ONLY : flce_method_find(!strcmp(name, "fedavg+cosine") ? "fedavg" : name);
     E->algo = a;
     if (a->state_init) a->state_init(E);
     flce_err e;

@@ -8,7 +8,7 @@
  *   4. the global model is evaluated on the test set; files are written. */
 #include "engine.h"
 #include "baselines.h"
-#include "engine_impl.h"
+#include "method.h"
 #include "trace_io.h"
 
 #include <errno.h>
@@ -118,9 +118,7 @@ flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss
     return FLCE_OK;
 }
 
-/* g <- g + mu (w - ref) for every trainable parameter of m (the proximal term's gradient,
- * on the host, element by element in this order). */
-static void add_prox(engine *E, flce_model *m, const float *ref, float mu) {
+void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu) {
     size_t o = 0;
     for (int i = 0; i < m->nparams; i++) {
         flce_param *p = &m->p[i];
@@ -135,27 +133,33 @@ static void add_prox(engine *E, flce_model *m, const float *ref, float mu) {
     }
 }
 
+int64_t flce_eng_client_size(const engine *E, int k) { return E->part.offsets[k + 1] - E->part.offsets[k]; }
+
+void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y) {
+    int64_t lo = E->part.offsets[k] + i0;
+    for (int i = 0; i < nb; i++) {
+        memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->part.index[lo + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
+        if (y) y[i] = E->entry_y[lo + i];
+    }
+}
+
+flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, flce_losses *l, flce_err *e) {
+    flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, lambda, (float)E->cfg->tau, l, e);
+    if (!st) flce_model_sgd(&E->m, (float)E->cfg->lr, 0.0f, 0.0f, first);
+    return st;
+}
+
 /* ---- local training ------------------------------------------------------------------- */
+/* Slot i's client: E local epochs over its data in a seeded order (stream batch, round t,
+ * client k), the method's hooks around and inside, the upload into E->states[i]. */
 static flce_status client_update(engine *E, int slot, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
+    const flce_method *M = E->algo;
     int k = E->sel[slot];
     int64_t lo = E->part.offsets[k], nk = E->part.offsets[k + 1] - lo;
-    float lambda = (E->algo->contrastive && !cfg->ablate_cl) ? (float)cfg->lambda : 0.0f;
-    local_kind lk = E->algo->local;
-    float *mine = E->states + (size_t)slot * E->S;
-    float *personal = lk == LOCAL_DITTO || lk == LOCAL_MOON ? E->aux_f + (size_t)k * E->S : NULL;
     flce_status st;
     flce_model_set_state(&E->m, E->global);
-    if (E->algo->report && (st = flce_eng_evaluate_client(E, k, &E->rep_acc[slot], &E->rep_loss[slot], e))) return st;
-    if (lk == LOCAL_DITTO) {
-        if (!E->aux_d[k]) memcpy(personal, E->global, sizeof(float) * E->S); /* first participation */
-        memcpy(mine, E->global, sizeof(float) * E->S);
-    }
-    int moon_prev = lk == LOCAL_MOON && E->aux_d[k];
-    if (lk == LOCAL_MOON) {
-        flce_model_set_state(&E->m2, E->global);
-        if (moon_prev) flce_model_set_state(&E->m3, personal);
-    }
+    if (M->client_begin && (st = M->client_begin(E, slot, e))) return st;
     flce_rng r;
     flce_rng_init(&r, cfg->seed, FLCE_RNG_BATCH, (uint32_t)E->t, (uint32_t)k);
     double lsum = 0;
@@ -170,89 +174,16 @@ static flce_status client_update(engine *E, int slot, flce_err *e) {
                 E->by[i] = E->entry_y[ent];
             }
             flce_losses l;
-            if (lk == LOCAL_DITTO) { /* the global copy: plain SGD on the same batch */
-                flce_model_set_state(&E->m, mine);
-                if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)cfg->tau, &l, e))) return st;
-                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
-                flce_model_get_state(&E->m, mine);
-                flce_model_set_state(&E->m, personal); /* the personal model: + lambda/2 |v - w|^2 */
-                flce_losses lp;
-                if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)cfg->tau, &lp, e))) return st;
-                add_prox(E, &E->m, E->global, (float)cfg->ditto_lambda);
-                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
-                flce_model_get_state(&E->m, personal);
-            } else if (lk == LOCAL_MOON) {
-                if ((st = flce_model_forward_train(&E->m, nb, E->bx, E->by, e))) return st;
-                double lc = 0;
-                const float *dz = NULL;
-                if (moon_prev) {
-                    flce_model_read_features(&E->m, E->feat);
-                    if ((st = flce_model_eval(&E->m2, nb, E->bx, NULL, E->feat2, e))) return st;
-                    if ((st = flce_model_eval(&E->m3, nb, E->bx, NULL, E->feat3, e))) return st;
-                    lc = flce_moon_loss(nb, FLCE_FEAT, E->feat, E->feat2, E->feat3, cfg->moon_mu, cfg->moon_tau, E->dzx);
-                    dz = E->dzx;
-                }
-                flce_model_backward(&E->m, 0, (float)cfg->tau, dz, &l);
-                l.loss += (float)lc;
-                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
-            } else {
-                if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, lambda, (float)cfg->tau, &l, e))) return st;
-                if (lk == LOCAL_PROX) add_prox(E, &E->m, E->global, (float)cfg->prox_mu);
-                flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
-            }
+            st = M->local_step ? M->local_step(E, slot, nb, first, &l, e) : flce_eng_sgd_step(E, nb, first, 0.0f, &l, e);
+            if (st) return st;
             first = 0;
             lsum += l.loss;
             nbatches++;
         }
     }
     E->losses[slot] = nbatches ? lsum / nbatches : 0;
-    if (lk != LOCAL_DITTO) flce_model_get_state(&E->m, mine);
-    if (lk == LOCAL_MOON) memcpy(personal, mine, sizeof(float) * E->S); /* the previous model, next time */
-    if (lk == LOCAL_DITTO || lk == LOCAL_MOON) E->aux_d[k] = 1;
-    if (lk == LOCAL_DITTO) { /* the personal model's test accuracy (reported as a mean) */
-        double acc;
-        flce_model_set_state(&E->m, personal);
-        if ((st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &acc, NULL, NULL, e))) return st;
-        E->personal_acc += acc / E->K;
-        flce_model_set_state(&E->m, mine);
-    }
-    if (!E->algo->prototypes) return FLCE_OK;
-    /* eq:method.z: mean pooled feature of the samples of class c the model classifies as c
-     * (evaluation mode), over all local samples, float64 sums in sample order */
-    int C = E->C, d = E->d, B = cfg->eval_batch;
-    double *sum = flce_calloc((size_t)C * d, sizeof *sum);
-    int64_t *cnt = flce_calloc((size_t)C, sizeof *cnt), *held = flce_calloc((size_t)C, sizeof *held);
-    if (!sum || !cnt || !held) {
-        free(sum), free(cnt), free(held);
-        return flce_fail(e, FLCE_ERR_NOMEM, "prototypes: out of memory");
-    }
-    for (int64_t i0 = 0; i0 < nk; i0 += B) {
-        int nb = (int)(nk - i0 < B ? nk - i0 : B);
-        for (int i = 0; i < nb; i++)
-            memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->part.index[lo + i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
-        st = flce_model_eval(&E->m, nb, E->bx, E->logits, E->feat, e);
-        if (st) {
-            free(sum), free(cnt), free(held);
-            return st;
-        }
-        for (int i = 0; i < nb; i++) {
-            int y = E->entry_y[lo + i0 + i], p = 0;
-            const float *l = E->logits + (size_t)i * C;
-            for (int c = 1; c < C; c++)
-                if (l[c] > l[p]) p = c;
-            held[y]++;
-            if (p != y) continue;
-            cnt[y]++;
-            for (int j = 0; j < d; j++) sum[(size_t)y * d + j] += E->feat[(size_t)i * d + j];
-        }
-    }
-    float *pk = E->protos + (size_t)k * C * d;
-    for (int c = 0; c < C; c++) {
-        E->present[(size_t)k * C + c] = cnt[c] > 0;
-        E->nocorrect += held[c] > 0 && cnt[c] == 0;
-        for (int j = 0; j < d; j++) pk[(size_t)c * d + j] = cnt[c] ? (float)(sum[(size_t)c * d + j] / (double)cnt[c]) : NAN;
-    }
-    free(sum), free(cnt), free(held);
+    if (M->client_end && (st = M->client_end(E, slot, e))) return st;
+    flce_model_get_state(&E->m, E->states + (size_t)slot * E->S);
     return FLCE_OK;
 }
 
@@ -276,7 +207,7 @@ static void json_config(engine *E, char *buf, size_t cap) {
                           "  \"train_subset\": %d,\n  \"test_subset\": %d,\n  \"val_size\": %d,\n  \"shapley\": \"%s\",\n"
                           "  \"mc_perms\": %d,\n  \"mc_eps\": %.17g,\n  \"utility\": \"%s\",\n  \"seed\": %llu,\n"
                           "  \"prox_mu\": %.17g,\n  \"ditto_lambda\": %.17g,\n  \"moon_mu\": %.17g,\n  \"moon_tau\": %.17g,\n",
-                          c->algo, c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
+                          E->algo->name, c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
                           c->ablate.no_momentum ? "Q " : "", c->ablate_cl ? "CL " : "", c->ablate.no_completion ? "CMC" : "",
                           c->dataset, c->clients, c->per_round, c->rounds, c->part.iid ? "iid" : "dirichlet",
                           c->part.dirichlet, c->part.min_samples, c->part.label_noise, c->part.feature_noise,
@@ -306,7 +237,7 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
     for (int i = 0; i < rounds; i++) {
         flce_round_metrics *m = &E->metrics[i];
         char pa[32] = "";
-        if (E->algo->local == LOCAL_DITTO) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
+        if (E->algo->flags & FLCE_M_PERSONAL) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
         n += (size_t)snprintf(b + n, cap - n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s\n", m->round, m->acc,
                               m->macro_f1, m->mean_loss, m->kl, m->server_s, m->client_s, (long long)m->bytes_up,
                               (long long)m->bytes_down, m->fallback, m->proto_nocorrect, pa);
@@ -533,20 +464,16 @@ static flce_status verify_trace(engine *E, int done, flce_err *e) {
 }
 
 /* ---- set-up --------------------------------------------------------------------------- */
-static flce_status validate(const flce_run_cfg *c, const algo_vt **algo, flce_err *e) {
-    *algo = NULL;
-    for (int i = 0; i < FLCE_NALGOS; i++)
-        if (!strcmp(c->algo, FLCE_ALGOS[i].name)) *algo = &FLCE_ALGOS[i];
-    if (!*algo) return flce_fail(e, FLCE_ERR_ARG, "--algo '%s': unknown (%s)", c->algo, FLCE_ALGO_LIST);
-    int abl = c->ablate.no_mass || c->ablate.no_velocity || c->ablate.no_momentum || c->ablate.no_completion || c->ablate_cl;
-    if (abl && strcmp(c->algo, "flce")) return flce_fail(e, FLCE_ERR_ARG, "--ablate applies to --algo flce only");
+static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flce_err *e) {
+    *algo = c->method ? c->method : flce_method_find(c->algo);
+    if (!*algo) return flce_fail(e, FLCE_ERR_ARG, "--algo '%s': unknown (%s)", c->algo, flce_method_names());
+    if (!(*algo)->server) return flce_fail(e, FLCE_ERR_ARG, "method '%s': no server step", (*algo)->name);
     if (c->clients < 2) return flce_fail(e, FLCE_ERR_ARG, "--clients %d: must be at least 2", c->clients);
     if (c->per_round < 1 || c->per_round > c->clients)
         return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: must be between 1 and --clients (%d)", c->per_round, c->clients);
     if (c->per_round > 32) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: at most 32", c->per_round);
-    if ((*algo)->shapley && !c->shapley_mc && c->per_round > 12 && !strcmp(c->algo, "fedsv"))
-        return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: exact Shapley needs at most 12 (use --shapley mc)", c->per_round);
-    if ((*algo)->shapley && c->per_round > 20) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: Shapley methods take at most 20", c->per_round);
+    flce_status st = (*algo)->check ? (*algo)->check(c, e) : FLCE_OK;
+    if (st) return st;
     if (c->rounds < 1) return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: must be at least 1", c->rounds);
     if (c->epochs < 1) return flce_fail(e, FLCE_ERR_ARG, "--epochs %d: must be at least 1", c->epochs);
     if (c->batch < 2 || c->batch > 4096) return flce_fail(e, FLCE_ERR_ARG, "--batch %d: must be 2..4096", c->batch);
@@ -723,58 +650,21 @@ static void engine_free(engine *E) {
     if (E->fd_sel > 0) close(E->fd_sel);
 }
 
-/* Final contributions: FLCE from its trace by the evaluator (so that `flce eval DIR/trace`
- * gives the same numbers); the others from their running sums (Shapley values clamped at 0). */
-/* FLCE's ablations as flce eval reads them from completion.json ("M V Q CMC"). */
-static const char *ablate_text(const flce_run_cfg *c) {
-    static char b[32];
-    snprintf(b, sizeof b, "%s%s%s%s", c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
-             c->ablate.no_momentum ? "Q " : "", c->ablate.no_completion ? "CMC" : "");
-    return b;
-}
-
+/* Final contributions: the method's own (FLCE: from its trace, as `flce eval` computes them), or
+ * the running sums (clamped at 0 for Shapley methods), normalised. */
 static flce_status final_contributions(engine *E, double *CE, double *comp_s, flce_err *e) {
     int n = E->n;
-    if (strcmp(E->algo->name, "flce")) {
-        uint8_t *all = malloc((size_t)n);
-        if (!all) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        for (int k = 0; k < n; k++) {
-            CE[k] = E->algo->shapley_clamp ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
-            all[k] = 1;
-        }
-        flce_normalize(CE, all, n);
-        free(all);
-        return FLCE_OK;
+    *comp_s = 0;
+    if (E->algo->final) return E->algo->final(E, CE, comp_s, e);
+    uint8_t *all = malloc((size_t)n);
+    if (!all) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++) {
+        CE[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
+        all[k] = 1;
     }
-    char p[1200];
-    flce_npy pr = {0}, se = {0};
-    snprintf(p, sizeof p, "%s/trace/prototypes.npy", E->dir);
-    flce_status st = flce_npy_read(p, &pr, e);
-    snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
-    if (!st) st = flce_npy_read(p, &se, e);
-    if (!st) {
-        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights};
-        flce_completion_cfg cc = E->cfg->completion;
-        cc.seed = E->cfg->seed;
-        flce_eval_result res;
-        double t0 = now_s();
-        st = flce_eval_trace(&tr, &E->cfg->ablate, &cc, &res, e);
-        *comp_s = now_s() - t0;
-        if (!st) {
-            memcpy(CE, res.CE, sizeof *CE * (size_t)n);
-            snprintf(p, sizeof p, "%s/trace/completion.json", E->dir); /* the settings, and what auto chose */
-            st = flce_completion_record(p, &cc, ablate_text(E->cfg), E->C, &res, e);
-            int64_t shp[3] = {E->T, n, E->C};
-            snprintf(p, sizeof p, "%s/trace/Q.npy", E->dir);
-            if (!st) st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, e);
-            snprintf(p, sizeof p, "%s/trace/X_completed.npy", E->dir);
-            if (!st) st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.X, e);
-            flce_eval_result_free(&res);
-        }
-    }
-    flce_npy_free(&pr);
-    flce_npy_free(&se);
-    return st;
+    flce_normalize(CE, all, n);
+    free(all);
+    return FLCE_OK;
 }
 
 static uint64_t file_digest(const char *path) {
@@ -842,11 +732,6 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     if (E->algo->state_size) E->algo->state_size(E, &E->aux_fn, &E->aux_dn);
     E->aux_f = flce_calloc(E->aux_fn ? E->aux_fn : 1, sizeof(float));
     E->aux_d = flce_calloc(E->aux_dn ? E->aux_dn : 1, sizeof(double));
-    if (E->algo->local == LOCAL_MOON) {
-        if ((st = flce_model_create(&E->m2, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e)) ||
-            (st = flce_model_create(&E->m3, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e)))
-            goto out;
-    }
     if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->g || !E->has_g || !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
         !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d) {
@@ -898,8 +783,8 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if (st) goto out;
     }
 
-    /* the trace (FLCE): full-size files written in place round by round */
-    if (E->algo->prototypes) {
+    /* the trace (methods that upload prototypes): full-size files written in place round by round */
+    if ((E->algo->flags & FLCE_M_PROTOTYPES)) {
         float nan = NAN;
         uint8_t zero = 0;
         int64_t sp[4] = {E->T, n, C, d}, ss[2] = {E->T, n}, sn[1] = {n};
@@ -917,12 +802,9 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
             snprintf(p, sizeof p, "%s/trace/class_weights.npy", E->dir);
             if ((st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, cfg->class_weights, e))) goto out;
         }
-        flce_completion_cfg cc0 = cfg->completion;
-        cc0.seed = cfg->seed;
-        snprintf(p, sizeof p, "%s/trace/completion.json", E->dir); /* the settings (the choices follow at the end) */
-        if ((st = flce_completion_record(p, &cc0, ablate_text(cfg), 0, NULL, e))) goto out;
         if (cfg->resume && (st = verify_trace(E, done, e))) goto out;
     }
+    if (E->algo->open && (st = E->algo->open(E, e))) goto out; /* the settings and the folder are checked */
     if (!cfg->resume && (st = save_state(E, 0, e))) goto out; /* a run killed in its first round can be resumed */
     { /* fault injection for the crash tests (FLCE_TEST_KILL_AFTER=0: die before the first round) */
         const char *kill = getenv("FLCE_TEST_KILL_AFTER");
@@ -981,10 +863,10 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         flce_model_set_state(&E->m, E->global);
         if ((st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, e))) break;
         m->personal_acc = E->personal_acc;
-        for (int k = 0; k < n; k++) run[k] = E->algo->shapley_clamp ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
+        for (int k = 0; k < n; k++) run[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
         flce_normalize(run, all, n);
         m->kl = flce_kl(run, Qd, n, NULL);
-        if (E->algo->prototypes) {
+        if ((E->algo->flags & FLCE_M_PROTOTYPES)) {
             for (int k = 0; k < n; k++) selrow[k] = 0;
             for (int i = 0; i < K; i++) {
                 int k = E->sel[i];
@@ -1040,14 +922,14 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         flce_digest_hex(d_init, h[1]);
         flce_digest_hex(flce_digest(E->global, E->S * 4), h[2]);
         snprintf(p, sizeof p, "%s/trace/prototypes.npy", E->dir);
-        uint64_t tp = E->algo->prototypes ? file_digest(p) : 0;
+        uint64_t tp = (E->algo->flags & FLCE_M_PROTOTYPES) ? file_digest(p) : 0;
         snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
-        uint64_t ts = E->algo->prototypes ? file_digest(p) : 0;
+        uint64_t ts = (E->algo->flags & FLCE_M_PROTOTYPES) ? file_digest(p) : 0;
         flce_digest_hex(tp ^ (ts * 0x9E3779B97F4A7C15ull), h[3]);
         flce_digest_hex(flce_digest(CE, sizeof(double) * (size_t)n), h[4]);
         snprintf(dg, sizeof dg,
                  "partition %s\ninitial_model %s\nfinal_model %s\ntrace %s\ncontributions %s\n", h[0], h[1], h[2],
-                 E->algo->prototypes ? h[3] : "none", h[4]);
+                 (E->algo->flags & FLCE_M_PROTOTYPES) ? h[3] : "none", h[4]);
         st = write_text(E, "digests.txt", dg, e);
     }
     free(CE), free(Qd2), free(shares);

@@ -15,7 +15,8 @@
 #include "model.h"
 
 typedef struct {
-    const char *algo;         /* one of FLCE_ALGO_LIST */
+    const char *algo;         /* a method of the registry (flce_method_names()) */
+    const struct flce_method *method; /* or a method given directly (method.h); NULL: by the name in algo */
     flce_ablation ablate;     /* FLCE ablations M, V, Q, CMC */
     int ablate_cl;            /* -CL: lambda = 0 */
     const char *dataset, *data_dir;
@@ -43,11 +44,16 @@ typedef struct {
     flce_completion_cfg completion; /* FLCE's completion (its seed is the run's) */
 } flce_run_cfg;
 
-#define FLCE_ALGO_LIST "flce, fedavg, fedprox, ditto, moon, fedfv, cgsv, qfedavg, fedfa, fedsv, gtg"
-
 void flce_run_cfg_default(flce_run_cfg *c);
-/* 1 when name is one of FLCE_ALGO_LIST. */
+/* 1 when name is a method of the registry. */
 int flce_algo_known(const char *name);
+/* The registry's method names, ", "-separated, in the order of `all`; and the help text: one
+ * line per method, "  name      summary\n". */
+const char *flce_method_names(void);
+const char *flce_method_help(void);
+/* The i-th method's name (0 <= i < flce_method_count()), for `all`. */
+int flce_method_count(void);
+const char *flce_method_name(int i);
 
 typedef struct {
     int round;                 /* 1-based */

@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
-#include "engine_impl.h"
+#include "method.h"
 #include "testutil.h"
 #include "cpu.h"
 #include "ref_backend.h"

@@ -1,0 +1,133 @@
+/* method.c: the pieces the methods share (method.h): data-size weights, the weighted sum of
+ * uploads (the backends' aggregation order), FedAvg's rule, the paper's cosine rule for
+ * contributions, the parameters of a state vector and the BatchNorm rule for methods that step
+ * in parameter space, and the Shapley utility v(S) of FedSV and GTG. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "method.h"
+#include "ops.h"
+
+void flce_eng_data_size_weights(engine *E, double *w) {
+    double s = 0;
+    for (int i = 0; i < E->K; i++) s += E->sizes[E->sel[i]];
+    for (int i = 0; i < E->K; i++) w[i] = E->sizes[E->sel[i]] / s;
+}
+
+double flce_eng_logit_loss(const float *l, int C, int y, int *pred) {
+    int p = 0;
+    double mx = l[0], s = 0;
+    for (int c = 1; c < C; c++)
+        if (l[c] > mx) mx = l[c], p = c;
+    for (int c = 0; c < C; c++) s += flce_dexp(l[c] - mx);
+    *pred = p;
+    return mx + flce_dlog(s) - l[y];
+}
+
+void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, float *out) {
+    float a[32];
+    const float *xs[32];
+    for (int i = 0; i < K; i++) {
+        a[i] = (float)w[i];
+        xs[i] = E->states + (size_t)slots[i] * E->S;
+    }
+    ref_weighted_sum(E->S, K, a, xs, out); /* the backends' aggregation op, k ascending */
+}
+
+void flce_eng_fedavg(engine *E) {
+    flce_eng_data_size_weights(E, E->omega);
+    int slots[32];
+    for (int i = 0; i < E->K; i++) slots[i] = i;
+    flce_eng_aggregate(E, E->omega, E->K, slots, E->newg);
+}
+
+void flce_eng_params(const engine *E, const float *state, float *out) {
+    for (size_t j = 0, o = 0; j < E->S; j++)
+        if (E->trainable[j]) out[o++] = state[j];
+}
+
+void flce_eng_compose(engine *E, const float *params, float *newg) {
+    double w[32];
+    int slots[32];
+    flce_eng_data_size_weights(E, w);
+    for (int i = 0; i < E->K; i++) slots[i] = i;
+    flce_eng_aggregate(E, w, E->K, slots, newg); /* running statistics: the data-size average */
+    for (size_t j = 0, o = 0; j < E->S; j++)
+        if (E->trainable[j]) newg[j] = params[o++];
+}
+
+void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc) {
+    double nu = 0;
+    for (size_t j = 0; j < E->S; j++)
+        if (E->trainable[j]) nu += ((double)newg[j] - E->global[j]) * ((double)newg[j] - E->global[j]);
+    uint8_t pr[32];
+    for (int i = 0; i < E->K; i++) {
+        const float *s = E->states + (size_t)i * E->S, *dv = dirs ? dirs + (size_t)i * E->P : NULL;
+        double dot = 0, nk = 0;
+        for (size_t j = 0, o = 0; j < E->S; j++) {
+            if (!E->trainable[j]) continue;
+            double a = dv ? (double)dv[o++] : (double)s[j] - E->global[j], b = (double)newg[j] - E->global[j];
+            dot += a * b;
+            nk += a * a;
+        }
+        rc[i] = nu > 0 && nk > 0 ? fmax(0, dot / (sqrt(nu) * sqrt(nk))) : 0;
+        pr[i] = 1;
+    }
+    flce_normalize(rc, pr, E->K);
+}
+
+void flce_eng_pv_close(flce_param_view *v) {
+    free(v->g), free(v->st), free(v->out);
+    v->g = v->st = v->out = NULL;
+}
+
+flce_status flce_eng_pv_open(engine *E, flce_param_view *v, const char *who, flce_err *e) {
+    v->g = malloc(sizeof(float) * E->P), v->out = malloc(sizeof(float) * E->P);
+    v->st = malloc(sizeof(float) * E->P * (size_t)E->K);
+    if (!v->g || !v->st || !v->out) {
+        flce_eng_pv_close(v);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", who);
+    }
+    flce_eng_params(E, E->global, v->g);
+    for (int i = 0; i < E->K; i++) flce_eng_params(E, E->states + (size_t)i * E->S, v->st + (size_t)i * E->P);
+    return FLCE_OK;
+}
+
+void flce_eng_utility_reset(engine *E) {
+    for (uint32_t i = 0; i < ((uint32_t)1 << E->K); i++) E->vcache[i] = NAN;
+}
+
+double flce_eng_utility(uint32_t mask, void *ud) {
+    flce_utility_ctx *u = ud;
+    engine *E = u->E;
+    if (!isnan(E->vcache[mask])) return E->vcache[mask];
+    int slots[32], k = 0;
+    double w[32], s = 0;
+    for (int i = 0; i < E->K; i++)
+        if (mask >> i & 1) slots[k] = i, w[k] = E->sizes[E->sel[i]], s += w[k++];
+    for (int i = 0; i < k; i++) w[i] /= s;
+    if (k) flce_eng_aggregate(E, w, k, slots, E->newg);
+    else memcpy(E->newg, E->global, sizeof(float) * E->S);
+    flce_model_set_state(&E->m, E->newg);
+    int B = E->cfg->eval_batch, nv = E->n_val;
+    int64_t right = 0;
+    double loss = 0;
+    for (int i0 = 0; i0 < nv; i0 += B) {
+        int nb = nv - i0 < B ? nv - i0 : B;
+        for (int i = 0; i < nb; i++)
+            memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->val_idx[i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
+        if (flce_model_eval(&E->m, nb, E->bx, E->logits, NULL, u->e)) {
+            u->failed = 1;
+            return 0;
+        }
+        for (int i = 0; i < nb; i++) {
+            int p, y = E->ds.train.labels[E->val_idx[i0 + i]];
+            loss += flce_eng_logit_loss(E->logits + (size_t)i * E->C, E->C, y, &p);
+            right += p == y;
+        }
+    }
+    double v = E->cfg->utility_loss ? -(nv ? loss / nv : 0) : (nv ? (double)right / nv : 0);
+    E->vcache[mask] = v;
+    return v;
+}

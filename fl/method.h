@@ -1,0 +1,180 @@
+/* method.h: the method interface: how a federated method plugs into the engine (engine.c).
+ *
+ * A method is one file under fl/methods/ that defines one `flce_method` (hooks below, any of
+ * them NULL for the default) and one line in the registry (fl/methods/registry.c), from which
+ * `--algo`, `all` and the help text are made. docs/adding-a-method.md walks through it. The
+ * engine runs every round the same way for every method:
+ *
+ *   select K clients (seeded, ascending)
+ *   for each selected client (slot i, client k = E->sel[i]), on the model E->m:
+ *       load the global model; client_begin; for every batch (E->bx, E->by): local_step;
+ *       client_end (what the client uploads beyond its model: FLCE's prototypes); the
+ *       model's state becomes the upload E->states[i]
+ *   server: the new global model E->newg, the aggregation weights E->omega [K] and this
+ *       round's contributions E->rc [K] (added to the running sums E->contrib_sum)
+ *   evaluate, write the round's files and state.bin
+ *   at the end: final, the contributions of every client (default: the running sums,
+ *       normalised)
+ *
+ * A method's state across rounds lives in E->aux_f / E->aux_d (sizes from state_size), is
+ * saved in state.bin and restored on --resume: nothing else may carry over between rounds.
+ * The rules of the baselines are pure functions in baselines.h, FLCE's equations are in
+ * reference/flce_eq.h; the helpers flce_eng_* below are the pieces methods share. */
+#ifndef FLCE_METHOD_H
+#define FLCE_METHOD_H
+
+#include "engine.h"
+
+typedef struct engine engine;
+
+enum {
+    FLCE_M_PROTOTYPES = 1, /* clients upload class prototypes (E->protos, E->present): the engine writes the trace */
+    FLCE_M_CLAMP = 2,      /* running contributions are clamped at 0 before normalising (Shapley methods) */
+    FLCE_M_PERSONAL = 4,   /* reports the mean test accuracy of personal models (E->personal_acc) */
+};
+
+typedef struct flce_method {
+    const char *name;    /* the --algo name: lower case, no spaces */
+    const char *summary; /* one line for the help text: the rule and the contributions */
+    unsigned flags;      /* FLCE_M_* */
+    /* The method's own settings checked (usage errors name the flag). */
+    flce_status (*check)(const flce_run_cfg *c, flce_err *e);
+    /* State across rounds: how many floats and doubles (E->aux_f, E->aux_d, zeroed), and their
+     * first values. */
+    void (*state_size)(const engine *E, size_t *floats, size_t *doubles);
+    void (*state_init)(engine *E);
+    /* Once per run, after the model exists: what else the method needs (MOON: two more models
+     * in E->m2, E->m3, freed by the engine). */
+    flce_status (*open)(engine *E, flce_err *e);
+    /* Before local training of slot i (E->m holds the global model). */
+    flce_status (*client_begin)(engine *E, int slot, flce_err *e);
+    /* One local step on the batch E->bx [nb], E->by [nb]; first: the first step of this client
+     * this round. Default: SGD on the cross-entropy (flce_eng_sgd_step with lambda 0). The loss
+     * goes into l->loss (averaged over the batches into E->losses). */
+    flce_status (*local_step)(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e);
+    /* After local training: what the client uploads beyond its model. When it returns, E->m
+     * must hold the model the client uploads. */
+    flce_status (*client_end)(engine *E, int slot, flce_err *e);
+    /* The server step (required): E->newg, E->omega, E->rc from E->states [K][S], E->global. */
+    flce_status (*server)(engine *E, flce_err *e);
+    /* Final contributions CE [n] (sum 1) after the last round; *seconds: time of any
+     * completion step. Default: the running sums (clamped with FLCE_M_CLAMP), normalised. */
+    flce_status (*final)(engine *E, double *CE, double *seconds, flce_err *e);
+} flce_method;
+
+/* The registry (fl/methods/registry.c), in the order of `all` (names and help: engine.h). */
+const flce_method *flce_method_at(int i);
+/* NULL when no method has that name. */
+const flce_method *flce_method_find(const char *name);
+
+struct engine {
+    const flce_run_cfg *cfg;
+    const flce_method *algo;
+    flce_dataset ds;
+    flce_partition part;
+    int n, K, T, C, CHW, d;
+    float *train_x;      /* [train n][CHW], normalised, feature noise of the holder added */
+    int32_t *entry_y;    /* label of each partition entry */
+    int *val_idx, n_val; /* validation samples (train indices), excluded from every client */
+    int n_test;
+    uint64_t data_digest;          /* xxh3-64 of the dataset as loaded (config.json "data_digest") */
+    float *test_x;
+    int32_t *test_y;
+    double *sizes;       /* [n] */
+    int *held;           /* [n] classes held */
+    flce_backend *be;
+    flce_model m, m2, m3;          /* m: the model that trains; m2, m3: a method's extra models (MOON's global and previous) */
+    size_t S, P;                   /* state entries; trainable ones (parameters) among them */
+    uint8_t *trainable;            /* [S]: 1 for a parameter, 0 for a BatchNorm running statistic */
+    float *global, *states, *newg; /* [S], [K][S], [S] */
+    int t;                         /* current round, 0-based */
+    int *sel;                      /* [K] */
+    float *protos;                 /* [n][C][d] of the round, NaN where none */
+    uint8_t *present;              /* [n][C] */
+    double *losses;                /* [K] mean local training loss */
+    double *rep_loss, *rep_acc;    /* [K] the received model on the client's data (report) */
+    double *omega, *rc;            /* [K] aggregation weights, this round's contributions */
+    int fallback, nocorrect;
+    double personal_acc;           /* Ditto: mean test accuracy of this round's personal models */
+    /* state kept across rounds (saved for --resume) */
+    double *g;                     /* [C][d] FLCE global prototypes */
+    uint8_t *has_g;                /* [C] */
+    double *contrib_sum;           /* [n] running contributions */
+    double *rc_hist;               /* [T][n] each round's contributions, NaN where not selected */
+    float *aux_f;                  /* method state, aux_fn floats */
+    double *aux_d;                 /* method state, aux_dn doubles */
+    size_t aux_fn, aux_dn;
+    /* scratch */
+    float *bx, *logits, *feat, *feat2, *feat3, *dzx, *tmp_state;
+    int32_t *by;
+    int *perm;
+    double *vcache;                /* Shapley utility cache per round, [2^K] */
+    /* files */
+    char dir[1024];
+    int fd_proto, fd_sel;
+    size_t proto_off, sel_off;
+    uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */
+    int resume_done;                 /* --resume: the rounds state.bin says are done */
+    flce_round_metrics *metrics;
+};
+
+/* The default local step: forward and backward of L_CE + lambda L_CL on E->m (L_CL skipped when
+ * lambda is 0), then plain SGD (no momentum, no weight decay) at the run's learning rate. */
+flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, flce_losses *l, flce_err *e);
+/* g <- g + mu (w - ref) for every trainable parameter of m (a proximal term's gradient, on the
+ * host, element by element in parameter order), between backward and SGD. */
+void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu);
+/* Client k's samples into E->bx (and their labels into y, when not NULL): entries [i0, i0 + nb)
+ * of its partition, in partition order. */
+void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y);
+/* The number of samples client k holds. */
+int64_t flce_eng_client_size(const engine *E, int k);
+/* Accuracy, macro-F1 and mean cross-entropy of m's current state on x [n] (any NULL out). */
+flce_status flce_eng_evaluate(engine *E, flce_model *m, const float *x, const int32_t *y, int n, double *acc, double *f1,
+                              double *loss, flce_err *e);
+/* The same on client k's local data (inputs gathered from the training set). */
+flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss, flce_err *e);
+/* One sample's logits l [C] against label y: the cross-entropy (float64, flce_dexp/dlog)
+ * returned, the argmax (first maximum) in *pred. */
+double flce_eng_logit_loss(const float *l, int C, int y, int *pred);
+/* out = sum_i w_i states[slots[i]] (float32, ascending i). */
+void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, float *out);
+/* w_i = n_k / sum over the selected clients. */
+void flce_eng_data_size_weights(engine *E, double *w);
+/* The paper's cosine rule for this round into rc [K]: cos(d_i, newg - global) over the
+ * parameters (trainable entries) only, d_i = states_i - global (or dirs[i], [K][P] over the
+ * parameters, when given), clamped at 0, normalised over the round. */
+void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc);
+/* The parameters (trainable entries) of a state vector [S] into out [P], in state order. */
+void flce_eng_params(const engine *E, const float *state, float *out);
+/* The BatchNorm rule for methods whose server rule is a step in parameter space (FedFV,
+ * CGSV, q-FedAvg): newg's parameters come from params [P]; its running statistics are the
+ * data-size-weighted average of the selected clients' (docs/baselines.md). */
+void flce_eng_compose(engine *E, const float *params, float *newg);
+
+/* FedAvg's rule: data-size weights into E->omega and their average into E->newg. */
+void flce_eng_fedavg(engine *E);
+
+/* The parameters of the global model [P], of the K uploads [K][P] and room for a result [P]
+ * (methods that step in parameter space: FedFV, CGSV, q-FedAvg); `who` names the method in an
+ * out-of-memory error. Close it with flce_eng_pv_close. */
+typedef struct {
+    float *g, *st, *out;
+} flce_param_view;
+flce_status flce_eng_pv_open(engine *E, flce_param_view *v, const char *who, flce_err *e);
+void flce_eng_pv_close(flce_param_view *v);
+
+/* The Shapley utility v(S) of the coalition mask S of this round's slots: the validation
+ * accuracy (or minus the loss, --utility loss) of the data-size-weighted average of their
+ * models; v({}) is the round's incoming global model. Cached per round in E->vcache (clear it
+ * with flce_eng_utility_reset at the start of the server step). ud: a flce_utility_ctx, whose
+ * `failed` is set (and e filled) when an evaluation fails. Uses E->newg and E->m as scratch. */
+typedef struct {
+    engine *E;
+    flce_err *e;
+    int failed;
+} flce_utility_ctx;
+void flce_eng_utility_reset(engine *E);
+double flce_eng_utility(uint32_t mask, void *ud);
+
+#endif

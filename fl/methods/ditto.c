@@ -1,0 +1,72 @@
+/* ditto.c: Ditto (Li et al. 2021): each client trains, on the same batches, the global copy
+ * (plain SGD, uploaded) and its personal model v_k with the term lambda/2 |v_k - w|^2
+ * (--ditto-lambda, default 1). The server and contributions are FedAvg's on the global copies;
+ * the round also reports the mean test accuracy of the selected clients' personal models.
+ * State: one personal model per client [n][S] in aux_f; aux_d[k] = 1 once client k has one. */
+#include <string.h>
+
+#include "method.h"
+
+static void ditto_state_size(const engine *E, size_t *f, size_t *d) {
+    *f = (size_t)E->n * E->S;
+    *d = (size_t)E->n;
+}
+
+static float *personal(engine *E, int slot) { return E->aux_f + (size_t)E->sel[slot] * E->S; }
+static float *mine(engine *E, int slot) { return E->states + (size_t)slot * E->S; }
+
+static flce_status ditto_client_begin(engine *E, int slot, flce_err *e) {
+    (void)e;
+    if (!E->aux_d[E->sel[slot]]) memcpy(personal(E, slot), E->global, sizeof(float) * E->S); /* first participation */
+    memcpy(mine(E, slot), E->global, sizeof(float) * E->S);
+    return FLCE_OK;
+}
+
+static flce_status ditto_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
+    const flce_run_cfg *cfg = E->cfg;
+    /* the global copy: plain SGD on the batch */
+    flce_model_set_state(&E->m, mine(E, slot));
+    flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)cfg->tau, l, e);
+    if (st) return st;
+    flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+    flce_model_get_state(&E->m, mine(E, slot));
+    /* the personal model: + lambda/2 |v - w|^2 */
+    flce_model_set_state(&E->m, personal(E, slot));
+    flce_losses lp;
+    if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)cfg->tau, &lp, e))) return st;
+    flce_eng_add_prox(E, &E->m, E->global, (float)cfg->ditto_lambda);
+    flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+    flce_model_get_state(&E->m, personal(E, slot));
+    return FLCE_OK;
+}
+
+/* The personal model's test accuracy (reported as a mean over the round); E->m back to the
+ * global copy, the upload. */
+static flce_status ditto_client_end(engine *E, int slot, flce_err *e) {
+    E->aux_d[E->sel[slot]] = 1;
+    double acc;
+    flce_model_set_state(&E->m, personal(E, slot));
+    flce_status st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &acc, NULL, NULL, e);
+    if (st) return st;
+    E->personal_acc += acc / E->K;
+    flce_model_set_state(&E->m, mine(E, slot));
+    return FLCE_OK;
+}
+
+static flce_status ditto_server(engine *E, flce_err *e) {
+    (void)e;
+    flce_eng_fedavg(E);
+    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
+    return FLCE_OK;
+}
+
+const flce_method flce_method_ditto = {
+    .name = "ditto",
+    .summary = "Ditto: FedAvg on the global copies beside personal models; cosine-rule contributions",
+    .flags = FLCE_M_PERSONAL,
+    .state_size = ditto_state_size,
+    .client_begin = ditto_client_begin,
+    .local_step = ditto_local_step,
+    .client_end = ditto_client_end,
+    .server = ditto_server,
+};

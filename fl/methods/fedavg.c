@@ -1,0 +1,18 @@
+/* fedavg.c: FedAvg (McMahan et al. 2017): local SGD on the cross-entropy; the server averages
+ * the uploads weighted by data size; contributions by the paper's cosine rule (the cosine of
+ * each client's update with the round's global update, clamped at 0, normalised per round;
+ * docs/baselines.md). */
+#include "method.h"
+
+static flce_status fedavg_server(engine *E, flce_err *e) {
+    (void)e;
+    flce_eng_fedavg(E);
+    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
+    return FLCE_OK;
+}
+
+const flce_method flce_method_fedavg = {
+    .name = "fedavg",
+    .summary = "FedAvg: data-size-weighted average; cosine-rule contributions",
+    .server = fedavg_server,
+};

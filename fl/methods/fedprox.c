@@ -1,0 +1,26 @@
+/* fedprox.c: FedProx (Li et al. 2020): FedAvg whose clients add the proximal term
+ * mu/2 |w_k - w|^2 to their loss (--prox-mu, default 0.01); its gradient mu (w_k - w) is added
+ * after each backward pass. Server and contributions as FedAvg. */
+#include "method.h"
+
+static flce_status fedprox_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
+    flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, (float)E->cfg->tau, l, e);
+    if (st) return st;
+    flce_eng_add_prox(E, &E->m, E->global, (float)E->cfg->prox_mu);
+    flce_model_sgd(&E->m, (float)E->cfg->lr, 0.0f, 0.0f, first);
+    return FLCE_OK;
+}
+
+static flce_status fedprox_server(engine *E, flce_err *e) {
+    (void)e;
+    flce_eng_fedavg(E);
+    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
+    return FLCE_OK;
+}
+
+const flce_method flce_method_fedprox = {
+    .name = "fedprox",
+    .summary = "FedProx: FedAvg with a proximal term in local training; cosine-rule contributions",
+    .local_step = fedprox_local_step,
+    .server = fedprox_server,
+};

@@ -1,0 +1,40 @@
+/* fedsv.c: FedSV (Wang et al. 2020), federated Shapley value: every round, the Shapley value
+ * of each selected client for the utility v(S) (validation accuracy, or minus the loss, of the
+ * data-size-weighted average of the coalition's models; flce_eng_utility): exact over all 2^K
+ * coalitions (flce_shapley_exact) or by truncated Monte-Carlo permutations (--shapley mc,
+ * --mc-perms, --mc-eps; flce_shapley_mc), exact only up to K = 12. The model is FedAvg's.
+ * Contributions: the values summed over rounds, clamped at 0, normalised. */
+#include <math.h>
+
+#include "method.h"
+
+static flce_status fedsv_check(const flce_run_cfg *c, flce_err *e) {
+    if (!c->shapley_mc && c->per_round > 12)
+        return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: exact Shapley needs at most 12 (use --shapley mc)", c->per_round);
+    if (c->per_round > 20) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: Shapley methods take at most 20", c->per_round);
+    return FLCE_OK;
+}
+
+static flce_status fedsv_server(engine *E, flce_err *e) {
+    flce_eng_utility_reset(E);
+    flce_utility_ctx u = {E, e, 0};
+    double phi[32];
+    flce_status st;
+    if (E->cfg->shapley_mc || E->K > 12)
+        st = flce_shapley_mc(E->K, flce_eng_utility, &u, E->cfg->mc_perms, E->cfg->mc_eps, E->cfg->seed, (uint32_t)E->t, phi,
+                             NULL, e);
+    else st = flce_shapley_exact(E->K, flce_eng_utility, &u, phi, e);
+    if (st) return st;
+    if (u.failed) return FLCE_ERR_NUMERIC;
+    for (int i = 0; i < E->K; i++) E->rc[i] = phi[i]; /* summed over rounds, clamped at 0 at the end */
+    flce_eng_fedavg(E);
+    return FLCE_OK;
+}
+
+const flce_method flce_method_fedsv = {
+    .name = "fedsv",
+    .summary = "FedSV: FedAvg; per-round Shapley values (exact, or Monte-Carlo) summed as contributions",
+    .flags = FLCE_M_CLAMP,
+    .check = fedsv_check,
+    .server = fedsv_server,
+};
