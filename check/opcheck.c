@@ -8,17 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum {
-    OP_CONV_FWD, OP_CONV_BWD_DATA, OP_CONV_BWD_WEIGHT, OP_BN_TRAIN, OP_BN_EVAL, OP_BN_BWD, OP_RELU_FWD, OP_RELU_BWD,
-    OP_ADD, OP_ADD_RELU_BWD, OP_POOL_FWD, OP_POOL_BWD, OP_LIN_FWD, OP_LIN_BWD, OP_CE, OP_SUPCON, OP_SGD, OP_WSUM
-} op_kind;
-
-static const char *OP_NAMES[] = {"CONV2D_FWD", "CONV2D_BWD_DATA", "CONV2D_BWD_WEIGHT", "BN_FWD_TRAIN", "BN_FWD_EVAL",
-                                 "BN_BWD", "RELU_FWD", "RELU_BWD", "ADD", "ADD_RELU_BWD", "AVGPOOL_FWD", "AVGPOOL_BWD", "LINEAR_FWD",
-                                 "LINEAR_BWD", "SOFTMAX_CE", "SUPCON", "SGD", "WEIGHTED_SUM"};
-
 typedef struct {
-    op_kind op;
+    flce_op op; /* the op of the interface's list (backend.h) */
     int a[9]; /* the shape; for convolutions a[8] = 1: the inputs hold inf, -inf and NaN among
                * the normal values, and every NaN compares as one (payloads are not contracted) */
 } op_case;
@@ -34,66 +25,87 @@ typedef struct {
     {op, {2, 8, 9, 9, 16, 5, 1, 2}}, {op, {3, 8, 7, 9, 16, 3, 1, 0}}, {op, {2, 8, 10, 11, 16, 3, 3, 1}}
 
 static const op_case CASES[] = {
-    CONV3(OP_CONV_FWD), CONV3(OP_CONV_BWD_DATA), CONV3(OP_CONV_BWD_WEIGHT),
+    CONV3(FLCE_OP_CONV2D_FWD), CONV3(FLCE_OP_CONV2D_BWD_DATA), CONV3(FLCE_OP_CONV2D_BWD_WEIGHT),
     /* BatchNorm: N, C, HW, fused ReLU (training and backward) */
-    {OP_BN_TRAIN, {2, 3, 64}}, {OP_BN_TRAIN, {4, 16, 1024}}, {OP_BN_TRAIN, {3, 5, 49}}, {OP_BN_TRAIN, {1, 1, 1}},
-    {OP_BN_TRAIN, {2, 7, 9}}, {OP_BN_TRAIN, {5, 3, 1000}}, {OP_BN_TRAIN, {2, 3, 64, 1}}, {OP_BN_TRAIN, {3, 5, 49, 1}},
-    {OP_BN_TRAIN, {4, 16, 1024, 1}}, {OP_BN_EVAL, {2, 3, 64}}, {OP_BN_EVAL, {3, 5, 49}},
+    {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64}}, {FLCE_OP_BN_FWD_TRAIN, {4, 16, 1024}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49}}, {FLCE_OP_BN_FWD_TRAIN, {1, 1, 1}},
+    {FLCE_OP_BN_FWD_TRAIN, {2, 7, 9}}, {FLCE_OP_BN_FWD_TRAIN, {5, 3, 1000}}, {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64, 1}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49, 1}},
+    {FLCE_OP_BN_FWD_TRAIN, {4, 16, 1024, 1}}, {FLCE_OP_BN_FWD_EVAL, {2, 3, 64}}, {FLCE_OP_BN_FWD_EVAL, {3, 5, 49}},
     /* relu 2: the residual form, y = relu(bn(x) + r) */
-    {OP_BN_TRAIN, {2, 3, 64, 2}}, {OP_BN_TRAIN, {3, 5, 49, 2}}, {OP_BN_TRAIN, {4, 16, 1024, 2}}, {OP_BN_TRAIN, {2, 7, 9, 2}},
-    {OP_BN_BWD, {5, 3, 1000}}, {OP_BN_BWD, {2, 3, 64}}, {OP_BN_BWD, {4, 16, 1024}}, {OP_BN_BWD, {3, 5, 49}},
-    {OP_BN_BWD, {2, 7, 9}}, {OP_BN_BWD, {2, 3, 64, 1}}, {OP_BN_BWD, {3, 5, 49, 1}}, {OP_BN_BWD, {4, 16, 1024, 1}},
-    {OP_BN_BWD, {2, 7, 9, 1}},
+    {FLCE_OP_BN_FWD_TRAIN_RES, {2, 3, 64, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {3, 5, 49, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {4, 16, 1024, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {2, 7, 9, 2}},
+    {FLCE_OP_BN_BWD, {5, 3, 1000}}, {FLCE_OP_BN_BWD, {2, 3, 64}}, {FLCE_OP_BN_BWD, {4, 16, 1024}}, {FLCE_OP_BN_BWD, {3, 5, 49}},
+    {FLCE_OP_BN_BWD, {2, 7, 9}}, {FLCE_OP_BN_BWD, {2, 3, 64, 1}}, {FLCE_OP_BN_BWD, {3, 5, 49, 1}}, {FLCE_OP_BN_BWD, {4, 16, 1024, 1}},
+    {FLCE_OP_BN_BWD, {2, 7, 9, 1}},
     /* K8C's chunks of 256: 12.25 chunks (7x7 planes), 3.25 (8x8), 2.3 with boundaries inside a
      * sample's run (200-wide planes) */
-    {OP_BN_TRAIN, {64, 2, 49}}, {OP_BN_TRAIN, {13, 2, 64}}, {OP_BN_TRAIN, {3, 2, 200}}, {OP_BN_TRAIN, {13, 2, 64, 2}},
-    {OP_BN_BWD, {64, 2, 49}}, {OP_BN_BWD, {13, 2, 64, 1}}, {OP_BN_BWD, {3, 2, 200}},
+    {FLCE_OP_BN_FWD_TRAIN, {64, 2, 49}}, {FLCE_OP_BN_FWD_TRAIN, {13, 2, 64}}, {FLCE_OP_BN_FWD_TRAIN, {3, 2, 200}}, {FLCE_OP_BN_FWD_TRAIN_RES, {13, 2, 64, 2}},
+    {FLCE_OP_BN_BWD, {64, 2, 49}}, {FLCE_OP_BN_BWD, {13, 2, 64, 1}}, {FLCE_OP_BN_BWD, {3, 2, 200}},
     /* elementwise: n */
-    {OP_RELU_FWD, {1}}, {OP_RELU_FWD, {77}}, {OP_RELU_FWD, {100003}}, {OP_RELU_BWD, {13}}, {OP_RELU_BWD, {65537}},
-    {OP_ADD, {9}}, {OP_ADD, {70001}}, {OP_ADD, {9, 1}}, {OP_ADD, {70001, 1}}, {OP_ADD_RELU_BWD, {13}},
-    {OP_ADD_RELU_BWD, {65537}},
+    {FLCE_OP_RELU_FWD, {1}}, {FLCE_OP_RELU_FWD, {77}}, {FLCE_OP_RELU_FWD, {100003}}, {FLCE_OP_RELU_BWD, {13}}, {FLCE_OP_RELU_BWD, {65537}},
+    {FLCE_OP_ADD, {9}}, {FLCE_OP_ADD, {70001}}, {FLCE_OP_ADD, {9, 1}}, {FLCE_OP_ADD, {70001, 1}}, {FLCE_OP_ADD_RELU_BWD, {13}},
+    {FLCE_OP_ADD_RELU_BWD, {65537}},
     /* pooling: N, C, HW */
-    {OP_POOL_FWD, {2, 64, 64}}, {OP_POOL_FWD, {3, 5, 49}}, {OP_POOL_BWD, {2, 64, 64}}, {OP_POOL_BWD, {1, 3, 1}},
+    {FLCE_OP_AVGPOOL_FWD, {2, 64, 64}}, {FLCE_OP_AVGPOOL_FWD, {3, 5, 49}}, {FLCE_OP_AVGPOOL_BWD, {2, 64, 64}}, {FLCE_OP_AVGPOOL_BWD, {1, 3, 1}},
     /* linear: N, I, O */
-    {OP_LIN_FWD, {1, 1, 1}}, {OP_LIN_FWD, {5, 64, 10}}, {OP_LIN_FWD, {7, 64, 100}}, {OP_LIN_BWD, {5, 64, 10}},
-    {OP_LIN_BWD, {3, 17, 9}},
+    {FLCE_OP_LINEAR_FWD, {1, 1, 1}}, {FLCE_OP_LINEAR_FWD, {5, 64, 10}}, {FLCE_OP_LINEAR_FWD, {7, 64, 100}}, {FLCE_OP_LINEAR_BWD, {5, 64, 10}},
+    {FLCE_OP_LINEAR_BWD, {3, 17, 9}},
     /* softmax cross-entropy: N, C; supervised contrastive: N, D, classes */
-    {OP_CE, {1, 2}}, {OP_CE, {8, 10}}, {OP_CE, {5, 100}}, {OP_SUPCON, {8, 64, 3}}, {OP_SUPCON, {5, 7, 5}},
-    {OP_SUPCON, {16, 64, 16}}, {OP_SUPCON, {130, 64, 10}}, {OP_CE, {130, 10}},
+    {FLCE_OP_SOFTMAX_CE, {1, 2}}, {FLCE_OP_SOFTMAX_CE, {8, 10}}, {FLCE_OP_SOFTMAX_CE, {5, 100}}, {FLCE_OP_SUPCON, {8, 64, 3}}, {FLCE_OP_SUPCON, {5, 7, 5}},
+    {FLCE_OP_SUPCON, {16, 64, 16}}, {FLCE_OP_SUPCON, {130, 64, 10}}, {FLCE_OP_SOFTMAX_CE, {130, 10}},
     /* SGD: n, momentum (0/1), weight decay (0/1), first; weighted sum: n, K */
-    {OP_SGD, {1000, 0, 0, 1}}, {OP_SGD, {1001, 1, 1, 0}}, {OP_WSUM, {999, 1}}, {OP_WSUM, {4099, 10}},
+    {FLCE_OP_SGD, {1000, 0, 0, 1}}, {FLCE_OP_SGD, {1001, 1, 1, 0}}, {FLCE_OP_WEIGHTED_SUM, {999, 1}}, {FLCE_OP_WEIGHTED_SUM, {4099, 10}},
 };
 
 int flce_opcheck_count(void) { return (int)(sizeof CASES / sizeof CASES[0]); }
 
+/* The op's name as the table prints it: "CONV2D_FWD". */
+static const char *upper(flce_op op, char *nm) {
+    const char *s = flce_op_name(op);
+    size_t k = 0;
+    for (; s[k] && k < 31; k++) nm[k] = (char)(s[k] >= 'a' && s[k] <= 'z' ? s[k] - 32 : s[k]);
+    nm[k] = 0;
+    return nm;
+}
+
+const char *flce_opcheck_missing(void) {
+    for (int op = 0; op < FLCE_OP_COUNT; op++) {
+        int has = 0;
+        for (int i = 0; i < flce_opcheck_count(); i++) has |= CASES[i].op == (flce_op)op;
+        if (!has) return flce_op_name((flce_op)op);
+    }
+    return NULL;
+}
+
 const char *flce_opcheck_name(int i, char *buf, size_t cap) {
     const op_case *c = &CASES[i];
     const int *a = c->a;
+    char nm[32];
     switch (c->op) {
-    case OP_CONV_FWD:
-    case OP_CONV_BWD_DATA:
-    case OP_CONV_BWD_WEIGHT:
-        snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d%s)", OP_NAMES[c->op], a[0], a[1], a[2], a[3], a[4],
+    case FLCE_OP_CONV2D_FWD:
+    case FLCE_OP_CONV2D_BWD_DATA:
+    case FLCE_OP_CONV2D_BWD_WEIGHT:
+        snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d%s)", upper(c->op, nm), a[0], a[1], a[2], a[3], a[4],
                  a[5], a[6], a[7], a[8] ? ",inf/nan" : "");
         break;
-    case OP_BN_TRAIN:
-    case OP_BN_BWD:
-        snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d%s)", OP_NAMES[c->op], a[0], a[1], a[2],
+    case FLCE_OP_BN_FWD_TRAIN:
+    case FLCE_OP_BN_FWD_TRAIN_RES:
+    case FLCE_OP_BN_BWD:
+        snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d%s)", upper(c->op, nm), a[0], a[1], a[2],
                  a[3] == 2 ? ",+r,relu" : a[3] ? ",relu" : "");
         break;
-    case OP_BN_EVAL:
-    case OP_POOL_FWD:
-    case OP_POOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
-    case OP_RELU_FWD:
-    case OP_RELU_BWD:
-    case OP_ADD_RELU_BWD:
-    case OP_ADD: snprintf(buf, cap, "%s(n=%d%s)", OP_NAMES[c->op], a[0], a[1] ? ",relu" : ""); break;
-    case OP_LIN_FWD:
-    case OP_LIN_BWD: snprintf(buf, cap, "%s(N=%d,I=%d,O=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
-    case OP_CE: snprintf(buf, cap, "%s(N=%d,C=%d)", OP_NAMES[c->op], a[0], a[1]); break;
-    case OP_SUPCON: snprintf(buf, cap, "%s(N=%d,D=%d,classes=%d)", OP_NAMES[c->op], a[0], a[1], a[2]); break;
-    case OP_SGD: snprintf(buf, cap, "%s(n=%d,momentum=%d,wd=%d,first=%d)", OP_NAMES[c->op], a[0], a[1], a[2], a[3]); break;
-    case OP_WSUM: snprintf(buf, cap, "%s(n=%d,K=%d)", OP_NAMES[c->op], a[0], a[1]); break;
+    case FLCE_OP_BN_FWD_EVAL:
+    case FLCE_OP_AVGPOOL_FWD:
+    case FLCE_OP_AVGPOOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", upper(c->op, nm), a[0], a[1], a[2]); break;
+    case FLCE_OP_RELU_FWD:
+    case FLCE_OP_RELU_BWD:
+    case FLCE_OP_ADD_RELU_BWD:
+    case FLCE_OP_ADD: snprintf(buf, cap, "%s(n=%d%s)", upper(c->op, nm), a[0], a[1] ? ",relu" : ""); break;
+    case FLCE_OP_LINEAR_FWD:
+    case FLCE_OP_LINEAR_BWD: snprintf(buf, cap, "%s(N=%d,I=%d,O=%d)", upper(c->op, nm), a[0], a[1], a[2]); break;
+    case FLCE_OP_SOFTMAX_CE: snprintf(buf, cap, "%s(N=%d,C=%d)", upper(c->op, nm), a[0], a[1]); break;
+    case FLCE_OP_SUPCON: snprintf(buf, cap, "%s(N=%d,D=%d,classes=%d)", upper(c->op, nm), a[0], a[1], a[2]); break;
+    case FLCE_OP_SGD: snprintf(buf, cap, "%s(n=%d,momentum=%d,wd=%d,first=%d)", upper(c->op, nm), a[0], a[1], a[2], a[3]); break;
+    case FLCE_OP_WEIGHTED_SUM: snprintf(buf, cap, "%s(n=%d,K=%d)", upper(c->op, nm), a[0], a[1]); break;
+    case FLCE_OP_COUNT: break; /* not an op (an op added to the list without a case here does not build: -Wswitch) */
     }
     return buf;
 }
@@ -237,15 +249,15 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
     ctx c = {.ref = ref, .be = be, .stream = (uint32_t)i, .nan_as_one = CASES[i].a[8]};
     flce_backend *bk[2] = {ref, be};
     switch (oc->op) {
-    case OP_CONV_FWD:
-    case OP_CONV_BWD_DATA:
-    case OP_CONV_BWD_WEIGHT: {
+    case FLCE_OP_CONV2D_FWD:
+    case FLCE_OP_CONV2D_BWD_DATA:
+    case FLCE_OP_CONV2D_BWD_WEIGHT: {
         flce_conv_shape s;
         flce_conv_shape_init(&s, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
         size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.K * s.C * s.R * s.R, ny = (size_t)s.N * s.K * s.OH * s.OW;
-        int f = oc->op == OP_CONV_FWD, d = oc->op == OP_CONV_BWD_DATA;
+        int f = oc->op == FLCE_OP_CONV2D_FWD, d = oc->op == FLCE_OP_CONV2D_BWD_DATA;
         int kind = a[8] ? 3 : 0;
-        pair *x = mk(&c, "x", nx, kind, 1, d), *w = mk(&c, "w", nw, kind, 0.3f, oc->op == OP_CONV_BWD_WEIGHT);
+        pair *x = mk(&c, "x", nx, kind, 1, d), *w = mk(&c, "w", nw, kind, 0.3f, oc->op == FLCE_OP_CONV2D_BWD_WEIGHT);
         pair *y = mk(&c, "y", ny, kind, 1, f);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
@@ -257,12 +269,13 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_BN_TRAIN:
-    case OP_BN_EVAL:
-    case OP_BN_BWD: {
+    case FLCE_OP_BN_FWD_TRAIN:
+    case FLCE_OP_BN_FWD_TRAIN_RES:
+    case FLCE_OP_BN_FWD_EVAL:
+    case FLCE_OP_BN_BWD: {
         int N = a[0], C = a[1], HW = a[2];
         size_t n = (size_t)N * C * HW;
-        int tr = oc->op == OP_BN_TRAIN, ev = oc->op == OP_BN_EVAL, bw = !tr && !ev, relu = a[3];
+        int tr = oc->op == FLCE_OP_BN_FWD_TRAIN || oc->op == FLCE_OP_BN_FWD_TRAIN_RES, ev = oc->op == FLCE_OP_BN_FWD_EVAL, bw = !tr && !ev, relu = a[3];
         pair *x = mk(&c, "x", n, 0, 2, 0), *g = mk(&c, "gamma", (size_t)C, 0, 1, 0), *b = mk(&c, "beta", (size_t)C, 0, 1, 0);
         pair *y = mk(&c, tr || ev ? "y" : "dx", n, 0, 1, 1), *dy = mk(&c, "dy", bw ? n : 1, 0, 1, 0);
         pair *yr = mk(&c, "relu_y", bw && relu ? n : 1, 4, 1, 0), *mean = mk(&c, "mean", (size_t)C, 0, 1, tr);
@@ -281,26 +294,26 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_RELU_FWD:
-    case OP_RELU_BWD:
-    case OP_ADD:
-    case OP_ADD_RELU_BWD: {
+    case FLCE_OP_RELU_FWD:
+    case FLCE_OP_RELU_BWD:
+    case FLCE_OP_ADD:
+    case FLCE_OP_ADD_RELU_BWD: {
         size_t n = (size_t)a[0];
-        pair *x = mk(&c, "a", n, oc->op == OP_RELU_BWD ? 4 : 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0);
-        pair *y = mk(&c, "y", n, 0, 1, 1), *yr = mk(&c, "relu_y", oc->op == OP_ADD_RELU_BWD ? n : 1, 4, 1, 0);
+        pair *x = mk(&c, "a", n, oc->op == FLCE_OP_RELU_BWD ? 4 : 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0);
+        pair *y = mk(&c, "y", n, 0, 1, 1), *yr = mk(&c, "relu_y", oc->op == FLCE_OP_ADD_RELU_BWD ? n : 1, 4, 1, 0);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
-            if (oc->op == OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));
-            else if (oc->op == OP_RELU_BWD) bk[k]->relu_bwd(bk[k], n, S(x), S(d), S(y));
-            else if (oc->op == OP_ADD_RELU_BWD) bk[k]->add_relu_bwd(bk[k], n, S(x), S(d), S(yr), S(y));
+            if (oc->op == FLCE_OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));
+            else if (oc->op == FLCE_OP_RELU_BWD) bk[k]->relu_bwd(bk[k], n, S(x), S(d), S(y));
+            else if (oc->op == FLCE_OP_ADD_RELU_BWD) bk[k]->add_relu_bwd(bk[k], n, S(x), S(d), S(yr), S(y));
             else bk[k]->add(bk[k], n, a[1], S(x), S(d), S(y));
             bk[k]->sync(bk[k]);
         }
         break;
     }
-    case OP_POOL_FWD:
-    case OP_POOL_BWD: {
-        int N = a[0], C = a[1], HW = a[2], f = oc->op == OP_POOL_FWD;
+    case FLCE_OP_AVGPOOL_FWD:
+    case FLCE_OP_AVGPOOL_BWD: {
+        int N = a[0], C = a[1], HW = a[2], f = oc->op == FLCE_OP_AVGPOOL_FWD;
         pair *x = mk(&c, f ? "x" : "dx", (size_t)N * C * HW, 0, 1, !f), *z = mk(&c, f ? "z" : "dz", (size_t)N * C, 0, 1, f);
         if (c.fail) break;
         for (int k = 0; k < 2; k++) {
@@ -310,9 +323,9 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_LIN_FWD:
-    case OP_LIN_BWD: {
-        int N = a[0], I = a[1], O = a[2], f = oc->op == OP_LIN_FWD;
+    case FLCE_OP_LINEAR_FWD:
+    case FLCE_OP_LINEAR_BWD: {
+        int N = a[0], I = a[1], O = a[2], f = oc->op == FLCE_OP_LINEAR_FWD;
         pair *x = mk(&c, "x", (size_t)N * I, 0, 1, 0), *w = mk(&c, "w", (size_t)O * I, 0, 0.3f, 0);
         pair *b = mk(&c, "b", (size_t)O, 0, 1, 0), *y = mk(&c, f ? "y" : "dy", (size_t)N * O, 0, 1, f);
         pair *dx = mk(&c, "dx", (size_t)N * I, 0, 1, !f), *dw = mk(&c, "dw", (size_t)O * I, 0, 1, !f);
@@ -325,7 +338,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_CE: {
+    case FLCE_OP_SOFTMAX_CE: {
         int N = a[0], C = a[1];
         pair *l = mk(&c, "logits", (size_t)N * C, 0, 3, 0), *y = mk(&c, "labels", (size_t)N, 1, (float)C, 0);
         pair *loss = mk(&c, "loss", 1, 0, 1, 1), *dl = mk(&c, "dlogits", (size_t)N * C, 0, 1, 1);
@@ -337,7 +350,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_SUPCON: {
+    case FLCE_OP_SUPCON: {
         int N = a[0], D = a[1];
         pair *z = mk(&c, "z", (size_t)N * D, 0, 1, 0), *y = mk(&c, "labels", (size_t)N, 1, (float)a[2], 0);
         pair *loss = mk(&c, "loss", 1, 0, 1, 1), *dz = mk(&c, "dz", (size_t)N * D, 0, 1, 1);
@@ -348,7 +361,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_SGD: {
+    case FLCE_OP_SGD: {
         size_t n = (size_t)a[0];
         pair *w = mk(&c, "w", n, 0, 1, 1), *g = mk(&c, "g", n, 0, 1, 0), *m = mk(&c, "momentum", n, 0, 1, a[1]);
         if (c.fail) break;
@@ -358,7 +371,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         }
         break;
     }
-    case OP_WSUM: {
+    case FLCE_OP_WEIGHTED_SUM: {
         size_t n = (size_t)a[0];
         int K = a[1];
         pair *xs[10];
@@ -378,6 +391,7 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
         break;
     }
 #undef S
+    case FLCE_OP_COUNT: break;
     }
     flce_status st = FLCE_OK;
     if (c.fail) st = flce_fail(e, FLCE_ERR_NOMEM, "%s: cannot allocate buffers", r->name);

@@ -21,6 +21,8 @@ typedef struct {
 } flce_opcheck_result;
 
 int flce_opcheck_count(void);
+/* The first op of the interface's list (backend.h) without a case in the table, or NULL. */
+const char *flce_opcheck_missing(void);
 /* The name of case i (for filtering by op name: the part before '('). */
 const char *flce_opcheck_name(int i, char *buf, size_t cap);
 /* Run case i on be and on ref. */

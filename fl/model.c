@@ -57,6 +57,9 @@ flce_status flce_model_create(flce_model *m, flce_backend *be, int in_c, int in_
         return flce_fail(e, FLCE_ERR_ARG, "model: input %dx%dx%d not supported (1-3 channels, 4..512 pixels)", in_c, in_h, in_w);
     if (classes < 2 || classes > 1000) return flce_fail(e, FLCE_ERR_ARG, "model: %d classes (2..1000)", classes);
     if (batch < 1) return flce_fail(e, FLCE_ERR_ARG, "model: batch %d", batch);
+    const char *missing = flce_backend_missing_op(be);
+    if (missing) return flce_fail(e, FLCE_ERR_ARG, "backend '%s' lacks the op %s: it cannot train", be->name, missing);
+    if (flce_backend_status(be, e)) return be->status;
     m->be = be, m->in_c = in_c, m->in_h = in_h, m->in_w = in_w, m->classes = classes, m->batch = batch;
     int H = add_conv(m, &m->conv1, "conv1.weight", batch, in_c, in_h, in_w, 16, 3, 1), W = m->conv1.s.OW;
     add_bn(m, &m->bn1, "bn1", 16, H * W);
@@ -289,7 +292,7 @@ flce_status flce_model_forward_train(flce_model *m, int n, const float *x, const
     be->buf_write(be, m->x, 0, x, sizeof(float) * (size_t)n * m->in_c * m->in_h * m->in_w);
     be->buf_write(be, m->labels, 0, labels, sizeof(int32_t) * (size_t)n);
     forward(m, n, 1);
-    return FLCE_OK;
+    return flce_backend_status(be, e); /* an op's failure (a lost device, no memory) */
 }
 
 flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, const int32_t *labels, float lambda,
@@ -297,7 +300,7 @@ flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, co
     flce_status st = flce_model_forward_train(m, n, x, labels, e);
     if (st) return st;
     flce_model_backward(m, lambda, tau, NULL, out);
-    return FLCE_OK;
+    return flce_backend_status(m->be, e);
 }
 
 void flce_model_backward(flce_model *m, float lambda, float tau, const float *extra_dz, flce_losses *out) {
@@ -367,7 +370,7 @@ flce_status flce_model_eval(flce_model *m, int n, const float *x, float *logits,
     forward(m, n, 0);
     if (logits) flce_model_read_logits(m, logits);
     if (z) flce_model_read_features(m, z);
-    return FLCE_OK;
+    return flce_backend_status(m->be, e);
 }
 
 void flce_model_read_logits(flce_model *m, float *out) {
@@ -432,6 +435,10 @@ flce_status flce_model_save(flce_model *m, const char *path, flce_err *e) {
     float *vals = malloc(flce_model_state_size(m) * sizeof(float));
     if (!vals) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
     flce_model_get_state(m, vals);
+    if (flce_backend_status(m->be, e)) { /* never a checkpoint of what a failed device returned */
+        free(vals);
+        return m->be->status;
+    }
     int n = 0, nb = 0;
     const float *v = vals;
     for (int i = 0; i < m->nparams; i++) {

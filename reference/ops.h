@@ -83,9 +83,6 @@ void ref_supcon(int N, int D, float tau, float lambda, const float *z, const int
 void ref_sgd(size_t n, float lr, float momentum, float wd, int first, float *w, const float *g, float *mom);
 void ref_weighted_sum(size_t n, int K, const float *a, const float *const *xs, float *y);
 
-/* Point every op of be at the reference loops above (the reference backend is made of them;
- * the CPU backend takes the ops it does not implement from here). */
-void flce_backend_fill_reference(flce_backend *be);
 
 /* The K8 sum of x[0..n), exposed for tests; and the K8C sum. */
 float ref_sum8(const float *x, size_t n);

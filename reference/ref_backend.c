@@ -5,6 +5,7 @@
 
 #include "hostbuf.h"
 #include "ops.h"
+#include "ref_backend.h"
 
 flce_buf *flce_hostbuf_alloc(flce_backend *be, size_t bytes);
 void flce_hostbuf_free(flce_backend *be, flce_buf *b);
@@ -46,16 +47,16 @@ void flce_hostbuf_read(flce_backend *be, const flce_buf *b, size_t off, void *ds
 static void nop_sync(flce_backend *be) { (void)be; }
 static void ref_destroy(flce_backend *be) { (void)be; }
 
-static void r_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+static void r_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
     (void)be;
     ref_conv2d_fwd(s, HB_CF(x), HB_CF(w), HB_F(y));
 }
-static void r_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+static void r_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
     (void)be;
     ref_conv2d_bwd_data(s, HB_CF(dy), HB_CF(w), HB_F(dx));
 }
-static void r_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+static void r_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
     (void)be;
     ref_conv2d_bwd_weight(s, HB_CF(x), HB_CF(dy), HB_F(dw));
@@ -105,25 +106,25 @@ static void r_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const 
     ref_add(n, 0, HB_CF(a), HB_CF(b), HB_F(dx));
     ref_relu_bwd(n, HB_CF(y), HB_CF(dx), HB_F(dx));
 }
-static void r_pool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
+static void r_avgpool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
     (void)be;
     ref_avgpool_fwd(N, C, HW, HB_CF(x), HB_F(z));
 }
-static void r_pool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx) {
+static void r_avgpool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx) {
     (void)be;
     ref_avgpool_bwd(N, C, HW, HB_CF(dz), HB_F(dx));
 }
-static void r_lin_fwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *b,
+static void r_linear_fwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *b,
                       flce_buf *y) {
     (void)be;
     ref_linear_fwd(N, I, O, HB_CF(x), HB_CF(w), HB_CF(b), HB_F(y));
 }
-static void r_lin_bwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *dy,
+static void r_linear_bwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *dy,
                       flce_buf *dx, flce_buf *dw, flce_buf *db) {
     (void)be;
     ref_linear_bwd(N, I, O, HB_CF(x), HB_CF(w), HB_CF(dy), HB_F(dx), HB_F(dw), HB_F(db));
 }
-static void r_ce(flce_backend *be, int N, int C, const flce_buf *l, const flce_buf *y, flce_buf *loss, flce_buf *dl,
+static void r_softmax_ce(flce_backend *be, int N, int C, const flce_buf *l, const flce_buf *y, flce_buf *loss, flce_buf *dl,
                  flce_buf *pred) {
     (void)be;
     ref_softmax_ce(N, C, HB_CF(l), HB_CI(y), HB_F(loss), HB_F(dl), HB_I(pred));
@@ -138,7 +139,7 @@ static void r_sgd(flce_backend *be, size_t n, float lr, float m, float wd, int f
     (void)be;
     ref_sgd(n, lr, m, wd, first, HB_F(w), HB_CF(g), mom ? HB_F(mom) : NULL);
 }
-static void r_wsum(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y) {
+static void r_weighted_sum(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y) {
     (void)be;
     const float **ptr = malloc(sizeof *ptr * (size_t)(K > 0 ? K : 1));
     if (!ptr) return;
@@ -155,25 +156,9 @@ void flce_backend_fill_reference(flce_backend *be) {
     be->buf_read = flce_hostbuf_read;
     be->sync = nop_sync;
     be->destroy = ref_destroy;
-    be->conv2d_fwd = r_conv_fwd;
-    be->conv2d_bwd_data = r_conv_bwd_data;
-    be->conv2d_bwd_weight = r_conv_bwd_weight;
-    be->bn_fwd_train = r_bn_fwd_train;
-    be->bn_fwd_train_res = r_bn_fwd_train_res;
-    be->bn_fwd_eval = r_bn_fwd_eval;
-    be->bn_bwd = r_bn_bwd;
-    be->relu_fwd = r_relu_fwd;
-    be->relu_bwd = r_relu_bwd;
-    be->add = r_add;
-    be->add_relu_bwd = r_add_relu_bwd;
-    be->avgpool_fwd = r_pool_fwd;
-    be->avgpool_bwd = r_pool_bwd;
-    be->linear_fwd = r_lin_fwd;
-    be->linear_bwd = r_lin_bwd;
-    be->softmax_ce = r_ce;
-    be->supcon = r_supcon;
-    be->sgd = r_sgd;
-    be->weighted_sum = r_wsum;
+#define REF_OP_SET(name, NAME, params, args) be->name = r_##name;
+    FLCE_BACKEND_OPS(REF_OP_SET)
+#undef REF_OP_SET
 }
 
 flce_backend *flce_backend_reference(void) {

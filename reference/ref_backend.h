@@ -8,5 +8,8 @@
 
 /* A new reference backend (NULL when out of memory); destroy it with be->destroy(be). */
 flce_backend *flce_backend_reference(void);
+/* Every slot of be (buffers in host memory, every op the reference loop): the start of a host
+ * backend that replaces some ops with its own (the CPU backend). */
+void flce_backend_fill_reference(flce_backend *be);
 
 #endif

@@ -14,6 +14,7 @@
 #include "opcheck.h"
 #include "ops.h"
 #include "cpu.h"
+#include "model.h"
 #include "ref_backend.h"
 
 static flce_backend *cpu;
@@ -68,6 +69,73 @@ Test(ops, the_cross_check_catches_one_ulp) {
         found = 1;
     }
     cr_assert(found);
+}
+
+/* The op list is the one source: every backend has every op, a missing one is named, and the
+ * cross-check table has a case for each op of the list. */
+Test(ops, every_backend_has_every_op_of_the_list, .init = setup, .fini = teardown) {
+    flce_backend *ref = flce_backend_reference();
+    flce_backend *fz = flce_backend_ftz(flce_backend_cpu(1));
+    cr_assert_null(flce_backend_missing_op(ref));
+    cr_assert_null(flce_backend_missing_op(cpu));
+    cr_assert_null(flce_backend_missing_op(fz));
+    cr_assert_eq(FLCE_OP_COUNT, 19);
+    cr_assert_str_eq(flce_op_name(FLCE_OP_CONV2D_FWD), "conv2d_fwd");
+    cr_assert_str_eq(flce_op_name(FLCE_OP_WEIGHTED_SUM), "weighted_sum");
+    flce_backend lacking = *ref;
+    lacking.supcon = NULL;
+    cr_assert_str_eq(flce_backend_missing_op(&lacking), "supcon");
+    flce_model m;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_model_create(&m, &lacking, 1, 8, 8, 3, 2, &e), FLCE_ERR_ARG);
+    cr_assert_str_eq(e.msg, "backend 'reference' lacks the op supcon: it cannot train");
+    cr_assert_null(flce_opcheck_missing(), "no case for %s", flce_opcheck_missing());
+    fz->destroy(fz);
+}
+
+/* A failing op records its failure once (the first), the model's calls return it with its
+ * message, and the ftz wrapper passes its inner backend's failure on. */
+static int fails_seen;
+static void failing_pool(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
+    fails_seen++;
+    flce_backend_fail(be, FLCE_ERR_IO, "avgpool: the device went away (call %d)", fails_seen);
+}
+
+Test(ops, a_failing_op_is_a_status_not_an_exit) {
+    flce_backend *ref = flce_backend_reference(), bad = *ref;
+    bad.avgpool_fwd = failing_pool;
+    bad.status = FLCE_OK;
+    flce_backend_fail(&bad, FLCE_OK, "unused"); /* FLCE_OK is not a success to record: it counts as a failure */
+    cr_assert_neq(flce_backend_status(&bad, NULL), FLCE_OK);
+    bad.status = FLCE_OK; /* start clean */
+    flce_model m;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_model_create(&m, &bad, 1, 8, 8, 3, 2, &e), FLCE_OK, "%s", e.msg);
+    flce_model_init(&m, 1);
+    float x[2 * 64] = {0};
+    int32_t y[2] = {0, 1};
+    flce_losses l;
+    fails_seen = 0;
+    cr_assert_eq(flce_model_forward_backward(&m, 2, x, y, 0, 0.5f, &l, &e), FLCE_ERR_IO);
+    cr_assert_str_eq(e.msg, "avgpool: the device went away (call 1)");
+    /* later failures do not replace the first */
+    flce_backend_fail(&bad, FLCE_ERR_NOMEM, "second");
+    flce_err e2 = {{0}};
+    cr_assert_eq(flce_backend_status(&bad, &e2), FLCE_ERR_IO);
+    cr_assert_str_eq(e2.msg, "avgpool: the device went away (call 1)");
+    float logits[2 * 3];
+    cr_assert_eq(flce_model_eval(&m, 2, x, logits, NULL, &e), FLCE_ERR_IO);
+    flce_model_free(&m);
+    /* through the ftz wrapper */
+    flce_backend *inner = malloc(sizeof *inner);
+    *inner = *ref;
+    inner->avgpool_fwd = failing_pool, inner->status = FLCE_OK, inner->destroy = (void (*)(flce_backend *))free;
+    flce_backend *w = flce_backend_ftz(inner);
+    cr_assert_eq(flce_model_create(&m, w, 1, 8, 8, 3, 2, &e), FLCE_OK);
+    cr_assert_eq(flce_model_eval(&m, 2, x, logits, NULL, &e), FLCE_ERR_IO);
+    cr_assert(strstr(e.msg, "the device went away") != NULL, "%s", e.msg);
+    flce_model_free(&m);
+    w->destroy(w);
 }
 
 /* One convolution op (CONV_FWD: x, w -> y; CONV_DX: dy, w -> dx; CONV_DW: x, dy -> dw) on the

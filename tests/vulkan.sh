@@ -2,7 +2,8 @@
 # vulkan.sh: the Vulkan backend on whatever Vulkan device the machine has (lavapipe in CI):
 # `flce check --backend vulkan --steps 3` passes and names the device; a run with the Khronos
 # validation layer reports no message (and the layer's messages are caught: a deliberate
-# misuse is reported); a fault in a training step is caught and named; `flce step` and a
+# misuse is reported); a fault in a training step is caught and named; a device lost mid-run
+# is one line and status 1, and --resume continues the run; `flce step` and a
 # one-round `flce run` give the same bytes and digests as the CPU backend.
 # Where no Vulkan device exists the test exits 77 (ctest: skipped) with the reason;
 # scripts/test.sh turns a skip into a failure in CI.
@@ -70,6 +71,17 @@ base="--clients 4 --train-subset 120 --test-subset 40 --val-size 10 --batch 16 -
 "$flce" run --algo flce $base --out "$t/v1" --backend vulkan > /dev/null 2> "$t/v1.err" || fail "vulkan run: $(cat "$t/v1.err")"
 cmp -s "$t/c1/digests.txt" "$t/v1/digests.txt" || fail "vulkan and cpu runs differ: $(diff "$t/c1/digests.txt" "$t/v1/digests.txt")"
 grep -rqs 'vulkan' "$t/v1/config.json" "$t/v1/digests.txt" "$t/v1"/*.txt || fail "the run does not record its backend"
+# a device lost in the middle of a run (FLCE_VK_TEST_LOSE_AT: that submission fails): one line
+# naming it, status 1, no process exit from inside the backend, a run folder that --resume
+# continues to the CPU backend's digests
+base2=$(echo "$base" | sed 's/--rounds 1/--rounds 2/')
+"$flce" run --algo flce $base2 --out "$t/c2" --backend cpu > /dev/null 2>&1 || fail "cpu run, 2 rounds"
+FLCE_VK_TEST_LOSE_AT=200 "$flce" run --algo flce $base2 --out "$t/v2" --backend vulkan > /dev/null 2> "$t/lost.err"; rc=$?
+[ $rc = 1 ] || fail "a lost device: status $rc (expected 1): $(cat "$t/lost.err")"
+tail -1 "$t/lost.err" | grep -q '^flce run: vulkan: submission failed on .*(VkResult -4)$' || fail "a lost device: $(cat "$t/lost.err")"
+[ -f "$t/v2/digests.txt" ] && fail "a failed run wrote digests.txt"
+"$flce" run --algo flce $base2 --out "$t/v2" --backend vulkan --resume > /dev/null 2> "$t/v2.err" || fail "resume after the loss: $(cat "$t/v2.err")"
+cmp -s "$t/c2/digests.txt" "$t/v2/digests.txt" || fail "resumed after a lost device: digests differ from the cpu run"
 # the validation layer: silent on a check with a training step; loud on a deliberate misuse
 if [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
   FLCE_VK_VALIDATION=1 "$flce" check --backend vulkan --steps 1 --batch 4 > "$t/val" 2> "$t/val.err" \

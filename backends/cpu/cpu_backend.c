@@ -24,7 +24,15 @@
 #include "hostbuf.h"
 #include "ops.h"
 #include "pool.h"
+#include "cpu.h"
+#include "ref_backend.h"
 
+/* The ops this backend computes itself; every other op of the interface (bn_fwd_eval,
+ * avgpool_fwd, avgpool_bwd, linear_fwd, linear_bwd, softmax_ce, supcon, sgd, weighted_sum) is the
+ * reference's loop (flce_backend_fill_reference), on host buffers like these. */
+#define CPU_OWN_OPS(X) \
+    X(conv2d_fwd) X(conv2d_bwd_data) X(conv2d_bwd_weight) X(bn_fwd_train) X(bn_fwd_train_res) X(bn_bwd) X(relu_fwd) \
+    X(relu_bwd) X(add) X(add_relu_bwd)
 
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
 typedef int v8i __attribute__((vector_size(32)));
@@ -882,7 +890,7 @@ static int any_set(const int *f, int n) {
 static int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }
 static cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 
-static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+static void c_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
     PROF_BEGIN(be);
     conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .ctx = ctx_of(be)};
     int *lists = NULL;
@@ -904,7 +912,7 @@ static void c_conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_bu
     PROF_CONV(be, "conv_fwd", s);
 }
 
-static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+static void c_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
     PROF_BEGIN(be);
     int Q = s->C * s->R * s->R, K = s->K, direct = dx_direct_ok(s, HB_CF(w)), Cp = dx_cp(s->C);
@@ -926,7 +934,7 @@ static void c_conv_bwd_data(flce_backend *be, const flce_conv_shape *s, const fl
     PROF_CONV(be, "conv_bwd_data", s);
 }
 
-static void c_conv_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+static void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
     PROF_BEGIN(be);
     int parts = nthreads(be), Q = s->C * s->R * s->R;
@@ -1486,15 +1494,8 @@ flce_backend *flce_backend_cpu(int threads) {
     be->ctx = c;
     flce_backend_fill_reference(be);
     be->destroy = cpu_destroy;
-    be->conv2d_fwd = c_conv_fwd;
-    be->conv2d_bwd_data = c_conv_bwd_data;
-    be->conv2d_bwd_weight = c_conv_bwd_weight;
-    be->bn_fwd_train = c_bn_fwd_train;
-    be->bn_fwd_train_res = c_bn_fwd_train_res;
-    be->bn_bwd = c_bn_bwd;
-    be->relu_fwd = c_relu_fwd;
-    be->relu_bwd = c_relu_bwd;
-    be->add = c_add;
-    be->add_relu_bwd = c_add_relu_bwd;
+#define CPU_OP_SET(name) be->name = c_##name;
+    CPU_OWN_OPS(CPU_OP_SET)
+#undef CPU_OP_SET
     return be;
 }

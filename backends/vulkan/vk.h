@@ -71,6 +71,8 @@ typedef struct {
     int variant;                   /* shaders as built: 0 as written, 1 DenormPreserve, 2 DenormFlushToZero */
     int ftz;                       /* the contract's mode the backend computes in, as the probe found it */
     int recording;                 /* cmd is recording and holds work not yet submitted */
+    flce_backend *be;              /* the backend this is the context of (its failure record) */
+    int failed;                    /* an op failed (submission, memory): nothing more is recorded or run */
     long dispatches, submissions;  /* statistics since creation */
     /* staging for buf_write (filled while recording) and for buf_read */
     flce_buf *up, *down;
@@ -94,6 +96,9 @@ typedef struct {
 /* vk_device.c */
 flce_buf *vk_buf_new(vk_ctx *c, size_t bytes, uint32_t mem_type, void **map, flce_err *e);
 void vk_buf_del(vk_ctx *c, flce_buf *b);
+/* Record a failure in the backend (flce_backend_fail) and stop: later ops do nothing, reads
+ * give zeros; the caller sees it through flce_backend_status. */
+void vk_fail(vk_ctx *c, flce_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vk_record(vk_ctx *c);              /* make sure cmd is recording */
 void vk_barrier(vk_ctx *c);             /* compute/transfer writes before later reads and writes */
 void vk_flush(vk_ctx *c);               /* submit what was recorded and wait */

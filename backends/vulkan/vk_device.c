@@ -4,6 +4,7 @@
  * training step is recorded (see vk.h). */
 #define _GNU_SOURCE /* dl_iterate_phdr, RTLD_NOLOAD, RTLD_NODELETE */
 #include <ctype.h>
+#include <stdarg.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -320,8 +321,18 @@ void vk_buf_del(vk_ctx *c, flce_buf *b) {
     free(b);
 }
 
+void vk_fail(vk_ctx *c, flce_status s, const char *fmt, ...) {
+    char msg[sizeof c->be->error.msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    flce_backend_fail(c->be, s, "%s", msg);
+    c->failed = 1;
+}
+
 void vk_record(vk_ctx *c) {
-    if (c->recording) return;
+    if (c->recording || c->failed) return;
     VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
                                    VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vkBeginCommandBuffer(c->cmd, &bi);
@@ -329,6 +340,7 @@ void vk_record(vk_ctx *c) {
 }
 
 void vk_barrier(vk_ctx *c) {
+    if (c->failed) return;
     VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
                           VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
@@ -338,16 +350,21 @@ void vk_barrier(vk_ctx *c) {
 }
 
 void vk_flush(vk_ctx *c) {
-    if (!c->recording) return;
+    if (!c->recording || c->failed) return;
     vkEndCommandBuffer(c->cmd);
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
     si.pCommandBuffers = &c->cmd;
     VkResult r = vkQueueSubmit(c->queue, 1, &si, c->fence);
     if (r == VK_SUCCESS) r = vkWaitForFences(c->dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
-    if (r != VK_SUCCESS) { /* a lost device cannot give trustworthy numbers: stop here */
-        fprintf(stderr, "flce: vulkan: submission failed on %s (VkResult %d)\n", c->props.deviceName, (int)r);
-        exit(1);
+    { /* fault injection for the tests (docs/formats.md): submission N reports a lost device */
+        const char *lose = getenv("FLCE_VK_TEST_LOSE_AT");
+        if (lose && atol(lose) == c->submissions + 1) r = VK_ERROR_DEVICE_LOST;
+    }
+    if (r != VK_SUCCESS) { /* a lost device cannot give trustworthy numbers: nothing more runs */
+        vk_fail(c, FLCE_ERR_IO, "vulkan: submission failed on %s (VkResult %d)", c->props.deviceName, (int)r);
+        c->recording = 0;
+        return;
     }
     vkResetFences(c->dev, 1, &c->fence);
     if (c->qpool && c->nq) { /* profile: add up the GPU time of each dispatch */
@@ -368,16 +385,14 @@ void vk_flush(vk_ctx *c) {
 
 static flce_buf *grow(vk_ctx *c, flce_buf *old, size_t bytes, uint32_t type, void **map) {
     if (old && old->bytes >= bytes) return old;
+    if (c->failed) return old;
     vk_flush(c); /* the old buffer may be in use by recorded work */
     size_t cap = old ? old->bytes : 0;
     while (cap < bytes) cap = cap ? cap * 2 : (bytes > 1u << 20 ? bytes : 1u << 20);
     vk_buf_del(c, old);
     flce_err e;
     flce_buf *b = vk_buf_new(c, cap, type, map, &e);
-    if (!b) {
-        fprintf(stderr, "flce: %s\n", e.msg);
-        exit(1);
-    }
+    if (!b) vk_fail(c, FLCE_ERR_NOMEM, "%s", e.msg); /* NULL: the ops that wanted it do nothing now */
     return b;
 }
 
@@ -390,6 +405,7 @@ flce_buf *vk_scratch(vk_ctx *c, int which, size_t bytes) {
 
 static flce_buf *b_alloc(flce_backend *be, size_t bytes) {
     vk_ctx *c = be->ctx;
+    if (c->failed) return NULL;
     flce_err e;
     flce_buf *b = vk_buf_new(c, bytes, c->mem_device, NULL, &e);
     if (!b) return NULL;
@@ -408,10 +424,11 @@ static void b_free(flce_backend *be, flce_buf *b) {
 
 static void b_write(flce_backend *be, flce_buf *b, size_t offset, const void *src, size_t bytes) {
     vk_ctx *c = be->ctx;
-    if (!bytes) return;
+    if (!bytes || c->failed) return;
     if (c->up_used + bytes > c->up->bytes) {
         vk_flush(c);
         c->up = grow(c, c->up, bytes, c->mem_host, &c->up_map);
+        if (c->failed) return;
     }
     memcpy((char *)c->up_map + c->up_used, src, bytes);
     vk_record(c);
@@ -424,14 +441,19 @@ static void b_write(flce_backend *be, flce_buf *b, size_t offset, const void *sr
 static void b_read(flce_backend *be, const flce_buf *b, size_t offset, void *dst, size_t bytes) {
     vk_ctx *c = be->ctx;
     if (!bytes) return;
-    c->down = grow(c, c->down, bytes, c->mem_host, &c->down_map);
+    if (!c->failed) c->down = grow(c, c->down, bytes, c->mem_host, &c->down_map);
+    if (c->failed) { /* no numbers from a failed device: zeros, and the status says why */
+        memset(dst, 0, bytes);
+        return;
+    }
     vk_record(c);
     VkBufferCopy r = {offset, 0, bytes};
     vkCmdCopyBuffer(c->cmd, b->buf, c->down->buf, 1, &r);
     VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
     vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
     vk_flush(c);
-    memcpy(dst, c->down_map, bytes);
+    if (c->failed) memset(dst, 0, bytes);
+    else memcpy(dst, c->down_map, bytes);
 }
 
 static void b_sync(flce_backend *be) { vk_flush(be->ctx); }
@@ -584,6 +606,7 @@ flce_backend *flce_backend_vulkan(const char *device, flce_denorm_mode mode, flc
     }
     be->name = "vulkan";
     be->ctx = c;
+    c->be = be;
     be->buf_alloc = b_alloc;
     be->buf_free = b_free;
     be->buf_write = b_write;

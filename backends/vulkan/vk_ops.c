@@ -77,7 +77,7 @@ void vk_pipelines_destroy(vk_ctx *c) {
 
 void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const void *push, size_t push_bytes,
                  size_t items, uint32_t z) {
-    if (items == 0 || z == 0) return;
+    if (items == 0 || z == 0 || c->failed) return;
     vk_record(c);
     VkDescriptorBufferInfo bi[VKB_MAX_BINDINGS];
     VkWriteDescriptorSet w[VKB_MAX_BINDINGS];
@@ -122,18 +122,18 @@ static conv_pc conv_push(const flce_conv_shape *s) {
     return (conv_pc){s->N, s->C, s->H, s->W, s->K, s->R, s->stride, s->pad, s->OH, s->OW};
 }
 
-static void conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+static void v_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
     conv_pc p = conv_push(s);
     DISPATCH(be->ctx, SH_CONV_FWD, p, (size_t)s->N * s->OH * s->OW, (uint32_t)((s->K + 7) / 8), x, w, y);
 }
 
-static void conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+static void v_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
     conv_pc p = conv_push(s);
     DISPATCH(be->ctx, SH_CONV_BWD_DATA, p, (size_t)s->N * s->H * s->W, (uint32_t)((s->C + 7) / 8), dy, w, dx);
 }
 
-static void conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+static void v_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
     vk_ctx *c = be->ctx;
     conv_pc p = conv_push(s);
@@ -151,7 +151,7 @@ typedef struct {
     float eps, momentum;
 } bn_pc;
 
-static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float momentum, int relu, const flce_buf *x,
+static void v_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float momentum, int relu, const flce_buf *x,
                          const flce_buf *gamma, const flce_buf *beta, flce_buf *y, flce_buf *mean, flce_buf *invstd,
                          flce_buf *running_mean, flce_buf *running_var) {
     vk_ctx *c = be->ctx;
@@ -163,17 +163,17 @@ static void bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, floa
     DISPATCH(c, SH_BN_APPLY, q, (size_t)N * C * HW, 1, x, mean, invstd, gamma, beta, y);
 }
 
-static void add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
+static void v_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
 
 /* as the reference defines it: the BatchNorm into y, then y = relu(y + r) in place */
-static void bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
+static void v_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float momentum, const flce_buf *x,
                              const flce_buf *gamma, const flce_buf *beta, const flce_buf *r, flce_buf *y, flce_buf *mean,
                              flce_buf *invstd, flce_buf *running_mean, flce_buf *running_var) {
-    bn_fwd_train(be, N, C, HW, eps, momentum, 0, x, gamma, beta, y, mean, invstd, running_mean, running_var);
-    add(be, (size_t)N * C * HW, 1, y, r, y);
+    v_bn_fwd_train(be, N, C, HW, eps, momentum, 0, x, gamma, beta, y, mean, invstd, running_mean, running_var);
+    v_add(be, (size_t)N * C * HW, 1, y, r, y);
 }
 
-static void bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
+static void v_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
                         const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y) {
     struct {
         int32_t N, C, HW;
@@ -183,7 +183,7 @@ static void bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const
 }
 
 /* Without a fused ReLU, dy is bound in yr's place (never read: relu = 0). */
-static void bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
+static void v_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
                    const flce_buf *mean, const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma,
                    flce_buf *dbeta) {
     vk_ctx *c = be->ctx;
@@ -200,38 +200,38 @@ typedef struct {
     int32_t op;
 } elt_pc;
 
-static void relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
+static void v_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y) {
     elt_pc p = {(uint32_t)n, 0};
     DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, x, x, y);
 }
 
-static void relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
+static void v_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx) {
     elt_pc p = {(uint32_t)n, 1};
     DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, y, dy, dx);
 }
 
-static void add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y) {
+static void v_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y) {
     elt_pc p = {(uint32_t)n, relu ? 3 : 2};
     DISPATCH(be->ctx, SH_ELTWISE, p, n, 1, a, b, y);
 }
 
 /* as the reference defines it: the sum into dx, then the ReLU's mask in place */
-static void add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
+static void v_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
                          flce_buf *dx) {
-    add(be, n, 0, a, b, dx);
-    relu_bwd(be, n, y, dx, dx);
+    v_add(be, n, 0, a, b, dx);
+    v_relu_bwd(be, n, y, dx, dx);
 }
 
 typedef struct {
     int32_t N, C, HW, op;
 } pool_pc;
 
-static void avgpool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
+static void v_avgpool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
     pool_pc p = {N, C, HW, 0};
     DISPATCH(be->ctx, SH_AVGPOOL, p, (size_t)N * C, 1, x, z);
 }
 
-static void avgpool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx) {
+static void v_avgpool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx) {
     pool_pc p = {N, C, HW, 1};
     DISPATCH(be->ctx, SH_AVGPOOL, p, (size_t)N * C * HW, 1, dz, dx);
 }
@@ -240,19 +240,19 @@ typedef struct {
     int32_t N, I, O;
 } lin_pc;
 
-static void linear_fwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *b,
+static void v_linear_fwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w, const flce_buf *b,
                        flce_buf *y) {
     lin_pc p = {N, I, O};
     DISPATCH(be->ctx, SH_LINEAR_FWD, p, (size_t)N * O, 1, x, w, b, y);
 }
 
-static void linear_bwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w,
+static void v_linear_bwd(flce_backend *be, int N, int I, int O, const flce_buf *x, const flce_buf *w,
                        const flce_buf *dy, flce_buf *dx, flce_buf *dw, flce_buf *db) {
     lin_pc p = {N, I, O};
     DISPATCH(be->ctx, SH_LINEAR_BWD, p, (size_t)N * I + (size_t)O * I + O, 1, x, w, dy, dx, dw, db);
 }
 
-static void softmax_ce(flce_backend *be, int N, int C, const flce_buf *logits, const flce_buf *labels, flce_buf *loss,
+static void v_softmax_ce(flce_backend *be, int N, int C, const flce_buf *logits, const flce_buf *labels, flce_buf *loss,
                        flce_buf *dlogits, flce_buf *pred) {
     vk_ctx *c = be->ctx;
     struct {
@@ -262,7 +262,7 @@ static void softmax_ce(flce_backend *be, int N, int C, const flce_buf *logits, c
     DISPATCH(c, SH_SOFTMAX_CE, p, 64, 1, logits, labels, loss, dlogits, pred, part);
 }
 
-static void supcon(flce_backend *be, int N, int D, float tau, float lambda, const flce_buf *z, const flce_buf *labels,
+static void v_supcon(flce_backend *be, int N, int D, float tau, float lambda, const flce_buf *z, const flce_buf *labels,
                    flce_buf *loss, flce_buf *dz) {
     vk_ctx *c = be->ctx;
     struct {
@@ -275,7 +275,7 @@ static void supcon(flce_backend *be, int N, int D, float tau, float lambda, cons
     for (p.phase = 0; p.phase < 7; p.phase++) DISPATCH(c, SH_SUPCON, p, items[p.phase], 1, z, labels, loss, work, dz);
 }
 
-static void sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
+static void v_sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
                 const flce_buf *g, flce_buf *mom) {
     struct {
         uint32_t n;
@@ -285,9 +285,10 @@ static void sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, 
     DISPATCH(be->ctx, SH_SGD, p, n, 1, w, g, mom ? mom : w);
 }
 
-static void weighted_sum(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y) {
+static void v_weighted_sum(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y) {
     vk_ctx *c = be->ctx;
     if (K == 0) { /* the empty sum: +0 everywhere */
+        if (c->failed) return;
         vk_record(c);
         vkCmdFillBuffer(c->cmd, y->buf, 0, VK_WHOLE_SIZE, 0);
         vk_barrier(c);
@@ -324,23 +325,7 @@ flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, 
 }
 
 void vk_ops_install(flce_backend *be) {
-    be->conv2d_fwd = conv2d_fwd;
-    be->conv2d_bwd_data = conv2d_bwd_data;
-    be->conv2d_bwd_weight = conv2d_bwd_weight;
-    be->bn_fwd_train = bn_fwd_train;
-    be->bn_fwd_train_res = bn_fwd_train_res;
-    be->bn_fwd_eval = bn_fwd_eval;
-    be->bn_bwd = bn_bwd;
-    be->relu_fwd = relu_fwd;
-    be->relu_bwd = relu_bwd;
-    be->add = add;
-    be->add_relu_bwd = add_relu_bwd;
-    be->avgpool_fwd = avgpool_fwd;
-    be->avgpool_bwd = avgpool_bwd;
-    be->linear_fwd = linear_fwd;
-    be->linear_bwd = linear_bwd;
-    be->softmax_ce = softmax_ce;
-    be->supcon = supcon;
-    be->sgd = sgd;
-    be->weighted_sum = weighted_sum;
+#define VK_OP_SET(name, NAME, params, args) be->name = v_##name;
+    FLCE_BACKEND_OPS(VK_OP_SET)
+#undef VK_OP_SET
 }
