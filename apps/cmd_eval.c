@@ -69,51 +69,34 @@ int flce_cmd_eval(int argc, char **argv) {
         if (flce_completion_parse(rank_s, mu_s, solver, kind, &cc, &ce)) return cli_usage_error(prog, "%s", ce.msg);
     }
     if (max_iter < 1) return cli_usage_error(prog, "--max-iter %d: must be at least 1", max_iter);
+    if (seed > ((uint64_t)1 << 53)) /* completion_eval.json records it as a JSON number: exact up to 2^53 */
+        return cli_usage_error(prog, "--seed %llu: at most 2^53 = 9007199254740992", (unsigned long long)seed);
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "%s: no such trace directory", dir);
     if (!out) out = dir;
     /* a trace written by `flce run` records its completion seed and ablations */
     char cj[1200];
     snprintf(cj, sizeof cj, "%s/completion.json", dir);
-    FILE *jf = fopen(cj, "r");
-    if (jf) {
-        char buf[512] = {0};
-        size_t got = fread(buf, 1, sizeof buf - 1, jf);
-        fclose(jf);
-        buf[got] = '\0';
-        char *sp = strstr(buf, "\"seed\":"), *ap = strstr(buf, "\"ablate\":");
-        if (sp && !cli_find(opts, "seed")->seen) seed = strtoull(sp + 7, NULL, 10);
-        /* the run's completion settings, where the command line does not give them */
-        const char *keys[4] = {"\"completion\": ", "\"solver\": ", "\"rank\": ", "\"mu\": "};
-        const char *flags[4] = {"completion", "solver", "rank", "mu"};
-        char vals[4][40];
-        const char *got_v[4] = {NULL, NULL, NULL, NULL};
-        for (int i = 0; i < 4; i++) {
-            char *k = strstr(buf, keys[i]);
-            if (!k || cli_find(opts, flags[i])->seen) continue;
-            k += strlen(keys[i]);
-            if (*k == '"') k++;
-            size_t l = strcspn(k, "\",}\n");
-            if (l == 0 || l >= sizeof vals[i]) continue;
-            memcpy(vals[i], k, l);
-            vals[i][l] = '\0';
-            got_v[i] = vals[i];
-        }
+    struct stat cs;
+    if (stat(cj, &cs) == 0) {
+        flce_completion_file cf;
         flce_err ce;
+        if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg);
+        if (cf.has_seed && !cli_find(opts, "seed")->seen) seed = cf.seed;
+        /* the run's completion settings, where the command line does not give them */
+        const char *flags[4] = {"completion", "solver", "rank", "mu"}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
+        const char *got_v[4] = {NULL, NULL, NULL, NULL};
+        for (int i = 0; i < 4; i++)
+            if (vals[i][0] && !cli_find(opts, flags[i])->seen) got_v[i] = vals[i];
         if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
             return cli_usage_error(prog, "%s: %s", cj, ce.msg);
-        if (ap && ablate.n == 0) {
-            char *q = strchr(ap + 9, '"'), *end = q ? strchr(q + 1, '"') : NULL;
-            if (q && end) {
-                *end = '\0';
-                for (char *t = strtok(q + 1, " "); t; t = strtok(NULL, " ")) {
-                    if (!strcmp(t, "M")) ab.no_mass = 1;
-                    else if (!strcmp(t, "V")) ab.no_velocity = 1;
-                    else if (!strcmp(t, "Q")) ab.no_momentum = 1;
-                    else if (!strcmp(t, "CMC")) ab.no_completion = 1;
-                }
+        if (ablate.n == 0)
+            for (char *t = strtok(cf.ablate, " "); t; t = strtok(NULL, " ")) {
+                if (!strcmp(t, "M")) ab.no_mass = 1;
+                else if (!strcmp(t, "V")) ab.no_velocity = 1;
+                else if (!strcmp(t, "Q")) ab.no_momentum = 1;
+                else if (!strcmp(t, "CMC")) ab.no_completion = 1;
             }
-        }
     }
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);
 

@@ -326,27 +326,10 @@ int flce_cmd_report(int argc, char **argv) {
             free(bw), free(g), flce_npy_free(&X);
             continue;
         }
-        const char *cw = flce_json_find(r->config, "class_weights");
-        for (int c = 0; c < C; c++) bw[c] = 1.0 / C;
-        if (cw && *cw == '[') { /* exactly C numbers, then ']'; anything else: 1/C each, said */
-            const char *q = cw + 1;
-            int c = 0, ok = 1;
-            for (; c < C && ok; c++) {
-                char *end;
-                double v = strtod(q, &end);
-                if (end == q || !(v >= 0)) ok = 0;
-                else bw[c] = v;
-                while (*end == ' ') end++;
-                if (ok && c < C - 1 && *end != ',') ok = 0;
-                q = end + 1;
-                if (ok && c == C - 1 && *end != ']') ok = 0;
-            }
-            if (!ok) {
-                fprintf(stderr, "%s: %s/config.json: class_weights is not a list of %d non-negative numbers: shown as 1/%d each\n",
-                        prog, r->dir, C, C);
-                for (c = 0; c < C; c++) bw[c] = 1.0 / C;
-            }
-        }
+        for (int c = 0; c < C; c++) bw[c] = r->cw && r->ncw == C ? r->cw[c] : 1.0 / C;
+        if (r->ncw != 0 && r->ncw != C) /* null is 0 weights, said by nothing; anything else must fit */
+            fprintf(stderr, "%s: %s/config.json: class_weights is not a list of %d non-negative numbers: shown as 1/%d each\n",
+                    prog, r->dir, C, C);
         for (int c = 0; c < C; c++) btot += bw[c];
         snprintf(p, sizeof p, "%s/class_contributions_%02d.csv", out, i);
         FILE *fc = fopen(p, "w");
@@ -407,7 +390,7 @@ int flce_cmd_report(int argc, char **argv) {
         for (int i = 0; i < nr; i++) {
             run_t *r = &runs[i];
             if (strcmp(r->partition, "dirichlet") || r->label_noise > 0 || r->feature_noise > 0 || r->ablate[0] ||
-                !strstr(r->config, "\"class_weights\": null"))
+                r->ncw != 0)
                 continue; /* the sweep compares plain runs only */
             fprintf(fh, "%s,%g,%.6f,%.6f\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
             fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
@@ -428,7 +411,7 @@ int flce_cmd_report(int argc, char **argv) {
                 for (int i = 0; i < nr; i++) {
                     run_t *r = &runs[i];
                     if (strcmp(r->algo, algos[a2]) || strcmp(r->partition, "dirichlet") || r->label_noise > 0 ||
-                        r->feature_noise > 0 || r->ablate[0] || !strstr(r->config, "\"class_weights\": null") || !(r->dirichlet > last))
+                        r->feature_noise > 0 || r->ablate[0] || r->ncw != 0 || !(r->dirichlet > last))
                         continue;
                     if (best < 0 || r->dirichlet < runs[best].dirichlet) best = i;
                 }

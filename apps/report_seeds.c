@@ -50,54 +50,6 @@ static void fmt_ci(char *o, size_t cap, const double *v, int n, int digits) {
     else snprintf(o, cap, "%.*f ± %.*f", digits, m, digits, h);
 }
 
-/* text without the line holding `field` (a config.json line such as "  \"seed\": 3,") */
-static char *without_lines(const char *text, const char *const *fields, int nf) {
-    size_t n = strlen(text);
-    char *o = malloc(n + 1), *w = o;
-    if (!o) return NULL;
-    for (const char *p = text; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p + 1) : strlen(p);
-        int drop = 0;
-        for (int i = 0; i < nf; i++) {
-            char pat[64];
-            snprintf(pat, sizeof pat, "\"%s\":", fields[i]);
-            const char *q = p;
-            while (q < p + len && *q == ' ') q++;
-            drop |= !strncmp(q, pat, strlen(pat));
-        }
-        if (!drop) memcpy(w, p, len), w += len;
-        p += len;
-    }
-    *w = '\0';
-    return o;
-}
-
-/* the names of the fields whose lines differ between two config.json texts, into out */
-static void differing_fields(const char *a, const char *b, char *out, size_t cap) {
-    out[0] = '\0';
-    size_t used = 0;
-    for (const char *p = a; *p;) {
-        const char *e = strchr(p, '\n');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        const char *q = p;
-        while (q < p + len && *q == ' ') q++;
-        const char *colon = memchr(q, ':', (size_t)(p + len - q));
-        if (*q == '"' && colon) {
-            char key[64];
-            size_t kl = (size_t)(colon - q) < sizeof key - 2 ? (size_t)(colon - q) : sizeof key - 2;
-            memcpy(key, q, kl + 1), key[kl + 1] = '\0'; /* "name": (with the colon: not a value) */
-            const char *in_b = strstr(b, key);
-            const char *be = in_b ? strchr(in_b, '\n') : NULL;
-            size_t bl = in_b ? (be ? (size_t)(be - in_b) : strlen(in_b)) : 0;
-            if (!in_b || bl != (size_t)(p + len - q) || strncmp(in_b, q, bl))
-                used += (size_t)snprintf(out + used, used < cap ? cap - used : 0, "%s%.*s", used ? ", " : "", (int)kl - 2, key + 1);
-            if (used >= cap) return;
-        }
-        p += len + (e ? 1 : 0);
-    }
-}
-
 /* the method and its ablation, as one name for all seeds (the report's labels are made unique) */
 static const char *base_label(const run_t *r, char *o, size_t cap) {
     snprintf(o, cap, "%s%s%s", r->algo, r->ablate[0] ? " -" : "", r->ablate);
@@ -257,12 +209,12 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
     for (int a = 0; a < ng; a++) {
         const run_t *ra = &runs[g[a].m[0]];
         if (strcmp(ra->algo, "flce") || ra->ablate[0] || strcmp(ra->partition, "dirichlet")) continue;
-        char *ka = without_lines(ra->config, dir_f, 4);
+        char *ka = flce_run_key(ra, dir_f, 4);
         int lo = a, hi = a, ngr = 0;
         for (int b = 0; b < ng; b++) {
             const run_t *rb = &runs[g[b].m[0]];
             if (strcmp(rb->algo, "flce") || rb->ablate[0] || strcmp(rb->partition, "dirichlet")) continue;
-            char *kb = without_lines(rb->config, dir_f, 4);
+            char *kb = flce_run_key(rb, dir_f, 4);
             if (ka && kb && !strcmp(ka, kb)) {
                 ngr++;
                 if (rb->dirichlet < runs[g[lo].m[0]].dirichlet) lo = b;
@@ -319,8 +271,8 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
     group_t g[MAXG];
     int ng = 0, figs_ok = 1;
     for (int i = 0; i < nr; i++) {
-        keys[i] = without_lines(runs[i].config, seed_f, 1);
-        ckeys[i] = without_lines(runs[i].config, cmp_f, 3);
+        keys[i] = flce_run_key(&runs[i], seed_f, 1);
+        ckeys[i] = flce_run_key(&runs[i], cmp_f, 3);
         if (!keys[i] || !ckeys[i]) goto done;
         int j = 0;
         while (j < ng && strcmp(g[j].key, keys[i])) j++;
@@ -487,7 +439,7 @@ apart:
             const run_t *ra = &runs[g[a].m[0]], *rb = &runs[g[b].m[0]];
             if (strcmp(base_label(ra, lab, sizeof lab), base_label(rb, lab2, sizeof lab2))) continue;
             char diff[400];
-            differing_fields(keys[g[a].m[0]], keys[g[b].m[0]], diff, sizeof diff);
+            flce_run_differing(ra, rb, "seed", diff, sizeof diff);
             fprintf(md, "\n- `%s` and `%s` (%s) are not grouped over seeds: they differ in %s.\n", ra->dir, rb->dir, lab, diff);
             fprintf(ht, "<p><code>%s</code> and <code>%s</code> (%s) are not grouped over seeds: they differ in %s.</p>\n", H(ra->dir),
                     H(rb->dir), H(lab), H(diff));

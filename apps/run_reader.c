@@ -25,28 +25,10 @@ static char *slurp(const char *path, size_t *len) {
     return b;
 }
 
-const char *flce_json_find(const char *js, const char *key) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(js, pat);
-    return p ? p + strlen(pat) : NULL;
-}
-
-static double jnum(const char *js, const char *key) {
-    const char *p = flce_json_find(js, key);
-    return p ? strtod(p, NULL) : NAN;
-}
-
-static void jstr(const char *js, const char *key, char *out, size_t cap) {
-    const char *p = flce_json_find(js, key);
-    out[0] = '\0';
-    if (!p || *p != '"') return;
-    const char *q = strchr(p + 1, '"');
-    if (!q) return;
-    size_t n = (size_t)(q - p - 1) < cap - 1 ? (size_t)(q - p - 1) : cap - 1;
-    memcpy(out, p + 1, n);
-    out[n] = '\0';
-    while (n && out[n - 1] == ' ') out[--n] = '\0';
+static void jstr(const cJSON *o, const char *key, char *out, size_t cap) {
+    const char *v = flce_json_str(o, key);
+    snprintf(out, cap, "%s", v ? v : "");
+    for (size_t n = strlen(out); n && out[n - 1] == ' ';) out[--n] = '\0';
 }
 
 /* Load one run directory; a clear error when a file is missing (2: not a run directory) or
@@ -59,19 +41,24 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     snprintf(p, sizeof p, "%s/config.json", dir);
     char *cfg = slurp(p, NULL);
     if (!cfg) return flce_fail(e, FLCE_ERR_ARG, "%s: not a run directory (no config.json)", dir), 2;
-    snprintf(r->config, sizeof r->config, "%s", cfg);
-    jstr(cfg, "algo", r->algo, sizeof r->algo);
-    jstr(cfg, "ablate", r->ablate, sizeof r->ablate);
-    jstr(cfg, "dataset", r->dataset, sizeof r->dataset);
-    jstr(cfg, "partition", r->partition, sizeof r->partition);
-    jstr(cfg, "shapley", r->shapley, sizeof r->shapley);
-    r->dirichlet = jnum(cfg, "dirichlet"), r->label_noise = jnum(cfg, "label_noise");
-    r->feature_noise = jnum(cfg, "feature_noise"), r->noisy = jnum(cfg, "noisy_clients");
-    const char *sp = flce_json_find(cfg, "seed");
-    r->seed = sp ? strtoull(sp, NULL, 10) : 0;
+    snprintf(r->config, sizeof r->config, "%s", cfg); /* the text, as the report shows it */
     free(cfg);
+    flce_status js;
+    r->cfg = flce_json_read(p, 1 << 20, &js, e);
+    if (!r->cfg) return 1;
+    if (!cJSON_IsObject(r->cfg)) return flce_fail(e, FLCE_ERR_FORMAT, "%s: not a JSON object", p), 1;
+    const cJSON *o = r->cfg;
+    jstr(o, "algo", r->algo, sizeof r->algo);
+    jstr(o, "ablate", r->ablate, sizeof r->ablate);
+    jstr(o, "dataset", r->dataset, sizeof r->dataset);
+    jstr(o, "partition", r->partition, sizeof r->partition);
+    jstr(o, "shapley", r->shapley, sizeof r->shapley);
+    r->dirichlet = flce_json_num(o, "dirichlet"), r->label_noise = flce_json_num(o, "label_noise");
+    r->feature_noise = flce_json_num(o, "feature_noise"), r->noisy = flce_json_num(o, "noisy_clients");
+    double sd = flce_json_num(o, "seed");
+    r->seed = sd >= 0 && sd <= 9007199254740992.0 ? (unsigned long long)sd : 0;
     /* what the rest trusts: the sizes that allocations and loops depend on */
-    double cl = jnum(r->config, "clients"), pr = jnum(r->config, "per_round"), nrd = jnum(r->config, "rounds");
+    double cl = flce_json_num(o, "clients"), pr = flce_json_num(o, "per_round"), nrd = flce_json_num(o, "rounds");
     if (!(cl >= 1 && cl <= 1000000 && cl == floor(cl)))
         return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"clients\" is missing or not a whole number from 1 to 1000000", dir), 1;
     if (!(nrd >= 1 && nrd <= 10000000 && nrd == floor(nrd)))
@@ -80,6 +67,18 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
         return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"per_round\" is missing or not a whole number from 1 to clients", dir), 1;
     if (!r->algo[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: no \"algo\"", dir), 1;
     r->clients = (int)cl, r->per_round = (int)pr, r->rounds = (int)nrd; /* in range: checked above */
+    /* class weights: null, or a list of non-negative numbers (its length is checked where used) */
+    const cJSON *cw = cJSON_GetObjectItemCaseSensitive(o, "class_weights");
+    if (cJSON_IsArray(cw)) {
+        int n = cJSON_GetArraySize(cw), ok = n >= 1 && n <= 10000;
+        r->cw = ok ? malloc(sizeof(double) * (size_t)n) : NULL;
+        r->ncw = 0;
+        for (const cJSON *x = cw->child; x && r->cw; x = x->next) {
+            if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0)) ok = 0;
+            else r->cw[r->ncw++] = x->valuedouble;
+        }
+        if (!ok || !r->cw) free(r->cw), r->cw = NULL, r->ncw = -1; /* not a list of weights */
+    } else if (cw && !cJSON_IsNull(cw)) r->ncw = -1;
     snprintf(p, sizeof p, "%s/device.txt", dir);
     char *dv = slurp(p, NULL);
     if (dv) {
@@ -187,6 +186,8 @@ void flce_run_finish(run_t *r, int window) {
 }
 
 void flce_run_free(run_t *r) {
+    cJSON_Delete(r->cfg);
+    free(r->cw);
     free(r->rc);
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
 }
@@ -217,4 +218,25 @@ double flce_run_shapley_cum(const run_t *r, const run_t *S, double *euclid) {
     double kl = flce_kl_distance(ca, cb, n);
     free(ca), free(cb);
     return kl;
+}
+
+char *flce_run_key(const run_t *r, const char *const *drop, int ndrop) {
+    cJSON *c = cJSON_Duplicate(r->cfg, 1);
+    if (!c) return NULL;
+    for (int i = 0; i < ndrop; i++) cJSON_DeleteItemFromObjectCaseSensitive(c, drop[i]);
+    flce_json_exact(c); /* numbers as text that reads back exactly: equal text, equal values */
+    char *s = cJSON_PrintUnformatted(c);
+    cJSON_Delete(c);
+    return s;
+}
+
+void flce_run_differing(const run_t *a, const run_t *b, const char *skip, char *out, size_t cap) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (const cJSON *m = a->cfg ? a->cfg->child : NULL; m && used < cap; m = m->next)
+        if ((!skip || strcmp(m->string, skip)) && !flce_json_equal(m, cJSON_GetObjectItemCaseSensitive(b->cfg, m->string)))
+            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? ", " : "", m->string);
+    for (const cJSON *m = b->cfg ? b->cfg->child : NULL; m && used < cap; m = m->next)
+        if ((!skip || strcmp(m->string, skip)) && !cJSON_GetObjectItemCaseSensitive(a->cfg, m->string))
+            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? ", " : "", m->string);
 }

@@ -5,6 +5,7 @@
 #define FLCE_RUN_READER_H
 
 #include "base.h"
+#include "json.h"
 
 #define MAXRUNS 64 /* run directories one report takes */
 
@@ -22,6 +23,9 @@ typedef struct {
     char partdig[17];  /* the partition digest */
     char shapley[16];
     char denormals[16]; /* the float contract mode the run computed in (device.txt) */
+    cJSON *cfg;         /* config.json, parsed */
+    double *cw;         /* its class_weights (ncw of them); NULL: null, or ncw = -1: not a list of weights */
+    int ncw;
 } run_t;
 
 /* Load one run directory: 0, or 2 when it is not a run directory (a usage error) and 1 when a
@@ -35,7 +39,11 @@ void flce_run_free(run_t *r);
  * (flce_kl_distance) returned, the Euclidean distance in *euclid; NAN when r and S do not fit
  * (no round contributions, another partition or length). */
 double flce_run_shapley_cum(const run_t *r, const run_t *S, double *euclid);
-/* The text after "key": in a JSON document written by flce run (NULL when absent). */
-const char *flce_json_find(const char *js, const char *key);
+/* The run's configuration without the members `drop` (e.g. the seed), as canonical text: two
+ * runs with equal keys have equal settings apart from those (malloc'd; NULL when out of memory). */
+char *flce_run_key(const run_t *r, const char *const *drop, int ndrop);
+/* The names of the members whose values differ between two runs' config.json (but `skip`, when
+ * not NULL), into out. */
+void flce_run_differing(const run_t *a, const run_t *b, const char *skip, char *out, size_t cap);
 
 #endif

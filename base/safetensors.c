@@ -1,13 +1,16 @@
-/* safetensors.c: see safetensors.h. The JSON parser accepts exactly the header's grammar
- * (objects, strings with simple escapes, arrays of non-negative integers) and checks
- * every offset against the data: sizes match dtype and shape, tensors do not overlap and
- * nothing lies outside the file. */
+/* safetensors.c: see safetensors.h. The header is read and written with cJSON (Debian's
+ * libcjson); what is ours are the checks of the format: each tensor's entry holds exactly
+ * dtype, shape and data_offsets, every offset agrees with the data (sizes match dtype and
+ * shape, no overlap, no gap, nothing outside the file), names occur once, and the header
+ * ends with its object (padding spaces only). */
 #include "safetensors.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "json.h"
 
 void flce_st_free(flce_st_file *f) {
     free(f->t);
@@ -21,68 +24,50 @@ const flce_st_entry *flce_st_find(const flce_st_file *f, const char *name) {
     return NULL;
 }
 
-typedef struct {
-    const char *s, *end;
-} jc;
-
-static void ws(jc *c) {
-    while (c->s < c->end && (*c->s == ' ' || *c->s == '\n' || *c->s == '\r' || *c->s == '\t')) c->s++;
-}
-
-static int ch(jc *c, char x) {
-    ws(c);
-    if (c->s < c->end && *c->s == x) {
-        c->s++;
-        return 1;
-    }
-    return 0;
-}
-
-static int jstr(jc *c, char *out, size_t cap) {
-    ws(c);
-    if (c->s >= c->end || *c->s != '"') return 0;
-    c->s++;
-    size_t n = 0;
-    while (c->s < c->end && *c->s != '"') {
-        char v = *c->s++;
-        if (v == '\\') {
-            if (c->s >= c->end) return 0;
-            char esc = *c->s++;
-            if (esc == 'u') {
-                if (c->end - c->s < 4) return 0;
-                c->s += 4;
-                v = '?';
-            } else if (esc == 'n') v = '\n';
-            else if (esc == 't') v = '\t';
-            else if (esc == '"' || esc == '\\' || esc == '/') v = esc;
-            else return 0;
-        }
-        if (n + 1 >= cap) return 0;
-        out[n++] = v;
-    }
-    if (c->s >= c->end) return 0;
-    c->s++;
-    out[n] = '\0';
+/* A JSON number that is a whole number from 0 to 2^50 (sizes and offsets). */
+static int whole(const cJSON *v, int64_t *out) {
+    if (!cJSON_IsNumber(v)) return 0;
+    double d = v->valuedouble;
+    if (!(d >= 0 && d <= (double)((int64_t)1 << 50)) || d != (double)(int64_t)d) return 0;
+    *out = (int64_t)d;
     return 1;
 }
 
-static int jints(jc *c, int64_t *v, int max, int *n) {
+/* [whole, ...] of at most max numbers into v, their count into *n. */
+static int whole_list(const cJSON *a, int64_t *v, int max, int *n) {
     *n = 0;
-    if (!ch(c, '[')) return 0;
-    if (ch(c, ']')) return 1;
-    for (;;) {
-        ws(c);
-        if (c->s >= c->end || *c->s < '0' || *c->s > '9') return 0;
-        int64_t x = 0;
-        while (c->s < c->end && *c->s >= '0' && *c->s <= '9') {
-            x = x * 10 + (*c->s++ - '0');
-            if (x > ((int64_t)1 << 50)) return 0;
+    if (!cJSON_IsArray(a)) return 0;
+    for (const cJSON *x = a->child; x; x = x->next)
+        if (*n == max || !whole(x, &v[(*n)++])) return 0;
+    return 1;
+}
+
+/* One tensor's entry: {"dtype": "F32"|"I64", "shape": [...], "data_offsets": [begin, end]},
+ * each member once and nothing else; 0 and a message when not. */
+static flce_status entry(const char *path, const cJSON *o, flce_st_entry *t, flce_err *e) {
+    int have = 0;
+    if (!cJSON_IsObject(o)) return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, t->name);
+    for (const cJSON *m = o->child; m; m = m->next) {
+        int64_t iv[8];
+        int ni, bit = !strcmp(m->string, "dtype") ? 1 : !strcmp(m->string, "shape") ? 2 : !strcmp(m->string, "data_offsets") ? 4 : 0;
+        if (!bit || (have & bit)) return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, t->name);
+        have |= bit;
+        if (bit == 1) {
+            const char *v = cJSON_GetStringValue(m);
+            if (!v) return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, t->name);
+            if (!strcmp(v, "F32")) t->dtype = FLCE_ST_F32;
+            else if (!strcmp(v, "I64")) t->dtype = FLCE_ST_I64;
+            else return flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s' has dtype %.20s (F32 or I64)", path, t->name, v);
+        } else if (bit == 2) {
+            if (!whole_list(m, t->shape, 8, &t->ndim)) return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, t->name);
+        } else {
+            if (!whole_list(m, iv, 2, &ni) || ni != 2) return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, t->name);
+            t->begin = (size_t)iv[0];
+            t->end = (size_t)iv[1];
         }
-        if (*n == max) return 0;
-        v[(*n)++] = x;
-        if (ch(c, ']')) return 1;
-        if (!ch(c, ',')) return 0;
     }
+    if (have != 7) return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, t->name);
+    return FLCE_OK;
 }
 
 static int cmp_name(const void *a, const void *b) { return strcmp(((const flce_st_entry *)a)->name, ((const flce_st_entry *)b)->name); }
@@ -98,6 +83,7 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
     if (!fp) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     flce_status st = FLCE_OK;
     char *hdr = NULL;
+    cJSON *root = NULL;
     unsigned char l8[8];
     fseek(fp, 0, SEEK_END);
     long fsize = ftell(fp);
@@ -123,110 +109,59 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
         st = flce_fail(e, FLCE_ERR_IO, "%s: cannot read the data", path);
         goto out;
     }
-    jc c = {hdr, hdr + hl};
-    int cap = 0;
-    if (!ch(&c, '{')) {
+    /* the header: one JSON object (cJSON), then only the spaces that pad it */
+    const char *end = NULL;
+    root = cJSON_ParseWithLengthOpts(hdr, hl, &end, 0);
+    if (!root || !cJSON_IsObject(root)) {
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: header is not a JSON object", path);
         goto out;
     }
-    if (!ch(&c, '}'))
-        for (;;) {
-            char key[256];
-            if (!jstr(&c, key, sizeof key) || !ch(&c, ':') || !ch(&c, '{')) {
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed header", path);
-                goto out;
-            }
-            if (!strcmp(key, "__metadata__")) {
-                if (!ch(&c, '}'))
-                    for (;;) {
-                        char k[256], v[1024];
-                        if (!jstr(&c, k, sizeof k) || !ch(&c, ':') || !jstr(&c, v, sizeof v)) {
-                            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed __metadata__", path);
-                            goto out;
-                        }
-                        if (ch(&c, '}')) break;
-                        if (!ch(&c, ',')) {
-                            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed __metadata__", path);
-                            goto out;
-                        }
-                    }
-            } else {
-                if (strlen(key) >= sizeof f->t[0].name) {
-                    st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor name too long: %.60s...", path, key);
-                    goto out;
-                }
-                if (f->n == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    flce_st_entry *nt = realloc(f->t, sizeof *nt * (size_t)cap);
-                    if (!nt) {
-                        st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
-                        goto out;
-                    }
-                    f->t = nt;
-                }
-                flce_st_entry *t = &f->t[f->n++];
-                memset(t, 0, sizeof *t);
-                strcpy(t->name, key);
-                int have = 0;
-                if (!ch(&c, '}'))
-                    for (;;) {
-                        char k[32], v[32];
-                        int64_t iv[8];
-                        int ni;
-                        if (!jstr(&c, k, sizeof k) || !ch(&c, ':')) {
-                            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of '%s'", path, key);
-                            goto out;
-                        }
-                        if (!strcmp(k, "dtype")) {
-                            if (!jstr(&c, v, sizeof v)) goto bad_entry;
-                            if (!strcmp(v, "F32")) t->dtype = FLCE_ST_F32;
-                            else if (!strcmp(v, "I64")) t->dtype = FLCE_ST_I64;
-                            else {
-                                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s' has dtype %s (F32 or I64)", path, key, v);
-                                goto out;
-                            }
-                            have |= 1;
-                        } else if (!strcmp(k, "shape")) {
-                            if (!jints(&c, t->shape, 8, &t->ndim)) goto bad_entry;
-                            have |= 2;
-                        } else if (!strcmp(k, "data_offsets")) {
-                            if (!jints(&c, iv, 8, &ni) || ni != 2) goto bad_entry;
-                            t->begin = (size_t)iv[0];
-                            t->end = (size_t)iv[1];
-                            have |= 4;
-                        } else goto bad_entry;
-                        if (ch(&c, '}')) break;
-                        if (!ch(&c, ',')) goto bad_entry;
-                    }
-                if (have != 7) {
-                bad_entry:
-                    st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed entry of tensor '%s'", path, key);
-                    goto out;
-                }
-                size_t cnt = 1, want;
-                int wrap = 0;
-                for (int i = 0; i < t->ndim; i++) wrap |= __builtin_mul_overflow(cnt, (size_t)t->shape[i], &cnt);
-                wrap |= __builtin_mul_overflow(cnt, (size_t)(t->dtype == FLCE_ST_F32 ? 4 : 8), &want);
-                if (wrap) {
-                    st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s': its shape's size does not fit in memory", path, key);
-                    goto out;
-                }
-                if (t->end < t->begin || t->end > f->data_len || t->end - t->begin != want) {
-                    st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s': offsets [%zu, %zu) do not hold its %zu bytes in %zu",
-                                   path, key, t->begin, t->end, want, f->data_len);
-                    goto out;
-                }
-            }
-            if (ch(&c, '}')) break;
-            if (!ch(&c, ',')) {
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed header", path);
-                goto out;
-            }
+    for (; end < hdr + hl; end++)
+        if (*end != ' ' && *end != '\n' && *end != '\r' && *end != '\t') {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: trailing bytes after the header object", path);
+            goto out;
         }
-    ws(&c);
-    if (c.s != c.end) {
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: trailing bytes after the header object", path);
-        goto out;
+    int cap = 0;
+    for (const cJSON *m = root->child; m; m = m->next) {
+        if (!strcmp(m->string, "__metadata__")) { /* string to string, nothing read from it */
+            int ok = cJSON_IsObject(m);
+            for (const cJSON *kv = ok ? m->child : NULL; kv; kv = kv->next) ok &= cJSON_IsString(kv);
+            if (!ok) {
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed __metadata__", path);
+                goto out;
+            }
+            continue;
+        }
+        if (strlen(m->string) >= sizeof f->t[0].name) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor name too long: %.60s...", path, m->string);
+            goto out;
+        }
+        if (f->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            flce_st_entry *nt = realloc(f->t, sizeof *nt * (size_t)cap);
+            if (!nt) {
+                st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+                goto out;
+            }
+            f->t = nt;
+        }
+        flce_st_entry *t = &f->t[f->n++];
+        memset(t, 0, sizeof *t);
+        strcpy(t->name, m->string);
+        if ((st = entry(path, m, t, e))) goto out;
+        size_t cnt = 1, want;
+        int wrap = 0;
+        for (int i = 0; i < t->ndim; i++) wrap |= __builtin_mul_overflow(cnt, (size_t)t->shape[i], &cnt);
+        wrap |= __builtin_mul_overflow(cnt, (size_t)(t->dtype == FLCE_ST_F32 ? 4 : 8), &want);
+        if (wrap) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s': its shape's size does not fit in memory", path, t->name);
+            goto out;
+        }
+        if (t->end < t->begin || t->end > f->data_len || t->end - t->begin != want) {
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s': offsets [%zu, %zu) do not hold its %zu bytes in %zu", path,
+                           t->name, t->begin, t->end, want, f->data_len);
+            goto out;
+        }
     }
     {
         /* names once each (sorted, so 80,000 entries take milliseconds, not seconds), and the
@@ -259,6 +194,7 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
         free(sorted);
     }
 out:
+    cJSON_Delete(root);
     free(hdr);
     fclose(fp);
     if (st) flce_st_free(f);
@@ -267,28 +203,30 @@ out:
 
 flce_status flce_st_write(const char *path, const flce_st_tensor *t, int n, const char *const *meta, int n_meta,
                           flce_err *e) {
-    size_t cap = 256 + (size_t)n * 200 + (size_t)n_meta * 1200, len = 0, off = 0;
-    char *h = malloc(cap);
-    if (!h) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
-    len += (size_t)snprintf(h + len, cap - len, "{");
-    if (n_meta > 0) {
-        len += (size_t)snprintf(h + len, cap - len, "\"__metadata__\":{");
-        for (int i = 0; i < n_meta; i++)
-            len += (size_t)snprintf(h + len, cap - len, "%s\"%s\":\"%s\"", i ? "," : "", meta[2 * i], meta[2 * i + 1]);
-        len += (size_t)snprintf(h + len, cap - len, "}%s", n ? "," : "");
-    }
-    for (int i = 0; i < n; i++) {
+    cJSON *root = cJSON_CreateObject(), *md = n_meta > 0 ? cJSON_AddObjectToObject(root, "__metadata__") : NULL;
+    int ok = root != NULL && (n_meta == 0 || md);
+    for (int i = 0; ok && i < n_meta; i++) ok = cJSON_AddStringToObject(md, meta[2 * i], meta[2 * i + 1]) != NULL;
+    size_t off = 0;
+    for (int i = 0; ok && i < n; i++) {
         size_t cnt = 1;
-        for (int d = 0; d < t[i].ndim; d++) cnt *= (size_t)t[i].shape[d];
+        double sh[8];
+        for (int d = 0; d < t[i].ndim; d++) cnt *= (size_t)t[i].shape[d], sh[d] = (double)t[i].shape[d];
         size_t bytes = cnt * (t[i].dtype == FLCE_ST_F32 ? 4 : 8);
-        len += (size_t)snprintf(h + len, cap - len, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[", i ? "," : "", t[i].name,
-                                t[i].dtype == FLCE_ST_F32 ? "F32" : "I64");
-        for (int d = 0; d < t[i].ndim; d++)
-            len += (size_t)snprintf(h + len, cap - len, "%s%lld", d ? "," : "", (long long)t[i].shape[d]);
-        len += (size_t)snprintf(h + len, cap - len, "],\"data_offsets\":[%zu,%zu]}", off, off + bytes);
+        double offs[2] = {(double)off, (double)(off + bytes)};
+        cJSON *o = cJSON_AddObjectToObject(root, t[i].name);
+        ok = o && cJSON_AddStringToObject(o, "dtype", t[i].dtype == FLCE_ST_F32 ? "F32" : "I64") &&
+             cJSON_AddItemToObject(o, "shape", flce_json_numbers(sh, t[i].ndim)) &&
+             cJSON_AddItemToObject(o, "data_offsets", flce_json_numbers(offs, 2));
         off += bytes;
     }
-    len += (size_t)snprintf(h + len, cap - len, "}");
+    char *js = ok ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    size_t len = js ? strlen(js) : 0;
+    char *h = js ? realloc(js, len + 8) : NULL;
+    if (!h) {
+        free(js);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    }
     while (len % 8) h[len++] = ' ';
     size_t total = 8 + len + off;
     unsigned char *buf = malloc(total);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "json.h"
 #include "npy.h"
 #include "ops.h"
 
@@ -194,38 +195,63 @@ static flce_status write_text(engine *E, const char *name, const char *text, flc
     return flce_write_file_atomic(p, text, strlen(text), e);
 }
 
-/* Every setting that decides the results (not the backend: all backends give the same bits). */
-static void json_config(engine *E, char *buf, size_t cap) {
+/* config.json: every setting that decides the results (not the backend: all backends give the
+ * same bits), in this order. NULL when out of memory. */
+static cJSON *config_json(engine *E) {
     const flce_run_cfg *c = E->cfg;
-    size_t n = 0;
-    n += (size_t)snprintf(buf + n, cap - n,
-                          "{\n  \"algo\": \"%s\",\n  \"ablate\": \"%s%s%s%s%s\",\n"
-                          "  \"dataset\": \"%s\",\n  \"clients\": %d,\n  \"per_round\": %d,\n"
-                          "  \"rounds\": %d,\n  \"partition\": \"%s\",\n  \"dirichlet\": %.17g,\n  \"min_samples\": %d,\n"
-                          "  \"label_noise\": %.17g,\n  \"feature_noise\": %.17g,\n  \"noisy_clients\": %.17g,\n"
-                          "  \"epochs\": %d,\n  \"batch\": %d,\n  \"lr\": %.17g,\n  \"lambda\": %.17g,\n  \"tau\": %.17g,\n"
-                          "  \"train_subset\": %d,\n  \"test_subset\": %d,\n  \"val_size\": %d,\n  \"shapley\": \"%s\",\n"
-                          "  \"mc_perms\": %d,\n  \"mc_eps\": %.17g,\n  \"utility\": \"%s\",\n  \"seed\": %llu,\n"
-                          "  \"prox_mu\": %.17g,\n  \"ditto_lambda\": %.17g,\n  \"moon_mu\": %.17g,\n  \"moon_tau\": %.17g,\n",
-                          E->algo->name, c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
-                          c->ablate.no_momentum ? "Q " : "", c->ablate_cl ? "CL " : "", c->ablate.no_completion ? "CMC" : "",
-                          c->dataset, c->clients, c->per_round, c->rounds, c->part.iid ? "iid" : "dirichlet",
-                          c->part.dirichlet, c->part.min_samples, c->part.label_noise, c->part.feature_noise,
-                          c->part.noisy_frac, c->epochs, c->batch, c->lr, c->lambda, c->tau, c->train_subset,
-                          c->test_subset, E->n_val, c->shapley_mc ? "mc" : "exact", c->mc_perms, c->mc_eps,
-                          c->utility_loss ? "loss" : "accuracy", (unsigned long long)c->seed, c->prox_mu, c->ditto_lambda, c->moon_mu,
-                          c->moon_tau);
-    char comp[400];
-    flce_completion_settings_json(&c->completion, comp, sizeof comp);
-    n += (size_t)snprintf(buf + n, cap - n, "  %s,\n", comp);
-    n += (size_t)snprintf(buf + n, cap - n, "  \"contract\": %d,\n  \"denormals\": \"%s\",\n", FLCE_CONTRACT_VERSION,
-                          E->be && E->be->ftz ? "ftz" : "preserve");
-    n += (size_t)snprintf(buf + n, cap - n, "  \"data_digest\": \"%016llx\",\n", (unsigned long long)E->data_digest);
-    n += (size_t)snprintf(buf + n, cap - n, "  \"class_weights\": ");
-    if (c->class_weights) {
-        for (int i = 0; i < E->C; i++) n += (size_t)snprintf(buf + n, cap - n, "%s%.17g", i ? ", " : "[", c->class_weights[i]);
-        snprintf(buf + n, cap - n, "]\n}\n");
-    } else snprintf(buf + n, cap - n, "null\n}\n");
+    char ablate[32], dd[17];
+    snprintf(ablate, sizeof ablate, "%s%s%s%s%s", c->ablate.no_mass ? "M " : "", c->ablate.no_velocity ? "V " : "",
+             c->ablate.no_momentum ? "Q " : "", c->ablate_cl ? "CL " : "", c->ablate.no_completion ? "CMC" : "");
+    snprintf(dd, sizeof dd, "%016llx", (unsigned long long)E->data_digest);
+    cJSON *o = cJSON_CreateObject();
+    int ok = o != NULL;
+#define STR(k, v) (ok = ok && cJSON_AddStringToObject(o, k, v))
+#define NUM(k, v) (ok = ok && flce_json_add_number(o, k, (double)(v)))
+    STR("algo", E->algo->name), STR("ablate", ablate), STR("dataset", c->dataset);
+    NUM("clients", c->clients), NUM("per_round", c->per_round), NUM("rounds", c->rounds);
+    STR("partition", c->part.iid ? "iid" : "dirichlet"), NUM("dirichlet", c->part.dirichlet);
+    NUM("min_samples", c->part.min_samples), NUM("label_noise", c->part.label_noise);
+    NUM("feature_noise", c->part.feature_noise), NUM("noisy_clients", c->part.noisy_frac);
+    NUM("epochs", c->epochs), NUM("batch", c->batch), NUM("lr", c->lr), NUM("lambda", c->lambda), NUM("tau", c->tau);
+    NUM("train_subset", c->train_subset), NUM("test_subset", c->test_subset), NUM("val_size", E->n_val);
+    STR("shapley", c->shapley_mc ? "mc" : "exact"), NUM("mc_perms", c->mc_perms), NUM("mc_eps", c->mc_eps);
+    STR("utility", c->utility_loss ? "loss" : "accuracy"), NUM("seed", c->seed); /* seed <= 2^53: exact */
+    NUM("prox_mu", c->prox_mu), NUM("ditto_lambda", c->ditto_lambda), NUM("moon_mu", c->moon_mu), NUM("moon_tau", c->moon_tau);
+    ok = ok && flce_completion_settings_add(o, &c->completion);
+    NUM("contract", FLCE_CONTRACT_VERSION), STR("denormals", E->be && E->be->ftz ? "ftz" : "preserve");
+    STR("data_digest", dd);
+    if (c->class_weights) ok = ok && cJSON_AddItemToObject(o, "class_weights", flce_json_numbers(c->class_weights, E->C));
+    else ok = ok && cJSON_AddNullToObject(o, "class_weights");
+#undef STR
+#undef NUM
+    if (!ok) cJSON_Delete(o);
+    return ok ? o : NULL;
+}
+
+/* --resume: the run's config.json must hold these settings (compared value by value, numbers
+ * exactly), and data of the recorded digest. */
+static flce_status same_settings(engine *E, const cJSON *now, flce_err *e) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/config.json", E->dir);
+    flce_status st;
+    cJSON *old = flce_json_read(p, 1 << 20, &st, e);
+    if (!old) return st == FLCE_ERR_IO ? FLCE_ERR_ARG : st;
+    const char *od = flce_json_str(old, "data_digest"), *nd = flce_json_str(now, "data_digest");
+    if (od && nd && strcmp(od, nd)) {
+        st = flce_fail(e, FLCE_ERR_FORMAT, "--resume: %s records data digest %.16s, but the data given has %.16s: not the data "
+                       "this run used", p, od, nd);
+    } else if (!flce_json_equal(old, now)) {
+        const char *which = "(the members)";
+        for (const cJSON *m = now->child; m; m = m->next)
+            if (!flce_json_equal(cJSON_GetObjectItemCaseSensitive(old, m->string), m)) {
+                which = m->string;
+                break;
+            }
+        st = flce_fail(e, FLCE_ERR_ARG, "--resume: the settings differ from those of the run in %s (%s; see its config.json)",
+                       E->dir, which);
+    }
+    cJSON_Delete(old);
+    return st;
 }
 
 static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
@@ -475,6 +501,9 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     flce_status st = (*algo)->check ? (*algo)->check(c, e) : FLCE_OK;
     if (st) return st;
     if (c->rounds < 1) return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: must be at least 1", c->rounds);
+    if (c->seed > ((uint64_t)1 << 53))
+        return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992 (recorded exactly in config.json)",
+                         (unsigned long long)c->seed);
     if (c->epochs < 1) return flce_fail(e, FLCE_ERR_ARG, "--epochs %d: must be at least 1", c->epochs);
     if (c->batch < 2 || c->batch > 4096) return flce_fail(e, FLCE_ERR_ARG, "--batch %d: must be 2..4096", c->batch);
     if (!c->part.iid && !(c->part.dirichlet > 0)) return flce_fail(e, FLCE_ERR_ARG, "--dirichlet %g: must be > 0", c->part.dirichlet);
@@ -743,28 +772,21 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     flce_model_get_state(&E->m, E->global);
     uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);
 
-    char cfgjson[8192], p[1200];
-    json_config(E, cfgjson, sizeof cfgjson);
+    char p[1200];
+    cJSON *cj = config_json(E);
+    if (!cj) {
+        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        goto out;
+    }
     int done = 0;
     if (cfg->resume) {
+        if (!(st = same_settings(E, cj, e)) && !(st = load_state(E, &done, e))) E->resume_done = done;
+    } else {
         snprintf(p, sizeof p, "%s/config.json", E->dir);
-        FILE *f = fopen(p, "rb");
-        char old[8192] = {0};
-        size_t got = f ? fread(old, 1, sizeof old - 1, f) : 0;
-        if (f) fclose(f);
-        const char *od = strstr(old, "\"data_digest\": \""), *nd = strstr(cfgjson, "\"data_digest\": \"");
-        if (od && nd && strncmp(od, nd, 33) != 0) {
-            st = flce_fail(e, FLCE_ERR_FORMAT, "--resume: %s/config.json records data digest %.16s, but the data given has %.16s: "
-                           "not the data this run used", E->dir, od + 16, nd + 16);
-            goto out;
-        }
-        if (got == 0 || strcmp(old, cfgjson) != 0) {
-            st = flce_fail(e, FLCE_ERR_ARG, "--resume: the settings differ from those of the run in %s (see its config.json)", E->dir);
-            goto out;
-        }
-        if ((st = load_state(E, &done, e))) goto out;
-        E->resume_done = done;
-    } else if ((st = write_text(E, "config.json", cfgjson, e))) goto out;
+        st = flce_json_write(p, cj, e);
+    }
+    cJSON_Delete(cj);
+    if (st) goto out;
     snprintf(p, sizeof p, "flce %s\ncontract %d\nbackend %s\ndevice %s\ndenormals %s\n", FLCE_VERSION, FLCE_CONTRACT_VERSION,
              E->be->name, E->be->device, E->be->ftz ? "ftz" : "preserve");
     write_text(E, "device.txt", p, NULL);

@@ -1,5 +1,6 @@
 /* trace_io.c: see trace_io.h. */
 #include "trace_io.h"
+#include "json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -183,52 +184,65 @@ flce_status flce_completion_parse(const char *rank, const char *mu, const char *
     return FLCE_OK;
 }
 
-void flce_completion_settings_json(const flce_completion_cfg *cc, char *buf, size_t cap) {
-    char r[32], m[32];
-    if (cc->rank_auto) snprintf(r, sizeof r, "\"auto\"");
-    else if (cc->rank > 0) snprintf(r, sizeof r, "%d", cc->rank);
-    else snprintf(r, sizeof r, "\"rule\"");
-    if (cc->mu_auto) snprintf(m, sizeof m, "\"auto\"");
-    else snprintf(m, sizeof m, "%.17g", cc->mu);
-    snprintf(buf, cap, "\"completion\": \"%s\", \"solver\": \"%s\", \"rank\": %s, \"mu\": %s, \"folds\": %d",
-             cc->literal ? "literal" : "masked", cc->gradient ? "gd" : "als", r, m, cc->folds);
+int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
+    int ok = cJSON_AddStringToObject(o, "completion", cc->literal ? "literal" : "masked") &&
+             cJSON_AddStringToObject(o, "solver", cc->gradient ? "gd" : "als");
+    if (cc->rank_auto) ok = ok && cJSON_AddStringToObject(o, "rank", "auto");
+    else if (cc->rank > 0) ok = ok && flce_json_add_number(o, "rank", cc->rank);
+    else ok = ok && cJSON_AddStringToObject(o, "rank", "rule");
+    if (cc->mu_auto) ok = ok && cJSON_AddStringToObject(o, "mu", "auto");
+    else ok = ok && flce_json_add_number(o, "mu", cc->mu);
+    return ok && flce_json_add_number(o, "folds", cc->folds);
 }
 
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
                                    const flce_eval_result *res, flce_err *e) {
-    /* room for every line at its longest: a grid entry is at most about 90 characters */
-    size_t cap = 1024 + (size_t)C * (300 + FLCE_CV_NRANKS * FLCE_CV_NMUS * 120), n = 0;
-    char *b = malloc(cap), set[400];
-#define APPEND(...) (n += n < cap ? (size_t)snprintf(b + n, cap - n, __VA_ARGS__) : 0)
-    if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
-    flce_completion_settings_json(cc, set, sizeof set);
-    APPEND("{\"seed\": %llu, \"ablate\": \"%s\", %s,\n \"classes\": [", (unsigned long long)cc->seed,
-                          ablate, set);
-    for (int c = 0; c < C && res; c++) {
-        APPEND("%s\n  {\"class\": %d, \"rank\": %d, \"mu\": %.17g", c ? "," : "", c, res->rank[c],
-                              isnan(res->mu[c]) ? 0.0 : res->mu[c]);
-        if (!isnan(res->cv_error[c])) {
-            APPEND(", \"heldout_mse\": %.17g, \"grid\": [", res->cv_error[c]);
-            int first = 1;
-            for (int a = 0; a < FLCE_CV_NRANKS; a++)
-                for (int m = 0; m < FLCE_CV_NMUS; m++) {
-                    double v = res->cv_grid[((size_t)c * FLCE_CV_NRANKS + a) * FLCE_CV_NMUS + m];
-                    if (isnan(v)) continue;
-                    APPEND("%s{\"rank\": %d, \"mu\": %.17g, \"heldout_mse\": %.17g}", first ? "" : ", ",
-                                          cc->rank_auto ? FLCE_CV_RANKS[a] : res->rank[c], cc->mu_auto ? FLCE_CV_MUS[m] : cc->mu, v);
-                    first = 0;
-                }
-            APPEND("]");
-        }
-        APPEND("}");
+    cJSON *o = cJSON_CreateObject(), *classes = NULL;
+    int ok = o && flce_json_add_number(o, "seed", (double)cc->seed) && cJSON_AddStringToObject(o, "ablate", ablate) &&
+             flce_completion_settings_add(o, cc) && (classes = cJSON_AddArrayToObject(o, "classes"));
+    for (int c = 0; ok && c < C && res; c++) {
+        cJSON *k = cJSON_CreateObject();
+        ok = k && cJSON_AddItemToArray(classes, k) && flce_json_add_number(k, "class", c) &&
+             flce_json_add_number(k, "rank", res->rank[c]) && flce_json_add_number(k, "mu", isnan(res->mu[c]) ? 0.0 : res->mu[c]);
+        if (!ok || isnan(res->cv_error[c])) continue;
+        cJSON *grid = NULL;
+        ok = flce_json_add_number(k, "heldout_mse", res->cv_error[c]) && (grid = cJSON_AddArrayToObject(k, "grid"));
+        for (int a = 0; ok && a < FLCE_CV_NRANKS; a++)
+            for (int m = 0; ok && m < FLCE_CV_NMUS; m++) {
+                double v = res->cv_grid[((size_t)c * FLCE_CV_NRANKS + a) * FLCE_CV_NMUS + m];
+                if (isnan(v)) continue;
+                cJSON *g = cJSON_CreateObject();
+                ok = g && cJSON_AddItemToArray(grid, g) &&
+                     flce_json_add_number(g, "rank", cc->rank_auto ? FLCE_CV_RANKS[a] : res->rank[c]) &&
+                     flce_json_add_number(g, "mu", cc->mu_auto ? FLCE_CV_MUS[m] : cc->mu) &&
+                     flce_json_add_number(g, "heldout_mse", v);
+            }
     }
-    APPEND("\n]}\n");
-#undef APPEND
-    if (n >= cap) { /* cannot happen with the room above; never write a cut record */
-        free(b);
-        return flce_fail(e, FLCE_ERR_NOMEM, "%s: record longer than its buffer", path);
+    flce_status st = ok ? flce_json_write(path, o, e) : flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    cJSON_Delete(o);
+    return st;
+}
+
+flce_status flce_completion_read(const char *path, flce_completion_file *cf, flce_err *e) {
+    memset(cf, 0, sizeof *cf);
+    flce_status st;
+    cJSON *o = flce_json_read(path, 16 << 20, &st, e);
+    if (!o) return st;
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(o, "seed");
+    if (cJSON_IsNumber(seed) && seed->valuedouble >= 0 && seed->valuedouble <= 9007199254740992.0 &&
+        seed->valuedouble == (double)(uint64_t)seed->valuedouble)
+        cf->has_seed = 1, cf->seed = (uint64_t)seed->valuedouble;
+    else if (seed) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"seed\" is not a whole number from 0 to 2^53", path);
+    const char *ab = flce_json_str(o, "ablate");
+    if (ab) snprintf(cf->ablate, sizeof cf->ablate, "%s", ab);
+    const char *keys[4] = {"completion", "solver", "rank", "mu"};
+    char *out[4] = {cf->completion, cf->solver, cf->rank, cf->mu};
+    for (int i = 0; i < 4 && !st; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
+        if (cJSON_IsString(v)) snprintf(out[i], sizeof cf->mu, "%.39s", v->valuestring);
+        else if (cJSON_IsNumber(v)) snprintf(out[i], sizeof cf->mu, "%.17g", v->valuedouble);
+        else if (v) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"%s\" is neither a string nor a number", path, keys[i]);
     }
-    flce_status st = flce_write_file_atomic(path, b, n, e);
-    free(b);
+    cJSON_Delete(o);
     return st;
 }

@@ -5,6 +5,7 @@
 #define FLCE_TRACE_IO_H
 
 #include "flce_eq.h"
+#include "json.h"
 #include "npy.h"
 
 /* A weight vector of exactly len finite non-negative numbers with a positive sum, from a .npy
@@ -33,11 +34,22 @@ void flce_trace_files_free(flce_trace_files *tf);
  * completion "masked" or "literal". FLCE_ERR_ARG naming the flag otherwise. */
 flce_status flce_completion_parse(const char *rank, const char *mu, const char *solver, const char *completion,
                                   flce_completion_cfg *cc, flce_err *e);
-/* The settings as JSON members (no braces): "completion", "solver", "rank", "mu", "folds". */
-void flce_completion_settings_json(const flce_completion_cfg *cc, char *buf, size_t cap);
+/* The settings as members of a JSON object: "completion", "solver", "rank", "mu", "folds"
+ * (0 when out of memory). */
+int flce_completion_settings_add(cJSON *obj, const flce_completion_cfg *cc);
 /* A completion record: {"seed", "ablate", the settings, and per class the rank and mu used and,
  * with auto, the held-out error of the choice and of every candidate}, into path (atomic). */
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
                                    const flce_eval_result *res, flce_err *e);
+
+/* What a completion.json says (flce eval takes it where its command line does not): the seed,
+ * the ablations and the settings, as text for flce_completion_parse ("" where absent). */
+typedef struct {
+    int has_seed;
+    uint64_t seed;
+    char ablate[32];
+    char completion[40], solver[40], rank[40], mu[40];
+} flce_completion_file;
+flce_status flce_completion_read(const char *path, flce_completion_file *cf, flce_err *e);
 
 #endif

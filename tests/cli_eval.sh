@@ -45,12 +45,12 @@ expect 2 "--completion literal takes a fixed rank" eval "$t/trace" --completion 
 # auto and literal run on the hand-worked trace and say what they did
 "$flce" eval "$t/trace" --out "$t/auto" --rank auto --mu auto --heldout > "$t/auto.log" || fail "eval --rank auto --mu auto"
 grep -q "auto (5-fold held-out error) chose" "$t/auto.log" || fail "eval auto: no line naming the choice"
-grep -q '"rank": "auto", "mu": "auto"' "$t/auto/completion_eval.json" || fail "completion_eval.json lacks the settings"
+json_has "$t/auto/completion_eval.json" '"rank":"auto","mu":"auto"' || fail "completion_eval.json lacks the settings"
 grep -q "held-out MSE" "$t/auto.log" || fail "eval --heldout printed no error"
 "$flce" eval "$t/trace" --out "$t/rule" --rank rule --mu 0.01 > /dev/null || fail "eval --rank rule"
-grep -q '"rank": "rule", "mu": 0.01' "$t/rule/completion_eval.json" || fail "completion_eval.json lacks the rule's settings"
+json_has "$t/rule/completion_eval.json" '"rank":"rule","mu":0.01' || fail "completion_eval.json lacks the rule's settings"
 "$flce" eval "$t/trace" --out "$t/dflt" > /dev/null || fail "eval with the default completion"
-grep -q '"rank": "auto", "mu": "auto"' "$t/dflt/completion_eval.json" || fail "the default completion is not auto"
+json_has "$t/dflt/completion_eval.json" '"rank":"auto","mu":"auto"' || fail "the default completion is not auto"
 "$flce" eval "$t/trace" --out "$t/lit" --completion literal > "$t/lit.log" || fail "eval --completion literal"
 grep -q "literal (all entries)" "$t/lit.log" || fail "eval literal: not said"
 # --out DIR that does not exist yet is created, as by every other command (issue 20, item 9)

@@ -31,17 +31,17 @@ cmp -s "$t/ev/contributions.csv" "$t/a/contributions.csv" || fail "flce eval doe
 # a run with the completion chosen by held-out error: its trace records the settings and the
 # choices, and flce eval on the trace reproduces it without being told
 "$flce" run --algo flce $tiny --rank auto --mu auto --out "$t/auto" > /dev/null || fail "flce run --rank auto --mu auto"
-grep -q '"rank": "auto", "mu": "auto"' "$t/auto/trace/completion.json" || fail "completion.json lacks the auto settings"
-grep -q '"heldout_mse"' "$t/auto/trace/completion.json" || fail "completion.json lacks the held-out errors"
-grep -q '"rank": "auto"' "$t/auto/config.json" || fail "config.json lacks the completion settings"
+json_has "$t/auto/trace/completion.json" '"rank":"auto","mu":"auto"' || fail "completion.json lacks the auto settings"
+json_has "$t/auto/trace/completion.json" '"heldout_mse"' || fail "completion.json lacks the held-out errors"
+json_has "$t/auto/config.json" '"rank":"auto"' || fail "config.json lacks the completion settings"
 "$flce" eval "$t/auto/trace" --out "$t/ev-auto" > /dev/null || fail "flce eval on the auto run's trace"
 cmp -s "$t/ev-auto/contributions.csv" "$t/auto/contributions.csv" || fail "flce eval does not reproduce the auto run"
 expect 2 "--rank 0" run --algo flce $tiny --rank 0 --out "$t/x"
 # the flush-to-zero mode: recorded in config.json and device.txt, kept by a resume
 "$flce" run --algo fedavg $tiny --backend cpu --denormals ftz --out "$t/ftz" > /dev/null 2>&1 || fail "flce run --denormals ftz"
-grep -q '"denormals": "ftz"' "$t/ftz/config.json" || fail "config.json does not record denormals ftz"
+json_has "$t/ftz/config.json" '"denormals":"ftz"' || fail "config.json does not record denormals ftz"
 grep -q '^denormals ftz$' "$t/ftz/device.txt" || fail "device.txt does not record denormals ftz"
-grep -q '"denormals": "preserve"' "$t/a/config.json" || fail "config.json does not record denormals preserve"
+json_has "$t/a/config.json" '"denormals":"preserve"' || fail "config.json does not record denormals preserve"
 expect 2 "settings differ" run --algo fedavg $tiny --backend cpu --denormals preserve --out "$t/ftz" --resume
 expect 2 "--completion 'exact'" run --algo flce $tiny --completion exact --out "$t/x"
 expect 2 "apply to FLCE only" run --algo fedavg $tiny --rank auto --out "$t/x"

@@ -10,3 +10,7 @@ expect() {
   [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "$PROG $*: more than one line: $err"
   case "$err" in *"$needle"*) ;; *) fail "$PROG $*: '$err' lacks '$needle'";; esac
 }
+
+# json_has FILE TEXT: the JSON file holds TEXT once its white space is removed (so that
+# '"rank":"auto","mu":"auto"' matches however the file is laid out)
+json_has() { tr -d ' \t\r\n' < "$1" | grep -qF -- "$2"; }

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "cpu.h"
+#include "json.h"
 #include "method.h"
 #include "testutil.h"
 
@@ -136,12 +137,11 @@ Test(method, added_from_a_test_file, .timeout = 300) {
     cr_assert_eq(rounds_served, (double)T);
     /* the method's name is the run's */
     snprintf(p, sizeof p, "%s/config.json", out);
-    f = fopen(p, "r");
-    char cfg[8192] = {0};
-    cr_assert_not_null(f);
-    cr_assert_gt(fread(cfg, 1, sizeof cfg - 1, f), 0);
-    fclose(f);
-    cr_assert_not_null(strstr(cfg, "\"algo\": \"equal\""));
+    flce_status js;
+    cJSON *cfg = flce_json_read(p, 1 << 20, &js, &e);
+    cr_assert_not_null(cfg, "%s", e.msg);
+    cr_assert_str_eq(flce_json_str(cfg, "algo"), "equal");
+    cJSON_Delete(cfg);
     tu_rm_rf(dir);
 }
 

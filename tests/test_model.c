@@ -259,5 +259,26 @@ Test(safetensors, coverage_wrapping_and_duplicates) {
     raw_st(p, big, strlen(big), d, 0);
     expect_st_error(p, "tensor 't0' twice");
     free(big);
+    /* an entry holds exactly dtype, shape, data_offsets, each once, sizes whole and >= 0 */
+    const char *bad[] = {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4],\"x\":1}}",
+                         "{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+                         "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}",
+                         "{\"a\":{\"dtype\":\"F32\",\"shape\":[1.5],\"data_offsets\":[0,4]}}",
+                         "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4,8]}}",
+                         "{\"a\":{\"dtype\":\"F32\",\"shape\":[1]}}"};
+    for (int i = 0; i < 6; i++) {
+        raw_st(p, bad[i], strlen(bad[i]), d, 4);
+        expect_st_error(p, "malformed entry of tensor 'a'");
+    }
+    const char *md = "{\"__metadata__\":{\"k\":1},\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    raw_st(p, md, strlen(md), d, 4);
+    expect_st_error(p, "malformed __metadata__");
+    /* the writer escapes what it writes: a metadata value with a quote and a backslash */
+    const char *meta[2] = {"note", "say \"hi\" \\ bye"};
+    flce_st_tensor one = {"w\"x", FLCE_ST_F32, 1, {2, 0, 0, 0}, d};
+    cr_assert_eq(flce_st_write(p, &one, 1, meta, 1, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(flce_st_read(p, &f, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_not_null(flce_st_find(&f, "w\"x"));
+    flce_st_free(&f);
     tu_rm_rf(dir);
 }
