@@ -23,64 +23,19 @@
 #include "report.h"
 #include "run_reader.h"
 
+/* What every section of the report reads and writes. */
+typedef struct {
+    run_t *runs;
+    int nr, window;
+    const char *out, *prog;
+    FILE *md, *ht; /* report.md, report.html */
+    int figs_ok;   /* 0 once a figure failed */
+} report;
 
-
-
-int flce_cmd_report(int argc, char **argv) {
-    const char *prog = "flce report", *out = NULL;
-    int window = 10;
-    cli_opt opts[] = {
-        {"out", CLI_STR, &out, "report folder (created)", 0},
-        {"window", CLI_INT, &window, "rounds at the end averaged for the accuracy table (default 10; the paper: 100)", 0},
-        {0},
-    };
-    const char *pos[MAXRUNS];
-    int np, rc = cli_parse(prog, "usage: flce report RUN_DIR... --out DIR [--window 10]\n"
-                                 "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them.",
-                           opts, argc, argv, pos, MAXRUNS, &np);
-    if (rc) return rc == 1 ? 0 : rc;
-    if (!out) return cli_usage_error(prog, "--out DIR is required");
-    if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR");
-    if (window < 1) return cli_usage_error(prog, "--window %d: must be at least 1", window);
-    /* expand folders of runs (those with summary.csv and sub-folders) */
-    static char dirs[MAXRUNS][1024];
-    int nd = 0;
-    for (int i = 0; i < np; i++) {
-        char p[1200];
-        struct stat sb;
-        snprintf(p, sizeof p, "%s/config.json", pos[i]);
-        if (stat(p, &sb) == 0) {
-            if (nd < MAXRUNS) snprintf(dirs[nd++], sizeof dirs[0], "%s", pos[i]);
-            continue;
-        }
-        snprintf(p, sizeof p, "%s/summary.csv", pos[i]);
-        FILE *f = fopen(p, "r");
-        if (!f) return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]);
-        char line[1400];
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (fgets(line, sizeof line, f) && nd < MAXRUNS) {
-            char *d = strrchr(line, ',');
-            if (!d) continue;
-            d[strcspn(d, "\r\n")] = '\0';
-            snprintf(dirs[nd++], sizeof dirs[0], "%s", d + 1);
-        }
-        fclose(f);
-    }
-    run_t *runs = calloc(MAXRUNS, sizeof *runs);
-    flce_err e = {{0}};
-    int nr = 0;
-    for (int i = 0; i < nd; i++) {
-        int lr = flce_run_load(&runs[nr], dirs[i], &e);
-        if (lr) {
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
-            for (int j = 0; j <= nr; j++) flce_run_free(&runs[j]);
-            free(runs);
-            return lr; /* 2: not a run directory; 1: a damaged one */
-        }
-        flce_run_finish(&runs[nr], window);
-        nr++;
-    }
-    if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
+/* Labels: the method and its ablations, made unique by the end of the run's path. */
+static void make_labels(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
     for (int i = 0; i < nr; i++) { /* labels: the method and its ablations, made unique */
         run_t *r = &runs[i];
         snprintf(r->label, sizeof r->label, "%s%s%s", r->algo, r->ablate[0] ? " -" : "", r->ablate);
@@ -97,6 +52,15 @@ int flce_cmd_report(int argc, char **argv) {
                 break;
             }
     }
+}
+
+/* The per-round data (runNN_metrics.csv) and the accuracy, macro-F1 and KL figures; 2 after a
+ * usage error (the folder cannot be written). */
+static int section_curves(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    const char *prog = R->prog;
     /* the data behind the figures */
     char p[1400], body[16384];
     for (int i = 0; i < nr; i++) {
@@ -111,7 +75,6 @@ int flce_cmd_report(int argc, char **argv) {
     const char *what[3][3] = {{"accuracy", "2", "test accuracy of the global model"},
                               {"macro_f1", "3", "macro-F1 of the global model"},
                               {"kl", "4", "KL(running contributions || data shares)"}};
-    int figs_ok = 1;
     for (int w = 0; w < 3; w++) {
         size_t n = (size_t)snprintf(body, sizeof body,
                                     "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ",
@@ -121,8 +84,17 @@ int flce_cmd_report(int argc, char **argv) {
                                   i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo),
                                   runs[i].ablate[0] ? " dt 2" : "", gp_safe(runs[i].label));
         snprintf(body + n, sizeof body - n, "\n");
-        figs_ok &= gnuplot(out, what[w][0], body) == 0;
+        R->figs_ok &= gnuplot(out, what[w][0], body) == 0;
     }
+    return 0;
+}
+
+/* Contributions per client against the data shares (figure and CSV). */
+static void section_contributions(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    char p[1400], body[16384];
     /* contributions per client, against the data shares */
     snprintf(p, sizeof p, "%s/contributions.csv", out);
     FILE *f = fopen(p, "w");
@@ -148,11 +120,19 @@ int flce_cmd_report(int argc, char **argv) {
             n += (size_t)snprintf(body + n, sizeof body - n, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, gp_safe(runs[i].label),
                                   color_of(runs[i].algo));
         snprintf(body + n, sizeof body - n, "\n");
-        figs_ok &= gnuplot(out, "contributions", body) == 0;
+        R->figs_ok &= gnuplot(out, "contributions", body) == 0;
     } else if (f) fclose(f);
+}
+
+/* Server seconds per round of each run (figure and CSV). */
+static void section_server_cost(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    char p[1400], body[16384];
     /* server cost per method */
     snprintf(p, sizeof p, "%s/server_cost.csv", out);
-    f = fopen(p, "w");
+    FILE *f = fopen(p, "w");
     if (f) {
         fprintf(f, "method,server_seconds_per_round,color\n");
         for (int i = 0; i < nr; i++) fprintf(f, "%s,%.9f,%s\n", runs[i].label, runs[i].srv_mean > 0 ? runs[i].srv_mean : 1e-9, color_of(runs[i].algo));
@@ -161,19 +141,18 @@ int flce_cmd_report(int argc, char **argv) {
                  "  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
                  "  set boxwidth 0.6\n  set xtics rotate by -30\n  set grid ytics\n"
                  "  plot 'server_cost.csv' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n");
-        figs_ok &= gnuplot(out, "server_cost", body) == 0;
+        R->figs_ok &= gnuplot(out, "server_cost", body) == 0;
     }
-    /* the report, in Markdown and HTML */
-    snprintf(p, sizeof p, "%s/report.md", out);
-    FILE *md = fopen(p, "w");
-    snprintf(p, sizeof p, "%s/report.html", out);
-    FILE *ht = fopen(p, "w");
-    if (!md || !ht) return cli_usage_error(prog, "--out %s: cannot write the report", out);
-    fprintf(md, "# FLCE-harness report\n\n%d runs. Every number below comes from the run files.\n\n", nr);
-    fprintf(ht, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>FLCE-harness report</title>"
-                "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}table{border-collapse:collapse}"
-                "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
-                "code{font-size:90%%}</style></head><body><h1>FLCE-harness report</h1><p>%d runs. Every number below comes from the run files.</p>\n", nr);
+}
+
+/* The summary table (accuracy, macro-F1, KL, server cost) and the figures made so far. */
+static void section_table(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    FILE *md = R->md, *ht = R->ht;
+    int window = R->window;
+    char p[1400];
     fprintf(md, "## Accuracy, macro-F1 and contribution KL\n\nMeans over the last %d rounds (the paper: the last 100 of 1,000). "
                 "KL: the final contributions against the data shares (plain, and diversity-weighted).\n\n"
                 "| method | dataset | partition | rounds | accuracy | macro-F1 | KL | KL (diversity) | server s/round |\n|---|---|---|---|---|---|---|---|---|\n", window);
@@ -206,8 +185,13 @@ int flce_cmd_report(int argc, char **argv) {
         fprintf(md, "\n### %s\n\n![%s](%s.png) ([SVG](%s.svg))\n", figs[i][1], figs[i][1], figs[i][0], figs[i][0]);
         fprintf(ht, "<h3>%s</h3><img src='%s.svg' alt='%s' width='860'>\n", figs[i][1], figs[i][0], figs[i][1]);
     }
-    /* seeds: configurations over several seeds, means, intervals, paired differences */
-    figs_ok &= report_seeds(runs, nr, out, md, ht);
+}
+
+/* Ablation: FLCE variants of otherwise equal settings. */
+static void section_ablation(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    FILE *md = R->md, *ht = R->ht;
     /* ablation: FLCE variants of otherwise equal settings */
     int have_abl = 0;
     for (int i = 0; i < nr; i++) have_abl |= !strcmp(runs[i].algo, "flce") && runs[i].ablate[0];
@@ -225,6 +209,16 @@ int flce_cmd_report(int argc, char **argv) {
         }
         fprintf(ht, "</table>\n");
     }
+}
+
+/* Distance to the canonical (exact) Shapley value, per round and cumulative, against a FedSV
+ * run on the same partition. */
+static void section_shapley(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    FILE *md = R->md, *ht = R->ht;
+    char p[1400], body[16384];
     /* distance to the canonical (exact) Shapley value, per round and cumulative, against a
      * FedSV run on the same partition */
     int sv = -1;
@@ -282,7 +276,7 @@ int flce_cmd_report(int argc, char **argv) {
                 col++;
             }
             snprintf(body + n, sizeof body - n, "\n");
-            figs_ok &= gnuplot(out, "shapley_distance", body) == 0;
+            R->figs_ok &= gnuplot(out, "shapley_distance", body) == 0;
             fprintf(md, "\n## Distance to the canonical Shapley value\n\nAgainst `%s` (exact Shapley per round, same partition): per round, the selected clients' "
                         "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.\n\n"
                         "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", S0->dir);
@@ -299,6 +293,17 @@ int flce_cmd_report(int argc, char **argv) {
             fprintf(md, "\n![distance to Shapley per round](shapley_distance.png) ([SVG](shapley_distance.svg))\n");
         }
     }
+}
+
+/* Class contributions of FLCE runs: global shares per class against the class weights, and
+ * per client. */
+static void section_class_contributions(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    FILE *md = R->md, *ht = R->ht;
+    const char *prog = R->prog;
+    char p[1400], body[16384];
     /* class contributions of FLCE runs: global shares per class against the class weights,
      * and per client */
     for (int i = 0; i < nr; i++) {
@@ -362,7 +367,7 @@ int flce_cmd_report(int argc, char **argv) {
                  gp_safe(r->label), i, i);
         char nm[32];
         snprintf(nm, sizeof nm, "class_contributions_%02d", i);
-        figs_ok &= gnuplot(out, nm, body) == 0;
+        R->figs_ok &= gnuplot(out, nm, body) == 0;
         fprintf(md, "\n## Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
                     "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", r->label, i, nm, nm);
         fprintf(ht, "<h2>Class contributions: %s</h2><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
@@ -370,6 +375,15 @@ int flce_cmd_report(int argc, char **argv) {
         free(bw), free(g);
         flce_npy_free(&X);
     }
+}
+
+/* Heterogeneity sweep: runs of one method that differ in the Dirichlet parameter. */
+static void section_heterogeneity(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    FILE *md = R->md, *ht = R->ht;
+    char p[1400], body[16384];
     /* heterogeneity sweep: runs of one method that differ in the Dirichlet parameter */
     int sweep = 0;
     for (int i = 0; i < nr && !sweep; i++)
@@ -430,10 +444,17 @@ int flce_cmd_report(int argc, char **argv) {
             n += (size_t)snprintf(body + n, sizeof body - n, "\n");
         }
         snprintf(body + n, sizeof body - n, "  unset multiplot\n");
-        figs_ok &= gnuplot(out, "heterogeneity", body) == 0;
+        R->figs_ok &= gnuplot(out, "heterogeneity", body) == 0;
         fprintf(md, "\n![heterogeneity](heterogeneity.png) ([SVG](heterogeneity.svg))\n");
         fprintf(ht, "<img src='heterogeneity.svg' width='860' alt='heterogeneity sweep'>\n");
     }
+}
+
+/* Noise experiments. */
+static void section_noise(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    FILE *md = R->md, *ht = R->ht;
     /* noise experiments */
     int noisy = 0;
     for (int i = 0; i < nr; i++) noisy |= runs[i].label_noise > 0 || runs[i].feature_noise > 0;
@@ -452,6 +473,14 @@ int flce_cmd_report(int argc, char **argv) {
         }
         fprintf(ht, "</table>\n");
     }
+}
+
+/* Reproducibility: settings, seeds, program, backend, device and digests of every run; runs
+ * of one configuration compared. */
+static void section_runs(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    FILE *md = R->md, *ht = R->ht;
     /* reproducibility: settings, seeds, program, backend, device, digests; repeated runs */
     fprintf(md, "\n## Runs, settings and digests\n\n");
     fprintf(ht, "<h2>Runs, settings and digests</h2>\n");
@@ -469,7 +498,7 @@ int flce_cmd_report(int argc, char **argv) {
     int groups = 0;
     for (int i = 0; i < nr; i++)
         for (int j = i + 1; j < nr; j++) {
-            if (strcmp(runs[i].config, runs[j].config)) continue;
+            if (!flce_json_equal(runs[i].cfg, runs[j].cfg)) continue;
             int same = !strcmp(runs[i].digests, runs[j].digests);
             if (!groups++) fprintf(md, "\n## Repeated runs\n\n"), fprintf(ht, "<h2>Repeated runs</h2>\n");
             fprintf(md, "- `%s` and `%s` (one configuration): digests %s\n", runs[i].dir, runs[j].dir, same ? "identical, bit for bit" : "**differ**");
@@ -480,12 +509,112 @@ int flce_cmd_report(int argc, char **argv) {
         fprintf(md, "\nNo two runs share a configuration, so no repeat was compared.\n");
         fprintf(ht, "<p>No two runs share a configuration, so no repeat was compared.</p>\n");
     }
+}
+
+/* The run folders named on the command line, folders of runs (with summary.csv) expanded,
+ * into dirs; how many, or -1 after a usage error was printed. */
+static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)[1024]) {
+    int nd = 0;
+    for (int i = 0; i < np; i++) {
+        char p[1200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/config.json", pos[i]);
+        if (stat(p, &sb) == 0) {
+            if (nd == MAXRUNS) return cli_usage_error(prog, "more than %d runs: report them in parts", MAXRUNS), -1;
+            snprintf(dirs[nd++], sizeof dirs[0], "%s", pos[i]);
+            continue;
+        }
+        snprintf(p, sizeof p, "%s/summary.csv", pos[i]);
+        FILE *f = fopen(p, "r");
+        if (!f) return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]), -1;
+        char line[1400];
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (fgets(line, sizeof line, f)) {
+            if (nd == MAXRUNS) {
+                fclose(f);
+                return cli_usage_error(prog, "more than %d runs: report them in parts", MAXRUNS), -1;
+            }
+            char *d = strrchr(line, ',');
+            if (!d) continue;
+            d[strcspn(d, "\r\n")] = '\0';
+            snprintf(dirs[nd++], sizeof dirs[0], "%s", d + 1);
+        }
+        fclose(f);
+    }
+    return nd;
+}
+
+int flce_cmd_report(int argc, char **argv) {
+    const char *prog = "flce report", *out = NULL;
+    int window = 10;
+    cli_opt opts[] = {
+        {"out", CLI_STR, &out, "report folder (created)", 0},
+        {"window", CLI_INT, &window, "rounds at the end averaged for the accuracy table (default 10; the paper: 100)", 0},
+        {0},
+    };
+    const char *pos[MAXRUNS];
+    int np, rc = cli_parse(prog, "usage: flce report RUN_DIR... --out DIR [--window 10]\n"
+                                 "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them.",
+                           opts, argc, argv, pos, MAXRUNS, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (!out) return cli_usage_error(prog, "--out DIR is required");
+    if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR");
+    if (window < 1) return cli_usage_error(prog, "--window %d: must be at least 1", window);
+    static char dirs[MAXRUNS][1024];
+    int nd = collect_dirs(prog, pos, np, dirs);
+    if (nd < 0) return 2;
+    run_t *runs = calloc(MAXRUNS, sizeof *runs);
+    flce_err e = {{0}};
+    int nr = 0;
+    for (int i = 0; i < nd; i++) {
+        int lr = flce_run_load(&runs[nr], dirs[i], &e);
+        if (lr) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            for (int j = 0; j <= nr; j++) flce_run_free(&runs[j]);
+            free(runs);
+            return lr; /* 2: not a run directory; 1: a damaged one */
+        }
+        flce_run_finish(&runs[nr], window);
+        nr++;
+    }
+    if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
+    report R0 = {runs, nr, window, out, prog, NULL, NULL, 1}, *R = &R0;
+    make_labels(R);
+    /* the data behind the figures, and the figures */
+    if (section_curves(R)) {
+        for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
+        free(runs);
+        return 2;
+    }
+    section_contributions(R);
+    section_server_cost(R);
+    /* the report, in Markdown and HTML */
+    char p[1400];
+    snprintf(p, sizeof p, "%s/report.md", out);
+    FILE *md = R->md = fopen(p, "w");
+    snprintf(p, sizeof p, "%s/report.html", out);
+    FILE *ht = R->ht = fopen(p, "w");
+    if (!md || !ht) return cli_usage_error(prog, "--out %s: cannot write the report", out);
+    fprintf(md, "# FLCE-harness report\n\n%d runs. Every number below comes from the run files.\n\n", nr);
+    fprintf(ht, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>FLCE-harness report</title>"
+                "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
+                "code{font-size:90%%}</style></head><body><h1>FLCE-harness report</h1><p>%d runs. Every number below comes from the run files.</p>\n", nr);
+    section_table(R);
+    /* seeds: configurations over several seeds, means, intervals, paired differences */
+    R->figs_ok &= report_seeds(runs, nr, out, md, ht);
+    section_ablation(R);
+    section_shapley(R);
+    section_class_contributions(R);
+    section_heterogeneity(R);
+    section_noise(R);
+    section_runs(R);
     fprintf(ht, "</body></html>\n");
     fclose(md);
     fclose(ht);
     for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
     free(runs);
-    if (!figs_ok) fprintf(stderr, "%s: gnuplot failed for some figures (is gnuplot-nox installed?)\n", prog);
+    if (!R->figs_ok) fprintf(stderr, "%s: gnuplot failed for some figures (is gnuplot-nox installed?)\n", prog);
     printf("report: %s/report.html (and report.md)\n", out);
-    return figs_ok ? 0 : 1;
+    return R->figs_ok ? 0 : 1;
 }

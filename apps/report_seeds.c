@@ -13,7 +13,7 @@
 
 #include "report.h"
 
-#define MAXG 64
+#define MAXG 256
 
 typedef struct {
     const char *key; /* config.json without its seed line (points into keys[]) */

@@ -7,7 +7,7 @@
 #include "base.h"
 #include "json.h"
 
-#define MAXRUNS 64 /* run directories one report takes */
+#define MAXRUNS 512 /* runs one report takes (the small-scale study: about 170) */
 
 typedef struct {
     char dir[1024], label[96], algo[32], ablate[32], dataset[32], partition[16], backend[32], device[200], version[64];
