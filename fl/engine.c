@@ -711,29 +711,16 @@ static uint64_t file_digest(const char *path) {
 }
 
 /* ---- the run -------------------------------------------------------------------------- */
-flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e) {
-    engine E0, *E = &E0;
-    memset(E, 0, sizeof *E);
-    memset(sum, 0, sizeof *sum);
-    E->cfg = cfg;
-    E->fd_proto = E->fd_sel = -1;
-    flce_status st = validate(cfg, &E->algo, e);
-    if (st) return st;
-    if ((st = setup_data(E, e))) goto out;
-    if ((st = prepare_dir(E, e))) goto out;
-    E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
-    if (!(E->be = cfg->backend(cfg->backend_ud, e))) {
-        st = FLCE_ERR_ARG; /* as every unusable --backend or --device */
-        goto out;
-    }
-    snprintf(sum->device, sizeof sum->device, "%s", E->be->device);
+/* The model (initialised from the seed), the engine's arrays and the method's state. */
+static flce_status engine_alloc(engine *E, flce_err *e) {
+    const flce_run_cfg *cfg = E->cfg;
+    flce_status st;
     int MB = cfg->batch > cfg->eval_batch ? cfg->batch : cfg->eval_batch;
-    if ((st = flce_model_create(&E->m, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e))) goto out;
+    if ((st = flce_model_create(&E->m, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e))) return st;
     flce_model_init(&E->m, cfg->seed);
     E->S = flce_model_state_size(&E->m);
     if (!(E->trainable = malloc(E->S))) {
-        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        goto out;
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     for (int i = 0, o = 0; i < E->m.nparams; o += (int)E->m.p[i].n, i++) {
         memset(E->trainable + o, E->m.p[i].trainable ? 1 : 0, E->m.p[i].n);
@@ -764,19 +751,26 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->g || !E->has_g || !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
         !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d) {
-        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        goto out;
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     if (E->algo->state_init) E->algo->state_init(E);
-    for (size_t i = 0; i < (size_t)E->T * n; i++) E->rc_hist[i] = NAN;
+    for (size_t i = 0; i < (size_t)E->T * E->n; i++) E->rc_hist[i] = NAN;
     flce_model_get_state(&E->m, E->global);
-    uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);
+    return FLCE_OK;
+}
 
+/* The run folder's files before the first round: config.json (or, with --resume, the check
+ * that it holds these settings and the state to continue from: the rounds done into *done),
+ * device.txt, clients.csv, the trace of a method that uploads prototypes, the method's own
+ * (open), and the state before the first round. */
+static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
+    const flce_run_cfg *cfg = E->cfg;
+    int n = E->n, C = E->C, d = E->d;
+    flce_status st;
     char p[1200];
     cJSON *cj = config_json(E);
     if (!cj) {
-        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        goto out;
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     int done = 0;
     if (cfg->resume) {
@@ -786,7 +780,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         st = flce_json_write(p, cj, e);
     }
     cJSON_Delete(cj);
-    if (st) goto out;
+    if (st) return st;
     snprintf(p, sizeof p, "flce %s\ncontract %d\nbackend %s\ndevice %s\ndenormals %s\n", FLCE_VERSION, FLCE_CONTRACT_VERSION,
              E->be->name, E->be->device, E->be->ftz ? "ftz" : "preserve");
     write_text(E, "device.txt", p, NULL);
@@ -794,15 +788,14 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         size_t cap = 64 + (size_t)n * 40, len = 0;
         char *cs = malloc(cap);
         if (!cs) {
-            st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-            goto out;
+            return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         }
         len += (size_t)snprintf(cs, cap, "client,samples,classes_held,noisy\n");
         for (int k = 0; k < n; k++)
             len += (size_t)snprintf(cs + len, cap - len, "%d,%.0f,%d,%d\n", k, E->sizes[k], E->held[k], E->part.noisy[k]);
         st = write_text(E, "clients.csv", cs, e);
         free(cs);
-        if (st) goto out;
+        if (st) return st;
     }
 
     /* the trace (methods that upload prototypes): full-size files written in place round by round */
@@ -811,38 +804,42 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         uint8_t zero = 0;
         int64_t sp[4] = {E->T, n, C, d}, ss[2] = {E->T, n}, sn[1] = {n};
         if ((st = npy_prealloc(E, "prototypes.npy", FLCE_NPY_F32, 4, sp, &nan, cfg->resume, &E->fd_proto, &E->proto_off, e)))
-            goto out;
-        if ((st = npy_prealloc(E, "selected.npy", FLCE_NPY_U8, 2, ss, &zero, cfg->resume, &E->fd_sel, &E->sel_off, e))) goto out;
+            return st;
+        if ((st = npy_prealloc(E, "selected.npy", FLCE_NPY_U8, 2, ss, &zero, cfg->resume, &E->fd_sel, &E->sel_off, e))) return st;
         int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
+        if (!sizes) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         for (int k = 0; k < n; k++) sizes[k] = (int64_t)E->sizes[k];
         snprintf(p, sizeof p, "%s/trace/data_sizes.npy", E->dir);
         st = flce_npy_write(p, FLCE_NPY_I64, 1, sn, sizes, e);
         free(sizes);
-        if (st) goto out;
+        if (st) return st;
         if (cfg->class_weights) {
             int64_t sc[1] = {C};
             snprintf(p, sizeof p, "%s/trace/class_weights.npy", E->dir);
-            if ((st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, cfg->class_weights, e))) goto out;
+            if ((st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, cfg->class_weights, e))) return st;
         }
-        if (cfg->resume && (st = verify_trace(E, done, e))) goto out;
+        if (cfg->resume && (st = verify_trace(E, done, e))) return st;
     }
-    if (E->algo->open && (st = E->algo->open(E, e))) goto out; /* the settings and the folder are checked */
-    if (!cfg->resume && (st = save_state(E, 0, e))) goto out; /* a run killed in its first round can be resumed */
-    { /* fault injection for the crash tests (FLCE_TEST_KILL_AFTER=0: die before the first round) */
-        const char *kill = getenv("FLCE_TEST_KILL_AFTER");
-        if (kill && !strcmp(kill, "0") && done == 0) _exit(137);
-    }
+    if (E->algo->open && (st = E->algo->open(E, e))) return st; /* the settings and the folder are checked */
+    if (!cfg->resume && (st = save_state(E, 0, e))) return st; /* a run killed in its first round can be resumed */
+    *done_out = done;
+    return FLCE_OK;
+}
 
+/* The rounds from E->t on (see the top of this file), each written as it ends. */
+static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, flce_err *e) {
+    const flce_run_cfg *cfg = E->cfg;
+    int n = E->n, K = E->K, C = E->C, d = E->d;
+    flce_status st = FLCE_OK;
     double t_start = now_s(), *Qd = malloc(sizeof(double) * (size_t)n), *run = malloc(sizeof(double) * (size_t)n);
     uint8_t *all = malloc((size_t)n), *selrow = malloc((size_t)n);
     if (!Qd || !run || !all || !selrow) {
         free(Qd), free(run), free(all), free(selrow);
-        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        goto out;
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     flce_data_shares(E->sizes, NULL, C, n, Qd);
     for (int k = 0; k < n; k++) all[k] = 1;
-    for (E->t = done; E->t < E->T && !st; E->t++) {
+    for (; E->t < E->T && !st; E->t++) {
         flce_round_metrics *m = &E->metrics[E->t];
         memset(m, 0, sizeof *m);
         m->round = E->t + 1;
@@ -912,17 +909,22 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if (kill && atoi(kill) == E->t + 1) _exit(137);
     }
     free(Qd), free(run), free(all), free(selrow);
-    if (st) goto out;
+    return st;
+}
 
+/* The end: final contributions, the checkpoint, digests.txt and the summary. */
+static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_run_summary *sum, flce_err *e) {
+    int n = E->n, C = E->C;
+    char p[1200];
+    flce_status st;
     /* the end: contributions, checkpoint, digests */
     double *CE = malloc(sizeof(double) * (size_t)n), comp_s = 0;
     if (!CE) {
-        st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        goto out;
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     if ((st = final_contributions(E, CE, &comp_s, e))) {
         free(CE);
-        goto out;
+        return st;
     }
     size_t cap = 64 + (size_t)n * 48, len = 0;
     char *csv = malloc(cap);
@@ -963,6 +965,36 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     for (int i = 0; i < E->T; i++) sum->server_s += E->metrics[i].server_s, sum->client_s += E->metrics[i].client_s;
     sum->completion_s = comp_s;
     sum->rounds_done = E->T;
+    return st;
+}
+
+flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e) {
+    engine E0, *E = &E0;
+    memset(E, 0, sizeof *E);
+    memset(sum, 0, sizeof *sum);
+    E->cfg = cfg;
+    E->fd_proto = E->fd_sel = -1;
+    flce_status st = validate(cfg, &E->algo, e);
+    if (st) return st;
+    if ((st = setup_data(E, e))) goto out;
+    if ((st = prepare_dir(E, e))) goto out;
+    E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
+    if (!(E->be = cfg->backend(cfg->backend_ud, e))) {
+        st = FLCE_ERR_ARG; /* as every unusable --backend or --device */
+        goto out;
+    }
+    snprintf(sum->device, sizeof sum->device, "%s", E->be->device);
+    if ((st = engine_alloc(E, e))) goto out;
+    uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);
+    int done = 0;
+    if ((st = open_run_files(E, &done, e))) goto out;
+    { /* fault injection for the crash tests (FLCE_TEST_KILL_AFTER=0: die before the first round) */
+        const char *kill = getenv("FLCE_TEST_KILL_AFTER");
+        if (kill && !strcmp(kill, "0") && done == 0) _exit(137);
+    }
+    E->t = done;
+    if ((st = run_rounds(E, progress, ud, e))) goto out;
+    st = finish_run(E, d_part, d_init, sum, e);
 out:
     engine_free(E);
     return st;
