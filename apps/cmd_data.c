@@ -21,7 +21,7 @@ int flce_cmd_data(int argc, char **argv) {
     flce_partition_cfg pc;
     flce_partition_cfg_default(&pc);
     cli_opt opts[] = {
-        {"dataset", CLI_STR, &dataset, "fmnist (default), cifar10, cifar100, eurosat", 0},
+        {"dataset", CLI_STR, &dataset, "fmnist (default), cifar10, cifar100 or eurosat (flce data --help)", 0},
         {"data", CLI_STR, &dir, "dataset folder (default for fmnist: " FLCE_FMNIST_DIR ")", 0},
         {"clients", CLI_INT, &clients, "number of clients (default 50)", 0},
         {"dirichlet", CLI_DOUBLE, &pc.dirichlet, "Dirichlet label-skew parameter delta > 0 (default 0.5)", 0},
@@ -48,8 +48,7 @@ int flce_cmd_data(int argc, char **argv) {
     if (pc.noisy_frac < 0 || pc.noisy_frac > 1) return cli_usage_error(prog, "--noisy-clients %g: must be in [0, 1]", pc.noisy_frac);
     if (cli_find(opts, "train-subset")->seen && train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", train_subset);
     if (cli_find(opts, "test-subset")->seen && test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", test_subset);
-    if (strcmp(dataset, "fmnist") && strcmp(dataset, "cifar10") && strcmp(dataset, "cifar100") && strcmp(dataset, "eurosat"))
-        return cli_usage_error(prog, "--dataset '%s': unknown (fmnist, cifar10, cifar100, eurosat)", dataset);
+    if (!flce_dataset_classes(dataset)) return cli_usage_error(prog, "--dataset '%s': unknown (%s)", dataset, flce_dataset_names());
 
     flce_err e = {{0}};
     flce_dataset ds;

@@ -21,6 +21,7 @@
 #include "flce_eq.h"
 #include "npy.h"
 #include "report.h"
+#include "data.h"
 #include "run_reader.h"
 
 /* What every section of the report reads and writes. */
@@ -316,7 +317,7 @@ static void section_class_contributions(report *R) {
             flce_npy_free(&X);
             continue;
         }
-        int classes = !strcmp(r->dataset, "cifar100") ? 100 : 10;
+        int classes = flce_dataset_classes(r->dataset) ? flce_dataset_classes(r->dataset) : 10;
         if (X.shape[0] != r->T || X.shape[1] != r->clients || X.shape[2] != classes) {
             fprintf(stderr, "%s: %s: shape (%lld, %lld, %lld) does not fit the run (%d rounds, %d clients, %d classes): "
                             "no class contributions for it\n", prog, p, (long long)X.shape[0], (long long)X.shape[1],

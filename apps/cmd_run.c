@@ -58,6 +58,101 @@ static flce_backend *open_backend(void *ud, flce_err *e) {
     return r->be;
 }
 
+/* The list of methods, each checked before any work starts: no empty name, no unknown one,
+ * none twice, at most 16 (pointers into list); how many, or -1 after a usage error. */
+static int parse_methods(const char *prog, const char *algos, char *list, size_t cap, char **names) {
+    int nm = 0;
+    if (strlen(algos) >= cap) return cli_usage_error(prog, "--algo: the list is too long"), -1;
+    snprintf(list, cap, "%s", algos);
+    for (char *a = list, *next; a; a = next) {
+        next = strchr(a, ',');
+        if (next) *next++ = '\0';
+        if (!*a) return cli_usage_error(prog, "--algo '%s': an empty method name (%s, or all)", algos, flce_method_names()), -1;
+        if (!flce_algo_known(a)) return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", a, flce_method_names()), -1;
+        for (int j = 0; j < nm; j++)
+            if (!strcmp(names[j], a)) return cli_usage_error(prog, "--algo: '%s' is named twice", a), -1;
+        if (nm == 16) return cli_usage_error(prog, "--algo: at most 16 methods in one run"), -1;
+        names[nm++] = a;
+    }
+    return nm;
+}
+
+/* Every method of the list into OUT/<method> (OUT itself for one), then the summary table
+ * and summary.csv; the exit status. */
+static int run_methods(const char *prog, const flce_run_cfg *c, char **names, int nm, const char *out, int quiet) {
+    flce_err e = {{0}};
+    prog_ctx pc = {NULL, isatty(2), quiet};
+    flce_run_summary sums[16];
+    int status = 0;
+    char dirs[16][1100];
+    for (int i = 0; i < nm; i++) {
+        flce_run_cfg t = *c;
+        t.algo = names[i];
+        if (strcmp(t.algo, "flce")) t.ablate = (flce_ablation){0}, t.ablate_cl = 0;
+        if (nm > 1) snprintf(dirs[i], sizeof dirs[i], "%s/%s", out, names[i]);
+        else snprintf(dirs[i], sizeof dirs[i], "%s", out);
+        t.out = dirs[i];
+        pc.algo = names[i];
+        if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now */
+            char p[1200];
+            struct stat sb;
+            snprintf(p, sizeof p, "%s/config.json", dirs[i]);
+            if (stat(p, &sb) != 0) t.resume = 0;
+        }
+        flce_status st = flce_run(&t, progress, &pc, &sums[i], &e);
+        if (st) {
+            if (pc.tty && !quiet) fputc('\n', stderr);
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            return st == FLCE_ERR_ARG ? 2 : 1;
+        }
+    }
+    printf("%-8s %8s %8s %9s %9s %10s %10s  %s\n", "method", "accuracy", "macro-F1", "KL", "KL(div)", "server s",
+           "client s", "results");
+    char summary[8192];
+    size_t sl = (size_t)snprintf(summary, sizeof summary, "method,accuracy,macro_f1,kl,kl_diversity,server_seconds,client_seconds,dir\n");
+    for (int i = 0; i < nm; i++) {
+        printf("%-8s %8.4f %8.4f %9.5f %9.5f %10.2f %10.2f  %s\n", names[i], sums[i].final_acc, sums[i].final_f1, sums[i].kl,
+               sums[i].kl_div, sums[i].server_s, sums[i].client_s, dirs[i]);
+        sl += (size_t)snprintf(summary + sl, sizeof summary - sl, "%s,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s\n", names[i],
+                               sums[i].final_acc, sums[i].final_f1, sums[i].kl, sums[i].kl_div, sums[i].server_s,
+                               sums[i].client_s, dirs[i]);
+    }
+    printf("(accuracy and macro-F1: mean of the last min(10, T) rounds; KL: final contributions to data shares; "
+           "device: %s)\n", nm ? sums[0].device : "");
+    if (nm > 1) {
+        char p[1200];
+        snprintf(p, sizeof p, "%s/summary.csv", out);
+        if (flce_write_file_atomic(p, summary, sl, &e)) fprintf(stderr, "%s: %s\n", prog, e.msg), status = 1;
+        else printf("summary: %s\n", p);
+    }
+    return status;
+}
+
+/* The settings given as words (--ablate, --shapley, --utility) and the sizes that must be
+ * positive when given; 0, or 2 after a usage error. */
+static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp, const cli_list *ablate, const char *shapley,
+                               const char *utility) {
+    flce_run_cfg c = *cp;
+    for (int i = 0; i < ablate->n; i++) {
+        const char *a = ablate->items[i];
+        if (!strcasecmp(a, "M")) c.ablate.no_mass = 1;
+        else if (!strcasecmp(a, "V")) c.ablate.no_velocity = 1;
+        else if (!strcasecmp(a, "Q")) c.ablate.no_momentum = 1;
+        else if (!strcasecmp(a, "CMC")) c.ablate.no_completion = 1;
+        else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
+        else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
+    }
+    if (strcmp(shapley, "exact") && strcmp(shapley, "mc")) return cli_usage_error(prog, "--shapley '%s': exact or mc", shapley);
+    c.shapley_mc = !strcmp(shapley, "mc");
+    if (strcmp(utility, "accuracy") && strcmp(utility, "loss")) return cli_usage_error(prog, "--utility '%s': accuracy or loss", utility);
+    c.utility_loss = !strcmp(utility, "loss");
+    if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
+    if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
+    if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);
+    *cp = c;
+    return 0;
+}
+
 int flce_cmd_run(int argc, char **argv) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
@@ -69,7 +164,7 @@ int flce_cmd_run(int argc, char **argv) {
     cli_opt opts[] = {
         {"algo", CLI_STR, &algos, "a method, a comma-separated list, or all", 0},
         {"ablate", CLI_LIST, &ablate, "FLCE ablation M, V, Q, CL or CMC (repeatable)", 0},
-        {"dataset", CLI_STR, &c.dataset, "fmnist (default), cifar10, cifar100, eurosat", 0},
+        {"dataset", CLI_STR, &c.dataset, "fmnist (default), cifar10, cifar100 or eurosat (flce data --help)", 0},
         {"data", CLI_STR, &c.data_dir, "dataset folder", 0},
         {"clients", CLI_INT, &c.clients, "clients n (default 50)", 0},
         {"per-round", CLI_INT, &c.per_round, "clients selected per round K (default 10)", 0},
@@ -133,15 +228,6 @@ int flce_cmd_run(int argc, char **argv) {
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
     if (c.resume && c.force) return cli_usage_error(prog, "--resume and --force exclude each other");
     c.part.iid = iid;
-    for (int i = 0; i < ablate.n; i++) {
-        const char *a = ablate.items[i];
-        if (!strcasecmp(a, "M")) c.ablate.no_mass = 1;
-        else if (!strcasecmp(a, "V")) c.ablate.no_velocity = 1;
-        else if (!strcasecmp(a, "Q")) c.ablate.no_momentum = 1;
-        else if (!strcasecmp(a, "CMC")) c.ablate.no_completion = 1;
-        else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
-        else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
-    }
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     {
@@ -149,29 +235,10 @@ int flce_cmd_run(int argc, char **argv) {
         if (flce_completion_parse(comp_rank, comp_mu, comp_solver, comp_kind, &c.completion, &ce))
             return cli_usage_error(prog, "%s", ce.msg);
     }
-    if (strcmp(shapley, "exact") && strcmp(shapley, "mc")) return cli_usage_error(prog, "--shapley '%s': exact or mc", shapley);
-    c.shapley_mc = !strcmp(shapley, "mc");
-    if (strcmp(utility, "accuracy") && strcmp(utility, "loss")) return cli_usage_error(prog, "--utility '%s': accuracy or loss", utility);
-    c.utility_loss = !strcmp(utility, "loss");
-    if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
-    if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
-    if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);
-    /* the list of methods, each checked before any work starts: no empty name, no unknown
-     * one, none twice, at most 16 */
+    if (settings_from_flags(prog, opts, &c, &ablate, shapley, utility)) return 2;
     char list[256], *names[16];
-    int nm = 0;
-    if (strlen(algos) >= sizeof list) return cli_usage_error(prog, "--algo: the list is too long");
-    snprintf(list, sizeof list, "%s", algos);
-    for (char *a = list, *next; a; a = next) {
-        next = strchr(a, ',');
-        if (next) *next++ = '\0';
-        if (!*a) return cli_usage_error(prog, "--algo '%s': an empty method name (%s, or all)", algos, flce_method_names());
-        if (!flce_algo_known(a)) return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", a, flce_method_names());
-        for (int j = 0; j < nm; j++)
-            if (!strcmp(names[j], a)) return cli_usage_error(prog, "--algo: '%s' is named twice", a);
-        if (nm == 16) return cli_usage_error(prog, "--algo: at most 16 methods in one run");
-        names[nm++] = a;
-    }
+    int nm = parse_methods(prog, algos, list, sizeof list, names);
+    if (nm < 0) return 2;
     int has_flce = 0;
     for (int i = 0; i < nm; i++) has_flce |= !strcmp(names[i], "flce");
     if ((comp_rank || comp_mu || comp_solver || comp_kind) && !has_flce)
@@ -180,11 +247,10 @@ int flce_cmd_run(int argc, char **argv) {
         return cli_usage_error(prog, "--ablate: applies to FLCE only, and --algo '%s' does not run it", algos);
     if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
     if (!iid && !(c.part.dirichlet > 0)) return cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);
-    if (strcmp(c.dataset, "fmnist") && strcmp(c.dataset, "cifar10") && strcmp(c.dataset, "cifar100") && strcmp(c.dataset, "eurosat"))
-        return cli_usage_error(prog, "--dataset '%s': unknown (fmnist, cifar10, cifar100, eurosat)", c.dataset);
+    if (!flce_dataset_classes(c.dataset)) return cli_usage_error(prog, "--dataset '%s': unknown (%s)", c.dataset, flce_dataset_names());
     flce_err e = {{0}};
     if (cw_path) {
-        int classes = !strcmp(c.dataset, "cifar100") ? 100 : 10;
+        int classes = flce_dataset_classes(c.dataset);
         if (flce_read_weights(cw_path, classes, &c.class_weights, &e))
             return cli_usage_error(prog, "--class-weights: %s (%d classes)", e.msg, classes);
     }
@@ -200,52 +266,7 @@ int flce_cmd_run(int argc, char **argv) {
     }
     backend_req breq = {backend, device, dmode, NULL};
     c.backend = open_backend, c.backend_ud = &breq;
-    prog_ctx pc = {NULL, isatty(2), quiet};
-    flce_run_summary sums[16];
-    int status = 0;
-    char dirs[16][1100];
-    for (int i = 0; i < nm; i++) {
-        flce_run_cfg t = c;
-        t.algo = names[i];
-        if (strcmp(t.algo, "flce")) t.ablate = (flce_ablation){0}, t.ablate_cl = 0;
-        if (nm > 1) snprintf(dirs[i], sizeof dirs[i], "%s/%s", out, names[i]);
-        else snprintf(dirs[i], sizeof dirs[i], "%s", out);
-        t.out = dirs[i];
-        pc.algo = names[i];
-        if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now */
-            char p[1200];
-            struct stat sb;
-            snprintf(p, sizeof p, "%s/config.json", dirs[i]);
-            if (stat(p, &sb) != 0) t.resume = 0;
-        }
-        flce_status st = flce_run(&t, progress, &pc, &sums[i], &e);
-        if (st) {
-            if (pc.tty && !quiet) fputc('\n', stderr);
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
-            free(c.class_weights);
-            if (breq.be) breq.be->destroy(breq.be);
-            return st == FLCE_ERR_ARG ? 2 : 1;
-        }
-    }
-    printf("%-8s %8s %8s %9s %9s %10s %10s  %s\n", "method", "accuracy", "macro-F1", "KL", "KL(div)", "server s",
-           "client s", "results");
-    char summary[8192];
-    size_t sl = (size_t)snprintf(summary, sizeof summary, "method,accuracy,macro_f1,kl,kl_diversity,server_seconds,client_seconds,dir\n");
-    for (int i = 0; i < nm; i++) {
-        printf("%-8s %8.4f %8.4f %9.5f %9.5f %10.2f %10.2f  %s\n", names[i], sums[i].final_acc, sums[i].final_f1, sums[i].kl,
-               sums[i].kl_div, sums[i].server_s, sums[i].client_s, dirs[i]);
-        sl += (size_t)snprintf(summary + sl, sizeof summary - sl, "%s,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s\n", names[i],
-                               sums[i].final_acc, sums[i].final_f1, sums[i].kl, sums[i].kl_div, sums[i].server_s,
-                               sums[i].client_s, dirs[i]);
-    }
-    printf("(accuracy and macro-F1: mean of the last min(10, T) rounds; KL: final contributions to data shares; "
-           "device: %s)\n", nm ? sums[0].device : "");
-    if (nm > 1) {
-        char p[1200];
-        snprintf(p, sizeof p, "%s/summary.csv", out);
-        if (flce_write_file_atomic(p, summary, sl, &e)) fprintf(stderr, "%s: %s\n", prog, e.msg), status = 1;
-        else printf("summary: %s\n", p);
-    }
+    int status = run_methods(prog, &c, names, nm, out, quiet);
     free(c.class_weights);
     if (breq.be) breq.be->destroy(breq.be);
     return status;

@@ -1,4 +1,5 @@
 /* run_reader.c: see run_reader.h. */
+#include "data.h"
 #include "run_reader.h"
 
 #include <math.h>
@@ -174,7 +175,7 @@ void flce_run_finish(run_t *r, int window) {
     for (int i = r->T - w; i < r->T; i++) r->fin_acc += r->acc[i] / w, r->fin_f1 += r->f1[i] / w;
     for (int i = 0; i < r->T; i++) r->srv_mean += r->srv[i] / r->T;
     double *q = malloc(sizeof(double) * (size_t)r->clients);
-    int C = !strcmp(r->dataset, "cifar100") ? 100 : 10;
+    int C = flce_dataset_classes(r->dataset) ? flce_dataset_classes(r->dataset) : 10;
     r->kl_final = r->kl_div = NAN;
     if (q && r->clients > 0 && r->samples[0] > 0) {
         flce_data_shares(r->samples, NULL, C, r->clients, q);

@@ -24,6 +24,9 @@ typedef struct {
 
 #define FLCE_FMNIST_DIR "/usr/share/datasets/fashion-mnist"
 
+/* The dataset names ("fmnist, cifar10, cifar100, eurosat") and a name's classes (0: unknown). */
+const char *flce_dataset_names(void);
+int flce_dataset_classes(const char *name);
 /* Load a dataset by name from dir (NULL: the default place; only fmnist has one).
  * seed is used for EuroSAT's stratified 80/20 split only. */
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir,

@@ -393,7 +393,8 @@ static void idx_path(char *out, size_t cap, const char *dir, const char *name) {
     snprintf(out, cap, "%s/%s.gz", dir, name);
 }
 
-static flce_status load_fmnist(flce_dataset *ds, const char *dir, flce_err *e) {
+static flce_status load_fmnist(flce_dataset *ds, const char *dir, uint64_t seed, flce_err *e) {
+    (void)seed;
     char p[1100];
     flce_status st;
     idx_path(p, sizeof p, dir, "train-images-idx3-ubyte");
@@ -411,7 +412,8 @@ static flce_status load_fmnist(flce_dataset *ds, const char *dir, flce_err *e) {
     return FLCE_OK;
 }
 
-static flce_status load_cifar10(flce_dataset *ds, const char *dir, flce_err *e) {
+static flce_status load_cifar10(flce_dataset *ds, const char *dir, uint64_t seed, flce_err *e) {
+    (void)seed;
     char base[1024], p[1100];
     snprintf(base, sizeof base, "%s/cifar-10-batches-bin", dir);
     if (!dir_exists(base)) snprintf(base, sizeof base, "%s", dir);
@@ -427,7 +429,8 @@ static flce_status load_cifar10(flce_dataset *ds, const char *dir, flce_err *e) 
     return flce_read_cifar_bin(p, 1, 10, 10000, &ds->test, e);
 }
 
-static flce_status load_cifar100(flce_dataset *ds, const char *dir, flce_err *e) {
+static flce_status load_cifar100(flce_dataset *ds, const char *dir, uint64_t seed, flce_err *e) {
+    (void)seed;
     char base[1024], p[1100];
     snprintf(base, sizeof base, "%s/cifar-100-binary", dir);
     if (!dir_exists(base)) snprintf(base, sizeof base, "%s", dir);
@@ -562,6 +565,29 @@ out:
     return st;
 }
 
+/* The datasets, named once: the --dataset names, their classes and readers. */
+static const struct {
+    const char *name;
+    int classes;
+    flce_status (*load)(flce_dataset *ds, const char *dir, uint64_t seed, flce_err *e);
+} DATASETS[] = {
+    {"fmnist", 10, load_fmnist}, {"cifar10", 10, load_cifar10}, {"cifar100", 100, load_cifar100}, {"eurosat", 10, load_eurosat},
+};
+#define NDATASETS ((int)(sizeof DATASETS / sizeof DATASETS[0]))
+
+const char *flce_dataset_names(void) {
+    static char buf[128];
+    if (!buf[0])
+        for (int i = 0, n = 0; i < NDATASETS; i++) n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s", i ? ", " : "", DATASETS[i].name);
+    return buf;
+}
+
+int flce_dataset_classes(const char *name) {
+    for (int i = 0; i < NDATASETS; i++)
+        if (!strcmp(name, DATASETS[i].name)) return DATASETS[i].classes;
+    return 0;
+}
+
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
                               flce_err *e) {
     memset(ds, 0, sizeof *ds);
@@ -573,12 +599,11 @@ flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *di
     if (!dir_exists(dir)) return flce_fail(e, FLCE_ERR_IO, "%s: no such directory (dataset %s)", dir, name);
     snprintf(ds->name, sizeof ds->name, "%s", name);
     snprintf(ds->dir, sizeof ds->dir, "%s", dir);
-    flce_status st;
-    if (strcmp(name, "fmnist") == 0) st = load_fmnist(ds, dir, e);
-    else if (strcmp(name, "cifar10") == 0) st = load_cifar10(ds, dir, e);
-    else if (strcmp(name, "cifar100") == 0) st = load_cifar100(ds, dir, e);
-    else if (strcmp(name, "eurosat") == 0) st = load_eurosat(ds, dir, seed, e);
-    else st = flce_fail(e, FLCE_ERR_ARG, "unknown dataset '%s' (fmnist, cifar10, cifar100, eurosat)", name);
+    flce_status st = FLCE_ERR_ARG;
+    int i = 0;
+    while (i < NDATASETS && strcmp(name, DATASETS[i].name)) i++;
+    if (i == NDATASETS) st = flce_fail(e, FLCE_ERR_ARG, "unknown dataset '%s' (%s)", name, flce_dataset_names());
+    else st = DATASETS[i].load(ds, dir, seed, e);
     if (st) {
         flce_dataset_free(ds);
         return st;
