@@ -265,42 +265,61 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
     fprintf(ht, "<p>%s</p>\n", rule);
 }
 
-int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
-    static const char *seed_f[] = {"seed"}, *cmp_f[] = {"seed", "algo", "ablate"};
-    char *keys[MAXRUNS] = {0}, *ckeys[MAXRUNS] = {0}, lab[96], lab2[96];
+/* The runs grouped into configurations (equal settings but the seed; a run that repeats a
+ * configuration and seed of its group is left out: it is a repeat, compared under "Repeated
+ * runs"), and the distances to exact Shapley. */
+typedef struct {
+    run_t *runs;
+    int nr, ng;
     group_t g[MAXG];
-    int ng = 0, figs_ok = 1;
-    for (int i = 0; i < nr; i++) {
-        keys[i] = flce_run_key(&runs[i], seed_f, 1);
-        ckeys[i] = flce_run_key(&runs[i], cmp_f, 3);
-        if (!keys[i] || !ckeys[i]) goto done;
+    char *keys[MAXRUNS], *ckeys[MAXRUNS]; /* settings without the seed; and without algo and ablate too */
+    double shd[MAXRUNS];                  /* cumulative KL distance to an exact FedSV run of the partition, NaN: none */
+    const char *out;
+    FILE *md, *ht;
+} seeds_ctx;
+
+static int group_runs(seeds_ctx *S) {
+    static const char *seed_f[] = {"seed"}, *cmp_f[] = {"seed", "algo", "ablate"};
+    run_t *runs = S->runs;
+    for (int i = 0; i < S->nr; i++) {
+        S->keys[i] = flce_run_key(&runs[i], seed_f, 1);
+        S->ckeys[i] = flce_run_key(&runs[i], cmp_f, 3);
+        if (!S->keys[i] || !S->ckeys[i]) return 0;
         int j = 0;
-        while (j < ng && strcmp(g[j].key, keys[i])) j++;
-        if (j == ng) {
-            if (ng == MAXG) continue;
-            g[ng].key = keys[i], g[ng].n = 0, ng++;
+        while (j < S->ng && strcmp(S->g[j].key, S->keys[i])) j++;
+        if (j == S->ng) {
+            if (S->ng == MAXG) continue;
+            S->g[S->ng].key = S->keys[i], S->g[S->ng].n = 0, S->ng++;
         }
-        if (g[j].n < 64) g[j].m[g[j].n++] = i;
+        int repeat = 0;
+        for (int q = 0; q < S->g[j].n; q++) repeat |= runs[S->g[j].m[q]].seed == runs[i].seed;
+        if (!repeat && S->g[j].n < 64) S->g[j].m[S->g[j].n++] = i;
     }
-    /* exact-Shapley runs, by partition, for the distance to canonical Shapley */
-    double shd[MAXRUNS];
-    for (int i = 0; i < nr; i++) {
-        shd[i] = NAN;
-        for (int s = 0; s < nr; s++) {
+    for (int i = 0; i < S->nr; i++) {
+        S->shd[i] = NAN;
+        for (int s = 0; s < S->nr; s++) {
             if (s == i || strcmp(runs[s].algo, "fedsv") || !strcmp(runs[s].shapley, "mc")) continue;
             double e;
             double k = flce_run_shapley_cum(&runs[i], &runs[s], &e);
-            if (!isnan(k)) shd[i] = k;
+            if (!isnan(k)) S->shd[i] = k;
         }
     }
-    int multi = 0;
-    for (int j = 0; j < ng; j++) multi |= g[j].n > 1;
-    if (!multi) {
-        fprintf(md, "\n## Seeds\n\nEvery configuration here has one seed: no mean or interval over seeds.\n");
-        fprintf(ht, "<h2>Seeds</h2><p>Every configuration here has one seed: no mean or interval over seeds.</p>\n");
-        report_claims(runs, g, ng, ckeys, shd, md, ht); /* with one seed every comparison is inconclusive: said so */
-        goto apart;
-    }
+    return 1;
+}
+
+#define SEEDS_LOCALS                                                                                  \
+    run_t *runs = S->runs;                                                                            \
+    int ng = S->ng;                                                                                   \
+    group_t *g = S->g;                                                                                \
+    FILE *md = S->md, *ht = S->ht;                                                                    \
+    char lab[96], path[1400];                                                                         \
+    (void)runs, (void)ng, (void)g, (void)md, (void)ht, (void)lab, (void)path
+
+/* Each configuration's means and intervals over its seeds (and seeds.csv). */
+static void seeds_table(seeds_ctx *S) {
+    SEEDS_LOCALS;
+    const char *out = S->out;
+    const double *shd = S->shd;
     fprintf(md, "\n## Seeds: means and 95%% confidence intervals\n\nRuns whose `config.json` differ only in the seed are one "
                 "configuration; each cell is the mean over its n seeds ± the half-width of the 95%% confidence interval (Student t, "
                 "n - 1 degrees of freedom). Accuracy and macro-F1: means over the last rounds as above; KL: final contributions to "
@@ -311,7 +330,6 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
                 "(Student t, n - 1 degrees of freedom). Shapley: the cumulative KL distance to an exact FedSV run of the same "
                 "partition and seed.</p><table><tr><th>method</th><th>configuration</th><th>n</th><th>accuracy</th><th>macro-F1</th>"
                 "<th>KL</th><th>KL (diversity)</th><th>distance to Shapley</th></tr>\n");
-    char path[1400];
     snprintf(path, sizeof path, "%s/seeds.csv", out);
     FILE *cs = fopen(path, "w");
     if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci\n");
@@ -342,6 +360,13 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
     }
     if (cs) fclose(cs);
     fprintf(ht, "</table>\n");
+}
+
+/* FLCE minus each baseline of the same configuration, paired by partition (and paired.csv). */
+static void paired_table(seeds_ctx *S) {
+    SEEDS_LOCALS;
+    const char *out = S->out;
+    char **ckeys = S->ckeys;
     /* FLCE minus each baseline, paired by seed (the same partition) */
     fprintf(md, "\n### FLCE minus each baseline, seed by seed\n\nPairs: the runs of FLCE and of the baseline on the same partition (the "
                 "same partition digest) in the same configuration. Accuracy and F1: FLCE wins when higher; KL: when lower.\n\n"
@@ -387,7 +412,14 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
     }
     if (pc) fclose(pc);
     fprintf(ht, "</table>\n");
-    report_claims(runs, g, ng, ckeys, shd, md, ht);
+}
+
+/* Per round: the seed mean and the min-max band of every configuration with several seeds; 0
+ * when a figure failed. */
+static int seeds_figures(seeds_ctx *S) {
+    SEEDS_LOCALS;
+    const char *out = S->out;
+    int figs_ok = 1;
     /* per round: the seed mean and the min-max band of every configuration with several seeds */
     static const char *what[3][3] = {{"accuracy", "test accuracy of the global model"}, {"macro_f1", "macro-F1"}, {"kl", "KL(running contributions || data shares)"}};
     for (int w = 0; w < 3; w++) {
@@ -432,19 +464,58 @@ int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
         fprintf(ht, "<h3>%s per round</h3><p>Lines: the mean over seeds; bands: the smallest to the largest value over seeds.</p>"
                     "<img src='%s.svg' width='860' alt='%s per round, seed mean and band'>\n", what[w][1], name, what[w][1]);
     }
-apart:
-    /* runs of one method that are not grouped: which fields keep them apart */
-    for (int a = 0; a < ng; a++)
+    return figs_ok;
+}
+
+/* Each method's configurations that are not one over seeds, and the fields that set them apart. */
+static void configurations_apart(seeds_ctx *S) {
+    SEEDS_LOCALS;
+    for (int a = 0; a < ng; a++) {
+        const run_t *ra = &runs[g[a].m[0]];
+        base_label(ra, lab, sizeof lab);
+        int first = 1, count = 1;
+        for (int b = 0; b < a && first; b++) first = strcmp(base_label(&runs[g[b].m[0]], path, sizeof path), lab) != 0;
+        if (!first) continue; /* said with the method's first configuration */
+        char diff[600] = "", one[400];
+        size_t used = 0;
         for (int b = a + 1; b < ng; b++) {
-            const run_t *ra = &runs[g[a].m[0]], *rb = &runs[g[b].m[0]];
-            if (strcmp(base_label(ra, lab, sizeof lab), base_label(rb, lab2, sizeof lab2))) continue;
-            char diff[400];
-            flce_run_differing(ra, rb, "seed", diff, sizeof diff);
-            fprintf(md, "\n- `%s` and `%s` (%s) are not grouped over seeds: they differ in %s.\n", ra->dir, rb->dir, lab, diff);
-            fprintf(ht, "<p><code>%s</code> and <code>%s</code> (%s) are not grouped over seeds: they differ in %s.</p>\n", H(ra->dir),
-                    H(rb->dir), H(lab), H(diff));
+            const run_t *rb = &runs[g[b].m[0]];
+            if (strcmp(base_label(rb, path, sizeof path), lab)) continue;
+            count++;
+            flce_run_differing(ra, rb, "seed", one, sizeof one);
+            for (char *t = strtok(one, ", "); t; t = strtok(NULL, ", ")) { /* the union of the fields, once each */
+                char pat[80];
+                snprintf(pat, sizeof pat, "`%s`", t);
+                if (!strstr(diff, pat) && used < sizeof diff - 80) used += (size_t)snprintf(diff + used, sizeof diff - used, "%s%s", used ? ", " : "", pat);
+            }
         }
+        if (count < 2) continue;
+        fprintf(md, "\n- %s: %d configurations, not one over seeds: they differ in %s.\n", lab, count, diff);
+        fprintf(ht, "<p>%s: %d configurations, not one over seeds: they differ in %s.</p>\n", H(lab), count, H(diff));
+    }
+}
+
+int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
+    seeds_ctx *S = calloc(1, sizeof *S);
+    if (!S) return 0;
+    S->runs = runs, S->nr = nr, S->out = out, S->md = md, S->ht = ht;
+    int figs_ok = 1;
+    if (!group_runs(S)) goto done;
+    int multi = 0;
+    for (int j = 0; j < S->ng; j++) multi |= S->g[j].n > 1;
+    if (!multi) {
+        fprintf(md, "\n## Seeds\n\nEvery configuration here has one seed: no mean or interval over seeds.\n");
+        fprintf(ht, "<h2>Seeds</h2><p>Every configuration here has one seed: no mean or interval over seeds.</p>\n");
+        report_claims(runs, S->g, S->ng, S->ckeys, S->shd, md, ht); /* with one seed every comparison is inconclusive: said so */
+    } else {
+        seeds_table(S);
+        paired_table(S);
+        report_claims(runs, S->g, S->ng, S->ckeys, S->shd, md, ht);
+        figs_ok = seeds_figures(S);
+    }
+    configurations_apart(S);
 done:
-    for (int i = 0; i < nr; i++) free(keys[i]), free(ckeys[i]);
+    for (int i = 0; i < nr; i++) free(S->keys[i]), free(S->ckeys[i]);
+    free(S);
     return figs_ok;
 }

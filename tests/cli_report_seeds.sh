@@ -39,6 +39,11 @@ grep -q '^Verdicts: each comparison is FLCE against one method' "$t/rep/report.m
 want=$(awk -v w="$d" 'BEGIN { split(w, a, " "); print (a[1] - a[2] > 0) ? "holds" : (a[1] + a[2] < 0) ? "does not hold" : "inconclusive" }')
 row=$(grep "^| FLCE's accuracy at least every baseline's |" "$t/rep/report.md") || fail "no accuracy claim"
 case "$row" in *"**$want** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
-grep -q 'are not grouped over seeds: they differ in rounds\.' "$t/rep/report.md" || fail "the run that differs in rounds is not named: $(grep 'not grouped' "$t/rep/report.md")"
+grep -q 'configurations, not one over seeds: they differ in `rounds`\.' "$t/rep/report.md" || fail "the run that differs in rounds is not named: $(grep 'not one over seeds' "$t/rep/report.md")"
 for f in seeds_accuracy.png seeds_macro_f1.svg seeds_kl.png; do [ -s "$t/rep/$f" ] || fail "missing $f"; done
+# a run given twice (or the same configuration and seed from two experiments) is a repeat, not
+# a fourth seed: n stays 3, and the repeat is compared bit for bit
+"$flce" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
+[ "$(awk -F, '$1 == "fedavg" { print $3 }' "$t/rep2/paired.csv")" = 3 ] || fail "a repeated run counted as another seed: $(cat "$t/rep2/paired.csv")"
+grep -q 'digests identical, bit for bit' "$t/rep2/report.md" || fail "the repeat was not compared"
 echo "cli_report_seeds: all checks passed"
