@@ -26,6 +26,109 @@ static const char *USAGE =
     "commas, spaces or newlines.";
 
 
+/* A trace written by `flce run` records its completion seed, settings and ablations: taken
+ * where the command line does not give them; 0, or 2 after a usage error. */
+static int from_completion_json(const char *prog, const char *cj, cli_opt *opts, flce_completion_cfg *ccp, flce_ablation *abp,
+                                int ablate_given, uint64_t *seed) {
+    flce_completion_cfg cc = *ccp;
+    flce_ablation ab = *abp;
+        flce_completion_file cf;
+        flce_err ce;
+        if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg), 2;
+        if (cf.has_seed && !cli_find(opts, "seed")->seen) *seed = cf.seed;
+        /* the run's completion settings, where the command line does not give them */
+        const char *flags[4] = {"completion", "solver", "rank", "mu"}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
+        const char *got_v[4] = {NULL, NULL, NULL, NULL};
+        for (int i = 0; i < 4; i++)
+            if (vals[i][0] && !cli_find(opts, flags[i])->seen) got_v[i] = vals[i];
+        if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
+            return cli_usage_error(prog, "%s: %s", cj, ce.msg), 2;
+        if (ablate_given == 0)
+            for (char *t = strtok(cf.ablate, " "); t; t = strtok(NULL, " ")) {
+                if (!strcmp(t, "M")) ab.no_mass = 1;
+                else if (!strcmp(t, "V")) ab.no_velocity = 1;
+                else if (!strcmp(t, "Q")) ab.no_momentum = 1;
+                else if (!strcmp(t, "CMC")) ab.no_completion = 1;
+            }
+    *ccp = cc, *abp = ab;
+    return 0;
+}
+
+/* Q.npy, X_completed.npy and contributions.csv into out (created). */
+static flce_status write_results(const char *out, const flce_eval_result *r, int T, int n, int C, flce_err *e) {
+    const flce_eval_result res = *r;
+    char p[4200];
+    flce_status st;
+    int64_t shp[3] = {T, n, C};
+    if (flce_mkdirs(out) != 0) { /* created like every other command's output folder */
+        return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot create: %s", out, strerror(errno));
+    }
+    snprintf(p, sizeof p, "%s/Q.npy", out);
+    if ((st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, e))) return st;
+    snprintf(p, sizeof p, "%s/X_completed.npy", out);
+    if ((st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.X, e))) return st;
+    size_t cap = 64 + (size_t)n * 48, len = 0;
+    char *csv = malloc(cap);
+    if (!csv) {
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    }
+    len += (size_t)snprintf(csv, cap, "client,contribution\n");
+    for (int k = 0; k < n; k++) len += (size_t)snprintf(csv + len, cap - len, "%d,%.17g\n", k, res.CE[k]);
+    snprintf(p, sizeof p, "%s/contributions.csv", out);
+    st = flce_write_file_atomic(p, csv, len, e);
+    free(csv);
+    return st;
+
+}
+
+/* The completion that was used (or none), and what auto chose. */
+static void print_completion(const flce_completion_cfg *ccp, const flce_ablation *ab, const flce_eval_result *r, int C) {
+    const flce_completion_cfg cc = *ccp;
+    const flce_eval_result res = *r;
+    if (ab->no_completion) printf("completion: off (-CMC)\n");
+    else {
+        int rmin = res.rank[0], rmax = res.rank[0], imax = 0;
+        for (int c = 0; c < C; c++) {
+            if (res.rank[c] < rmin) rmin = res.rank[c];
+            if (res.rank[c] > rmax) rmax = res.rank[c];
+            if (res.iters[c] > imax) imax = res.iters[c];
+        }
+        printf("completion: %s%s, rank %d..%d, at most %d iterations per class\n", cc.literal ? "literal (all entries), " : "",
+               cc.gradient || cc.literal ? "gradient descent" : "ALS", rmin, rmax, imax);
+        if (cc.rank_auto || cc.mu_auto) {
+            printf("auto (%d-fold held-out error) chose, per class:", cc.folds);
+            for (int c = 0; c < C; c++) printf(" %d:r%d/mu%g", c, res.rank[c], res.mu[c]);
+            printf("\n");
+        }
+    }
+}
+
+/* The K-fold held-out error of the setting used, class by class and on average. */
+static flce_status print_heldout(const flce_trace *tr, const flce_completion_cfg *ccp, const flce_eval_result *r, flce_err *e) {
+    const flce_completion_cfg cc = *ccp;
+    const flce_eval_result res = *r;
+    int T = tr->T, n = tr->n, C = tr->C;
+    flce_status st = FLCE_OK;
+        double *Xc = malloc(sizeof *Xc * (size_t)T * n), tot = 0;
+        if (!Xc) {
+            return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        }
+        printf("held-out MSE (%d-fold, observed entries):", cc.folds);
+        for (int c = 0; c < C && !st; c++) {
+            for (int i = 0; i < T * n; i++) {
+                double q = res.Q[(size_t)i * C + c];
+                Xc[i] = isnan(q) ? 0 : q;
+            }
+            double err;
+            if ((st = flce_cv_error(Xc, tr->selected, T, n, &cc, (uint32_t)c, res.rank[c], res.mu[c], &err, e))) break;
+            printf(" %.4g", err);
+            tot += err / C;
+        }
+        free(Xc);
+        if (!st) printf("; mean %.6g\n", tot);
+        return st;
+}
+
 int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
                *kind = NULL;
@@ -78,26 +181,7 @@ int flce_cmd_eval(int argc, char **argv) {
     char cj[1200];
     snprintf(cj, sizeof cj, "%s/completion.json", dir);
     struct stat cs;
-    if (stat(cj, &cs) == 0) {
-        flce_completion_file cf;
-        flce_err ce;
-        if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg);
-        if (cf.has_seed && !cli_find(opts, "seed")->seen) seed = cf.seed;
-        /* the run's completion settings, where the command line does not give them */
-        const char *flags[4] = {"completion", "solver", "rank", "mu"}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
-        const char *got_v[4] = {NULL, NULL, NULL, NULL};
-        for (int i = 0; i < 4; i++)
-            if (vals[i][0] && !cli_find(opts, flags[i])->seen) got_v[i] = vals[i];
-        if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
-            return cli_usage_error(prog, "%s: %s", cj, ce.msg);
-        if (ablate.n == 0)
-            for (char *t = strtok(cf.ablate, " "); t; t = strtok(NULL, " ")) {
-                if (!strcmp(t, "M")) ab.no_mass = 1;
-                else if (!strcmp(t, "V")) ab.no_velocity = 1;
-                else if (!strcmp(t, "Q")) ab.no_momentum = 1;
-                else if (!strcmp(t, "CMC")) ab.no_completion = 1;
-            }
-    }
+    if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed)) return 2;
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);
 
     flce_err e = {{0}};
@@ -122,73 +206,17 @@ int flce_cmd_eval(int argc, char **argv) {
     cc.seed = seed;
     if ((st = flce_eval_trace(&tr, &ab, &cc, &res, &e))) goto fail;
 
-    int64_t shp[3] = {T, n, C};
-    if (flce_mkdirs(out) != 0) { /* created like every other command's output folder */
-        st = flce_fail(&e, FLCE_ERR_IO, "--out %s: cannot create: %s", out, strerror(errno));
-        goto fail;
-    }
-    snprintf(p, sizeof p, "%s/Q.npy", out);
-    if ((st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, &e))) goto fail;
-    snprintf(p, sizeof p, "%s/X_completed.npy", out);
-    if ((st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.X, &e))) goto fail;
-    size_t cap = 64 + (size_t)n * 48, len = 0;
-    char *csv = malloc(cap);
-    if (!csv) {
-        st = flce_fail(&e, FLCE_ERR_NOMEM, "out of memory");
-        goto fail;
-    }
-    len += (size_t)snprintf(csv, cap, "client,contribution\n");
-    for (int k = 0; k < n; k++) len += (size_t)snprintf(csv + len, cap - len, "%d,%.17g\n", k, res.CE[k]);
-    snprintf(p, sizeof p, "%s/contributions.csv", out);
-    st = flce_write_file_atomic(p, csv, len, &e);
-    free(csv);
-    if (st) goto fail;
-
+    if ((st = write_results(out, &res, T, n, C, &e))) goto fail;
     flce_data_shares(sizes, NULL, C, n, shares);
     printf("trace %s: T %d rounds, n %d clients, C %d classes, d %d\n", dir, T, n, C, d);
-    if (ab.no_completion) printf("completion: off (-CMC)\n");
-    else {
-        int rmin = res.rank[0], rmax = res.rank[0], imax = 0;
-        for (int c = 0; c < C; c++) {
-            if (res.rank[c] < rmin) rmin = res.rank[c];
-            if (res.rank[c] > rmax) rmax = res.rank[c];
-            if (res.iters[c] > imax) imax = res.iters[c];
-        }
-        printf("completion: %s%s, rank %d..%d, at most %d iterations per class\n", cc.literal ? "literal (all entries), " : "",
-               cc.gradient || cc.literal ? "gradient descent" : "ALS", rmin, rmax, imax);
-        if (cc.rank_auto || cc.mu_auto) {
-            printf("auto (%d-fold held-out error) chose, per class:", cc.folds);
-            for (int c = 0; c < C; c++) printf(" %d:r%d/mu%g", c, res.rank[c], res.mu[c]);
-            printf("\n");
-        }
-    }
+    print_completion(&cc, &ab, &res, C);
     if (res.fallback_rounds) printf("rounds without any prototype: %lld\n", (long long)res.fallback_rounds);
     printf("%6s %10s %12s\n", "client", "data share", "contribution");
     for (int k = 0; k < n; k++) printf("%6d %10.6f %12.6f\n", k, shares[k], res.CE[k]);
     double kl = flce_kl(res.CE, shares, n, &e);
     if (kl < 0) printf("KL(contributions || data shares): undefined (%s)\n", e.msg);
     else printf("KL(contributions || data shares) = %.6f\n", kl);
-    if (heldout && !ab.no_completion && !cc.literal) { /* the K-fold error of the setting used, class by class */
-        double *Xc = malloc(sizeof *Xc * (size_t)T * n), tot = 0;
-        if (!Xc) {
-            st = flce_fail(&e, FLCE_ERR_NOMEM, "out of memory");
-            goto fail;
-        }
-        printf("held-out MSE (%d-fold, observed entries):", cc.folds);
-        for (int c = 0; c < C && !st; c++) {
-            for (int i = 0; i < T * n; i++) {
-                double q = res.Q[(size_t)i * C + c];
-                Xc[i] = isnan(q) ? 0 : q;
-            }
-            double err;
-            if ((st = flce_cv_error(Xc, tr.selected, T, n, &cc, (uint32_t)c, res.rank[c], res.mu[c], &err, &e))) break;
-            printf(" %.4g", err);
-            tot += err / C;
-        }
-        free(Xc);
-        if (st) goto fail;
-        printf("; mean %.6g\n", tot);
-    }
+    if (heldout && !ab.no_completion && !cc.literal && (st = print_heldout(&tr, &cc, &res, &e))) goto fail;
     char ablate_s[32];
     snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", ab.no_mass ? "M " : "", ab.no_velocity ? "V " : "", ab.no_momentum ? "Q " : "",
              ab.no_completion ? "CMC" : "");
