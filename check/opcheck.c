@@ -239,27 +239,18 @@ static void compare(ctx *c, flce_opcheck_result *r) {
     }
 }
 
-flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_opcheck_result *r, flce_err *e) {
-    if (i < 0 || i >= flce_opcheck_count()) return flce_fail(e, FLCE_ERR_ARG, "opcheck: no case %d", i);
-    memset(r, 0, sizeof *r);
-    r->ok = 1;
-    flce_opcheck_name(i, r->name, sizeof r->name);
-    const op_case *oc = &CASES[i];
+/* One case per group of ops: the inputs on both backends from the same stream, the op on each. */
+#define S(p) (k ? (p)->b : (p)->r)
+static void run_conv(ctx *c, const op_case *oc, flce_backend **bk) {
     const int *a = oc->a;
-    ctx c = {.ref = ref, .be = be, .stream = (uint32_t)i, .nan_as_one = CASES[i].a[8]};
-    flce_backend *bk[2] = {ref, be};
-    switch (oc->op) {
-    case FLCE_OP_CONV2D_FWD:
-    case FLCE_OP_CONV2D_BWD_DATA:
-    case FLCE_OP_CONV2D_BWD_WEIGHT: {
         flce_conv_shape s;
         flce_conv_shape_init(&s, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
         size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.K * s.C * s.R * s.R, ny = (size_t)s.N * s.K * s.OH * s.OW;
         int f = oc->op == FLCE_OP_CONV2D_FWD, d = oc->op == FLCE_OP_CONV2D_BWD_DATA;
         int kind = a[8] ? 3 : 0;
-        pair *x = mk(&c, "x", nx, kind, 1, d), *w = mk(&c, "w", nw, kind, 0.3f, oc->op == FLCE_OP_CONV2D_BWD_WEIGHT);
-        pair *y = mk(&c, "y", ny, kind, 1, f);
-        if (c.fail) break;
+        pair *x = mk(c, "x", nx, kind, 1, d), *w = mk(c, "w", nw, kind, 0.3f, oc->op == FLCE_OP_CONV2D_BWD_WEIGHT);
+        pair *y = mk(c, "y", ny, kind, 1, f);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             flce_buf *X = k ? x->b : x->r, *Wb = k ? w->b : w->r, *Y = k ? y->b : y->r;
             if (f) bk[k]->conv2d_fwd(bk[k], &s, X, Wb, Y);
@@ -267,24 +258,21 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
             else bk[k]->conv2d_bwd_weight(bk[k], &s, X, Y, Wb);
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_BN_FWD_TRAIN:
-    case FLCE_OP_BN_FWD_TRAIN_RES:
-    case FLCE_OP_BN_FWD_EVAL:
-    case FLCE_OP_BN_BWD: {
+}
+
+static void run_bn(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         int N = a[0], C = a[1], HW = a[2];
         size_t n = (size_t)N * C * HW;
         int tr = oc->op == FLCE_OP_BN_FWD_TRAIN || oc->op == FLCE_OP_BN_FWD_TRAIN_RES, ev = oc->op == FLCE_OP_BN_FWD_EVAL, bw = !tr && !ev, relu = a[3];
-        pair *x = mk(&c, "x", n, 0, 2, 0), *g = mk(&c, "gamma", (size_t)C, 0, 1, 0), *b = mk(&c, "beta", (size_t)C, 0, 1, 0);
-        pair *y = mk(&c, tr || ev ? "y" : "dx", n, 0, 1, 1), *dy = mk(&c, "dy", bw ? n : 1, 0, 1, 0);
-        pair *yr = mk(&c, "relu_y", bw && relu ? n : 1, 4, 1, 0), *mean = mk(&c, "mean", (size_t)C, 0, 1, tr);
-        pair *is = mk(&c, "invstd", (size_t)C, 2, 1, tr), *rm = mk(&c, "running_mean", (size_t)C, 0, 1, tr);
-        pair *rv = mk(&c, "running_var", (size_t)C, 2, 1, tr), *dg = mk(&c, "dgamma", (size_t)C, 0, 1, bw);
-        pair *db = mk(&c, "dbeta", (size_t)C, 0, 1, bw), *res = mk(&c, "r", tr && relu == 2 ? n : 1, 0, 1, 0);
-        if (c.fail) break;
+        pair *x = mk(c, "x", n, 0, 2, 0), *g = mk(c, "gamma", (size_t)C, 0, 1, 0), *b = mk(c, "beta", (size_t)C, 0, 1, 0);
+        pair *y = mk(c, tr || ev ? "y" : "dx", n, 0, 1, 1), *dy = mk(c, "dy", bw ? n : 1, 0, 1, 0);
+        pair *yr = mk(c, "relu_y", bw && relu ? n : 1, 4, 1, 0), *mean = mk(c, "mean", (size_t)C, 0, 1, tr);
+        pair *is = mk(c, "invstd", (size_t)C, 2, 1, tr), *rm = mk(c, "running_mean", (size_t)C, 0, 1, tr);
+        pair *rv = mk(c, "running_var", (size_t)C, 2, 1, tr), *dg = mk(c, "dgamma", (size_t)C, 0, 1, bw);
+        pair *db = mk(c, "dbeta", (size_t)C, 0, 1, bw), *res = mk(c, "r", tr && relu == 2 ? n : 1, 0, 1, 0);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
-#define S(p) (k ? (p)->b : (p)->r)
             if (tr && relu == 2)
                 bk[k]->bn_fwd_train_res(bk[k], N, C, HW, 1e-5f, 0.1f, S(x), S(g), S(b), S(res), S(y), S(mean), S(is), S(rm), S(rv));
             else if (tr) bk[k]->bn_fwd_train(bk[k], N, C, HW, 1e-5f, 0.1f, relu, S(x), S(g), S(b), S(y), S(mean), S(is), S(rm), S(rv));
@@ -292,16 +280,14 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
             else bk[k]->bn_bwd(bk[k], N, C, HW, relu ? S(yr) : NULL, S(dy), S(x), S(mean), S(g), S(is), S(y), S(dg), S(db));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_RELU_FWD:
-    case FLCE_OP_RELU_BWD:
-    case FLCE_OP_ADD:
-    case FLCE_OP_ADD_RELU_BWD: {
+}
+
+static void run_eltwise(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         size_t n = (size_t)a[0];
-        pair *x = mk(&c, "a", n, oc->op == FLCE_OP_RELU_BWD ? 4 : 0, 1, 0), *d = mk(&c, "b", n, 0, 1, 0);
-        pair *y = mk(&c, "y", n, 0, 1, 1), *yr = mk(&c, "relu_y", oc->op == FLCE_OP_ADD_RELU_BWD ? n : 1, 4, 1, 0);
-        if (c.fail) break;
+        pair *x = mk(c, "a", n, oc->op == FLCE_OP_RELU_BWD ? 4 : 0, 1, 0), *d = mk(c, "b", n, 0, 1, 0);
+        pair *y = mk(c, "y", n, 0, 1, 1), *yr = mk(c, "relu_y", oc->op == FLCE_OP_ADD_RELU_BWD ? n : 1, 4, 1, 0);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             if (oc->op == FLCE_OP_RELU_FWD) bk[k]->relu_fwd(bk[k], n, S(x), S(y));
             else if (oc->op == FLCE_OP_RELU_BWD) bk[k]->relu_bwd(bk[k], n, S(x), S(d), S(y));
@@ -309,88 +295,138 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
             else bk[k]->add(bk[k], n, a[1], S(x), S(d), S(y));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_AVGPOOL_FWD:
-    case FLCE_OP_AVGPOOL_BWD: {
+}
+
+static void run_pool(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         int N = a[0], C = a[1], HW = a[2], f = oc->op == FLCE_OP_AVGPOOL_FWD;
-        pair *x = mk(&c, f ? "x" : "dx", (size_t)N * C * HW, 0, 1, !f), *z = mk(&c, f ? "z" : "dz", (size_t)N * C, 0, 1, f);
-        if (c.fail) break;
+        pair *x = mk(c, f ? "x" : "dx", (size_t)N * C * HW, 0, 1, !f), *z = mk(c, f ? "z" : "dz", (size_t)N * C, 0, 1, f);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             if (f) bk[k]->avgpool_fwd(bk[k], N, C, HW, S(x), S(z));
             else bk[k]->avgpool_bwd(bk[k], N, C, HW, S(z), S(x));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_LINEAR_FWD:
-    case FLCE_OP_LINEAR_BWD: {
+}
+
+static void run_linear(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         int N = a[0], I = a[1], O = a[2], f = oc->op == FLCE_OP_LINEAR_FWD;
-        pair *x = mk(&c, "x", (size_t)N * I, 0, 1, 0), *w = mk(&c, "w", (size_t)O * I, 0, 0.3f, 0);
-        pair *b = mk(&c, "b", (size_t)O, 0, 1, 0), *y = mk(&c, f ? "y" : "dy", (size_t)N * O, 0, 1, f);
-        pair *dx = mk(&c, "dx", (size_t)N * I, 0, 1, !f), *dw = mk(&c, "dw", (size_t)O * I, 0, 1, !f);
-        pair *db = mk(&c, "db", (size_t)O, 0, 1, !f);
-        if (c.fail) break;
+        pair *x = mk(c, "x", (size_t)N * I, 0, 1, 0), *w = mk(c, "w", (size_t)O * I, 0, 0.3f, 0);
+        pair *b = mk(c, "b", (size_t)O, 0, 1, 0), *y = mk(c, f ? "y" : "dy", (size_t)N * O, 0, 1, f);
+        pair *dx = mk(c, "dx", (size_t)N * I, 0, 1, !f), *dw = mk(c, "dw", (size_t)O * I, 0, 1, !f);
+        pair *db = mk(c, "db", (size_t)O, 0, 1, !f);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             if (f) bk[k]->linear_fwd(bk[k], N, I, O, S(x), S(w), S(b), S(y));
             else bk[k]->linear_bwd(bk[k], N, I, O, S(x), S(w), S(y), S(dx), S(dw), S(db));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_SOFTMAX_CE: {
+}
+
+static void run_softmax_ce(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         int N = a[0], C = a[1];
-        pair *l = mk(&c, "logits", (size_t)N * C, 0, 3, 0), *y = mk(&c, "labels", (size_t)N, 1, (float)C, 0);
-        pair *loss = mk(&c, "loss", 1, 0, 1, 1), *dl = mk(&c, "dlogits", (size_t)N * C, 0, 1, 1);
-        pair *pr = mk(&c, "pred", (size_t)N, 1, (float)C, 1);
-        if (c.fail) break;
+        pair *l = mk(c, "logits", (size_t)N * C, 0, 3, 0), *y = mk(c, "labels", (size_t)N, 1, (float)C, 0);
+        pair *loss = mk(c, "loss", 1, 0, 1, 1), *dl = mk(c, "dlogits", (size_t)N * C, 0, 1, 1);
+        pair *pr = mk(c, "pred", (size_t)N, 1, (float)C, 1);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             bk[k]->softmax_ce(bk[k], N, C, S(l), S(y), S(loss), S(dl), S(pr));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_SUPCON: {
+}
+
+static void run_supcon(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         int N = a[0], D = a[1];
-        pair *z = mk(&c, "z", (size_t)N * D, 0, 1, 0), *y = mk(&c, "labels", (size_t)N, 1, (float)a[2], 0);
-        pair *loss = mk(&c, "loss", 1, 0, 1, 1), *dz = mk(&c, "dz", (size_t)N * D, 0, 1, 1);
-        if (c.fail) break;
+        pair *z = mk(c, "z", (size_t)N * D, 0, 1, 0), *y = mk(c, "labels", (size_t)N, 1, (float)a[2], 0);
+        pair *loss = mk(c, "loss", 1, 0, 1, 1), *dz = mk(c, "dz", (size_t)N * D, 0, 1, 1);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             bk[k]->supcon(bk[k], N, D, 0.5f, 0.7f, S(z), S(y), S(loss), S(dz));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_SGD: {
+}
+
+static void run_sgd(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         size_t n = (size_t)a[0];
-        pair *w = mk(&c, "w", n, 0, 1, 1), *g = mk(&c, "g", n, 0, 1, 0), *m = mk(&c, "momentum", n, 0, 1, a[1]);
-        if (c.fail) break;
+        pair *w = mk(c, "w", n, 0, 1, 1), *g = mk(c, "g", n, 0, 1, 0), *m = mk(c, "momentum", n, 0, 1, a[1]);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             bk[k]->sgd(bk[k], n, 0.01f, a[1] ? 0.9f : 0.0f, a[2] ? 5e-4f : 0.0f, a[3], S(w), S(g), a[1] ? S(m) : NULL);
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
-    case FLCE_OP_WEIGHTED_SUM: {
+}
+
+static void run_wsum(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
         size_t n = (size_t)a[0];
         int K = a[1];
         pair *xs[10];
         float wts[10];
         for (int k = 0; k < K; k++) {
-            xs[k] = mk(&c, "x", n, 0, 1, 0);
+            xs[k] = mk(c, "x", n, 0, 1, 0);
             wts[k] = 1.0f / (float)(k + 3);
         }
-        pair *y = mk(&c, "y", n, 0, 1, 1);
-        if (c.fail) break;
+        pair *y = mk(c, "y", n, 0, 1, 1);
+        if (c->fail) return;
         for (int k = 0; k < 2; k++) {
             const flce_buf *bs[10];
             for (int j = 0; j < K; j++) bs[j] = S(xs[j]);
             bk[k]->weighted_sum(bk[k], n, K, wts, bs, S(y));
             bk[k]->sync(bk[k]);
         }
-        break;
-    }
+}
 #undef S
+
+flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_opcheck_result *r, flce_err *e) {
+    if (i < 0 || i >= flce_opcheck_count()) return flce_fail(e, FLCE_ERR_ARG, "opcheck: no case %d", i);
+    memset(r, 0, sizeof *r);
+    r->ok = 1;
+    flce_opcheck_name(i, r->name, sizeof r->name);
+    const op_case *oc = &CASES[i];
+    ctx c = {.ref = ref, .be = be, .stream = (uint32_t)i, .nan_as_one = CASES[i].a[8]};
+    flce_backend *bk[2] = {ref, be};
+    switch (oc->op) {
+    case FLCE_OP_CONV2D_FWD:
+    case FLCE_OP_CONV2D_BWD_DATA:
+    case FLCE_OP_CONV2D_BWD_WEIGHT:
+        run_conv(&c, oc, bk);
+        break;
+    case FLCE_OP_BN_FWD_TRAIN:
+    case FLCE_OP_BN_FWD_TRAIN_RES:
+    case FLCE_OP_BN_FWD_EVAL:
+    case FLCE_OP_BN_BWD:
+        run_bn(&c, oc, bk);
+        break;
+    case FLCE_OP_RELU_FWD:
+    case FLCE_OP_RELU_BWD:
+    case FLCE_OP_ADD:
+    case FLCE_OP_ADD_RELU_BWD:
+        run_eltwise(&c, oc, bk);
+        break;
+    case FLCE_OP_AVGPOOL_FWD:
+    case FLCE_OP_AVGPOOL_BWD:
+        run_pool(&c, oc, bk);
+        break;
+    case FLCE_OP_LINEAR_FWD:
+    case FLCE_OP_LINEAR_BWD:
+        run_linear(&c, oc, bk);
+        break;
+    case FLCE_OP_SOFTMAX_CE:
+        run_softmax_ce(&c, oc, bk);
+        break;
+    case FLCE_OP_SUPCON:
+        run_supcon(&c, oc, bk);
+        break;
+    case FLCE_OP_SGD:
+        run_sgd(&c, oc, bk);
+        break;
+    case FLCE_OP_WEIGHTED_SUM:
+        run_wsum(&c, oc, bk);
+        break;
     case FLCE_OP_COUNT: break;
     }
     flce_status st = FLCE_OK;
