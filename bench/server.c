@@ -251,27 +251,10 @@ static int write_plot(const char *dir, long params10) {
     return cli_gnuplot(dir, "server_cost.gp"); /* no shell; the script names its files relative to dir */
 }
 
-int flce_bench_server(int argc, char **argv) {
-    const char *prog = "flce-bench server", *csv = NULL, *plot = NULL;
-    int quick = 0, reps = 7, full = 0;
-    cli_opt opts[] = {
-        {"quick", CLI_FLAG, &quick, "smaller series, fewer repeats: under a minute", 0},
-        {"repeats", CLI_INT, &reps, "timings per measurement, median reported (default 7; quick 3)", 0},
-        {"csv", CLI_STR, &csv, "write the rows as CSV", 0},
-        {"plot", CLI_STR, &plot, "write gnuplot figures (PNG and SVG) into this folder (needs --csv)", 0},
-        {"full", CLI_FLAG, &full, "also run FedSV exact for real at K = 10 (about 20 minutes)", 0},
-        {0},
-    };
-    const char *pos[1];
-    int np, rc = cli_parse(prog, "usage: flce-bench server [--quick] [--repeats N] [--csv FILE] [--plot DIR] [--full]", opts,
-                           argc, argv, pos, 0, &np);
-    if (rc) return rc == 1 ? 0 : rc;
-    if (quick && !cli_find(opts, "repeats")->seen) reps = 3;
-    if (reps < 1 || reps > 64) return cli_usage_error(prog, "--repeats %d: must be 1..64", reps);
-    if (plot && !csv) return cli_usage_error(prog, "--plot needs --csv");
-    flce_backend *be = flce_backend_cpu(2);
-    const int n = 50, K = 10;
-    int nval = quick ? 200 : 1000;
+/* The server step of every method on a synthetic round (C = 10 and 100), Shapley methods
+ * estimated from one measured utility evaluation, FedSV exact also run at K = 4 (and at K with
+ * --full); the trainable parameters at C = 10, or -1 when out of memory. */
+static long time_methods(const char *prog, flce_backend *be, int n, int K, int nval, int reps, int quick, int full) {
     static const char *methods[] = {"fedavg", "flce", "fedavg+cosine", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg",
                                     "fedfa"};
     int classes[2] = {10, 100};
@@ -281,7 +264,7 @@ int flce_bench_server(int argc, char **argv) {
         bench_round *b = malloc(sizeof *b);
         if (!b || setup_round(b, be, n, K, C, 0, nval, 1)) {
             fprintf(stderr, "%s: out of memory\n", prog);
-            return 1;
+            return -1;
         }
         long params = (long)flce_model_count_trainable(&b->E.m);
         if (ci == 0) params10 = params;
@@ -307,6 +290,11 @@ int flce_bench_server(int argc, char **argv) {
         free_round(b);
         free(b);
     }
+    return params10;
+}
+
+/* FedAvg and FLCE as the clients per round and the parameters grow (aggregation-bound). */
+static void time_scaling(flce_backend *be, int n, int K, long params10, int reps, int quick) {
     /* scaling with the clients per round and with the model size (aggregation-bound) */
     int Ks[3] = {5, 10, 20};
     size_t Ss[3] = {100000, 1000000, 4000000};
@@ -326,6 +314,10 @@ int flce_bench_server(int argc, char **argv) {
         }
         free(b);
     }
+}
+
+/* Each row's ratio to FedAvg of the same K, parameters and classes, and the table. */
+static void ratios_and_table(void) {
     /* ratios to FedAvg of the same K, params and classes */
     for (int i = 0; i < NROWS; i++) {
         ROWS[i].ratio = NAN;
@@ -341,10 +333,14 @@ int flce_bench_server(int argc, char **argv) {
     for (int i = 0; i < NROWS; i++)
         printf("%-12s %3d %9ld %7d %14.6f %12.2f  %s%s%s\n", ROWS[i].method, ROWS[i].K, ROWS[i].params, ROWS[i].C, ROWS[i].sec,
                ROWS[i].ratio, ROWS[i].measured ? "measured" : "estimated", ROWS[i].note[0] ? ": " : "", ROWS[i].note);
+}
+
+/* FLCE's completion at the end, and amortised per round (T = 100, 1000; 50 and 200 clients). */
+static void completion_times(int n, int K, int quick, double comp[2][2], double comp200[2]) {
+    int classes[2] = {10, 100};
     /* FLCE's completion at the end, and amortised per round */
     printf("\nFLCE completion (ALS, rank <= 4) after the last round, K = %d of n = %d:\n", K, n);
     printf("%6s %5s %8s %14s %16s\n", "T", "n", "classes", "seconds", "per round");
-    double comp[2][2];
     for (int ti = 0; ti < 2; ti++)
         for (int ci = 0; ci < 2; ci++) {
             int T = ti ? 1000 : 100, C = classes[ci];
@@ -355,12 +351,17 @@ int flce_bench_server(int argc, char **argv) {
             comp[ti][ci] = time_completion(T, n, C, K, 4);
             printf("%6d %5d %8d %14.4f %16.6f\n", T, n, C, comp[ti][ci], comp[ti][ci] / T);
         }
-    double comp200[2]; /* T x n grows with n too: 200 clients, 10 classes */
+    /* T x n grows with n too: 200 clients, 10 classes */
     for (int ti = 0; ti < 2; ti++) {
         int T = ti ? 1000 : 100;
         comp200[ti] = quick && ti ? NAN : time_completion(T, 200, 10, K, 5);
         if (!isnan(comp200[ti])) printf("%6d %5d %8d %14.4f %16.6f\n", T, 200, 10, comp200[ti], comp200[ti] / T);
     }
+}
+
+/* Communication per round: prototypes against models. */
+static void communication(int K) {
+    int classes[2] = {10, 100};
     /* communication: prototypes against models, per round */
     printf("\nCommunication per round (K = %d clients; floats):\n", K);
     printf("%8s %14s %14s %12s\n", "classes", "prototypes up", "models up+down", "ratio");
@@ -373,25 +374,62 @@ int flce_bench_server(int argc, char **argv) {
         flce_model_free(&mm);
     }
     printf("(ratio = prototype floats / (model floats up + down), every class present: the paper's definition)\n");
+}
+
+/* The rows and the completion times as CSV; 0, or -1 when the file cannot be written. */
+static int write_csv(const char *csv, int n, int K, long params10, double comp[2][2], const double comp200[2]) {
+    int classes[2] = {10, 100};
+        FILE *f = fopen(csv, "w");
+    if (!f) return -1;
+    fprintf(f, "method,clients_per_round,params,classes,proto_dim,server_seconds_median,ratio_to_fedavg,measured,note\n");
+    for (int i = 0; i < NROWS; i++)
+        fprintf(f, "%s,%d,%ld,%d,%d,%.9f,%.6f,%d,%s\n", ROWS[i].method, ROWS[i].K, ROWS[i].params, ROWS[i].C, FLCE_FEAT,
+                ROWS[i].sec, ROWS[i].ratio, ROWS[i].measured, ROWS[i].note);
+    for (int ti = 0; ti < 2; ti++)
+        for (int ci = 0; ci < 2; ci++)
+            if (!isnan(comp[ti][ci]))
+                fprintf(f, "flce-completion-T%d,%d,%ld,%d,%d,%.9f,,1,whole completion for T = %d n = %d\n", ti ? 1000 : 100,
+                        K, params10, classes[ci], FLCE_FEAT, comp[ti][ci], ti ? 1000 : 100, n);
+    for (int ti = 0; ti < 2; ti++)
+        if (!isnan(comp200[ti]))
+            fprintf(f, "flce-completion-T%d,%d,%ld,10,%d,%.9f,,1,whole completion for T = %d n = 200\n", ti ? 1000 : 100, K,
+                    params10, FLCE_FEAT, comp200[ti], ti ? 1000 : 100);
+    fclose(f);
+    printf("wrote %s\n", csv);
+    return 0;
+}
+
+int flce_bench_server(int argc, char **argv) {
+    const char *prog = "flce-bench server", *csv = NULL, *plot = NULL;
+    int quick = 0, reps = 7, full = 0;
+    cli_opt opts[] = {
+        {"quick", CLI_FLAG, &quick, "smaller series, fewer repeats: under a minute", 0},
+        {"repeats", CLI_INT, &reps, "timings per measurement, median reported (default 7; quick 3)", 0},
+        {"csv", CLI_STR, &csv, "write the rows as CSV", 0},
+        {"plot", CLI_STR, &plot, "write gnuplot figures (PNG and SVG) into this folder (needs --csv)", 0},
+        {"full", CLI_FLAG, &full, "also run FedSV exact for real at K = 10 (about 20 minutes)", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, "usage: flce-bench server [--quick] [--repeats N] [--csv FILE] [--plot DIR] [--full]", opts,
+                           argc, argv, pos, 0, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (quick && !cli_find(opts, "repeats")->seen) reps = 3;
+    if (reps < 1 || reps > 64) return cli_usage_error(prog, "--repeats %d: must be 1..64", reps);
+    if (plot && !csv) return cli_usage_error(prog, "--plot needs --csv");
+    flce_backend *be = flce_backend_cpu(2);
+    const int n = 50, K = 10;
+    int nval = quick ? 200 : 1000;
+    long params10 = time_methods(prog, be, n, K, nval, reps, quick, full);
+    if (params10 < 0) return 1;
+    time_scaling(be, n, K, params10, reps, quick);
+    ratios_and_table();
+    double comp[2][2], comp200[2];
+    completion_times(n, K, quick, comp, comp200);
+    communication(K);
     int status = 0;
     if (csv) {
-        FILE *f = fopen(csv, "w");
-        if (!f) return cli_usage_error(prog, "--csv %s: cannot write", csv);
-        fprintf(f, "method,clients_per_round,params,classes,proto_dim,server_seconds_median,ratio_to_fedavg,measured,note\n");
-        for (int i = 0; i < NROWS; i++)
-            fprintf(f, "%s,%d,%ld,%d,%d,%.9f,%.6f,%d,%s\n", ROWS[i].method, ROWS[i].K, ROWS[i].params, ROWS[i].C, FLCE_FEAT,
-                    ROWS[i].sec, ROWS[i].ratio, ROWS[i].measured, ROWS[i].note);
-        for (int ti = 0; ti < 2; ti++)
-            for (int ci = 0; ci < 2; ci++)
-                if (!isnan(comp[ti][ci]))
-                    fprintf(f, "flce-completion-T%d,%d,%ld,%d,%d,%.9f,,1,whole completion for T = %d n = %d\n", ti ? 1000 : 100,
-                            K, params10, classes[ci], FLCE_FEAT, comp[ti][ci], ti ? 1000 : 100, n);
-        for (int ti = 0; ti < 2; ti++)
-            if (!isnan(comp200[ti]))
-                fprintf(f, "flce-completion-T%d,%d,%ld,10,%d,%.9f,,1,whole completion for T = %d n = 200\n", ti ? 1000 : 100, K,
-                        params10, FLCE_FEAT, comp200[ti], ti ? 1000 : 100);
-        fclose(f);
-        printf("wrote %s\n", csv);
+        if (write_csv(csv, n, K, params10, comp, comp200)) return cli_usage_error(prog, "--csv %s: cannot write", csv);
         if (plot) {
             flce_mkdirs(plot);
             if (write_plot(plot, params10) != 0) {
