@@ -32,6 +32,86 @@ static void jstr(const cJSON *o, const char *key, char *out, size_t cap) {
     for (size_t n = strlen(out); n && out[n - 1] == ' ';) out[--n] = '\0';
 }
 
+/* metrics.csv: the per-round figures (at most the configured rounds). */
+static int load_metrics(run_t *r, const char *dir, flce_err *e) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/metrics.csv", dir);
+    FILE *f = fopen(p, "r");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 2;
+    char line[1024];
+    int cap = r->rounds > 0 ? r->rounds : 16;
+    r->acc = calloc((size_t)cap, 8), r->f1 = calloc((size_t)cap, 8), r->kl = calloc((size_t)cap, 8);
+    r->srv = calloc((size_t)cap, 8), r->cli = calloc((size_t)cap, 8), r->pacc = calloc((size_t)cap, 8);
+    if (!r->acc || !r->f1 || !r->kl || !r->srv || !r->cli || !r->pacc) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d rounds", dir, cap), 1;
+    }
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f) && r->T < cap) {
+        int rd;
+        double a, fl, ml, k, s, c, pa = NAN;
+        long long bu, bd;
+        int fb, nc;
+        int got = sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lld,%lld,%d,%d,%lf", &rd, &a, &fl, &ml, &k, &s, &c, &bu, &bd, &fb, &nc, &pa);
+        if (got < 11) {
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed row %d", p, r->T + 2), 1;
+        }
+        r->acc[r->T] = a, r->f1[r->T] = fl, r->kl[r->T] = k, r->srv[r->T] = s, r->cli[r->T] = c, r->pacc[r->T] = got == 12 ? pa : NAN;
+        r->T++;
+    }
+    fclose(f);
+    if (r->T == 0) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no rounds", p), 1;
+    return 0;
+}
+
+/* contributions.csv, round_contributions.csv (optional) and clients.csv (optional). */
+static int load_clients(run_t *r, const char *dir, flce_err *e) {
+    char p[1200], line[1024];
+    FILE *f;
+    snprintf(p, sizeof p, "%s/contributions.csv", dir);
+    f = fopen(p, "r");
+    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
+    r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
+    if (!r->contrib || !r->samples || !r->held) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d clients", dir, r->clients), 1;
+    }
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f) && r->n < r->clients) {
+        int k;
+        double v;
+        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
+    }
+    fclose(f);
+    snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
+    f = fopen(p, "r");
+    if (f) {
+        r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
+        for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (r->rc && fgets(line, sizeof line, f)) {
+            int t, k;
+            double v;
+            if (sscanf(line, "%d,%d,%lf", &t, &k, &v) == 3 && t >= 1 && t <= r->T && k >= 0 && k < r->clients)
+                r->rc[(size_t)(t - 1) * r->clients + k] = v;
+        }
+        fclose(f);
+    }
+    snprintf(p, sizeof p, "%s/clients.csv", dir);
+    f = fopen(p, "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        while (fgets(line, sizeof line, f)) {
+            int k, h, nz;
+            double sm;
+            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients) r->samples[k] = sm, r->held[k] = h;
+        }
+        fclose(f);
+    }
+    return 0;
+}
+
 /* Load one run directory; a clear error when a file is missing (2: not a run directory) or
  * malformed (1). */
 int flce_run_load(run_t *r, const char *dir, flce_err *e) {
@@ -100,73 +180,8 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     snprintf(r->digests, sizeof r->digests, "%s", dg);
     sscanf(dg, "partition %16s", r->partdig);
     free(dg);
-    snprintf(p, sizeof p, "%s/metrics.csv", dir);
-    FILE *f = fopen(p, "r");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 2;
-    char line[1024];
-    int cap = r->rounds > 0 ? r->rounds : 16;
-    r->acc = calloc((size_t)cap, 8), r->f1 = calloc((size_t)cap, 8), r->kl = calloc((size_t)cap, 8);
-    r->srv = calloc((size_t)cap, 8), r->cli = calloc((size_t)cap, 8), r->pacc = calloc((size_t)cap, 8);
-    if (!r->acc || !r->f1 || !r->kl || !r->srv || !r->cli || !r->pacc) {
-        fclose(f);
-        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d rounds", dir, cap), 1;
-    }
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (fgets(line, sizeof line, f) && r->T < cap) {
-        int rd;
-        double a, fl, ml, k, s, c, pa = NAN;
-        long long bu, bd;
-        int fb, nc;
-        int got = sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lld,%lld,%d,%d,%lf", &rd, &a, &fl, &ml, &k, &s, &c, &bu, &bd, &fb, &nc, &pa);
-        if (got < 11) {
-            fclose(f);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed row %d", p, r->T + 2), 1;
-        }
-        r->acc[r->T] = a, r->f1[r->T] = fl, r->kl[r->T] = k, r->srv[r->T] = s, r->cli[r->T] = c, r->pacc[r->T] = got == 12 ? pa : NAN;
-        r->T++;
-    }
-    fclose(f);
-    if (r->T == 0) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no rounds", p), 1;
-    snprintf(p, sizeof p, "%s/contributions.csv", dir);
-    f = fopen(p, "r");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
-    r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
-    if (!r->contrib || !r->samples || !r->held) {
-        fclose(f);
-        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d clients", dir, r->clients), 1;
-    }
-    if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (fgets(line, sizeof line, f) && r->n < r->clients) {
-        int k;
-        double v;
-        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
-    }
-    fclose(f);
-    snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
-    f = fopen(p, "r");
-    if (f) {
-        r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
-        for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (r->rc && fgets(line, sizeof line, f)) {
-            int t, k;
-            double v;
-            if (sscanf(line, "%d,%d,%lf", &t, &k, &v) == 3 && t >= 1 && t <= r->T && k >= 0 && k < r->clients)
-                r->rc[(size_t)(t - 1) * r->clients + k] = v;
-        }
-        fclose(f);
-    }
-    snprintf(p, sizeof p, "%s/clients.csv", dir);
-    f = fopen(p, "r");
-    if (f) {
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (fgets(line, sizeof line, f)) {
-            int k, h, nz;
-            double sm;
-            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients) r->samples[k] = sm, r->held[k] = h;
-        }
-        fclose(f);
-    }
+    int rc = load_metrics(r, dir, e);
+    return rc ? rc : load_clients(r, dir, e);
     return 0;
 }
 
