@@ -21,6 +21,86 @@ static const char *USAGE =
     "X: float32 [N, C, H, W]; Y: int64 [N]. OUT holds loss, loss_ce, loss_cl, logits, features and\n"
     "grad.<name> for every trainable parameter (<name> as in the checkpoint).";
 
+/* The batch (float32 [N, C, H, W]) and its labels (int64 [N], each below the classes of the
+ * checkpoint, or of --classes), checked before any size is narrowed to int; *lab malloc'd. */
+static flce_status read_batch(const char *input, const char *labels_path, const char *weights, int *classes_io, flce_npy *Xp,
+                              flce_npy *Yp, int32_t **lab_out, flce_err *ep) {
+    flce_err *e0 = ep;
+    int classes = *classes_io;
+    if (flce_npy_read(input, Xp, e0) || flce_npy_expect(input, Xp, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, e0))
+        return FLCE_ERR_FORMAT;
+    /* the sizes one training step takes; checked before any is narrowed to int */
+    if (Xp->shape[0] < 1 || Xp->shape[0] > 65536 || Xp->shape[1] < 1 || Xp->shape[1] > 64 || Xp->shape[2] < 4 || Xp->shape[2] > 4096 ||
+        Xp->shape[3] < 4 || Xp->shape[3] > 4096) {
+        flce_fail(e0, FLCE_ERR_FORMAT, "%s: shape (%lld, %lld, %lld, %lld): one step takes N 1..65536 samples of C 1..64 "
+                  "channels, H and W 4..4096", input, (long long)Xp->shape[0], (long long)Xp->shape[1], (long long)Xp->shape[2],
+                  (long long)Xp->shape[3]);
+        return FLCE_ERR_FORMAT;
+    }
+    int N = (int)Xp->shape[0], C = (int)Xp->shape[1];
+    if (flce_npy_read(labels_path, Yp, e0) || flce_npy_expect(labels_path, Yp, FLCE_NPY_I64, 1, (int64_t[]){N}, e0))
+        return FLCE_ERR_FORMAT;
+    if (weights) {
+        int wc;
+        if (flce_checkpoint_probe(weights, &wc, &classes, e0)) return FLCE_ERR_FORMAT;
+        if (wc != C) {
+            flce_fail(e0, FLCE_ERR_FORMAT, "%s: %d input channels, but %s has %d", input, C, weights, wc);
+            return FLCE_ERR_FORMAT;
+        }
+    }
+    int32_t *lab = malloc(sizeof *lab * (size_t)N);
+    if (!lab) return flce_fail(e0, FLCE_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < N; i++) {
+        int64_t v = ((int64_t *)Yp->data)[i];
+        if (v < 0 || v >= classes) {
+            flce_fail(e0, FLCE_ERR_FORMAT, "%s: label %lld of sample %d out of range (0..%d)", labels_path, (long long)v, i, classes - 1);
+            free(lab);
+            return FLCE_ERR_FORMAT;
+        }
+        lab[i] = (int32_t)v;
+    }
+    *lab_out = lab, *classes_io = classes;
+    return FLCE_OK;
+}
+
+/* The step's outputs as safetensors: the losses, logits, features and every parameter's gradient. */
+static flce_status write_step(const char *out, flce_model *mp, const flce_losses *lp, int N, int classes, flce_err *e0) {
+    flce_model m = *mp;
+    flce_backend *be = m.be;
+    flce_losses l = *lp;
+    flce_status st = FLCE_ERR_NOMEM;
+    float *logits = malloc(sizeof(float) * (size_t)N * classes), *feat = malloc(sizeof(float) * (size_t)N * FLCE_FEAT);
+    float **grads = calloc((size_t)m.nparams, sizeof *grads);
+    flce_st_tensor t[3 + 2 + FLCE_MAX_PARAMS];
+    char names[FLCE_MAX_PARAMS][80];
+    if (!logits || !feat || !grads) goto done;
+    flce_model_read_logits(&m, logits);
+    flce_model_read_features(&m, feat);
+    int n = 0;
+    t[n++] = (flce_st_tensor){"loss", FLCE_ST_F32, 0, {0}, &l.loss};
+    t[n++] = (flce_st_tensor){"loss_ce", FLCE_ST_F32, 0, {0}, &l.loss_ce};
+    t[n++] = (flce_st_tensor){"loss_cl", FLCE_ST_F32, 0, {0}, &l.loss_cl};
+    t[n++] = (flce_st_tensor){"logits", FLCE_ST_F32, 2, {N, classes}, logits};
+    t[n++] = (flce_st_tensor){"features", FLCE_ST_F32, 2, {N, FLCE_FEAT}, feat};
+    for (int i = 0; i < m.nparams; i++) {
+        flce_param *p = &m.p[i];
+        if (!p->trainable) continue;
+        grads[i] = malloc(p->n * sizeof(float));
+        if (!grads[i]) goto done;
+        be->buf_read(be, p->g, 0, grads[i], p->n * sizeof(float));
+        snprintf(names[i], sizeof names[i], "grad.%s", p->name);
+        t[n++] = (flce_st_tensor){names[i], FLCE_ST_F32, p->ndim, {p->shape[0], p->shape[1], p->shape[2], p->shape[3]}, grads[i]};
+    }
+    const char *meta[2] = {"producer", "flce step " FLCE_VERSION}; /* no backend name: outputs compare with cmp */
+    st = flce_st_write(out, t, n, meta, 1, e0);
+done:
+    if (st == FLCE_ERR_NOMEM) flce_fail(e0, st, "out of memory");
+    if (grads)
+        for (int i = 0; i < m.nparams; i++) free(grads[i]);
+    free(grads), free(logits), free(feat);
+    return st;
+}
+
 int flce_cmd_step(int argc, char **argv) {
     const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "auto", *device = NULL,
                *denorm = "auto";
@@ -61,40 +141,10 @@ int flce_cmd_step(int argc, char **argv) {
     flce_npy X = {0}, Y = {0};
     flce_model m;
     int have_model = 0, status = 1;
-    float *logits = NULL, *feat = NULL, **grads = NULL;
     flce_backend *be = NULL; /* created once the inputs are known to be good */
-    if (flce_npy_read(input, &X, &e) || flce_npy_expect(input, &X, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, &e))
-        goto fail;
-    /* the sizes one training step takes; checked before any is narrowed to int */
-    if (X.shape[0] < 1 || X.shape[0] > 65536 || X.shape[1] < 1 || X.shape[1] > 64 || X.shape[2] < 4 || X.shape[2] > 4096 ||
-        X.shape[3] < 4 || X.shape[3] > 4096) {
-        flce_fail(&e, FLCE_ERR_FORMAT, "%s: shape (%lld, %lld, %lld, %lld): one step takes N 1..65536 samples of C 1..64 "
-                  "channels, H and W 4..4096", input, (long long)X.shape[0], (long long)X.shape[1], (long long)X.shape[2],
-                  (long long)X.shape[3]);
-        goto fail;
-    }
+    int32_t *lab = NULL;
+    if (read_batch(input, labels_path, weights, &classes, &X, &Y, &lab, &e)) goto fail;
     int N = (int)X.shape[0], C = (int)X.shape[1], H = (int)X.shape[2], W = (int)X.shape[3];
-    if (flce_npy_read(labels_path, &Y, &e) || flce_npy_expect(labels_path, &Y, FLCE_NPY_I64, 1, (int64_t[]){N}, &e))
-        goto fail;
-    if (weights) {
-        int wc;
-        if (flce_checkpoint_probe(weights, &wc, &classes, &e)) goto fail;
-        if (wc != C) {
-            flce_fail(&e, FLCE_ERR_FORMAT, "%s: %d input channels, but %s has %d", input, C, weights, wc);
-            goto fail;
-        }
-    }
-    int32_t *lab = malloc(sizeof *lab * (size_t)N);
-    if (!lab) goto fail;
-    for (int i = 0; i < N; i++) {
-        int64_t v = ((int64_t *)Y.data)[i];
-        if (v < 0 || v >= classes) {
-            flce_fail(&e, FLCE_ERR_FORMAT, "%s: label %lld of sample %d out of range (0..%d)", labels_path, (long long)v, i, classes - 1);
-            free(lab);
-            goto fail;
-        }
-        lab[i] = (int32_t)v;
-    }
     be = flce_backend_open(backend, device, dmode, &e);
     if (!be) {
         free(lab);
@@ -118,39 +168,12 @@ int flce_cmd_step(int argc, char **argv) {
     flce_status st = flce_model_forward_backward(&m, N, X.data, lab, (float)lambda, (float)tau, &l, &e);
     free(lab);
     if (st) goto fail;
-    logits = malloc(sizeof(float) * (size_t)N * classes);
-    feat = malloc(sizeof(float) * (size_t)N * FLCE_FEAT);
-    grads = calloc((size_t)m.nparams, sizeof *grads);
-    flce_st_tensor t[3 + 2 + FLCE_MAX_PARAMS];
-    char names[FLCE_MAX_PARAMS][80];
-    if (!logits || !feat || !grads) goto fail;
-    flce_model_read_logits(&m, logits);
-    flce_model_read_features(&m, feat);
-    int n = 0;
-    t[n++] = (flce_st_tensor){"loss", FLCE_ST_F32, 0, {0}, &l.loss};
-    t[n++] = (flce_st_tensor){"loss_ce", FLCE_ST_F32, 0, {0}, &l.loss_ce};
-    t[n++] = (flce_st_tensor){"loss_cl", FLCE_ST_F32, 0, {0}, &l.loss_cl};
-    t[n++] = (flce_st_tensor){"logits", FLCE_ST_F32, 2, {N, classes}, logits};
-    t[n++] = (flce_st_tensor){"features", FLCE_ST_F32, 2, {N, FLCE_FEAT}, feat};
-    for (int i = 0; i < m.nparams; i++) {
-        flce_param *p = &m.p[i];
-        if (!p->trainable) continue;
-        grads[i] = malloc(p->n * sizeof(float));
-        if (!grads[i]) goto fail;
-        be->buf_read(be, p->g, 0, grads[i], p->n * sizeof(float));
-        snprintf(names[i], sizeof names[i], "grad.%s", p->name);
-        t[n++] = (flce_st_tensor){names[i], FLCE_ST_F32, p->ndim, {p->shape[0], p->shape[1], p->shape[2], p->shape[3]}, grads[i]};
-    }
-    const char *meta[2] = {"producer", "flce step " FLCE_VERSION}; /* no backend name: outputs compare with cmp */
-    if (flce_st_write(out, t, n, meta, 1, &e)) goto fail;
+    if (write_step(out, &m, &l, N, classes, &e)) goto fail;
     printf("flce step (%s): N %d, input %dx%dx%d, %d classes: loss %.7g = CE %.7g + %g x CL %.7g -> %s\n", be->device, N, C, H,
            W, classes, l.loss, l.loss_ce, lambda, l.loss_cl, out);
     status = 0;
 fail:
     if (status == 1) fprintf(stderr, "%s: %s\n", prog, e.msg[0] ? e.msg : "out of memory");
-    if (grads)
-        for (int i = 0; i < m.nparams; i++) free(grads[i]);
-    free(grads), free(logits), free(feat);
     if (have_model) flce_model_free(&m);
     flce_npy_free(&X);
     flce_npy_free(&Y);
