@@ -77,6 +77,36 @@ static int cmp_begin(const void *a, const void *b) {
     return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
+/* Names once each (sorted, so 80,000 entries take milliseconds, not seconds), and the data
+ * section covered exactly: the tensors, in offset order, start at 0, follow each other without
+ * a gap or an overlap and end at its end (the format allows no holes; a header length off by one
+ * would otherwise read every tensor one byte off). */
+static flce_status check_coverage(const char *path, const flce_st_file *f, flce_err *e) {
+    flce_status st = FLCE_OK;
+    flce_st_entry *sorted = malloc(sizeof *sorted * (size_t)(f->n ? f->n : 1));
+    if (!sorted) return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+    if (f->n) memcpy(sorted, f->t, sizeof *sorted * (size_t)f->n); /* f->t is NULL when there is no tensor */
+    qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_name);
+    for (int i = 1; i < f->n && !st; i++)
+        if (!strcmp(sorted[i].name, sorted[i - 1].name))
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s' twice", path, sorted[i].name);
+    qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_begin);
+    size_t at = 0;
+    for (int i = 0; i < f->n && !st; i++) {
+        if (sorted[i].begin < at)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensors '%s' and '%s' overlap", path, sorted[i - 1].name, sorted[i].name);
+        else if (sorted[i].begin > at)
+            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %zu bytes of the data section before tensor '%s' belong to no tensor",
+                           path, sorted[i].begin - at, sorted[i].name);
+        at = sorted[i].end;
+    }
+    if (!st && at != f->data_len)
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: the last %zu bytes of the data section belong to no tensor", path,
+                       f->data_len - at);
+    free(sorted);
+    return st;
+}
+
 flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
     memset(f, 0, sizeof *f);
     FILE *fp = fopen(path, "rb");
@@ -163,36 +193,7 @@ flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
             goto out;
         }
     }
-    {
-        /* names once each (sorted, so 80,000 entries take milliseconds, not seconds), and the
-         * data section covered exactly: the tensors, in offset order, start at 0, follow each
-         * other without a gap or an overlap and end at its end (the format allows no holes; a
-         * header length off by one would otherwise read every tensor one byte off) */
-        flce_st_entry *sorted = malloc(sizeof *sorted * (size_t)(f->n ? f->n : 1));
-        if (!sorted) {
-            st = flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
-            goto out;
-        }
-        if (f->n) memcpy(sorted, f->t, sizeof *sorted * (size_t)f->n); /* f->t is NULL when there is no tensor */
-        qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_name);
-        for (int i = 1; i < f->n && !st; i++)
-            if (!strcmp(sorted[i].name, sorted[i - 1].name))
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensor '%s' twice", path, sorted[i].name);
-        qsort(sorted, (size_t)f->n, sizeof *sorted, cmp_begin);
-        size_t at = 0;
-        for (int i = 0; i < f->n && !st; i++) {
-            if (sorted[i].begin < at)
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: tensors '%s' and '%s' overlap", path, sorted[i - 1].name, sorted[i].name);
-            else if (sorted[i].begin > at)
-                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %zu bytes of the data section before tensor '%s' belong to no tensor",
-                               path, sorted[i].begin - at, sorted[i].name);
-            at = sorted[i].end;
-        }
-        if (!st && at != f->data_len)
-            st = flce_fail(e, FLCE_ERR_FORMAT, "%s: the last %zu bytes of the data section belong to no tensor", path,
-                           f->data_len - at);
-        free(sorted);
-    }
+    st = check_coverage(path, f, e);
 out:
     cJSON_Delete(root);
     free(hdr);
