@@ -52,8 +52,8 @@ void flce_project_conflict(size_t S, float *u, const float *v) {
 }
 
 void flce_fedfv_project(int K, size_t S, const float *orig, const double *loss, double alpha, float *g) {
-    int *order = malloc(sizeof *order * (size_t)K);
-    if (!order) return;
+    int order[32]; /* K <= 32 (the engine's limit) */
+    if (K > 32) return;
     for (int i = 0; i < K; i++) order[i] = i;
     for (int i = 1; i < K; i++) /* ascending loss, ties by index: insertion sort */
         for (int j = i; j > 0 && (loss[order[j - 1]] > loss[order[j]]); j--) {
@@ -68,13 +68,12 @@ void flce_fedfv_project(int K, size_t S, const float *orig, const double *loss, 
         for (int b = 0; b < K; b++)
             if (order[b] != i) flce_project_conflict(S, g + (size_t)i * S, orig + (size_t)order[b] * S);
     }
-    free(order);
 }
 
-void flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha,
-                     const double *weights, double *r, float *newg) {
+int flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha,
+                    const double *weights, double *r, float *newg) {
     float *gk = malloc(sizeof(float) * S * (size_t)K);
-    if (!gk) return;
+    if (!gk) return -1;
     for (int i = 0; i < K; i++) {
         float *gi = gk + (size_t)i * S;
         for (size_t j = 0; j < S; j++) gi[j] = states[(size_t)i * S + j] - w[j];
@@ -95,6 +94,7 @@ void flce_cgsv_round(int K, size_t S, const float *w, const float *states, doubl
     }
     for (size_t j = 0; j < S; j++) newg[j] = w[j] + newg[j];
     free(gk);
+    return 0;
 }
 
 static double powq(double x, double q) { return q == 1.0 ? x : q == 0.0 ? 1.0 : flce_dexp(q * flce_dlog(x)); }
@@ -121,8 +121,8 @@ void flce_qfedavg_round(int K, size_t S, const float *w, const float *states, co
 
 void flce_fedfa_weights(int K, const double *acc, const double *freq, double beta, double *pi) {
     double sa = 0, sf = 0, ta = 0, tf = 0, ln2 = flce_dlog(2.0);
-    double *A = malloc(sizeof *A * (size_t)K * 2), *F = A ? A + K : NULL;
-    if (!A) return;
+    double A[32], F[32]; /* K <= 32 (the engine's limit) */
+    if (K > 32) return;
     for (int i = 0; i < K; i++) sa += acc[i], sf += freq[i];
     for (int i = 0; i < K; i++) {
         A[i] = -flce_dlog(acc[i] / (sa > 0 ? sa : 1) + 1e-6) / ln2;
@@ -130,5 +130,4 @@ void flce_fedfa_weights(int K, const double *acc, const double *freq, double bet
         ta += A[i], tf += F[i];
     }
     for (int i = 0; i < K; i++) pi[i] = (1 - beta) * (ta > 0 ? A[i] / ta : 1.0 / K) + beta * (tf > 0 ? F[i] / tf : 1.0 / K);
-    free(A);
 }

@@ -18,7 +18,7 @@ double flce_moon_loss(int n, int d, const float *z, const float *zg, const float
  * the received model; the ceil(alpha K) highest-loss clients keep g_k; every other g_i is
  * projected, for j over the clients in ascending loss (ties: lower index) except i, by
  * g_i <- g_i - (<g_j, g_i> / |g_j|^2) g_j where <g_j, g_i> < 0, with the original g_j.
- * g [K][S] receives the results. */
+ * g [K][S] receives the results. K <= 32. */
 void flce_fedfv_project(int K, size_t S, const float *orig, const double *loss, double alpha, float *g);
 /* u <- u - (<v, u> / |v|^2) v when <v, u> < 0 */
 void flce_project_conflict(size_t S, float *u, const float *v);
@@ -27,8 +27,8 @@ void flce_project_conflict(size_t S, float *u, const float *v);
  * (in/out): u_k = w_k - w, g_k = Gamma u_k / (|u_k| + 1e-7); g = sum weights_k g_k;
  * phi_k = cos(g_k, g); r_k <- alpha r_k + (1 - alpha) phi_k, at least 1e-3; w' = w + g.
  * (The caller normalises the reputations over all clients and chooses the weights.) */
-void flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha,
-                     const double *weights, double *r, float *newg);
+int flce_cgsv_round(int K, size_t S, const float *w, const float *states, double Gamma, double alpha,
+                    const double *weights, double *r, float *newg); /* 0; -1 when out of memory */
 
 /* q-FedAvg over K clients with losses F [K] of the received model: L = 1/lr,
  * dw_k = L (w - w_k), D_k = F_k^q dw_k, h_k = q F_k^(q-1) |dw_k|^2 + L F_k^q,
@@ -39,6 +39,6 @@ void flce_qfedavg_round(int K, size_t S, const float *w, const float *states, co
 /* FedFa weights: ACC_k = -log2(acc_k / sum acc + 1e-6), normalised; FR_k = -log2(1 - f_k /
  * sum f + 1e-5) with f_k the times selected so far, normalised; pi_k = (1 - beta) ACC_k +
  * beta FR_k. */
-void flce_fedfa_weights(int K, const double *acc, const double *freq, double beta, double *pi);
+void flce_fedfa_weights(int K, const double *acc, const double *freq, double beta, double *pi); /* K <= 32 */
 
 #endif

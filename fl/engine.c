@@ -643,6 +643,7 @@ static flce_status setup_data(engine *E, flce_err *e) {
         E->test_y[i] = E->ds.test.labels[i];
     }
     int *cc = flce_calloc((size_t)E->C, sizeof *cc);
+    if (!cc) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     for (int k = 0; k < c->clients; k++) {
         float sd = E->part.feature_std[k];
         E->sizes[k] = (double)(E->part.offsets[k + 1] - E->part.offsets[k]);

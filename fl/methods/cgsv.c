@@ -22,7 +22,10 @@ static flce_status cgsv_server(engine *E, flce_err *e) {
     flce_param_view v;
     flce_status st = flce_eng_pv_open(E, &v, "CGSV", e);
     if (st) return st;
-    flce_cgsv_round(E->K, E->P, v.g, v.st, 0.15, 0.95, w, r, v.out);
+    if (flce_cgsv_round(E->K, E->P, v.g, v.st, 0.15, 0.95, w, r, v.out)) {
+        flce_eng_pv_close(&v);
+        return flce_fail(e, FLCE_ERR_NOMEM, "CGSV: out of memory");
+    }
     flce_eng_compose(E, v.out, E->newg);
     flce_eng_pv_close(&v);
     for (int i = 0; i < E->K; i++) E->aux_d[E->sel[i]] = r[i], E->rc[i] = 0, E->omega[i] = w[i];
