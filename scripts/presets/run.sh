@@ -53,8 +53,13 @@ for ds in $datasets; do
     run "$ds-noniid" --algo all --dataset "$ds" $df --dirichlet 0.5
     run "$ds-iid" --algo all --dataset "$ds" $df --iid ;; esac
   case "$exp" in ablation|all)
-    run "$ds-flce" --algo flce --dataset "$ds" $df --dirichlet 0.5
-    for v in M V Q CL CMC; do run "$ds-flce-no$v" --algo flce --ablate "$v" --dataset "$ds" $df --dirichlet 0.5; done ;; esac
+    # non-IID and IID; FLCE itself is the normal experiment's run of the same configuration
+    # (run here only when the ablation runs alone)
+    for part in "noniid:--dirichlet 0.5" "iid:--iid"; do
+      tag=${part%%:*}; flag=${part#*:}
+      [ "$exp" = ablation ] && run "$ds-$tag-flce" --algo flce --dataset "$ds" $df $flag
+      for v in M V Q CL CMC; do run "$ds-$tag-flce-no$v" --algo flce --ablate "$v" --dataset "$ds" $df $flag; done
+    done ;; esac
   case "$exp" in classweights|all)
     classes=10; [ "$ds" = cifar100 ] && classes=100
     awk -v c="$classes" 'BEGIN { for (i = 0; i < c; i++) printf "%s%s", (i ? "," : ""), (i < c / 2 ? 2 : 1); print "" }' > "${TMPDIR:-/tmp}/cw$$"

@@ -1,0 +1,38 @@
+#!/bin/sh
+# study_pack.sh pack|unpack [STUDY_DIR]: carry the finished runs of a long study from one
+# machine (or session) to the next through git. The study (scripts/presets/run.sh all small
+# runs/study) takes hours; what a finished run leaves that the report and flce eval read is
+# small. pack: every finished run folder of STUDY_DIR (default runs/study) into
+# docs/results/fmnist-small/runs.tar.xz, without checkpoints and resume state
+# (model.safetensors, state.bin); FLCE's trace (prototypes.npy, selected.npy) kept only for the
+# normal experiment's runs, which the completion sensitivity section evaluates again.
+# unpack: the archive back into STUDY_DIR; the presets then skip what is there ("done
+# already") and run the rest.
+set -eu
+cd "$(dirname "$0")/.."
+what=${1:-}; study=${2:-runs/study}
+arch=docs/results/fmnist-small/runs.tar.xz
+case "$what" in
+  pack)
+    [ -d "$study" ] || { echo "study_pack.sh: $study: no such folder" >&2; exit 2; }
+    list=$(mktemp); trap 'rm -f "$list"' EXIT
+    for d in "$study"/*/; do
+      d=${d%/}; name=$(basename "$d")
+      [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ] || continue # unfinished: not carried
+      case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
+      find "$d" -type f ! -name model.safetensors ! -name state.bin ! -name '*.tmp' | while read -r f; do
+        case "$f" in */trace/prototypes.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
+        echo "${f#"$study"/}"
+      done >> "$list"
+    done
+    [ -s "$list" ] || { echo "study_pack.sh: no finished run in $study" >&2; exit 1; }
+    mkdir -p "$(dirname "$arch")"
+    tar -C "$study" -cf - -T "$list" | xz -9e > "$arch.tmp" && mv "$arch.tmp" "$arch"
+    echo "packed $(cut -d/ -f1 "$list" | sort -u | wc -l) finished run folders ($(wc -l < "$list") files) into $arch: $(du -h "$arch" | cut -f1)";;
+  unpack)
+    [ -f "$arch" ] || { echo "study_pack.sh: no $arch" >&2; exit 1; }
+    mkdir -p "$study"
+    xz -dc "$arch" | tar -C "$study" -xf -
+    echo "unpacked into $study: $(ls "$study" | wc -l) folders";;
+  *) echo "usage: scripts/study_pack.sh pack|unpack [STUDY_DIR]" >&2; exit 2;;
+esac
