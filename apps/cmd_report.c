@@ -604,6 +604,7 @@ int flce_cmd_report(int argc, char **argv) {
     section_table(R);
     /* seeds: configurations over several seeds, means, intervals, paired differences */
     R->figs_ok &= report_seeds(runs, nr, out, md, ht);
+    report_completion(runs, nr, out, md, ht); /* FLCE's completion varied on the runs' traces */
     section_ablation(R);
     section_shapley(R);
     section_class_contributions(R);

@@ -16,6 +16,20 @@ const char *H(const char *s);
 /* Write DIR/NAME.gp (the terminal set-up, then body) and run gnuplot on it in DIR. */
 int gnuplot(const char *dir, const char *name, const char *body);
 
+/* The mean of v [n] (NaN entries left out) and the half-width of its 95% confidence interval
+ * (Student t, n - 1 degrees of freedom; NaN with one value); returns how many counted. */
+int report_mean_ci(const double *v, int n, double *mean, double *half);
+/* "m ± h", "m (n=1)" or "n/a", with `digits` decimals. */
+void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits);
+/* A run's configuration in words: "fmnist; Dirichlet 0.5", with its noise and weights. */
+const char *report_configuration(const run_t *r, char *o, size_t cap);
+
+/* The completion sensitivity section (report_completion.c): every FLCE run's trace evaluated
+ * again with the completion's settings varied (rank, ridge weight, solver, none, auto, the
+ * literal reading), the KL of each over seeds and each setting's held-out error. Returns 0 when
+ * nothing could be evaluated for a reason worth saying (said on stderr). */
+int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
+
 /* The seeds section (report_seeds.c): runs whose config.json differ only in the seed, as one
  * configuration: means and 95% confidence intervals (Student t) of the summary figures, paired
  * differences FLCE minus each baseline seed by seed, the per-round figures as mean and band,

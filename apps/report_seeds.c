@@ -29,7 +29,7 @@ static double t95(int df) {
 }
 
 /* mean and half-width of the 95% interval of v [n] (NaN entries left out); returns the count */
-static int mean_ci(const double *v, int n, double *mean, double *half) {
+int report_mean_ci(const double *v, int n, double *mean, double *half) {
     double s = 0;
     int k = 0;
     for (int i = 0; i < n; i++)
@@ -42,9 +42,9 @@ static int mean_ci(const double *v, int n, double *mean, double *half) {
     return k;
 }
 
-static void fmt_ci(char *o, size_t cap, const double *v, int n, int digits) {
+void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits) {
     double m, h;
-    int k = mean_ci(v, n, &m, &h);
+    int k = report_mean_ci(v, n, &m, &h);
     if (!k) snprintf(o, cap, "n/a");
     else if (k == 1) snprintf(o, cap, "%.*f (n=1)", digits, m);
     else snprintf(o, cap, "%.*f ± %.*f", digits, m, digits, h);
@@ -58,7 +58,7 @@ static const char *base_label(const run_t *r, char *o, size_t cap) {
     return o;
 }
 
-static const char *configuration(const run_t *r, char *o, size_t cap) {
+const char *report_configuration(const run_t *r, char *o, size_t cap) {
     int n = snprintf(o, cap, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
     if (strcmp(r->partition, "iid")) n += snprintf(o + n, cap - (size_t)n, " %g", r->dirichlet);
     if (r->label_noise > 0 || r->feature_noise > 0) n += snprintf(o + n, cap - (size_t)n, "; noise L%g F%g", r->label_noise, r->feature_noise);
@@ -94,7 +94,7 @@ static void compare(run_t *runs, const group_t *A, const group_t *B, int m, int 
         }
     if (!n) return;
     double mean, half;
-    mean_ci(d, n, &mean, &half);
+    report_mean_ci(d, n, &mean, &half);
     v->pairs += n;
     int verdict = n < 2 || isnan(half) ? 0 : mean - half > 0 ? 1 : mean + half < 0 ? -1 : 0;
     v->hold += verdict == 1, v->fail += verdict == -1, v->undecided += verdict == 0;
@@ -247,7 +247,7 @@ static int claims_heterogeneity(run_t *runs, group_t *g, int ng, FILE *md, FILE 
             int nl = g[lo].n, nh = g[hi].n;
             for (int q = 0; q < nl; q++) dl[q] = k ? runs[g[lo].m[q]].fin_acc : runs[g[lo].m[q]].kl_final;
             for (int q = 0; q < nh; q++) dh[q] = k ? runs[g[hi].m[q]].fin_acc : runs[g[hi].m[q]].kl_final;
-            mean_ci(dl, nl, &ml, &hl), mean_ci(dh, nh, &mh, &hh);
+            report_mean_ci(dl, nl, &ml, &hl), report_mean_ci(dh, nh, &mh, &hh);
             double d = k ? mh - ml : ml - mh, sl = nl > 1 ? hl / t95(nl - 1) : NAN, sh = nh > 1 ? hh / t95(nh - 1) : NAN;
             double half = t95((nl < nh ? nl : nh) - 1) * sqrt(sl * sl + sh * sh);
             verdict_t v = {0};
@@ -257,7 +257,7 @@ static int claims_heterogeneity(run_t *runs, group_t *g, int ng, FILE *md, FILE 
             snprintf(v.worst, sizeof v.worst, "Dirichlet %g: %.4f, %g: %.4f; difference %+.4f ± %.4f (%d sweep points)",
                      runs[g[lo].m[0]].dirichlet, ml, runs[g[hi].m[0]].dirichlet, mh, d, half, ngr);
             char conf[160];
-            configuration(ra, conf, sizeof conf);
+            report_configuration(ra, conf, sizeof conf);
             snprintf(conf + strlen(conf), sizeof conf - strlen(conf), "; sweep to Dirichlet %g", runs[g[hi].m[0]].dirichlet);
             claim_row(md, ht, k ? "FLCE's accuracy rises as the Dirichlet parameter grows" : "FLCE's KL falls as the Dirichlet parameter grows",
                       conf, "KL down, accuracy up from Dirichlet 0.1 to 5 (heterogeneity figure)", &v, 1);
@@ -276,7 +276,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
         const run_t *fa = &runs[g[a].m[0]];
         if (strcmp(fa->algo, "flce") || fa->ablate[0]) continue;
         char conf[160];
-        configuration(fa, conf, sizeof conf);
+        report_configuration(fa, conf, sizeof conf);
         rows += claims_against_baselines(runs, g, ng, ckeys, shd, a, conf, md, ht);
         rows += claims_ablation(runs, g, ng, ckeys, shd, a, conf, md, ht);
         rows += claim_server_cost(runs, g, ng, ckeys, a, conf, md, ht);
@@ -377,9 +377,9 @@ static void seeds_table(seeds_ctx *S) {
             v[0][q] = r->fin_acc, v[1][q] = r->fin_f1, v[2][q] = r->kl_final, v[3][q] = r->kl_div, v[4][q] = shd[g[j].m[q]];
         }
         char c[5][64], conf[160];
-        for (int k = 0; k < 5; k++) fmt_ci(c[k], sizeof c[k], v[k], n, k < 2 ? 4 : 5);
+        for (int k = 0; k < 5; k++) report_fmt_ci(c[k], sizeof c[k], v[k], n, k < 2 ? 4 : 5);
         const run_t *r0 = &runs[g[j].m[0]];
-        configuration(r0, conf, sizeof conf);
+        report_configuration(r0, conf, sizeof conf);
         base_label(r0, lab, sizeof lab);
         fprintf(md, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", lab, conf, n, c[0], c[1], c[2], c[3], c[4]);
         fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(lab),
@@ -388,7 +388,7 @@ static void seeds_table(seeds_ctx *S) {
             fprintf(cs, "%s,%s,%d", gp_safe(lab), gp_safe(conf), n);
             for (int k = 0; k < 5; k++) {
                 double m, h;
-                mean_ci(v[k], n, &m, &h);
+                report_mean_ci(v[k], n, &m, &h);
                 fprintf(cs, ",%.6f,%.6f", m, h);
             }
             fprintf(cs, "\n");
@@ -432,15 +432,15 @@ static void paired_table(seeds_ctx *S) {
                 }
             if (!np) continue;
             char c[3][64], conf[160];
-            for (int k = 0; k < 3; k++) fmt_ci(c[k], sizeof c[k], d[k], np, k < 2 ? 4 : 5);
-            configuration(fb, conf, sizeof conf);
+            for (int k = 0; k < 3; k++) report_fmt_ci(c[k], sizeof c[k], d[k], np, k < 2 ? 4 : 5);
+            report_configuration(fb, conf, sizeof conf);
             base_label(fb, lab, sizeof lab);
             fprintf(md, "| %s | %s | %d | %s | %d/%d | %s | %s | %d/%d |\n", lab, conf, np, c[0], aw, al, c[1], c[2], kw, kls);
             fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%d/%d</td></tr>\n",
                     H(lab), H(conf), np, H(c[0]), aw, al, H(c[1]), H(c[2]), kw, kls);
             if (pc) {
                 double m[3], h[3];
-                for (int k = 0; k < 3; k++) mean_ci(d[k], np, &m[k], &h[k]);
+                for (int k = 0; k < 3; k++) report_mean_ci(d[k], np, &m[k], &h[k]);
                 fprintf(pc, "%s,%s,%d,%.6f,%.6f,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d\n", gp_safe(lab), gp_safe(conf), np, m[0], h[0], aw, al,
                         m[1], h[1], m[2], h[2], kw, kls);
             }

@@ -41,6 +41,21 @@ row=$(grep "^| FLCE's accuracy at least every baseline's |" "$t/rep/report.md") 
 case "$row" in *"**$want** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
 grep -q 'configurations, not one over seeds: they differ in `rounds`\.' "$t/rep/report.md" || fail "the run that differs in rounds is not named: $(grep 'not one over seeds' "$t/rep/report.md")"
 for f in seeds_accuracy.png seeds_macro_f1.svg seeds_kl.png; do [ -s "$t/rep/$f" ] || fail "missing $f"; done
+# the completion sensitivity section (issue 21): its numbers are flce eval's on the same trace
+# with the same settings (KL printed by flce eval; held-out error by flce eval --heldout)
+grep -q "^## FLCE's completion: sensitivity" "$t/rep/report.md" || fail "no completion sensitivity section"
+for s in 1 3; do
+  out=$("$flce" eval "$t/s$s/flce/trace" --rank 2 --mu 0.01 --heldout --out "$t/ev$s") || fail "flce eval seed $s"
+  kl=$(printf '%s\n' "$out" | sed -n 's/^KL(contributions || data shares) = //p')
+  he=$(printf '%s\n' "$out" | sed -n 's/.*; mean //p')
+  row=$(awk -F, -v s=$s '$2 == s && $4 == "rank 2 mu 0.01 ALS" { print $5, $6 }' "$t/rep/completion_sensitivity.csv")
+  [ -n "$row" ] || fail "no rank-2 row for seed $s: $(head -3 "$t/rep/completion_sensitivity.csv")"
+  awk -v r="$row" -v k="$kl" -v h="$he" 'BEGIN { split(r, a, " "); d = a[1] - k; e = (a[2] - h) / h; exit !(d * d < 1e-12 && e * e < 1e-8) }' ||
+    fail "seed $s, rank 2: the report says $row, flce eval $kl and $he"
+  kl0=$("$flce" eval "$t/s$s/flce/trace" --out "$t/ev0$s" | sed -n 's/^KL(contributions || data shares) = //p')
+  row0=$(awk -F, -v s=$s '$2 == s && $4 ~ /^auto/ { print $5 }' "$t/rep/completion_sensitivity.csv")
+  awk -v a="$row0" -v b="$kl0" 'BEGIN { exit !((a - b) ^ 2 < 1e-12) }' || fail "seed $s, auto: the report says $row0, flce eval $kl0"
+done
 # a run given twice (or the same configuration and seed from two experiments) is a repeat, not
 # a fourth seed: n stays 3, and the repeat is compared bit for bit
 "$flce" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
