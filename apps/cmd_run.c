@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend_select.h"
+#include "comm.h"
 #include "cli.h"
 #include "trace_io.h"
 #include "commands.h"
@@ -93,11 +94,16 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
         else snprintf(dirs[i], sizeof dirs[i], "%s", out);
         t.out = dirs[i];
         pc.algo = names[i];
-        if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now */
+        if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now (rank 0's folder says) */
             char p[1200];
             struct stat sb;
             snprintf(p, sizeof p, "%s/config.json", dirs[i]);
-            if (stat(p, &sb) != 0) t.resume = 0;
+            int64_t fresh = (!c->comm || c->comm->rank == 0) && stat(p, &sb) != 0;
+            if (c->comm && c->comm->sum_i64(c->comm, &fresh, 1, &e)) {
+                fprintf(stderr, "%s: %s\n", prog, e.msg);
+                return 1;
+            }
+            if (fresh) t.resume = 0;
         }
         flce_status st = flce_run(&t, progress, &pc, &sums[i], &e);
         if (st) {
@@ -153,7 +159,7 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
     return 0;
 }
 
-int flce_cmd_run(int argc, char **argv) {
+static int cmd_run(int argc, char **argv, flce_comm *comm) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
                *denorm = "auto", *backend = "auto";
@@ -258,7 +264,7 @@ int flce_cmd_run(int argc, char **argv) {
         free(c.class_weights);
         return cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", backend, flce_backend_names());
     }
-    if (nm > 1) {
+    if (nm > 1 && (!comm || comm->rank == 0)) {
         if (flce_mkdirs(out) != 0) {
             free(c.class_weights);
             return cli_usage_error(prog, "--out %s: cannot create", out);
@@ -266,8 +272,25 @@ int flce_cmd_run(int argc, char **argv) {
     }
     backend_req breq = {backend, device, dmode, NULL};
     c.backend = open_backend, c.backend_ud = &breq;
+    c.comm = comm;
     int status = run_methods(prog, &c, names, nm, out, quiet);
     free(c.class_weights);
     if (breq.be) breq.be->destroy(breq.be);
     return status;
+}
+
+int flce_cmd_run(int argc, char **argv) {
+#ifdef FLCE_HAVE_MPI
+    int failed;
+    flce_comm *comm = flce_comm_open(&failed);
+    if (failed) return 1;
+    if (comm && comm->rank > 0) { /* rank 0 speaks for the run: errors of other ranks reach it */
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) { /* keep going: only the noise differs */ }
+    }
+    int rc = cmd_run(argc, argv, comm);
+    flce_comm_close(comm);
+    return rc;
+#else
+    return cmd_run(argc, argv, NULL);
+#endif
 }

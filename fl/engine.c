@@ -524,10 +524,174 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     return FLCE_OK;
 }
 
+/* ---- several processes (flce_comm, engine.h) ------------------------------------------ */
+/* Every rank's status agreed: when any rank failed, every rank fails with the message of the
+ * lowest failing rank, prefixed with its number (rank 0's own message as it is). */
+static flce_status agree(engine *E, flce_status st, flce_err *e) {
+    const flce_comm *c = E->comm;
+    if (!c || c->size < 2) return st;
+    int64_t flags[256] = {0};
+    int P = c->size < 256 ? c->size : 256;
+    flags[c->rank < P ? c->rank : 0] = st ? 1 : 0;
+    flce_err ce;
+    if (c->sum_i64((flce_comm *)c, flags, P, &ce)) {
+        if (e) *e = ce;
+        return FLCE_ERR_IO;
+    }
+    int first = -1;
+    for (int r = 0; r < P && first < 0; r++)
+        if (flags[r]) first = r;
+    if (first < 0) return FLCE_OK;
+    struct {
+        int32_t status;
+        char msg[sizeof ce.msg];
+    } m = {0, {0}};
+    if (c->rank == first) m.status = (int32_t)st, snprintf(m.msg, sizeof m.msg, "%s", e ? e->msg : "");
+    if (c->bcast((flce_comm *)c, &m, sizeof m, first, &ce)) {
+        if (e) *e = ce;
+        return FLCE_ERR_IO;
+    }
+    if (e && first != 0) {
+        if (E->t > 0 || E->metrics) flce_fail(e, (flce_status)m.status, "rank %d, round %d: %.440s", first, E->t + 1, m.msg);
+        else flce_fail(e, (flce_status)m.status, "rank %d: %.460s", first, m.msg);
+    } else if (e) snprintf(e->msg, sizeof e->msg, "%s", m.msg);
+    return (flce_status)m.status;
+}
+
+/* Every rank runs the same program, contract and data: rank 0's fingerprint against each
+ * rank's own; a rank that differs is named. */
+static flce_status same_everywhere(engine *E, flce_err *e) {
+    const flce_comm *c = E->comm;
+    if (!c || c->size < 2) return FLCE_OK;
+    uint64_t mine[3] = {flce_digest(FLCE_VERSION, strlen(FLCE_VERSION)), FLCE_CONTRACT_VERSION, E->data_digest}, root[3];
+    const char *tm = getenv("FLCE_TEST_MISMATCH_RANK"); /* fault injection for the tests: that rank's data differ */
+    if (tm && atoi(tm) == c->rank) mine[2] ^= 1;
+    memcpy(root, mine, sizeof root);
+    flce_status st = c->bcast((flce_comm *)c, root, sizeof root, 0, e);
+    if (st) return st;
+    const char *what = root[0] != mine[0] ? "another flce program (version)" : root[1] != mine[1] ? "another bit-exact contract"
+                     : root[2] != mine[2] ? "other data (its digest differs from rank 0's)" : NULL;
+    if (what) st = flce_fail(e, FLCE_ERR_ARG, "runs %s: every rank must run the same program on the same data", what);
+    return agree(E, st, e);
+}
+
+/* Each slot of the round to a rank, balanced by the clients' samples: the largest first, each
+ * to the least loaded rank (ties: the lower slot, the lower rank). */
+static void assign_slots(engine *E) {
+    int P = E->comm ? E->comm->size : 1, order[32];
+    double load[256] = {0};
+    for (int i = 0; i < E->K; i++) order[i] = i;
+    for (int i = 1; i < E->K; i++)
+        for (int j = i; j > 0 && E->sizes[E->sel[order[j - 1]]] < E->sizes[E->sel[order[j]]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    for (int q = 0; q < E->K; q++) {
+        int best = 0;
+        for (int r = 1; r < P && r < 256; r++)
+            if (load[r] < load[best]) best = r;
+        E->owner[order[q]] = best;
+        load[best] += E->sizes[E->sel[order[q]]];
+    }
+}
+
+/* What slot i's client sends beyond nothing: its model, its losses and reports, its uploads
+ * (prototypes) and its per-client method state; packed (pack = 1) or unpacked into E. */
+static size_t slot_bundle(engine *E, int i, unsigned char *b, int pack) {
+    int k = E->sel[i], C = E->C, d = E->d;
+    size_t o = 0;
+#define FIELD(ptr, bytes)                                     \
+    do {                                                      \
+        if (b) {                                              \
+            if (pack) memcpy(b + o, (ptr), (bytes));          \
+            else memcpy((ptr), b + o, (bytes));               \
+        }                                                     \
+        o += (bytes);                                         \
+    } while (0)
+    FIELD(E->states + (size_t)i * E->S, E->S * 4);
+    FIELD(&E->losses[i], 8);
+    FIELD(&E->rep_loss[i], 8);
+    FIELD(&E->rep_acc[i], 8);
+    FIELD(&E->pacc[i], 8);
+    FIELD(&E->nc_slot[i], sizeof(int));
+    if (E->algo->flags & FLCE_M_PROTOTYPES) {
+        FIELD(E->protos + (size_t)k * C * d, sizeof(float) * (size_t)C * d);
+        FIELD(E->present + (size_t)k * C, (size_t)C);
+    }
+    if (E->algo->flags & FLCE_M_CLIENT_STATE) {
+        FIELD(E->aux_f + (size_t)k * E->S, E->S * 4);
+        FIELD(&E->aux_d[k], 8);
+    }
+#undef FIELD
+    return o;
+}
+
+/* The clients of the round: each rank trains its slots, then every slot's bundle goes from its
+ * rank to all (in slot order), and the BatchNorm batch counters of the training model add up
+ * over the ranks as in one process. */
+static flce_status client_phase(engine *E, flce_err *e) {
+    const flce_comm *c = E->comm;
+    flce_status st = FLCE_OK;
+    flce_bn_l *bn[32];
+    int nbn = bn_layers(&E->m, bn);
+    int64_t before[32], delta[32];
+    for (int l = 0; l < nbn; l++) before[l] = bn[l]->tracked;
+    for (int i = 0; i < E->K && !st; i++)
+        if (!c || E->owner[i] == c->rank) st = client_update(E, i, e);
+    if (!c || c->size < 2) return st;
+    if ((st = agree(E, st, e))) return st;
+    size_t bytes = slot_bundle(E, 0, NULL, 1);
+    unsigned char *b = malloc(bytes);
+    st = agree(E, b ? FLCE_OK : flce_fail(e, FLCE_ERR_NOMEM, "out of memory"), e);
+    for (int i = 0; i < E->K && !st; i++) {
+        if (E->owner[i] == c->rank) slot_bundle(E, i, b, 1);
+        if (!(st = c->bcast((flce_comm *)c, b, bytes, E->owner[i], e)) && E->owner[i] != c->rank) slot_bundle(E, i, b, 0);
+    }
+    free(b);
+    for (int l = 0; l < nbn; l++) delta[l] = bn[l]->tracked - before[l];
+    if (!st) st = c->sum_i64((flce_comm *)c, delta, nbn, e);
+    for (int l = 0; l < nbn && !st; l++) bn[l]->tracked = before[l] + delta[l];
+    return st;
+}
+
+/* Exact Shapley: every coalition's utility, spread over the ranks (mask m on rank m mod P),
+ * then gathered into every rank's cache; the server step then reads the cache. */
+static flce_status coalitions_phase(engine *E, flce_err *e) {
+    const flce_comm *c = E->comm;
+    if (!c || c->size < 2 || !(E->algo->flags & FLCE_M_ALL_COALITIONS) || E->cfg->shapley_mc || E->K > 12) return FLCE_OK;
+    uint32_t nm = (uint32_t)1 << E->K;
+    flce_utility_ctx u = {E, e, 0};
+    for (uint32_t m = (uint32_t)c->rank; m < nm; m += (uint32_t)c->size) flce_eng_utility(m, &u);
+    flce_status st = agree(E, u.failed ? FLCE_ERR_NUMERIC : FLCE_OK, e);
+    double *tmp = st ? NULL : malloc(sizeof(double) * nm);
+    if (!st && !tmp) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    for (int r = 0; r < c->size && !st; r++) {
+        memcpy(tmp, E->vcache, sizeof(double) * nm);
+        if ((st = c->bcast((flce_comm *)c, tmp, sizeof(double) * nm, r, e))) break;
+        for (uint32_t m = (uint32_t)r; m < nm; m += (uint32_t)c->size) E->vcache[m] = tmp[m];
+    }
+    free(tmp);
+    return st;
+}
+
+/* --resume spread over processes: rank 0 read the state; every rank gets it. */
+static flce_status share_state(engine *E, int *done, flce_err *e) {
+    const flce_comm *c = E->comm;
+    if (!c || c->size < 2) return FLCE_OK;
+    int64_t d = c->rank == 0 ? *done : 0;
+    flce_status st = c->sum_i64((flce_comm *)c, &d, 1, e); /* only rank 0's is not 0 */
+    *done = (int)d;
+    state_field f[64];
+    for (int i = 0, nf = state_fields(E, *done, f); i < nf && !st; i++)
+        if (f[i].bytes) st = c->bcast((flce_comm *)c, f[i].p, f[i].bytes, 0, e);
+    return st;
+}
+
 /* An existing run directory: refuse unless --force (start over) or --resume (continue). */
 static flce_status prepare_dir(engine *E, flce_err *e) {
     const flce_run_cfg *c = E->cfg;
     snprintf(E->dir, sizeof E->dir, "%s", c->out);
+    if (!E->writer) return FLCE_OK; /* rank 0's folder */
     struct stat sb;
     char p[1200];
     snprintf(p, sizeof p, "%s/config.json", E->dir);
@@ -675,7 +839,7 @@ static void engine_free(engine *E) {
     free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->g), free(E->has_g), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc), free(E->feat2);
-    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist);
+    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->pacc), free(E->nc_slot), free(E->owner);
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_sel > 0) close(E->fd_sel);
 }
@@ -746,12 +910,15 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     size_t maxp = (size_t)MB * d;
     for (int i = 0; i < E->m.nparams; i++) maxp = 2 * E->m.p[i].n > maxp ? 2 * E->m.p[i].n : maxp;
     E->dzx = malloc(sizeof(float) * maxp);
+    E->pacc = flce_calloc((size_t)K, sizeof(double)), E->nc_slot = flce_calloc((size_t)K, sizeof(int));
+    E->owner = flce_calloc((size_t)K, sizeof(int));
     if (E->algo->state_size) E->algo->state_size(E, &E->aux_fn, &E->aux_dn);
     E->aux_f = flce_calloc(E->aux_fn ? E->aux_fn : 1, sizeof(float));
     E->aux_d = flce_calloc(E->aux_dn ? E->aux_dn : 1, sizeof(double));
     if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->g || !E->has_g || !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
-        !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d) {
+        !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d ||
+        !E->pacc || !E->nc_slot || !E->owner) {
         return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     if (E->algo->state_init) E->algo->state_init(E);
@@ -768,6 +935,8 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
     int n = E->n, C = E->C, d = E->d;
     flce_status st;
+    *done_out = 0;
+    if (!E->writer) return E->algo->open ? E->algo->open(E, e) : FLCE_OK; /* the files are rank 0's */
     char p[1200];
     cJSON *cj = config_json(E);
     if (!cj) {
@@ -827,6 +996,32 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
     return FLCE_OK;
 }
 
+/* The round's files (rank 0): the trace's rows, metrics.csv, round_contributions.csv, state.bin. */
+static flce_status write_round(engine *E, uint8_t *selrow, flce_err *e) {
+    int n = E->n, K = E->K, C = E->C, d = E->d;
+    flce_status st = FLCE_OK;
+    {
+        if ((E->algo->flags & FLCE_M_PROTOTYPES)) {
+            for (int k = 0; k < n; k++) selrow[k] = 0;
+            for (int i = 0; i < K; i++) {
+                int k = E->sel[i];
+                selrow[k] = 1;
+                st = pwrite_all(E->fd_proto, E->protos + (size_t)k * C * d, sizeof(float) * (size_t)C * d,
+                                E->proto_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes.npy", e);
+                if (st) return st;
+            }
+            if (!st) st = pwrite_all(E->fd_sel, selrow, (size_t)n, E->sel_off + (size_t)E->t * n, "trace/selected.npy", e);
+            if (st) return st;
+            E->chain_proto = XXH3_64bits_withSeed(E->protos, sizeof(float) * (size_t)n * C * d, E->chain_proto);
+            E->chain_sel = XXH3_64bits_withSeed(selrow, (size_t)n, E->chain_sel);
+        }
+        if ((st = write_metrics(E, E->t + 1, e))) return st;
+        if ((st = write_round_contributions(E, E->t + 1, e))) return st;
+        st = save_state(E, E->t + 1, e);
+    }
+    return st;
+}
+
 /* The rounds from E->t on (see the top of this file), each written as it ends. */
 static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
@@ -858,12 +1053,16 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         E->nocorrect = 0;
         E->fallback = 0;
         E->personal_acc = 0;
+        for (int i = 0; i < K; i++) E->pacc[i] = 0, E->nc_slot[i] = 0;
+        assign_slots(E);
         double t0 = now_s();
-        for (int i = 0; i < K && !st; i++) st = client_update(E, i, e);
-        if (st) break;
+        if ((st = client_phase(E, e))) break;
+        for (int i = 0; i < K; i++) E->nocorrect += E->nc_slot[i], E->personal_acc += E->pacc[i] / E->K;
         m->client_s = now_s() - t0;
         t0 = now_s();
-        if ((st = E->algo->server(E, e))) break;
+        flce_eng_utility_reset(E);
+        if ((st = coalitions_phase(E, e))) break;
+        if ((st = agree(E, E->algo->server(E, e), e))) break;
         m->server_s = now_s() - t0;
         for (int i = 0; i < K; i++) {
             E->contrib_sum[E->sel[i]] += E->rc[i];
@@ -881,37 +1080,25 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         for (int i = 0; i < K; i++) ls += E->losses[i];
         m->mean_loss = ls / K;
         flce_model_set_state(&E->m, E->global);
-        if ((st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, e))) break;
+        if ((st = agree(E, flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, e), e)))
+            break;
         m->personal_acc = E->personal_acc;
         for (int k = 0; k < n; k++) run[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
         flce_normalize(run, all, n);
         m->kl = flce_kl(run, Qd, n, NULL);
-        if ((E->algo->flags & FLCE_M_PROTOTYPES)) {
-            for (int k = 0; k < n; k++) selrow[k] = 0;
-            for (int i = 0; i < K; i++) {
-                int k = E->sel[i];
-                selrow[k] = 1;
-                st = pwrite_all(E->fd_proto, E->protos + (size_t)k * C * d, sizeof(float) * (size_t)C * d,
-                                E->proto_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes.npy", e);
-                if (st) break;
-            }
-            if (!st) st = pwrite_all(E->fd_sel, selrow, (size_t)n, E->sel_off + (size_t)E->t * n, "trace/selected.npy", e);
-            if (st) break;
-            E->chain_proto = XXH3_64bits_withSeed(E->protos, sizeof(float) * (size_t)n * C * d, E->chain_proto);
-            E->chain_sel = XXH3_64bits_withSeed(selrow, (size_t)n, E->chain_sel);
-        }
-        if ((st = write_metrics(E, E->t + 1, e))) break;
-        if ((st = write_round_contributions(E, E->t + 1, e))) break;
-        if ((st = save_state(E, E->t + 1, e))) break;
-        if (progress) progress(ud, m, E->T, now_s() - t_start);
+        if ((st = agree(E, E->writer ? write_round(E, selrow, e) : FLCE_OK, e))) break;
+        if (progress && E->writer) progress(ud, m, E->T, now_s() - t_start);
         /* fault injection for the crash tests (documented in docs/formats.md): die as a SIGKILL
          * would, after round N */
-        const char *kill = getenv("FLCE_TEST_KILL_AFTER");
-        if (kill && atoi(kill) == E->t + 1) _exit(137);
+        const char *kill = getenv("FLCE_TEST_KILL_AFTER"), *kr = getenv("FLCE_TEST_KILL_RANK");
+        if (kill && atoi(kill) == E->t + 1 && (!kr || (E->comm && atoi(kr) == E->comm->rank))) _exit(137);
     }
     free(Qd), free(run), free(all), free(selrow);
     return st;
 }
+
+
+
 
 /* The end: final contributions, the checkpoint, digests.txt and the summary. */
 static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_run_summary *sum, flce_err *e) {
@@ -975,10 +1162,13 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     memset(sum, 0, sizeof *sum);
     E->cfg = cfg;
     E->fd_proto = E->fd_sel = -1;
+    E->comm = cfg->comm;
+    E->writer = !cfg->comm || cfg->comm->rank == 0;
     flce_status st = validate(cfg, &E->algo, e);
     if (st) return st;
     if ((st = setup_data(E, e))) goto out;
-    if ((st = prepare_dir(E, e))) goto out;
+    if ((st = same_everywhere(E, e))) goto out;
+    if ((st = agree(E, prepare_dir(E, e), e))) goto out;
     E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
     if (!(E->be = cfg->backend(cfg->backend_ud, e))) {
         st = FLCE_ERR_ARG; /* as every unusable --backend or --device */
@@ -988,14 +1178,15 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     if ((st = engine_alloc(E, e))) goto out;
     uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);
     int done = 0;
-    if ((st = open_run_files(E, &done, e))) goto out;
+    if ((st = agree(E, open_run_files(E, &done, e), e))) goto out;
+    if ((st = agree(E, share_state(E, &done, e), e))) goto out;
     { /* fault injection for the crash tests (FLCE_TEST_KILL_AFTER=0: die before the first round) */
         const char *kill = getenv("FLCE_TEST_KILL_AFTER");
         if (kill && !strcmp(kill, "0") && done == 0) _exit(137);
     }
     E->t = done;
     if ((st = run_rounds(E, progress, ud, e))) goto out;
-    st = finish_run(E, d_part, d_init, sum, e);
+    if (E->writer) st = finish_run(E, d_part, d_init, sum, e); /* the other ranks' part is done */
 out:
     engine_free(E);
     return st;

@@ -14,6 +14,20 @@
 #include "flce_eq.h"
 #include "model.h"
 
+/* The processes of a run spread over several (MPI ranks; the program provides it, the engine
+ * knows only this interface): every rank runs the whole engine on the same data, trains the
+ * selected clients assigned to it and sends their uploads to all; the server step is computed
+ * by every rank from the same inputs, so every rank holds the same state, and rank 0 alone
+ * writes the run folder. NULL in flce_run_cfg: one process. */
+typedef struct flce_comm {
+    int rank, size;
+    void *ctx;
+    /* bytes of root's buf into every rank's buf */
+    flce_status (*bcast)(struct flce_comm *c, void *buf, size_t bytes, int root, flce_err *e);
+    /* v [n] summed element by element over the ranks, the sum in every rank's v */
+    flce_status (*sum_i64)(struct flce_comm *c, int64_t *v, int n, flce_err *e);
+} flce_comm;
+
 typedef struct {
     const char *algo;         /* a method of the registry (flce_method_names()) */
     const struct flce_method *method; /* or a method given directly (method.h); NULL: by the name in algo */
@@ -30,6 +44,7 @@ typedef struct {
      * reported before any device is opened; the backend stays the caller's (not destroyed). */
     flce_backend *(*backend)(void *ud, flce_err *e);
     void *backend_ud;
+    flce_comm *comm;          /* several processes (see above); NULL: one */
     uint64_t seed;
     const char *out;
     int resume, force;

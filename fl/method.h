@@ -30,7 +30,11 @@ typedef struct engine engine;
 enum {
     FLCE_M_PROTOTYPES = 1, /* clients upload class prototypes (E->protos, E->present): the engine writes the trace */
     FLCE_M_CLAMP = 2,      /* running contributions are clamped at 0 before normalising (Shapley methods) */
-    FLCE_M_PERSONAL = 4,   /* reports the mean test accuracy of personal models (E->personal_acc) */
+    FLCE_M_PERSONAL = 4,   /* reports the mean test accuracy of personal models (E->pacc[slot]) */
+    FLCE_M_CLIENT_STATE = 8, /* state per client: aux_f [n][S] and aux_d [n], changed by the client hooks of that client
+                                (they travel with the client's upload when the run is spread over processes) */
+    FLCE_M_ALL_COALITIONS = 16, /* the server reads the utility of every coalition (exact Shapley): the engine
+                                   evaluates them beforehand, spread over the processes */
 };
 
 typedef struct flce_method {
@@ -96,6 +100,11 @@ struct engine {
     double *omega, *rc;            /* [K] aggregation weights, this round's contributions */
     int fallback, nocorrect;
     double personal_acc;           /* Ditto: mean test accuracy of this round's personal models */
+    double *pacc;                  /* [K] the personal model's test accuracy of each slot (FLCE_M_PERSONAL) */
+    int *nc_slot;                  /* [K] classes held but none classified right, per slot (FLCE's prototypes) */
+    int *owner;                    /* [K] the rank that trains each slot (0 in one process) */
+    const flce_comm *comm;         /* NULL: one process */
+    int writer;                    /* 1 on the rank that writes the run folder (rank 0; the only one without comm) */
     /* state kept across rounds (saved for --resume) */
     double *g;                     /* [C][d] FLCE global prototypes */
     uint8_t *has_g;                /* [C] */
@@ -166,9 +175,10 @@ void flce_eng_pv_close(flce_param_view *v);
 
 /* The Shapley utility v(S) of the coalition mask S of this round's slots: the validation
  * accuracy (or minus the loss, --utility loss) of the data-size-weighted average of their
- * models; v({}) is the round's incoming global model. Cached per round in E->vcache (clear it
- * with flce_eng_utility_reset at the start of the server step). ud: a flce_utility_ctx, whose
- * `failed` is set (and e filled) when an evaluation fails. Uses E->newg and E->m as scratch. */
+ * models; v({}) is the round's incoming global model. Cached per round in E->vcache (the engine
+ * clears it before each server step, and with FLCE_M_ALL_COALITIONS fills it). ud: a
+ * flce_utility_ctx, whose `failed` is set (and e filled) when an evaluation fails. Uses E->newg
+ * and E->m as scratch. */
 typedef struct {
     engine *E;
     flce_err *e;

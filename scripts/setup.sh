@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 PKGS="cmake make gcc pkg-config glslang-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
-libcriterion-dev libxxhash-dev libcjson-dev zlib1g-dev libjpeg-dev gnuplot-nox dataset-fashion-mnist"
+libcriterion-dev libxxhash-dev libcjson-dev zlib1g-dev libjpeg-dev gnuplot-nox dataset-fashion-mnist libopenmpi-dev openmpi-bin"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -48,7 +48,7 @@ static flce_status ditto_client_end(engine *E, int slot, flce_err *e) {
     flce_model_set_state(&E->m, personal(E, slot));
     flce_status st = flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &acc, NULL, NULL, e);
     if (st) return st;
-    E->personal_acc += acc / E->K;
+    E->pacc[slot] = acc;
     flce_model_set_state(&E->m, mine(E, slot));
     return FLCE_OK;
 }
@@ -63,7 +63,7 @@ static flce_status ditto_server(engine *E, flce_err *e) {
 const flce_method flce_method_ditto = {
     .name = "ditto",
     .summary = "Ditto: FedAvg on the global copies beside personal models; cosine-rule contributions",
-    .flags = FLCE_M_PERSONAL,
+    .flags = FLCE_M_PERSONAL | FLCE_M_CLIENT_STATE,
     .state_size = ditto_state_size,
     .client_begin = ditto_client_begin,
     .local_step = ditto_local_step,

@@ -16,7 +16,6 @@ static flce_status fedsv_check(const flce_run_cfg *c, flce_err *e) {
 }
 
 static flce_status fedsv_server(engine *E, flce_err *e) {
-    flce_eng_utility_reset(E);
     flce_utility_ctx u = {E, e, 0};
     double phi[32];
     flce_status st;
@@ -34,7 +33,7 @@ static flce_status fedsv_server(engine *E, flce_err *e) {
 const flce_method flce_method_fedsv = {
     .name = "fedsv",
     .summary = "FedSV: FedAvg; per-round Shapley values (exact, or Monte-Carlo) summed as contributions",
-    .flags = FLCE_M_CLAMP,
+    .flags = FLCE_M_CLAMP | FLCE_M_ALL_COALITIONS,
     .check = fedsv_check,
     .server = fedsv_server,
 };

@@ -26,6 +26,7 @@ static void ablate_text(const flce_run_cfg *c, char *b, size_t cap) {
 
 /* trace/completion.json with the settings (the choices follow at the end). */
 static flce_status flce_open(engine *E, flce_err *e) {
+    if (!E->writer) return FLCE_OK;
     char p[1200], ab[32];
     flce_completion_cfg cc = E->cfg->completion;
     cc.seed = E->cfg->seed;
@@ -66,7 +67,7 @@ static flce_status flce_client_end(engine *E, int slot, flce_err *e) {
         flce_prototypes(z, label, pred, (int)nk, d, C, E->protos + (size_t)k * C * d, count);
         for (int c = 0; c < C; c++) {
             E->present[(size_t)k * C + c] = count[c] > 0;
-            E->nocorrect += held[c] > 0 && count[c] == 0;
+            E->nc_slot[slot] += held[c] > 0 && count[c] == 0;
         }
     }
     free(z), free(label), free(pred), free(count), free(held), free(y);

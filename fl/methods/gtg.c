@@ -16,7 +16,6 @@ static flce_status gtg_check(const flce_run_cfg *c, flce_err *e) {
 
 static flce_status gtg_server(engine *E, flce_err *e) {
     int K = E->K;
-    flce_eng_utility_reset(E);
     flce_utility_ctx u = {E, e, 0};
     uint32_t all = ((uint32_t)1 << K) - 1;
     double v0 = flce_eng_utility(0, &u), vall = flce_eng_utility(all, &u), eps = 0.001;

@@ -66,6 +66,7 @@ static flce_status moon_server(engine *E, flce_err *e) {
 const flce_method flce_method_moon = {
     .name = "moon",
     .summary = "MOON: FedAvg with a model-contrastive local loss; cosine-rule contributions",
+    .flags = FLCE_M_CLIENT_STATE,
     .state_size = moon_state_size,
     .open = moon_open,
     .client_begin = moon_client_begin,

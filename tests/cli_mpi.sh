@@ -1,0 +1,48 @@
+#!/bin/sh
+# cli_mpi.sh: `mpirun -n P flce run` (issue 19). Every method whose client work or server work
+# is spread differently (FLCE: prototypes; Ditto and MOON: per-client state; FedSV: exact
+# Shapley's coalitions over the ranks; FedFV and q-FedAvg: client reports; CGSV) gives, with 1
+# and 3 processes, the digests of the plain program; a run killed after its first round with 2
+# processes and resumed with 3 ends with the same digests; a rank whose data differ is refused
+# at start-up with one line naming it (exit 2); a rank that dies mid-run stops the job and the
+# run folder resumes to the same digests.
+set -u
+flce=$1
+command -v mpirun > /dev/null || { echo "SKIPPED: no mpirun (openmpi-bin)"; exit 77; }
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-mpi-XXXXXX); trap 'rm -rf "$t"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi() { mpirun -q --oversubscribe "$@"; }
+A="--algo flce,fedavg,ditto,moon,fedsv,fedfv,qfedavg,cgsv --clients 8 --per-round 4 --rounds 2 --train-subset 600 --test-subset 100
+   --val-size 40 --batch 32 --seed 5 --backend cpu --quiet"
+"$flce" run $A --out "$t/plain" > /dev/null 2>&1 || fail "the plain run"
+for P in 1 3; do
+  mpi -n $P "$flce" run $A --out "$t/p$P" > "$t/p$P.log" 2>&1 || fail "mpirun -n $P: $(tail -3 "$t/p$P.log")"
+  for m in flce fedavg ditto moon fedsv fedfv qfedavg cgsv; do
+    cmp -s "$t/plain/$m/digests.txt" "$t/p$P/$m/digests.txt" || fail "-n $P, $m: digests differ from the plain run"
+    cmp -s "$t/plain/$m/model.safetensors" "$t/p$P/$m/model.safetensors" || fail "-n $P, $m: checkpoint differs"
+  done
+  [ "$(grep -c '^summary:' "$t/p$P.log")" = 1 ] || fail "-n $P: rank 0 alone reports ($(grep -c '^summary:' "$t/p$P.log") summaries)"
+done
+# killed after round 1 with 2 processes, resumed with 3
+B="--algo flce,fedavg --clients 8 --per-round 4 --rounds 3 --train-subset 600 --test-subset 100 --val-size 40 --batch 32 --seed 6
+   --backend cpu --quiet"
+"$flce" run $B --out "$t/b-plain" > /dev/null 2>&1 || fail "plain run B"
+FLCE_TEST_KILL_AFTER=1 mpi -x FLCE_TEST_KILL_AFTER -n 2 "$flce" run $B --out "$t/b" > /dev/null 2>&1 && fail "the killed run did not stop"
+mpi -n 3 "$flce" run $B --out "$t/b" --resume > "$t/b.log" 2>&1 || fail "resume with 3: $(tail -3 "$t/b.log")"
+for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/b/$m/digests.txt" || fail "resumed with 3, $m: digests differ"; done
+# one rank dies after round 2 (the others wait for it): the job stops and mpirun names the rank
+# (without -q); resumed with 1 process
+FLCE_TEST_KILL_AFTER=2 FLCE_TEST_KILL_RANK=1 mpirun --oversubscribe -x FLCE_TEST_KILL_AFTER -x FLCE_TEST_KILL_RANK -n 3 "$flce" run $B --out "$t/c" \
+  > "$t/c.log" 2>&1 && fail "a dead rank did not stop the job"
+grep -q "Process name: \[\[[0-9]*,1\],1\]" "$t/c.log" || fail "the dead rank is not named: $(cat "$t/c.log")"
+"$flce" run $B --out "$t/c" --resume > /dev/null 2>&1 || fail "resume after a dead rank"
+for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/c/$m/digests.txt" || fail "resumed after a dead rank, $m: digests differ"; done
+# a rank with other data is refused before any work, in one line naming it
+FLCE_TEST_MISMATCH_RANK=2 mpi -x FLCE_TEST_MISMATCH_RANK -n 3 "$flce" run --algo fedavg --clients 8 --per-round 4 --rounds 1 \
+  --train-subset 600 --test-subset 100 --val-size 40 --seed 1 --quiet --out "$t/m" > /dev/null 2> "$t/m.err"; rc=$?
+[ $rc = 2 ] || fail "a rank with other data: status $rc"
+[ "$(wc -l < "$t/m.err")" = 1 ] && grep -q '^flce run: rank 2: runs other data' "$t/m.err" || fail "mismatch message: $(cat "$t/m.err")"
+[ -e "$t/m/config.json" ] && fail "a refused run wrote config.json"
+echo "cli_mpi: all checks passed"
