@@ -10,6 +10,7 @@
 
 int flce_bench_train(int argc, char **argv);
 int flce_bench_server(int argc, char **argv);
+int flce_bench_cluster(int argc, char **argv);
 
 static int cmd_peak(int argc, char **argv) {
     int threads = 2;
@@ -59,7 +60,8 @@ int main(int argc, char **argv) {
         "commands:\n"
         "  server the server's cost per round of every method against FedAvg, and communication\n"
         "  train  ResNet20 training throughput per backend (images/s, GFLOP/s, fraction of peak)\n"
-        "  peak   the machine's measured float32 peaks (GFLOP/s): mul+add (all the contract allows), FMA for comparison\n";
+        "  peak   the machine's measured float32 peaks (GFLOP/s): mul+add (all the contract allows), FMA for comparison\n"
+        "  cluster  mpirun -n P flce run at the paper's scale: seconds per round against P, from parts measured here\n";
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;
@@ -71,6 +73,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "peak")) return cmd_peak(argc - 2, argv + 2);
     if (!strcmp(argv[1], "train")) return flce_bench_train(argc - 2, argv + 2);
     if (!strcmp(argv[1], "server")) return flce_bench_server(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "cluster")) return flce_bench_cluster(argc - 2, argv + 2);
     fprintf(stderr, "flce-bench: unknown command '%s' (see flce-bench --help)\n", argv[1]);
     return 2;
 }

@@ -1,0 +1,145 @@
+/* cluster.c: `flce-bench cluster`: where adding processes stops paying off for `mpirun -n P
+ * flce run` at the paper's scale, from parts measured on this machine and the network's
+ * bandwidth and latency as inputs.
+ *
+ * Measured here (one process, the CPU backend unless --backend): ResNet20 training samples per
+ * second at batch 64 with and without the contrastive loss, and evaluation samples per second
+ * (forward only), on 3x32x32 inputs (CIFAR). The model of one round with P processes (the
+ * engine's design, docs/decisions.md "Several processes"):
+ *   clients  the K selected clients dealt to P processes (the largest first, to the least
+ *            loaded): the longest process's samples x epochs / training rate (FLCE: plus one
+ *            evaluation pass over the client's data for its prototypes)
+ *   uploads  K broadcasts of one upload (4 S bytes, plus FLCE's prototypes), each over a
+ *            binomial tree: ceil(log2 P) x (latency + bytes / bandwidth)
+ *   server   FedAvg and FLCE: the weighted average, negligible against the rest (measured by
+ *            flce-bench server); FedSV (exact): 2^K coalitions, each an average and an evaluation
+ *            of the validation set, dealt over the P processes, plus gathering the utilities
+ *   test     the test set evaluated on every process (not spread)
+ * Every rank holds the same data, so nothing else moves. The paper's scale: 50 clients, 10 per
+ * round, CIFAR-10 (50,000 training images, 1,000 per client; 10,000 test; 1,000 validation). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend_select.h"
+#include "cli.h"
+#include "model.h"
+#include "util.h"
+
+/* Samples per second of training (lambda: the contrastive weight) or evaluation (train 0). */
+static double rate(flce_backend *be, int train, float lambda, int steps, flce_err *e) {
+    const int B = 64;
+    flce_model m;
+    if (flce_model_create(&m, be, 3, 32, 32, 10, B, e)) return NAN;
+    flce_model_init(&m, 1);
+    float *x = malloc(sizeof(float) * B * 3 * 32 * 32);
+    int32_t y[64];
+    flce_rng r;
+    flce_rng_init(&r, 1, FLCE_RNG_BENCH, 9, 0);
+    for (int i = 0; i < B * 3 * 32 * 32 && x; i++) x[i] = (float)flce_rng_normal(&r);
+    for (int i = 0; i < B; i++) y[i] = i % 10;
+    double best = INFINITY;
+    for (int rep = 0; rep < 3 && x; rep++) {
+        double t0 = bench_now();
+        for (int s = 0; s < steps; s++) {
+            flce_losses l;
+            if (train) {
+                flce_model_forward_backward(&m, B, x, y, lambda, 0.5f, &l, e);
+                flce_model_sgd(&m, 0.01f, 0, 0, s == 0);
+            } else flce_model_eval(&m, B, x, NULL, NULL, e);
+        }
+        double t = bench_now() - t0;
+        if (t < best) best = t;
+    }
+    free(x);
+    flce_model_free(&m);
+    return best > 0 ? steps * B / best : NAN;
+}
+
+/* The longest process's samples when K clients of `per` samples each are dealt to P processes. */
+static double busiest(int K, int P, double per) {
+    int most = (K + P - 1) / P; /* equal clients: the deal gives ceil(K / P) to some process */
+    return most * per;
+}
+
+int flce_bench_cluster(int argc, char **argv) {
+    const char *prog = "flce-bench cluster", *backend = "cpu", *csv = NULL;
+    double bw = 1.25, lat_us = 50, tr_sps = 0, ev_sps = 0;
+    int steps = 3, K = 10, n = 50, epochs = 1;
+    cli_opt opts[] = {
+        {"bandwidth", CLI_DOUBLE, &bw, "network bandwidth per link, GB/s (default 1.25: 10 Gbit/s)", 0},
+        {"latency", CLI_DOUBLE, &lat_us, "network latency per message, microseconds (default 50)", 0},
+        {"train-rate", CLI_DOUBLE, &tr_sps, "training samples/s of one process (default: measured here)", 0},
+        {"eval-rate", CLI_DOUBLE, &ev_sps, "evaluation samples/s of one process (default: measured here)", 0},
+        {"backend", CLI_STR, &backend, "the backend measured (default cpu)", 0},
+        {"steps", CLI_INT, &steps, "training steps per timing (default 3)", 0},
+        {"clients", CLI_INT, &n, "clients (default 50, the paper's)", 0},
+        {"per-round", CLI_INT, &K, "clients per round K (default 10, the paper's)", 0},
+        {"epochs", CLI_INT, &epochs, "local epochs (default 1)", 0},
+        {"csv", CLI_STR, &csv, "write the table as CSV", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, "usage: flce-bench cluster [--bandwidth GB/s] [--latency us] [--train-rate S] [--eval-rate S] "
+                                 "[--backend cpu] [--clients 50] [--per-round 10] [--epochs 1] [--csv FILE]",
+                           opts, argc, argv, pos, 0, &np);
+    if (rc) return rc == 1 ? 0 : rc;
+    if (!(bw > 0) || !(lat_us >= 0)) return cli_usage_error(prog, "--bandwidth must be > 0 and --latency >= 0");
+    if (K < 1 || K > 12 || n < K) return cli_usage_error(prog, "--per-round %d: 1..12 (exact Shapley) and at most --clients", K);
+    if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");
+    flce_err e = {{0}};
+    flce_backend *be = NULL;
+    double tr_flce = 0;
+    if (!(tr_sps > 0) || !(ev_sps > 0)) {
+        be = flce_backend_open(backend, NULL, FLCE_DENORM_AUTO, &e);
+        if (!be) return cli_usage_error(prog, "--backend %s: %s", backend, e.msg);
+        fprintf(stderr, "measuring ResNet20 on 3x32x32, batch 64 (%s)...\n", be->device);
+    }
+    if (!(tr_sps > 0)) tr_sps = rate(be, 1, 0.0f, steps, &e);
+    tr_flce = be ? rate(be, 1, 1.0f, steps, &e) : tr_sps;
+    if (!(ev_sps > 0)) ev_sps = rate(be, 0, 0.0f, steps * 2, &e);
+    if (be) be->destroy(be);
+    if (!(tr_sps > 0) || !(ev_sps > 0) || !(tr_flce > 0)) {
+        fprintf(stderr, "%s: measurement failed: %s\n", prog, e.msg);
+        return 1;
+    }
+    const double train_images = 50000, test_images = 10000, val_images = 1000, S = 272474 + 2 * 688;
+    double per = train_images / n * epochs, bytes = 4 * S, lat = lat_us * 1e-6, bwb = bw * 1e9;
+    printf("measured: training %.0f samples/s (FLCE, with the contrastive loss: %.0f), evaluation %.0f samples/s\n", tr_sps, tr_flce,
+           ev_sps);
+    printf("paper scale: %d clients (%.0f samples each, %d epoch%s), %d per round, upload %.2f MB, network %.2f GB/s, %.0f us\n\n", n,
+           train_images / n, epochs, epochs > 1 ? "s" : "", K, bytes / 1e6, bw, lat_us);
+    printf("%5s %12s %12s %12s %9s %9s %9s\n", "P", "FedAvg s", "FLCE s", "FedSV s", "x FedAvg", "x FLCE", "x FedSV");
+    FILE *f = csv ? fopen(csv, "w") : NULL;
+    if (csv && !f) return cli_usage_error(prog, "--csv %s: cannot write", csv);
+    if (f) fprintf(f, "processes,fedavg_s,flce_s,fedsv_s\n");
+    static const int Ps[] = {1, 2, 3, 4, 5, 8, 10, 16, 32, 64, 128, 256, 1024};
+    double base[3] = {0}, prev[3] = {0}, stop[3] = {0};
+    for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
+        int P = Ps[i];
+        double hops = P > 1 ? ceil(log2((double)P)) : 0;
+        double test = test_images / ev_sps;
+        double up = K * hops * (lat + bytes / bwb), up_flce = K * hops * (lat + (bytes + 4.0 * 10 * 64) / bwb);
+        double t_avg = busiest(K, P, per) / tr_sps + up + test;
+        double t_flce = busiest(K, P, per) / tr_flce + busiest(K, P, train_images / n) / ev_sps + up_flce + test;
+        double coal = (double)(1 << K), each = val_images / ev_sps;
+        double t_sv = t_avg + ceil(coal / P) * each + (P > 1 ? P * hops * (lat + 8 * coal / bwb) : 0);
+        double t[3] = {t_avg, t_flce, t_sv};
+        if (i == 0) memcpy(base, t, sizeof base);
+        for (int m = 0; m < 3; m++) /* the first P whose next step saves less than 5% */
+            if (i > 0 && !stop[m] && t[m] > 0.95 * prev[m]) stop[m] = Ps[i - 1];
+        memcpy(prev, t, sizeof prev);
+        printf("%5d %12.2f %12.2f %12.1f %9.2f %9.2f %9.2f\n", P, t_avg, t_flce, t_sv, base[0] / t_avg, base[1] / t_flce, base[2] / t_sv);
+        if (f) fprintf(f, "%d,%.6f,%.6f,%.6f\n", P, t_avg, t_flce, t_sv);
+    }
+    if (f) fclose(f);
+    for (int m = 0; m < 3; m++)
+        if (!stop[m]) stop[m] = Ps[sizeof Ps / sizeof Ps[0] - 1]; /* still paying at the largest P tried */
+    printf("\nadding processes stops paying off (the next step saves less than 5%%): FedAvg at %g, FLCE at %g, FedSV at %g\n"
+           "(FedAvg and FLCE: once every process trains one client, K = %d, the round is one client's training, the\n"
+           "broadcasts and the test set; FedSV's 2^K coalition evaluations keep dividing until their gathering costs more)\n",
+           stop[0], stop[1], stop[2], K);
+    return 0;
+}
