@@ -57,29 +57,36 @@ static double now_s(void) {
 }
 
 /* ---- evaluation ----------------------------------------------------------------------- */
-flce_status flce_eng_evaluate(engine *E, flce_model *model, const float *x, const int32_t *y, int n, double *acc,
-                              double *f1, double *loss, flce_err *e) {
-    int C = E->C, B = E->cfg->eval_batch;
-    int64_t *tp = flce_calloc((size_t)C, 8), *fp = flce_calloc((size_t)C, 8), *fn = flce_calloc((size_t)C, 8);
-    if (!tp || !fp || !fn) {
-        free(tp), free(fp), free(fn);
-        return flce_fail(e, FLCE_ERR_NOMEM, "evaluate: out of memory");
-    }
-    int64_t right = 0;
+/* With spread (several processes, no loss asked for): batch b on rank b mod P, the counts
+ * summed over the ranks; accuracy and F1 come from integer counts, so the same bits. */
+static flce_status evaluate(engine *E, flce_model *model, const float *x, const int32_t *y, int n, double *acc, double *f1,
+                            double *loss, int spread, flce_err *e) {
+    int C = E->C, B = E->cfg->eval_batch, P = spread && !loss && E->comm ? E->comm->size : 1, me = P > 1 ? E->comm->rank : 0;
+    int64_t *cnt = flce_calloc((size_t)3 * C + 1, 8), *tp = cnt, *fp = cnt + C, *fn = cnt + 2 * C, right = 0;
+    if (!cnt) return flce_fail(e, FLCE_ERR_NOMEM, "evaluate: out of memory");
     double ls = 0;
-    for (int i0 = 0; i0 < n; i0 += B) {
+    flce_status st = FLCE_OK;
+    for (int i0 = 0, b = 0; i0 < n && !st; i0 += B, b++) {
+        if (b % P != me) continue;
         int nb = n - i0 < B ? n - i0 : B;
-        flce_status st = flce_model_eval(model, nb, x + (size_t)i0 * E->CHW, E->logits, NULL, e);
-        if (st) {
-            free(tp), free(fp), free(fn);
-            return st;
-        }
+        if ((st = flce_model_eval(model, nb, x + (size_t)i0 * E->CHW, E->logits, NULL, e))) break; /* the others still add up */
         for (int i = 0; i < nb; i++) {
             int p;
             ls += flce_eng_logit_loss(E->logits + (size_t)i * C, C, y[i0 + i], &p);
             if (p == y[i0 + i]) right++, tp[p]++;
             else fp[p]++, fn[y[i0 + i]]++;
         }
+    }
+    if (P > 1) { /* every rank's counts (a rank that failed takes part, then says so) */
+        cnt[3 * C] = right;
+        flce_err ce;
+        flce_status sc = E->comm->sum_i64((flce_comm *)E->comm, cnt, 3 * C + 1, &ce);
+        if (!st && sc) st = sc, *e = ce;
+        right = cnt[3 * C];
+    }
+    if (st) {
+        free(cnt);
+        return st;
     }
     double f = 0;
     int cls = 0;
@@ -93,8 +100,13 @@ flce_status flce_eng_evaluate(engine *E, flce_model *model, const float *x, cons
     if (acc) *acc = n ? (double)right / n : 0;
     if (f1) *f1 = cls ? f / cls : 0;
     if (loss) *loss = n ? ls / n : 0;
-    free(tp), free(fp), free(fn);
+    free(cnt);
     return FLCE_OK;
+}
+
+flce_status flce_eng_evaluate(engine *E, flce_model *model, const float *x, const int32_t *y, int n, double *acc,
+                              double *f1, double *loss, flce_err *e) {
+    return evaluate(E, model, x, y, n, acc, f1, loss, 0, e);
 }
 
 flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss, flce_err *e) {
@@ -1080,7 +1092,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         for (int i = 0; i < K; i++) ls += E->losses[i];
         m->mean_loss = ls / K;
         flce_model_set_state(&E->m, E->global);
-        if ((st = agree(E, flce_eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, e), e)))
+        if ((st = agree(E, evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, 1, e), e)))
             break;
         m->personal_acc = E->personal_acc;
         for (int k = 0; k < n; k++) run[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
