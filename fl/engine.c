@@ -666,23 +666,44 @@ static flce_status client_phase(engine *E, flce_err *e) {
     return st;
 }
 
-/* Exact Shapley: every coalition's utility, spread over the ranks (mask m on rank m mod P),
- * then gathered into every rank's cache; the server step then reads the cache. */
+flce_status flce_eng_utilities(engine *E, const uint32_t *masks, int count, flce_err *e) {
+    const flce_comm *c = E->comm;
+    if (!c || c->size < 2) return FLCE_OK; /* one process: each utility when it is asked for */
+    uint32_t *todo = malloc(sizeof *todo * (size_t)(count ? count : 1));
+    double *vals = malloc(sizeof *vals * (size_t)(count ? count : 1));
+    int nt = 0;
+    flce_status st = todo && vals ? FLCE_OK : flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < count; i++) { /* the ones not cached yet, once each */
+        int seen = !isnan(E->vcache[masks[i]]);
+        for (int j = 0; j < nt && !seen; j++) seen = todo[j] == masks[i];
+        if (!seen) todo[nt++] = masks[i];
+    }
+    flce_utility_ctx u = {E, e, 0};
+    for (int j = c->rank; !st && j < nt; j += c->size) flce_eng_utility(todo[j], &u); /* mask j on rank j mod P */
+    if ((st = agree(E, st ? st : u.failed ? FLCE_ERR_NUMERIC : FLCE_OK, e))) {
+        free(todo), free(vals);
+        return st;
+    }
+    for (int r = 0; r < c->size && !st; r++) {
+        int m = 0;
+        for (int j = r; j < nt; j += c->size) vals[m++] = E->vcache[todo[j]];
+        if ((st = c->bcast((flce_comm *)c, vals, sizeof(double) * (size_t)m, r, e))) break;
+        m = 0;
+        for (int j = r; j < nt; j += c->size) E->vcache[todo[j]] = vals[m++];
+    }
+    free(todo), free(vals);
+    return st;
+}
+
+/* Exact Shapley: every coalition's utility beforehand, spread over the ranks. */
 static flce_status coalitions_phase(engine *E, flce_err *e) {
     const flce_comm *c = E->comm;
     if (!c || c->size < 2 || !(E->algo->flags & FLCE_M_ALL_COALITIONS) || E->cfg->shapley_mc || E->K > 12) return FLCE_OK;
-    uint32_t nm = (uint32_t)1 << E->K;
-    flce_utility_ctx u = {E, e, 0};
-    for (uint32_t m = (uint32_t)c->rank; m < nm; m += (uint32_t)c->size) flce_eng_utility(m, &u);
-    flce_status st = agree(E, u.failed ? FLCE_ERR_NUMERIC : FLCE_OK, e);
-    double *tmp = st ? NULL : malloc(sizeof(double) * nm);
-    if (!st && !tmp) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-    for (int r = 0; r < c->size && !st; r++) {
-        memcpy(tmp, E->vcache, sizeof(double) * nm);
-        if ((st = c->bcast((flce_comm *)c, tmp, sizeof(double) * nm, r, e))) break;
-        for (uint32_t m = (uint32_t)r; m < nm; m += (uint32_t)c->size) E->vcache[m] = tmp[m];
-    }
-    free(tmp);
+    uint32_t nm = (uint32_t)1 << E->K, *all = malloc(sizeof *all * nm);
+    if (!all) return agree(E, flce_fail(e, FLCE_ERR_NOMEM, "out of memory"), e);
+    for (uint32_t m = 0; m < nm; m++) all[m] = m;
+    flce_status st = flce_eng_utilities(E, all, (int)nm, e);
+    free(all);
     return st;
 }
 

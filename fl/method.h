@@ -186,5 +186,10 @@ typedef struct {
 } flce_utility_ctx;
 void flce_eng_utility_reset(engine *E);
 double flce_eng_utility(uint32_t mask, void *ud);
+/* Several processes: the utilities of these coalitions computed beforehand, spread over the
+ * ranks (each once), into every rank's cache; a method that knows which coalitions it is about
+ * to ask for (GTG: a permutation's prefixes) calls it first. One process: nothing (each is
+ * computed when asked for). The values are the same either way. */
+flce_status flce_eng_utilities(engine *E, const uint32_t *masks, int count, flce_err *e);
 
 #endif

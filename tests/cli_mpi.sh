@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_mpi.sh: `mpirun -n P flce run` (issue 19). Every method whose client work or server work
 # is spread differently (FLCE: prototypes; Ditto and MOON: per-client state; FedSV: exact
-# Shapley's coalitions over the ranks; FedFV and q-FedAvg: client reports; CGSV) gives, with 1
+# Shapley's coalitions and GTG's permutation prefixes over the ranks; FedFV and q-FedAvg: client
+# reports; CGSV) gives, with 1
 # and 3 processes, the digests of the plain program; a run killed after its first round with 2
 # processes and resumed with 3 ends with the same digests; a rank whose data differ is refused
 # at start-up with one line naming it (exit 2); a rank that dies mid-run stops the job and the
@@ -25,6 +26,14 @@ for P in 1 3; do
   done
   [ "$(grep -c '^summary:' "$t/p$P.log")" = 1 ] || fail "-n $P: rank 0 alone reports ($(grep -c '^summary:' "$t/p$P.log") summaries)"
 done
+# GTG-Shapley on a run whose utility moves (so that permutations are sampled): each
+# permutation's prefixes spread over the ranks, the same values
+G="--algo gtg --clients 6 --per-round 4 --rounds 3 --train-subset 3000 --test-subset 300 --val-size 100 --batch 32 --lr 0.05 --seed 5
+   --backend cpu --quiet"
+"$flce" run $G --out "$t/g1" > /dev/null 2>&1 || fail "plain GTG"
+mpi -n 3 "$flce" run $G --out "$t/g3" > /dev/null 2>&1 || fail "GTG with 3"
+cmp -s "$t/g1/digests.txt" "$t/g3/digests.txt" || fail "GTG with 3 processes: digests differ"
+awk -F, 'NR > 1 && $2 + 0 != 0 && $2 + 0 != 0.25 { v = 1 } END { exit !v }' "$t/g1/contributions.csv" || fail "GTG sampled no permutation: the test says nothing"
 # killed after round 1 with 2 processes, resumed with 3
 B="--algo flce,fedavg --clients 8 --per-round 4 --rounds 3 --train-subset 600 --test-subset 100 --val-size 40 --batch 32 --seed 6
    --backend cpu --quiet"

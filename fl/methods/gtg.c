@@ -4,7 +4,9 @@
  * (each client first once per sweep of K), within-permutation truncation; at least max(30, K)
  * permutations, then stop when the running means moved by at most 5% on average against 10
  * permutations earlier (at most 1000). The model is FedAvg's. Contributions: the values
- * summed over rounds, clamped at 0, normalised. */
+ * summed over rounds, clamped at 0, normalised. Over several processes, each permutation's
+ * prefixes are evaluated at once, spread (some may then go unused by the truncation: the values
+ * are the same). */
 #include <math.h>
 
 #include "method.h"
@@ -35,7 +37,10 @@ static flce_status gtg_server(engine *E, flce_err *e) {
                     perm[0] = lead;
                     break;
                 }
-            uint32_t s = 0;
+            uint32_t s = 0, prefix[32];
+            for (int j = 0; j < K; j++) prefix[j] = (j ? prefix[j - 1] : 0) | (uint32_t)1 << perm[j];
+            flce_status pst = flce_eng_utilities(E, prefix, K, e); /* several processes: the prefixes at once */
+            if (pst) return pst;
             double prev = v0;
             for (int j = 0; j < K; j++) {
                 if (fabs(vall - prev) < eps) break;
