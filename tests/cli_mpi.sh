@@ -14,6 +14,8 @@ PROG=$flce
 . "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-mpi-XXXXXX); trap 'rm -rf "$t"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# containers often forbid the cross-process copy Open MPI tries first: plain shared memory instead
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 mpi() { mpirun -q --oversubscribe "$@"; }
 A="--algo flce,fedavg,ditto,moon,fedsv,fedfv,qfedavg,cgsv --clients 8 --per-round 4 --rounds 2 --train-subset 600 --test-subset 100
    --val-size 40 --batch 32 --seed 5 --backend cpu --quiet"
