@@ -204,7 +204,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
         {"solver", CLI_STR, &comp_solver, "FLCE completion solver: als (default) or gd", 0},
         {"completion", CLI_STR, &comp_kind, "masked (default: observed entries only) or literal (the paper's equation as written)", 0},
         {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
-        {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
+        {"device", CLI_STR, &device, "Vulkan device: index or part of its name, or `rank`: the process's rank on its machine under mpirun (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
         {"out", CLI_STR, &out, "run directory", 0},
         {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
@@ -269,6 +269,12 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
             free(c.class_weights);
             return cli_usage_error(prog, "--out %s: cannot create", out);
         }
+    }
+    char local[16];
+    if (device && !strcmp(device, "rank")) { /* mpirun: one device per process of a machine */
+        const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+        snprintf(local, sizeof local, "%d", lr ? atoi(lr) : 0);
+        device = local;
     }
     backend_req breq = {backend, device, dmode, NULL};
     c.backend = open_backend, c.backend_ud = &breq;
