@@ -1,6 +1,7 @@
 /* cmd_run.c: `flce run`: a federated experiment (or several methods one after another on
  * the same partition and seed), with a progress line on a terminal and a summary table. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,28 @@ static const char *USAGE =
 typedef struct {
     const char *algo;
     int tty, quiet;
+    const flce_comm *comm; /* under mpirun */
 } prog_ctx;
+
+/* Under mpirun, rank 0's last words when the job is ended because another process died: the
+ * line is made after every round (a signal handler may only write it). */
+static char stop_line[300];
+static volatile sig_atomic_t stop_len;
+
+static void on_stop(int sig) {
+    (void)sig;
+    if (stop_len > 0 && write(2, stop_line, (size_t)stop_len) < 0) { /* nothing more to do */ }
+    _exit(1);
+}
 
 static void progress(void *ud, const flce_round_metrics *m, int rounds, double elapsed) {
     prog_ctx *p = ud;
+    if (p->comm) {
+        int n = snprintf(stop_line, sizeof stop_line, "%sflce run: %s: a process stopped during round %d (mpirun names it above); "
+                         "rounds 1..%d are written: --resume continues\n", p->tty && !p->quiet ? "\n" : "", p->algo, m->round + 1,
+                         m->round);
+        stop_len = n > 0 && n < (int)sizeof stop_line ? n : 0;
+    }
     if (!p->tty || p->quiet) return;
     double eta = elapsed / m->round * (rounds - m->round);
     fprintf(stderr, "\r%-7s round %d/%d  acc %.4f  F1 %.4f  KL %.4f  elapsed %.0fs  ETA %.0fs   ", p->algo, m->round, rounds,
@@ -82,7 +101,7 @@ static int parse_methods(const char *prog, const char *algos, char *list, size_t
  * and summary.csv; the exit status. */
 static int run_methods(const char *prog, const flce_run_cfg *c, char **names, int nm, const char *out, int quiet) {
     flce_err e = {{0}};
-    prog_ctx pc = {NULL, isatty(2), quiet};
+    prog_ctx pc = {NULL, isatty(2), quiet, c->comm};
     flce_run_summary sums[16];
     int status = 0;
     char dirs[16][1100];
@@ -292,6 +311,11 @@ int flce_cmd_run(int argc, char **argv) {
     if (failed) return 1;
     if (comm && comm->rank > 0) { /* rank 0 speaks for the run: errors of other ranks reach it */
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) { /* keep going: only the noise differs */ }
+    }
+    if (comm && comm->rank == 0 && comm->size > 1) { /* mpirun ends the job with SIGTERM when a process dies */
+        int n = snprintf(stop_line, sizeof stop_line, "flce run: a process stopped before the first round ended (mpirun names it above)\n");
+        stop_len = n;
+        signal(SIGTERM, on_stop);
     }
     int rc = cmd_run(argc, argv, comm);
     flce_comm_close(comm);

@@ -49,6 +49,8 @@ for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/b/$m/digests.txt
 FLCE_TEST_KILL_AFTER=2 FLCE_TEST_KILL_RANK=1 mpirun --oversubscribe -x FLCE_TEST_KILL_AFTER -x FLCE_TEST_KILL_RANK -n 3 "$flce" run $B --out "$t/c" \
   > "$t/c.log" 2>&1 && fail "a dead rank did not stop the job"
 grep -q "Process name: \[\[[0-9]*,1\],1\]" "$t/c.log" || fail "the dead rank is not named: $(cat "$t/c.log")"
+grep -q "^flce run: flce: a process stopped during round 3 (mpirun names it above); rounds 1..2 are written" "$t/c.log" ||
+  fail "rank 0 did not say the round: $(cat "$t/c.log")"
 "$flce" run $B --out "$t/c" --resume > /dev/null 2>&1 || fail "resume after a dead rank"
 for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/c/$m/digests.txt" || fail "resumed after a dead rank, $m: digests differ"; done
 # a rank with other data is refused before any work, in one line naming it
