@@ -17,11 +17,15 @@
  *   test     the test set, its batches of 256 dealt over the processes (counts summed)
  * Every rank holds the same data, so nothing else moves. The paper's scale: 50 clients, 10 per
  * round, CIFAR-10 (50,000 training images, 1,000 per client; 10,000 test; 1,000 validation). */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend_select.h"
 #include "cli.h"
@@ -64,8 +68,101 @@ static double busiest(int K, int P, double per) {
     return most * per;
 }
 
+/* Run argv (no shell) with stdout and stderr into log; its exit status (-1: could not run). */
+static int run_prog(char *const *argv, const char *log) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The mean client and server seconds per round of a run folder's metrics.csv (NaN: unreadable). */
+static double seconds_per_round(const char *dir) {
+    char p[1200], line[512];
+    snprintf(p, sizeof p, "%s/metrics.csv", dir);
+    FILE *f = fopen(p, "r");
+    if (!f) return NAN;
+    double tot = 0;
+    int n = 0;
+    if (!fgets(line, sizeof line, f)) line[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        int r;
+        double a, b, c, d, srv, cli;
+        if (sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf", &r, &a, &b, &c, &d, &srv, &cli) == 7) tot += srv + cli, n++;
+    }
+    fclose(f);
+    return n ? tot / n : NAN;
+}
+
+/* `mpirun -n P flce run` of FedAvg, FLCE and FedSV for P = 1..pmax on this machine (a small
+ * Fashion-MNIST run: 20 clients, 6 per round, 3 rounds); seconds per round (clients and server,
+ * as metrics.csv records them on rank 0). Needs flce beside flce-bench and mpirun. */
+static int measure(const char *prog, int pmax, const char *tmp) {
+    char self[1024], flce[1100];
+    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (l <= 0) return cli_usage_error(prog, "cannot find the flce program beside flce-bench");
+    self[l] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = 0;
+    snprintf(flce, sizeof flce, "%s/flce", self);
+    if (access(flce, X_OK) != 0) return cli_usage_error(prog, "%s: not found (build flce)", flce);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0), setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    printf("measured on this machine: mpirun -n P flce run, Fashion-MNIST, 20 clients, 6 per round, 3 rounds, cpu backend\n");
+    printf("%5s %12s %12s %12s\n", "P", "FedAvg s", "FLCE s", "FedSV s");
+    for (int P = 1; P <= pmax; P++) {
+        char np[16], out[1200], log[1300];
+        snprintf(np, sizeof np, "%d", P);
+        snprintf(out, sizeof out, "%s/p%d", tmp, P);
+        snprintf(log, sizeof log, "%s/p%d.log", tmp, P);
+        char *av[] = {"mpirun", "-q", "--oversubscribe", "-n", np, flce, "run", "--algo", "fedavg,flce,fedsv", "--clients", "20",
+                      "--per-round", "6", "--rounds", "3", "--train-subset", "4000", "--test-subset", "1000", "--val-size", "200",
+                      "--seed", "1", "--backend", "cpu", "--quiet", "--force", "--out", out, NULL};
+        int rc = run_prog(av, log);
+        if (rc) {
+            fprintf(stderr, "%s: mpirun -n %d failed (status %d, see %s)\n", prog, P, rc, log);
+            return 1;
+        }
+        char d[3][1300];
+        const char *m[3] = {"fedavg", "flce", "fedsv"};
+        for (int k = 0; k < 3; k++) snprintf(d[k], sizeof d[k], "%s/%s", out, m[k]);
+        printf("%5d %12.2f %12.2f %12.2f\n", P, seconds_per_round(d[0]), seconds_per_round(d[1]), seconds_per_round(d[2]));
+    }
+    return 0;
+}
+
+/* The model's table as a figure (gnuplot, no shell): seconds per round against processes. */
+static int plot(const char *dir, const char *csv) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/mpi_cluster.gp", dir);
+    FILE *f = fopen(p, "w");
+    if (!f) return -1;
+    fprintf(f, "# made by flce-bench cluster; data: %s\nset datafile separator ','\nset key top right\n"
+               "do for [fmt in 'png svg'] {\n"
+               "  if (fmt eq 'png') { set terminal pngcairo size 900,520 } else { set terminal svg size 900,520 }\n"
+               "  set output 'mpi_cluster.'.fmt\n  set logscale xy\n  set grid\n"
+               "  set xlabel 'processes (mpirun -n P)'\n  set ylabel 'seconds per round (log scale)'\n"
+               "  set title 'Paper scale (50 clients, 10 per round, ResNet20 on CIFAR-10): the model from rates measured here'\n"
+               "  plot '%s' skip 1 using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'FedAvg', \\\n"
+               "       '' skip 1 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'FLCE', \\\n"
+               "       '' skip 1 using 1:4 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'FedSV (exact)'\n}\n",
+            csv, csv);
+    fclose(f);
+    return cli_gnuplot(dir, "mpi_cluster.gp");
+}
+
 int flce_bench_cluster(int argc, char **argv) {
-    const char *prog = "flce-bench cluster", *backend = "cpu", *csv = NULL;
+    const char *prog = "flce-bench cluster", *backend = "cpu", *csv = NULL, *plot_dir = NULL;
+    int pmax = 0;
     double bw = 1.25, lat_us = 50, tr_sps = 0, ev_sps = 0;
     int steps = 3, K = 10, n = 50, epochs = 1;
     cli_opt opts[] = {
@@ -79,16 +176,20 @@ int flce_bench_cluster(int argc, char **argv) {
         {"per-round", CLI_INT, &K, "clients per round K (default 10, the paper's)", 0},
         {"epochs", CLI_INT, &epochs, "local epochs (default 1)", 0},
         {"csv", CLI_STR, &csv, "write the table as CSV", 0},
+        {"plot", CLI_STR, &plot_dir, "write the figure mpi_cluster.png/.svg into this folder (needs --csv, its file named relative to it)", 0},
+        {"measure", CLI_INT, &pmax, "also run mpirun -n 1..N flce run here and report seconds per round (default 0: no)", 0},
         {0},
     };
     const char *pos[1];
     int np, rc = cli_parse(prog, "usage: flce-bench cluster [--bandwidth GB/s] [--latency us] [--train-rate S] [--eval-rate S] "
-                                 "[--backend cpu] [--clients 50] [--per-round 10] [--epochs 1] [--csv FILE]",
+                                 "[--backend cpu] [--clients 50] [--per-round 10] [--epochs 1] [--csv FILE] [--plot DIR] [--measure N]",
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
     if (!(bw > 0) || !(lat_us >= 0)) return cli_usage_error(prog, "--bandwidth must be > 0 and --latency >= 0");
     if (K < 1 || K > 12 || n < K) return cli_usage_error(prog, "--per-round %d: 1..12 (exact Shapley) and at most --clients", K);
     if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");
+    if (pmax < 0 || pmax > 16) return cli_usage_error(prog, "--measure %d: 0..16", pmax);
+    if (plot_dir && !csv) return cli_usage_error(prog, "--plot needs --csv");
     flce_err e = {{0}};
     flce_backend *be = NULL;
     double tr_flce = 0;
@@ -144,5 +245,20 @@ int flce_bench_cluster(int argc, char **argv) {
            "(FedAvg and FLCE: once every process trains one client, K = %d, the round is one client's training, the\n"
            "broadcasts and a share of the test set; FedSV's 2^K coalition evaluations keep dividing)\n",
            stop[0], stop[1], stop[2], K);
-    return 0;
+    int status = 0;
+    if (plot_dir) {
+        flce_mkdirs(plot_dir);
+        const char *csv_name = strrchr(csv, '/');
+        if (plot(plot_dir, csv_name ? csv_name + 1 : csv)) fprintf(stderr, "%s: gnuplot failed (the CSV must be in --plot's folder)\n", prog), status = 1;
+        else printf("wrote %s/mpi_cluster.png and .svg\n", plot_dir);
+    }
+    if (pmax > 0) {
+        char tmp[] = "/tmp/flce-cluster-XXXXXX";
+        if (!mkdtemp(tmp)) return cli_usage_error(prog, "cannot make a temporary folder");
+        printf("\n");
+        status |= measure(prog, pmax, tmp);
+        char *rm[] = {"rm", "-rf", tmp, NULL};
+        run_prog(rm, "/dev/null");
+    }
+    return status;
 }
