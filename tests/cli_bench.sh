@@ -23,4 +23,13 @@ expect 2 "--batch 1" train --batch 1
 expect 2 "--plot needs --csv" server --plot "$t/p"
 expect 2 "--repeats 0" server --repeats 0
 expect 2 "unknown command" frobnicate
+# the cluster model against numbers worked out by hand: rates 1000 samples/s, 10 clients of 1,000
+# samples per round, the test set in 40 batches of 256: P = 1: FedAvg 10 + 10.24 s, FLCE + 10 s
+# of prototypes, FedSV + 1,024 evaluations of 1,000 samples; P = 10: one client (1 s), 4 of the
+# 40 test batches (1.024 s), 10 broadcasts over 4 hops of 50 us + 1.1 MB / 1.25 GB/s (0.0372 s)
+# and the test counts' 4 hops (0.0002 s)
+"$bench" cluster --train-rate 1000 --eval-rate 1000 > "$t/cl" || fail "flce-bench cluster"
+grep -q '^ *1 *20\.24 *30\.24 *1044\.2 ' "$t/cl" || fail "cluster model, P = 1: $(grep '^ *1 ' "$t/cl")"
+grep -q '^ *10 *2\.06 *3\.06 ' "$t/cl" || fail "cluster model, P = 10: $(grep '^ *10 ' "$t/cl")"
+expect 2 "--measure 99" cluster --train-rate 1 --eval-rate 1 --measure 99
 echo "cli_bench: all checks passed"
