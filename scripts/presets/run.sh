@@ -8,6 +8,8 @@
 # Results go to OUT (default runs/<experiment>-<scale>); OUT/report/report.html at the end.
 # FLCE_PRESET_ROUNDS=N overrides the rounds (a quick smoke test of a preset).
 # FLCE_BIN=PATH runs that flce (and the flce-bench beside it) instead of build/flce.
+# FLCE_PRESET_ABLATION_BASE=0: the ablation alone without FLCE itself (when the normal
+# experiment's runs of the same configurations are in OUT already).
 # FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
 # paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
 # report groups them (means, confidence intervals, paired differences).
@@ -57,7 +59,7 @@ for ds in $datasets; do
     # (run here only when the ablation runs alone)
     for part in "noniid:--dirichlet 0.5" "iid:--iid"; do
       tag=${part%%:*}; flag=${part#*:}
-      [ "$exp" = ablation ] && run "$ds-$tag-flce" --algo flce --dataset "$ds" $df $flag
+      [ "$exp" = ablation ] && [ "${FLCE_PRESET_ABLATION_BASE:-1}" = 1 ] && run "$ds-$tag-flce" --algo flce --dataset "$ds" $df $flag
       for v in M V Q CL CMC; do run "$ds-$tag-flce-no$v" --algo flce --ablate "$v" --dataset "$ds" $df $flag; done
     done ;; esac
   case "$exp" in classweights|all)
