@@ -42,6 +42,13 @@ void flce_eng_fedavg(engine *E) {
     flce_eng_aggregate(E, E->omega, E->K, slots, E->newg);
 }
 
+flce_status flce_eng_fedavg_cosine(engine *E, flce_err *e) {
+    (void)e;
+    flce_eng_fedavg(E);
+    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
+    return FLCE_OK;
+}
+
 void flce_eng_params(const engine *E, const float *state, float *out) {
     for (size_t j = 0, o = 0; j < E->S; j++)
         if (E->trainable[j]) out[o++] = state[j];

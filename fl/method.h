@@ -163,6 +163,9 @@ void flce_eng_compose(engine *E, const float *params, float *newg);
 
 /* FedAvg's rule: data-size weights into E->omega and their average into E->newg. */
 void flce_eng_fedavg(engine *E);
+/* The server step of FedAvg and the methods that keep its aggregation (FedProx, Ditto, MOON):
+ * flce_eng_fedavg, contributions by the cosine rule. */
+flce_status flce_eng_fedavg_cosine(engine *E, flce_err *e);
 
 /* The parameters of the global model [P], of the K uploads [K][P] and room for a result [P]
  * (methods that step in parameter space: FedFV, CGSV, q-FedAvg); `who` names the method in an

@@ -53,13 +53,6 @@ static flce_status ditto_client_end(engine *E, int slot, flce_err *e) {
     return FLCE_OK;
 }
 
-static flce_status ditto_server(engine *E, flce_err *e) {
-    (void)e;
-    flce_eng_fedavg(E);
-    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
-    return FLCE_OK;
-}
-
 const flce_method flce_method_ditto = {
     .name = "ditto",
     .summary = "Ditto: FedAvg on the global copies beside personal models; cosine-rule contributions",
@@ -68,5 +61,5 @@ const flce_method flce_method_ditto = {
     .client_begin = ditto_client_begin,
     .local_step = ditto_local_step,
     .client_end = ditto_client_end,
-    .server = ditto_server,
+    .server = flce_eng_fedavg_cosine,
 };

@@ -4,15 +4,8 @@
  * docs/baselines.md). */
 #include "method.h"
 
-static flce_status fedavg_server(engine *E, flce_err *e) {
-    (void)e;
-    flce_eng_fedavg(E);
-    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
-    return FLCE_OK;
-}
-
 const flce_method flce_method_fedavg = {
     .name = "fedavg",
     .summary = "FedAvg: data-size-weighted average; cosine-rule contributions",
-    .server = fedavg_server,
+    .server = flce_eng_fedavg_cosine,
 };

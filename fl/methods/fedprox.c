@@ -11,16 +11,9 @@ static flce_status fedprox_local_step(engine *E, int slot, int nb, int first, fl
     return FLCE_OK;
 }
 
-static flce_status fedprox_server(engine *E, flce_err *e) {
-    (void)e;
-    flce_eng_fedavg(E);
-    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
-    return FLCE_OK;
-}
-
 const flce_method flce_method_fedprox = {
     .name = "fedprox",
     .summary = "FedProx: FedAvg with a proximal term in local training; cosine-rule contributions",
     .local_step = fedprox_local_step,
-    .server = fedprox_server,
+    .server = flce_eng_fedavg_cosine,
 };

@@ -56,13 +56,6 @@ static flce_status moon_client_end(engine *E, int slot, flce_err *e) {
     return FLCE_OK;
 }
 
-static flce_status moon_server(engine *E, flce_err *e) {
-    (void)e;
-    flce_eng_fedavg(E);
-    flce_eng_cosine_rule(E, E->newg, NULL, E->rc);
-    return FLCE_OK;
-}
-
 const flce_method flce_method_moon = {
     .name = "moon",
     .summary = "MOON: FedAvg with a model-contrastive local loss; cosine-rule contributions",
@@ -72,5 +65,5 @@ const flce_method flce_method_moon = {
     .client_begin = moon_client_begin,
     .local_step = moon_local_step,
     .client_end = moon_client_end,
-    .server = moon_server,
+    .server = flce_eng_fedavg_cosine,
 };
