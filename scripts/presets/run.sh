@@ -10,6 +10,8 @@
 # FLCE_BIN=PATH runs that flce (and the flce-bench beside it) instead of build/flce.
 # FLCE_PRESET_ABLATION_BASE=0: the ablation alone without FLCE itself (when the normal
 # experiment's runs of the same configurations are in OUT already).
+# FLCE_PRESET_DIRICHLETS="0.1 0.3 1 5": the heterogeneity sweep's parameters (default 0.1 0.3 0.5
+# 1 5; the normal experiment's non-IID runs are the 0.5 point when they are in OUT).
 # FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
 # paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
 # report groups them (means, confidence intervals, paired differences).
@@ -67,7 +69,7 @@ for ds in $datasets; do
     awk -v c="$classes" 'BEGIN { for (i = 0; i < c; i++) printf "%s%s", (i ? "," : ""), (i < c / 2 ? 2 : 1); print "" }' > "${TMPDIR:-/tmp}/cw$$"
     run "$ds-classweights" --algo flce --dataset "$ds" $df --dirichlet 0.5 --class-weights "${TMPDIR:-/tmp}/cw$$" ;; esac
   case "$exp" in heterogeneity|all)
-    for d in 0.1 0.3 0.5 1 5; do run "$ds-dir$d" --algo flce,fedavg,fedsv --dataset "$ds" $df --dirichlet "$d"; done ;; esac
+    for d in ${FLCE_PRESET_DIRICHLETS:-0.1 0.3 0.5 1 5}; do run "$ds-dir$d" --algo flce,fedavg,fedsv --dataset "$ds" $df --dirichlet "$d"; done ;; esac
   case "$exp" in noise|all)
     # small scale: non-IID and the methods the claims need (FLCE, FedAvg, CGSV, FedSV): all eleven
     # on both partitions would take about five hours of a 2-core machine at three seeds
