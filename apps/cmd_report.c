@@ -485,9 +485,21 @@ static void section_runs(report *R) {
     /* reproducibility: settings, seeds, program, backend, device, digests; repeated runs */
     fprintf(md, "\n## Runs, settings and digests\n\n");
     fprintf(ht, "<h2>Runs, settings and digests</h2>\n");
+    if (nr > 12) { /* many runs (a study): one row each in Markdown; the full settings in each folder's config.json */
+        fprintf(md, "Every run's settings are its folder's `config.json`; program, backend and device of the first: flce %s, %s, "
+                    "%s, denormals %s.\n\n| run | folder | seed | final model | contributions |\n|---|---|---|---|---|\n",
+                runs[0].version, runs[0].backend, runs[0].device, runs[0].denormals);
+        for (int i = 0; i < nr; i++) {
+            char fm[17] = "", ct[17] = "";
+            const char *a = strstr(runs[i].digests, "final_model "), *b = strstr(runs[i].digests, "contributions ");
+            if (a) sscanf(a, "final_model %16s", fm);
+            if (b) sscanf(b, "contributions %16s", ct);
+            fprintf(md, "| %s | `%s` | %llu | `%s` | `%s` |\n", runs[i].label, runs[i].dir, runs[i].seed, fm, ct);
+        }
+    }
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
-        fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s\n\n"
+        if (nr <= 12) fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s\n\n"
                     "Digests:\n\n```\n%s```\n\nConfiguration (`config.json`):\n\n```json\n%s```\n",
                 r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device,
                 r->denormals, r->digests, r->config);
