@@ -4,9 +4,9 @@
  * contributions.csv, model.safetensors, digests.txt, written as rounds finish, so that a
  * killed run leaves valid files and --resume continues it to the same digests.
  *
- * An algorithm is a unit with three parts (flce_algo_vt): what a client adds to its local
- * objective (the contrastive loss for FLCE), what the server does with the uploads
- * (aggregation weights), and what it reports as contributions. */
+ * The methods plug in through fl/method.h (one file each in fl/methods/); this header is what
+ * a program needs: the settings, the run, its summary, the registry's names, and the processes
+ * of a run spread over several (flce_comm). */
 #ifndef FLCE_ENGINE_H
 #define FLCE_ENGINE_H
 
