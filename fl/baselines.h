@@ -1,6 +1,6 @@
 /* baselines.h: the defining rules of the baseline methods as pure functions on arrays
  * (docs/baselines.md), so that each can be tested on a tiny problem by hand and the engine's
- * algorithm units stay thin. Model vectors are float32; scalar bookkeeping is float64. */
+ * method files (fl/methods/) stay thin. Model vectors are float32; scalar bookkeeping is float64. */
 #ifndef FLCE_BASELINES_H
 #define FLCE_BASELINES_H
 
