@@ -318,6 +318,10 @@ int flce_cmd_run(int argc, char **argv) {
         signal(SIGTERM, on_stop);
     }
     int rc = cmd_run(argc, argv, comm);
+    /* done (or failed and said so): when mpirun now ends the others, nothing more to say, and
+     * rank 0 keeps its own exit status */
+    stop_len = 0;
+    if (comm && comm->rank == 0 && comm->size > 1) signal(SIGTERM, SIG_IGN);
     flce_comm_close(comm);
     return rc;
 #else
