@@ -3,17 +3,19 @@
 # completion choices the paper leaves open (issue 21), from recorded traces, no retraining.
 # For every FLCE run (without ablation) found under the RUN_DIRs (folders holding
 # config.json and trace/), `flce eval` evaluates its trace with each variant:
-#   auto (the default: rank and mu by 5-fold held-out error), rule (rank min(4, obs/(2(T+n))),
-#   mu 0.01), rank 1, 2, 4, 8 (mu 0.01), mu 0.001, 0.01, 0.1, 1 (the rule's rank), gradient
-#   descent (the rule, mu 0.01), literal (the paper's equation over all entries), none (-CMC);
+#   auto (the default: rank and mu by 5-fold held-out error), rank 1, 2, 4, 8 (mu 0.01), rank 4
+#   with mu 0.001, 0.1, 1, gradient descent (rank 4, mu 0.01), rule (rank min(4, obs/(2(T+n))),
+#   mu 0.01: the former default), literal (the paper's equation over all entries, rank 4, mu
+#   0.01), none (-CMC): the variants of the report's sensitivity section (apps/report_completion.c);
 # and records the KL of the contributions to the data shares and, for the masked variants, the
 # 5-fold held-out error of the completion (mean over classes). Writes OUT/sensitivity.csv (one
 # row per trace and variant) and OUT/sensitivity.md (per partition, IID or Dirichlet: mean and
 # 95% interval over the traces (Student t) of both, and how often each variant beat auto).
+# The report's section "FLCE's completion: sensitivity" computes the same in-process.
 set -eu
 [ $# -ge 2 ] || { echo "usage: scripts/completion_sensitivity.sh OUT RUN_DIR..." >&2; exit 2; }
 out=$1; shift
-flce=$(dirname "$0")/../build/flce
+flce=${FLCE_BIN:-$(dirname "$0")/../build/flce} # FLCE_BIN: another build of flce
 [ -x "$flce" ] || { echo "completion_sensitivity.sh: build first (scripts/setup.sh)" >&2; exit 2; }
 mkdir -p "$out"
 csv=$out/sensitivity.csv
@@ -22,14 +24,15 @@ traces=$(find "$@" -name completion.json -path '*/trace/*' | sort)
 [ -n "$traces" ] || { echo "completion_sensitivity.sh: no FLCE trace under $*" >&2; exit 1; }
 for cj in $traces; do
   tr=$(dirname "$cj"); run=$(dirname "$tr")
-  grep -q '"ablate": ""' "$run/config.json" || continue
-  part=$(sed -n 's/.*"partition": "\([a-z]*\)".*/\1/p' "$run/config.json")
-  [ "$part" = dirichlet ] && part="dirichlet $(sed -n 's/.*"dirichlet": \([0-9.e+-]*\),.*/\1/p' "$run/config.json")"
-  for v in "auto|--rank auto --mu auto --heldout" "rule|--rank rule --mu 0.01 --heldout" \
-           "rank 1|--rank 1 --mu 0.01 --heldout" "rank 2|--rank 2 --mu 0.01 --heldout" "rank 4|--rank 4 --mu 0.01 --heldout" \
-           "rank 8|--rank 8 --mu 0.01 --heldout" "mu 0.001|--rank rule --mu 0.001 --heldout" "mu 0.01|--rank rule --mu 0.01 --heldout" \
-           "mu 0.1|--rank rule --mu 0.1 --heldout" "mu 1|--rank rule --mu 1 --heldout" \
-           "gradient descent|--rank rule --mu 0.01 --solver gd --heldout" "literal|--completion literal" "none|--ablate CMC"; do
+  # config.json is written with tabs or spaces after the colon (older runs): either is read
+  grep -q '"ablate":[[:space:]]*""' "$run/config.json" || continue
+  part=$(sed -n 's/.*"partition":[[:space:]]*"\([a-z]*\)".*/\1/p' "$run/config.json")
+  [ "$part" = dirichlet ] && part="dirichlet $(sed -n 's/.*"dirichlet":[[:space:]]*\([0-9.e+-]*\),.*/\1/p' "$run/config.json")"
+  for v in "auto|--rank auto --mu auto --heldout" "rank 1|--rank 1 --mu 0.01 --heldout" "rank 2|--rank 2 --mu 0.01 --heldout" \
+           "rank 4|--rank 4 --mu 0.01 --heldout" "rank 8|--rank 8 --mu 0.01 --heldout" "rank 4 mu 0.001|--rank 4 --mu 0.001 --heldout" \
+           "rank 4 mu 0.1|--rank 4 --mu 0.1 --heldout" "rank 4 mu 1|--rank 4 --mu 1 --heldout" \
+           "gradient descent|--rank 4 --mu 0.01 --solver gd --heldout" "rule|--rank rule --mu 0.01 --heldout" \
+           "literal|--completion literal --rank 4 --mu 0.01" "none|--ablate CMC"; do
     name=${v%%|*}; args=${v#*|}
     log=$("$flce" eval "$tr" --out "$out/tmp" $args 2>&1) || { echo "completion_sensitivity.sh: flce eval $tr $args: $log" >&2; exit 1; }
     kl=$(printf '%s\n' "$log" | sed -n 's/^KL(contributions || data shares) = //p')

@@ -56,6 +56,17 @@ for s in 1 3; do
   row0=$(awk -F, -v s=$s '$2 == s && $4 ~ /^auto/ { print $5 }' "$t/rep/completion_sensitivity.csv")
   awk -v a="$row0" -v b="$kl0" 'BEGIN { exit !((a - b) ^ 2 < 1e-12) }' || fail "seed $s, auto: the report says $row0, flce eval $kl0"
 done
+# scripts/completion_sensitivity.sh (the same through flce eval, for traces outside a report)
+# finds the three FLCE runs as this flce writes them and gives the report's KL (flce eval prints 6 decimals)
+FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/completion_sensitivity.sh" "$t/cs" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 ||
+  fail "scripts/completion_sensitivity.sh on the three runs"
+[ "$(grep -c ',rank 2,' "$t/cs/sensitivity.csv")" = 3 ] && [ "$(grep -c ',literal,' "$t/cs/sensitivity.csv")" = 3 ] ||
+  fail "the script did not evaluate each trace: $(cat "$t/cs/sensitivity.csv")"
+for s in 1 2 3; do
+  a=$(awk -F, -v r="$t/s$s/flce" '$1 == r && $3 == "rank 2" { print $4 }' "$t/cs/sensitivity.csv")
+  b=$(awk -F, -v s=$s '$2 == s && $4 == "rank 2 mu 0.01 ALS" { print $5 }' "$t/rep/completion_sensitivity.csv")
+  awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && (a - b) ^ 2 <= 6e-7 ^ 2) }' || fail "seed $s, rank 2: the script says '$a', the report $b"
+done
 # a run given twice (or the same configuration and seed from two experiments) is a repeat, not
 # a fourth seed: n stays 3, and the repeat is compared bit for bit
 "$flce" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
