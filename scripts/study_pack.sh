@@ -4,7 +4,8 @@
 # runs/study) takes hours; what a finished run leaves that the report and flce eval read is
 # small. pack: every finished run folder of STUDY_DIR (default runs/study) into
 # docs/results/fmnist-small/runs.tar.xz, without checkpoints and resume state
-# (model.safetensors, state.bin); FLCE's trace (prototypes.npy, selected.npy) kept only for the
+# (model.safetensors, state.bin), and of a folder of several methods not finished yet, the
+# methods that are (with state.bin, so that the preset's --resume takes them as done); FLCE's trace (prototypes.npy, selected.npy) kept only for the
 # normal experiment's runs, which the completion sensitivity section evaluates again.
 # unpack: the archive back into STUDY_DIR; the presets then skip what is there ("done
 # already") and run the rest.
@@ -18,17 +19,24 @@ case "$what" in
     list=$(mktemp); trap 'rm -f "$list"' EXIT
     for d in "$study"/*/; do
       d=${d%/}; name=$(basename "$d")
-      [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ] || continue # unfinished: not carried
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
-      find "$d" -type f ! -name model.safetensors ! -name state.bin ! -name '*.tmp' | while read -r f; do
-        case "$f" in */trace/prototypes.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
-        echo "${f#"$study"/}"
-      done >> "$list"
+      if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
+      else # a folder of several methods, unfinished: its finished methods, with the state.bin
+           # that lets --resume take them as done (a run cut short is not carried)
+        parts=$(for m in "$d"/*/; do [ -f "$m/digests.txt" ] && echo "${m%/}"; done); keep_state=1
+      fi
+      for p in $parts; do
+        find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
+          case "$f" in */state.bin) [ $keep_state = 1 ] || continue;; esac
+          case "$f" in */trace/prototypes.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
+          echo "${f#"$study"/}"
+        done >> "$list"
+      done
     done
     [ -s "$list" ] || { echo "study_pack.sh: no finished run in $study" >&2; exit 1; }
     mkdir -p "$(dirname "$arch")"
     tar -C "$study" -cf - -T "$list" | xz -9e > "$arch.tmp" && mv "$arch.tmp" "$arch"
-    echo "packed $(cut -d/ -f1 "$list" | sort -u | wc -l) finished run folders ($(wc -l < "$list") files) into $arch: $(du -h "$arch" | cut -f1)";;
+    echo "packed $(cut -d/ -f1 "$list" | sort -u | wc -l) run folders ($(wc -l < "$list") files) into $arch: $(du -h "$arch" | cut -f1)";;
   unpack)
     [ -f "$arch" ] || { echo "study_pack.sh: no $arch" >&2; exit 1; }
     mkdir -p "$study"
