@@ -1,6 +1,7 @@
 #!/bin/sh
 # same_results.sh OLD NEW [DIR]: do two builds of flce give the same results? For a change that
-# must not change any number (a refactoring): the main job (FLCE, FedAvg, FedSV; README), all
+# must not change any number (a refactoring): FLCE, FedAvg, FedSV on 12 rounds of non-IID data (the main job
+# before 2026-11-26), all
 # eleven methods on a short run, and `flce check --steps 3` on every backend, with both
 # programs; digests compared file by file (for flce check: the training steps' model digests and
 # the number of cases, which all must match the reference). Prints one line per comparison and exits 1 on any
