@@ -62,7 +62,10 @@ const char *report_configuration(const run_t *r, char *o, size_t cap) {
     int n = snprintf(o, cap, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
     if (strcmp(r->partition, "iid")) n += snprintf(o + n, cap - (size_t)n, " %g", r->dirichlet);
     if (r->label_noise > 0 || r->feature_noise > 0) n += snprintf(o + n, cap - (size_t)n, "; noise L%g F%g", r->label_noise, r->feature_noise);
-    snprintf(o + n, cap - (size_t)n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
+    const cJSON *lr = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "lr") : NULL; /* said where not the paper's 0.01 */
+    if (cJSON_IsNumber(lr) && lr->valuedouble != 0.01 && n < (int)cap) n += snprintf(o + n, cap - (size_t)n, "; lr %g", lr->valuedouble);
+    if (r->cw && n < (int)cap) n += snprintf(o + n, cap - (size_t)n, "; class weights");
+    if (n < (int)cap) snprintf(o + n, cap - (size_t)n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
     return o;
 }
 
