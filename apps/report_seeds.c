@@ -193,8 +193,15 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
     const char *ck = ckeys[g[a].m[0]];
     int rows = 0;
     /* server cost: FLCE comparable to FedAvg (within 10x), FedSV orders of magnitude above (100x) */
-    double sf = 0, sa = NAN, ss = NAN;
-    for (int q = 0; q < g[a].n; q++) sf += runs[g[a].m[q]].srv_mean / g[a].n;
+    double sf = 0, sa = NAN, ss = NAN, fin = 0;
+    int unrec = 0; /* FLCE runs that did not record the work after the last round (its completion) */
+    for (int q = 0; q < g[a].n; q++) {
+        const run_t *r = &runs[g[a].m[q]];
+        if (isnan(r->srv_final)) unrec++;
+        else fin += r->srv_final / r->T / g[a].n; /* the completion, spread over the rounds */
+        sf += r->srv_mean / g[a].n;
+    }
+    sf += fin;
     for (int b = 0; b < ng; b++) {
         const run_t *fb = &runs[g[b].m[0]];
         if (strcmp(ck, ckeys[g[b].m[0]])) continue;
@@ -204,11 +211,15 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
         if (!strcmp(fb->algo, "fedsv")) ss = m;
     }
     if (!isnan(sa) && sa > 0) {
-        char meas[200];
+        char meas[320];
         int ok = sf / sa <= 10 && (isnan(ss) || ss / sa >= 100);
-        if (isnan(ss)) snprintf(meas, sizeof meas, "server s/round: FLCE %.4g, FedAvg %.4g (%.2gx); no FedSV run", sf, sa, sf / sa);
-        else snprintf(meas, sizeof meas, "server s/round: FLCE %.4g, FedAvg %.4g (%.2gx), FedSV %.4g (%.3gx FedAvg)", sf, sa, sf / sa, ss, ss / sa);
-        const char *w = ok ? "holds" : "does not hold";
+        char fl[120];
+        if (unrec) snprintf(fl, sizeof fl, "FLCE %.4g without its completion (not recorded by %d of its %d runs)", sf, unrec, g[a].n);
+        else snprintf(fl, sizeof fl, "FLCE %.4g (of which its completion after the last round %.4g)", sf, fin);
+        if (isnan(ss)) snprintf(meas, sizeof meas, "server s/round: %s, FedAvg %.4g (%.2gx); no FedSV run", fl, sa, sf / sa);
+        else snprintf(meas, sizeof meas, "server s/round: %s, FedAvg %.4g (%.2gx), FedSV %.4g (%.3gx FedAvg)", fl, sa, sf / sa, ss, ss / sa);
+        /* without the completion's time FLCE's cost is understated: a verdict for it would flatter */
+        const char *w = unrec && ok ? "inconclusive" : ok ? "holds" : "does not hold";
         fprintf(md, "| FLCE's server cost comparable to FedAvg's, FedSV's orders of magnitude above | %s | %s | %s | **%s** |\n", conf,
                 "FLCE close to FedAvg; FedSV far above (computational cost table)", meas, w);
         fprintf(ht, "<tr><td>FLCE's server cost comparable to FedAvg's, FedSV's orders of magnitude above</td><td>%s</td><td>FLCE "
@@ -298,7 +309,8 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
         "when there is one seed). A claim **holds** when all its comparisons hold, **does not hold** when one fails, and is "
         "**inconclusive** otherwise. The Dirichlet claims compare the smallest and the largest parameter of a sweep "
         "(unpaired: the interval of the difference of the two means). Server cost: holds when FLCE's mean server seconds "
-        "per round are within 10x FedAvg's and FedSV's at least 100x FedAvg's. Shapley-based methods (FedSV, GTG-Shapley) "
+        "per round (its completion after the last round spread over the rounds) are within 10x FedAvg's and FedSV's at least "
+        "100x FedAvg's; inconclusive where a run did not record its completion's time and the rest would hold. Shapley-based methods (FedSV, GTG-Shapley) "
         "are left out of the KL, distance and diversity claims, as in the paper.";
     fprintf(md, "\n%s\n", rule);
     fprintf(ht, "<p>%s</p>\n", rule);

@@ -174,6 +174,14 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
         }
         free(dv);
     }
+    r->srv_final = NAN; /* runs made before costs.txt existed did not record it */
+    snprintf(p, sizeof p, "%s/costs.txt", dir);
+    char *ct = slurp(p, NULL);
+    if (ct) {
+        double v;
+        if (sscanf(ct, "final_server_seconds %lf", &v) == 1 && v >= 0) r->srv_final = v;
+        free(ct);
+    }
     snprintf(p, sizeof p, "%s/digests.txt", dir);
     char *dg = slurp(p, NULL);
     if (!dg) return flce_fail(e, FLCE_ERR_ARG, "%s: the run is not finished (no digests.txt)", dir), 2;

@@ -19,6 +19,7 @@ typedef struct {
     double *contrib, *samples;
     int *held;
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
+    double srv_final;  /* server seconds after the last round (costs.txt: FLCE's completion); NAN where not recorded */
     double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
     char partdig[17];  /* the partition digest */
     char shapley[16];

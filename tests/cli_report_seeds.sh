@@ -39,6 +39,13 @@ grep -q '^Verdicts: each comparison is FLCE against one method' "$t/rep/report.m
 want=$(awk -v w="$d" 'BEGIN { split(w, a, " "); print (a[1] - a[2] > 0) ? "holds" : (a[1] + a[2] < 0) ? "does not hold" : "inconclusive" }')
 row=$(grep "^| FLCE's accuracy at least every baseline's |" "$t/rep/report.md") || fail "no accuracy claim"
 case "$row" in *"**$want** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
+# the server cost claim counts FLCE's completion after the last round (costs.txt), spread over
+# the rounds: FLCE's figure is the mean over seeds of (mean server seconds per round + final / T)
+want=$(for s in 1 2 3; do awk -F, 'NR > 1 { s += $6; n++ } END { printf "%.10f ", s / n }' "$t/s$s/flce/metrics.csv"
+  sed -n 's/^final_server_seconds //p' "$t/s$s/flce/costs.txt"; done | awk '{ m += ($1 + $2 / 3) / 3 } END { printf "%.10f", m }')
+row=$(grep "^| FLCE's server cost comparable" "$t/rep/report.md") || fail "no server cost claim"
+got=$(printf '%s\n' "$row" | sed -n 's/.*server s\/round: FLCE \([0-9.e+-]*\) (of which its completion.*/\1/p')
+awk -v w="$want" -v g="$got" 'BEGIN { exit !(g != "" && (w - g) ^ 2 <= (1e-3 * w) ^ 2) }' || fail "server cost: FLCE '$got' in '$row', worked out here $want"
 grep -q 'configurations, not one over seeds: they differ in `rounds`\.' "$t/rep/report.md" || fail "the run that differs in rounds is not named: $(grep 'not one over seeds' "$t/rep/report.md")"
 for f in seeds_accuracy.png seeds_macro_f1.svg seeds_kl.png; do [ -s "$t/rep/$f" ] || fail "missing $f"; done
 # the completion sensitivity section (issue 21): its numbers are flce eval's on the same trace
