@@ -214,7 +214,7 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
         char meas[320];
         int ok = sf / sa <= 10 && (isnan(ss) || ss / sa >= 100);
         char fl[120];
-        if (unrec) snprintf(fl, sizeof fl, "FLCE %.4g without its completion (not recorded by %d of its %d runs)", sf, unrec, g[a].n);
+        if (unrec) snprintf(fl, sizeof fl, "FLCE %.4g (its completion after the last round not recorded by %d of its %d runs)", sf, unrec, g[a].n);
         else snprintf(fl, sizeof fl, "FLCE %.4g (of which its completion after the last round %.4g)", sf, fin);
         if (isnan(ss)) snprintf(meas, sizeof meas, "server s/round: %s, FedAvg %.4g (%.2gx); no FedSV run", fl, sa, sf / sa);
         else snprintf(meas, sizeof meas, "server s/round: %s, FedAvg %.4g (%.2gx), FedSV %.4g (%.3gx FedAvg)", fl, sa, sf / sa, ss, ss / sa);
