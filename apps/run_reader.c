@@ -197,6 +197,7 @@ void flce_run_finish(run_t *r, int window) {
     int w = window < r->T ? window : r->T;
     for (int i = r->T - w; i < r->T; i++) r->fin_acc += r->acc[i] / w, r->fin_f1 += r->f1[i] / w;
     for (int i = 0; i < r->T; i++) r->srv_mean += r->srv[i] / r->T;
+    r->srv_all = r->srv_mean + (isnan(r->srv_final) || r->T < 1 ? 0 : r->srv_final / r->T);
     double *q = malloc(sizeof(double) * (size_t)r->clients);
     int C = flce_dataset_classes(r->dataset) ? flce_dataset_classes(r->dataset) : 10;
     r->kl_final = r->kl_div = NAN;

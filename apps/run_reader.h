@@ -20,6 +20,7 @@ typedef struct {
     int *held;
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
     double srv_final;  /* server seconds after the last round (costs.txt: FLCE's completion); NAN where not recorded */
+    double srv_all;    /* srv_mean plus srv_final spread over the rounds (srv_mean where not recorded) */
     double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
     char partdig[17];  /* the partition digest */
     char shapley[16];
