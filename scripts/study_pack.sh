@@ -5,7 +5,8 @@
 # small. pack: every finished run folder of STUDY_DIR (default runs/study) into
 # docs/results/fmnist-small/runs.tar.xz, without checkpoints and resume state
 # (model.safetensors, state.bin), and of a folder of several methods not finished yet, the
-# methods that are (with state.bin, so that the preset's --resume takes them as done); FLCE's trace (prototypes.npy, selected.npy) kept only for the
+# methods that are (with state.bin, so that the preset's --resume takes them as done; not where
+# state.bin is over 4 MB); FLCE's trace (prototypes.npy, selected.npy) kept only for the
 # normal experiment's runs, which the completion sensitivity section evaluates again.
 # unpack: the archive back into STUDY_DIR; the presets then skip what is there ("done
 # already") and run the rest.
@@ -23,7 +24,10 @@ case "$what" in
       if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
       else # a folder of several methods, unfinished: its finished methods, with the state.bin
            # that lets --resume take them as done (a run cut short is not carried)
-        parts=$(for m in "$d"/*/; do [ -f "$m/digests.txt" ] && echo "${m%/}"; done); keep_state=1
+        # (not those whose state.bin is large, Ditto's and MOON's with a model per client: they
+        # are run again rather than carried through git)
+        parts=$(for m in "$d"/*/; do [ -f "$m/digests.txt" ] && [ "$(wc -c < "$m/state.bin" 2>/dev/null || echo 0)" -le 4000000 ] &&
+          echo "${m%/}"; done; true); keep_state=1
       fi
       for p in $parts; do
         find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
