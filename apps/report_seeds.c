@@ -197,11 +197,9 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
     int unrec = 0; /* FLCE runs that did not record the work after the last round (its completion) */
     for (int q = 0; q < g[a].n; q++) {
         const run_t *r = &runs[g[a].m[q]];
-        if (isnan(r->srv_final)) unrec++;
-        else fin += r->srv_final / r->T / g[a].n; /* the completion, spread over the rounds */
-        sf += r->srv_mean / g[a].n;
+        unrec += isnan(r->srv_final);
+        sf += r->srv_all / g[a].n, fin += (r->srv_all - r->srv_mean) / g[a].n; /* srv_all: the completion spread over the rounds */
     }
-    sf += fin;
     for (int b = 0; b < ng; b++) {
         const run_t *fb = &runs[g[b].m[0]];
         if (strcmp(ck, ckeys[g[b].m[0]])) continue;
