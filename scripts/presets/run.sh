@@ -15,6 +15,7 @@
 # experiment's runs of the same configurations are in OUT already).
 # FLCE_PRESET_DIRICHLETS="0.1 0.3 1 5": the heterogeneity sweep's parameters (default 0.1 0.3 0.5
 # 1 5; the normal experiment's non-IID runs are the 0.5 point when they are in OUT).
+# FLCE_PRESET_REPORT=0: no report at the end (the study makes one report over all experiments).
 # FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
 # paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
 # report groups them (means, confidence intervals, paired differences).
@@ -97,7 +98,9 @@ case "$exp" in cost|all)
   mkdir -p "$out"
   q=""; [ "$scale" = small ] && q="--quick"
   "$(dirname "$flce")/flce-bench" server $q --csv "$out/server.csv" --plot "$out/server-figures" ;; esac
+# (a folder that is no run, such as OUT/report, must not end the loop with a failure: set -e)
 all_runs=$(ls -d "$out"/*/ 2>/dev/null | while read -r d; do
-  [ -f "$d/config.json" ] || [ -f "$d/summary.csv" ] && echo "${d%/}"; done)
+  if [ -f "$d/config.json" ] || [ -f "$d/summary.csv" ]; then echo "${d%/}"; fi; done)
+if [ "${FLCE_PRESET_REPORT:-1}" = 0 ]; then echo "results: $out (no report: FLCE_PRESET_REPORT=0)"; exit 0; fi
 [ -n "$all_runs" ] && "$flce" report $all_runs --out "$out/report"
 echo "results: $out"

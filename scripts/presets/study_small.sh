@@ -16,6 +16,7 @@ out=${1:-runs/study}
 mkdir -p "$out"
 run=scripts/presets/run.sh
 export FLCE_PRESET_SEEDS=${FLCE_PRESET_SEEDS:-3}
+export FLCE_PRESET_REPORT=0  # one report over everything at the end, not one per experiment
 ( FLCE_PRESET_ABLATION_BASE=0 sh -c "$run normal small '$out' && $run ablation small '$out' && $run classweights small '$out'" \
     > "$out/stream_a.log" 2>&1 ) &
 a=$!
