@@ -1,6 +1,7 @@
 #!/bin/sh
 # vulkan.sh: the Vulkan backend on whatever Vulkan device the machine has (lavapipe in CI):
-# `flce check --backend vulkan --steps 3` passes and names the device; a run with the Khronos
+# `flce check --backend vulkan --steps 3` passes and names the device, with either convolution
+# path (FLCE_VK_CONV=tiled|direct); a run with the Khronos
 # validation layer reports no message (and the layer's messages are caught: a deliberate
 # misuse is reported); a fault in a training step is caught and named; a device lost mid-run
 # is one line and status 1, and --resume continues the run; `flce step` and a
@@ -41,6 +42,21 @@ ops=$(grep -c '^ok   vulkan' "$t/check")
 [ "$ops" -ge 60 ] || fail "only $ops cases ran"
 grep -q "^flce check: $ops of $ops cases matched" "$t/check" || fail "summary: $(tail -1 "$t/check")"
 grep -q '^FAIL' "$t/check" && fail "a FAIL line in a passing check"
+
+# both convolution paths (the tiled shaders, the GPU's default, and the direct ones, the CPU
+# device's): every convolution case and two training steps bit for bit, named in the device line;
+# a wrong FLCE_VK_CONV is one line naming it and status 2
+for m in tiled direct; do
+  FLCE_VK_CONV=$m "$flce" check --backend vulkan --op CONV2D --steps 0 > "$t/conv-$m" 2>/dev/null || fail "FLCE_VK_CONV=$m: $(grep -v '^ok' "$t/conv-$m")"
+  grep -q "^# vulkan backend on .*, $m convolutions" "$t/conv-$m" || fail "FLCE_VK_CONV=$m: not in the device line"
+  n=$(grep -c '^ok   vulkan .* CONV2D_' "$t/conv-$m"); [ "$n" -ge 60 ] || fail "FLCE_VK_CONV=$m: only $n convolution cases"
+  grep -q "^flce check: $n of $n cases matched" "$t/conv-$m" || fail "FLCE_VK_CONV=$m: $(tail -1 "$t/conv-$m")"
+  FLCE_VK_CONV=$m "$flce" check --backend vulkan --op STEPS --steps 2 --batch 6 > "$t/steps-$m" 2>/dev/null ||
+    fail "FLCE_VK_CONV=$m steps: $(grep -v '^ok' "$t/steps-$m")"
+done
+FLCE_VK_CONV=fast "$flce" check --backend vulkan --op ADD --steps 0 > /dev/null 2> "$t/conv.err"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$t/conv.err")" = 1 ] && grep -q "FLCE_VK_CONV: 'fast' is neither tiled nor direct" "$t/conv.err" ||
+  fail "FLCE_VK_CONV=fast: status $rc, $(cat "$t/conv.err")"
 
 # a weight one ulp off before step 2 is caught, named, and the status is 1
 FLCE_CHECK_TEST_FAULT=1 "$flce" check --backend vulkan --op STEPS --steps 2 --batch 4 > "$t/fault" 2>/dev/null

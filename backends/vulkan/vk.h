@@ -52,7 +52,7 @@ struct flce_buf {
 enum {
     SH_PROBE, SH_FMATH, SH_CONV_FWD, SH_CONV_BWD_DATA, SH_CONV_BWD_WEIGHT, SH_SUM_ROWS, SH_BN_STATS, SH_BN_APPLY,
     SH_BN_EVAL, SH_BN_BWD_STATS, SH_BN_BWD_APPLY, SH_ELTWISE, SH_AVGPOOL, SH_LINEAR_FWD, SH_LINEAR_BWD,
-    SH_SOFTMAX_CE, SH_SUPCON, SH_SGD, SH_WSUM, SH_COUNT
+    SH_SOFTMAX_CE, SH_SUPCON, SH_SGD, SH_WSUM, SH_CONV_FWD_T, SH_CONV_BWD_DATA_T, SH_CONV_BWD_WEIGHT_T, SH_COUNT
 };
 
 typedef struct {
@@ -70,6 +70,8 @@ typedef struct {
     int can_preserve, can_ftz;     /* the driver offers DenormPreserve / DenormFlushToZero for 32-bit floats */
     int variant;                   /* shaders as built: 0 as written, 1 DenormPreserve, 2 DenormFlushToZero */
     int ftz;                       /* the contract's mode the backend computes in, as the probe found it */
+    int conv_tiled;                /* convolutions by the tiled shaders (*_tiled.comp), else the direct ones:
+                                      the same bits; FLCE_VK_CONV=tiled|direct, default tiled on a GPU */
     int recording;                 /* cmd is recording and holds work not yet submitted */
     flce_backend *be;              /* the backend this is the context of (its failure record) */
     int failed;                    /* an op failed (submission, memory): nothing more is recorded or run */
@@ -91,6 +93,8 @@ typedef struct {
     int q_shader[2048];
     double sh_ns[SH_COUNT];
     long sh_calls[SH_COUNT];
+    double sh_groups[SH_COUNT];    /* workgroups launched per shader (every dispatch, profiled or not) */
+    long sh_disp[SH_COUNT];        /* dispatches per shader */
 } vk_ctx;
 
 /* vk_device.c */

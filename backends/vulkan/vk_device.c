@@ -195,9 +195,10 @@ static void describe(vk_ctx *c, char *out, size_t cap) {
         vkGetPhysicalDeviceProperties2(c->phys, &p2);
         snprintf(driver, sizeof driver, "%s %s", dp.driverName, dp.driverInfo);
     }
-    snprintf(out, cap, "%s; %s, %s, Vulkan %u.%u%s", c->props.deviceName, type_name(c->props.deviceType), driver,
-             VK_API_VERSION_MAJOR(c->props.apiVersion), VK_API_VERSION_MINOR(c->props.apiVersion),
-             c->variant == 1 ? ", DenormPreserve" : c->variant == 2 ? ", DenormFlushToZero" : "");
+    snprintf(out, cap, "%s; %s, %s, Vulkan %u.%u%s, %s convolutions", c->props.deviceName, type_name(c->props.deviceType),
+             driver, VK_API_VERSION_MAJOR(c->props.apiVersion), VK_API_VERSION_MINOR(c->props.apiVersion),
+             c->variant == 1 ? ", DenormPreserve" : c->variant == 2 ? ", DenormFlushToZero" : "",
+             c->conv_tiled ? "tiled" : "direct");
 }
 
 static flce_status make_device(vk_ctx *c, flce_err *e) {
@@ -469,15 +470,17 @@ static void destroy(flce_backend *be) {
                 static const char *nm[SH_COUNT] = {"probe", "fmath", "conv_fwd", "conv_bwd_data", "conv_bwd_weight",
                                                    "sum_rows", "bn_stats", "bn_apply", "bn_eval", "bn_bwd_stats",
                                                    "bn_bwd_apply", "eltwise", "avgpool", "linear_fwd", "linear_bwd",
-                                                   "softmax_ce", "supcon", "sgd", "wsum"};
+                                                   "softmax_ce", "supcon", "sgd", "wsum", "conv_fwd_tiled",
+                                                   "conv_bwd_data_tiled", "conv_bwd_weight_tiled"};
                 double tot = 0;
                 for (int s = 0; s < SH_COUNT; s++) tot += c->sh_ns[s];
                 fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions):\n",
                         c->dispatches, c->submissions);
                 for (int s = 0; s < SH_COUNT; s++)
                     if (c->sh_calls[s])
-                        fprintf(stderr, "  %-16s %8ld calls %10.3f ms %5.1f%%\n", nm[s], c->sh_calls[s], c->sh_ns[s] * 1e-6,
-                                tot > 0 ? 100 * c->sh_ns[s] / tot : 0);
+                        fprintf(stderr, "  %-21s %6ld calls %10.3f ms %5.1f%%  %8.0f workgroups per call\n", nm[s],
+                                c->sh_calls[s], c->sh_ns[s] * 1e-6, tot > 0 ? 100 * c->sh_ns[s] / tot : 0,
+                                c->sh_disp[s] ? c->sh_groups[s] / c->sh_disp[s] : 0);
                 vkDestroyQueryPool(c->dev, c->qpool, NULL);
             }
             vk_pipelines_destroy(c);
@@ -614,6 +617,15 @@ flce_backend *flce_backend_vulkan(const char *device, flce_denorm_mode mode, flc
     be->sync = b_sync;
     be->destroy = destroy;
     if (make_instance(c, e) || pick_device(c, device, e) || make_device(c, e)) goto fail;
+    { /* which convolution shaders (the same bits either way: only the speed differs) */
+        const char *conv = getenv("FLCE_VK_CONV");
+        if (!conv || !*conv) c->conv_tiled = c->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+        else if (!strcmp(conv, "tiled") || !strcmp(conv, "direct")) c->conv_tiled = conv[0] == 't';
+        else {
+            flce_fail(e, FLCE_ERR_ARG, "FLCE_VK_CONV: '%.40s' is neither tiled nor direct", conv);
+            goto fail;
+        }
+    }
     c->up = vk_buf_new(c, 16u << 20, c->mem_host, &c->up_map, e);
     if (!c->up) goto fail;
     vk_ops_install(be);

@@ -34,6 +34,9 @@ static const struct {
     S(SH_SUPCON, supcon, 64),
     S(SH_SGD, sgd, 256),
     S(SH_WSUM, wsum, 256),
+    S(SH_CONV_FWD_T, conv_fwd_tiled, 128),
+    S(SH_CONV_BWD_DATA_T, conv_bwd_data_tiled, 128),
+    S(SH_CONV_BWD_WEIGHT_T, conv_bwd_weight_tiled, 128),
 #undef S
 };
 
@@ -99,6 +102,8 @@ void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const
         vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->qpool, (uint32_t)c->nq);
     }
     vkCmdDispatch(c->cmd, gx, gy, z);
+    c->sh_groups[sh] += (double)gx * gy * z;
+    c->sh_disp[sh]++;
     if (prof) {
         vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->qpool, (uint32_t)c->nq + 1);
         c->q_shader[c->nq / 2] = sh;
@@ -122,24 +127,40 @@ static conv_pc conv_push(const flce_conv_shape *s) {
     return (conv_pc){s->N, s->C, s->H, s->W, s->K, s->R, s->stride, s->pad, s->OH, s->OW};
 }
 
+/* The tiled convolution shaders: a workgroup of 128 invocations computes a tile of 32 channels
+ * (z of the dispatch) by 64 columns (its flat x-y index); items asks vk_dispatch for one
+ * workgroup per tile of columns. */
+#define CONV_TM 32
+#define CONV_TN 64
+static size_t conv_tile_items(size_t cols) { return (cols + CONV_TN - 1) / CONV_TN * 128; }
+static uint32_t conv_tile_z(int rows) { return (uint32_t)((rows + CONV_TM - 1) / CONV_TM); }
+
 static void v_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+    vk_ctx *c = be->ctx;
     conv_pc p = conv_push(s);
-    DISPATCH(be->ctx, SH_CONV_FWD, p, (size_t)s->N * s->OH * s->OW, (uint32_t)((s->K + 7) / 8), x, w, y);
+    size_t pix = (size_t)s->N * s->OH * s->OW;
+    if (c->conv_tiled) DISPATCH(c, SH_CONV_FWD_T, p, conv_tile_items(pix), conv_tile_z(s->K), x, w, y);
+    else DISPATCH(c, SH_CONV_FWD, p, pix, (uint32_t)((s->K + 7) / 8), x, w, y);
 }
 
 static void v_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
+    vk_ctx *c = be->ctx;
     conv_pc p = conv_push(s);
-    DISPATCH(be->ctx, SH_CONV_BWD_DATA, p, (size_t)s->N * s->H * s->W, (uint32_t)((s->C + 7) / 8), dy, w, dx);
+    size_t pix = (size_t)s->N * s->H * s->W;
+    if (c->conv_tiled) DISPATCH(c, SH_CONV_BWD_DATA_T, p, conv_tile_items(pix), conv_tile_z(s->C), dy, w, dx);
+    else DISPATCH(c, SH_CONV_BWD_DATA, p, pix, (uint32_t)((s->C + 7) / 8), dy, w, dx);
 }
 
 static void v_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
                               flce_buf *dw) {
     vk_ctx *c = be->ctx;
     conv_pc p = conv_push(s);
-    size_t Q = (size_t)s->K * s->C * s->R * s->R;
+    size_t L = (size_t)s->C * s->R * s->R, Q = (size_t)s->K * L;
     flce_buf *part = vk_scratch(c, 0, sizeof(float) * Q * (size_t)s->N);
-    DISPATCH(c, SH_CONV_BWD_WEIGHT, p, Q, (uint32_t)s->N, x, dy, part);
+    if (c->conv_tiled) /* one workgroup per (k tile, l tile), for every sample */
+        DISPATCH(c, SH_CONV_BWD_WEIGHT_T, p, conv_tile_items(L) * conv_tile_z(s->K), (uint32_t)s->N, x, dy, part);
+    else DISPATCH(c, SH_CONV_BWD_WEIGHT, p, Q, (uint32_t)s->N, x, dy, part);
     struct {
         int32_t rows, cols;
     } q = {s->N, (int32_t)Q};
