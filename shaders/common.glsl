@@ -37,3 +37,15 @@ void twosum(inout float s, inout float c, float x) {
     c = cn;
     s = t;
 }
+
+// The tiled convolution shaders (conv_*_tiled.comp): 128 invocations compute a 32 x 64 tile, each
+// a 4 x 4 block (rows tm + 8i, columns tn + 16j); one staged chunk of the reduction, its first n
+// steps in ascending order, added into the block's 16 chains acc[4 i + j] (declared precise).
+#define TILE_MADD(As, Bs, acc, n, tm, tn)                                                          \
+    for (int ll = 0; ll < (n); ll++) {                                                             \
+        float a_[4], b_[4];                                                                        \
+        for (int i = 0; i < 4; i++) a_[i] = As[ll][(tm) + 8 * i];                                  \
+        for (int j = 0; j < 4; j++) b_[j] = Bs[ll][(tn) + 16 * j];                                 \
+        for (int i = 0; i < 4; i++)                                                                \
+            for (int j = 0; j < 4; j++) acc[i * 4 + j] = acc[i * 4 + j] + a_[i] * b_[j];           \
+    }

@@ -56,13 +56,7 @@ void main() {
                 }
                 barrier();
                 int kend = min(TL, p.K - k0); // the last chunk stops at K
-                for (int ll = 0; ll < kend; ll++) {
-                    float a[4], b[4];
-                    for (int i = 0; i < 4; i++) a[i] = As[ll][tm + 8 * i];
-                    for (int j = 0; j < 4; j++) b[j] = Bs[ll][tn + 16 * j];
-                    for (int i = 0; i < 4; i++)
-                        for (int j = 0; j < 4; j++) t[i * 4 + j] = t[i * 4 + j] + a[i] * b[j];
-                }
+                TILE_MADD(As, Bs, t, kend, tm, tn)
                 barrier();
             }
             for (int j = 0; j < 4; j++) {

@@ -43,13 +43,7 @@ void main() {
         }
         barrier();
         int qend = min(TL, OHW - q0); // the last chunk stops at the last pixel
-        for (int ll = 0; ll < qend; ll++) {
-            float a[4], b[4];
-            for (int i = 0; i < 4; i++) a[i] = As[ll][tm + 8 * i];
-            for (int j = 0; j < 4; j++) b[j] = Bs[ll][tn + 16 * j];
-            for (int i = 0; i < 4; i++)
-                for (int j = 0; j < 4; j++) acc[i * 4 + j] = acc[i * 4 + j] + a[i] * b[j];
-        }
+        TILE_MADD(As, Bs, acc, qend, tm, tn)
         barrier();
     }
     for (int i = 0; i < 4; i++) {
