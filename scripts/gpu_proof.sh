@@ -12,12 +12,19 @@
 #   3. FLCE_VK_PROFILE=1 for the GPU time per shader at batch 64 (tiled and direct);
 #   4. a short FLCE run (and FedAvg) on the GPU and on the CPU backend: the digests must be equal.
 # Usage: sh scripts/gpu_proof.sh [OUT]     (nothing here needs the network)
+# GPU_PROOF_DRY=1: the same steps at tiny sizes (batch 4, one step, one round), to try the script
+# on lavapipe before a GPU is lent (tests nothing about speed).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:-${OUT:-gpu-proof}}
 mkdir -p "$OUT"
 log() { echo "== $*" | tee -a "$OUT/log.txt"; }
 t0=$(date +%s)
+batches="64 256 512"; ab="64 512"; pb=64; st=10; cst=3
+runargs="--clients 10 --per-round 5 --rounds 2 --train-subset 2000 --test-subset 500 --val-size 100"
+# (dry: the tiled shaders everywhere but in 2b, as on a GPU; lavapipe's default is direct)
+[ "${GPU_PROOF_DRY:-0}" = 1 ] && { batches=4; ab=4; pb=4; st=1; cst=1; export FLCE_VK_CONV=tiled
+  runargs="--iid --clients 4 --per-round 2 --rounds 1 --train-subset 120 --test-subset 40 --val-size 10 --batch 16"; }
 log "machine: $(uname -a)"
 ( nvidia-smi 2>&1 || true ) > "$OUT/nvidia-smi.txt"
 ( vulkaninfo --summary 2>&1 || true ) > "$OUT/vulkaninfo.txt"
@@ -34,28 +41,29 @@ grep '^# vulkan' "$OUT/check_auto.txt" | tee -a "$OUT/log.txt"
 timeout 120 ./build/flce check --backend vulkan --denormals ftz --steps 2 --input 1x28x28 --batch 64 > "$OUT/check_ftz.txt" 2>&1
 echo "exit $?" >> "$OUT/check_ftz.txt"; tail -2 "$OUT/check_ftz.txt" | tee -a "$OUT/log.txt"
 log "2. training throughput"
-for b in 64 256 512; do
-  timeout 90 ./build/flce-bench train --backend vulkan --batch "$b" --steps 10 --csv "$OUT/train.csv" 2>&1 | tee -a "$OUT/log.txt"
-  timeout 90 python3 tools/torch_reference.py bench --device cuda --batch "$b" --steps 20 2>&1 | tee -a "$OUT/log.txt"
+for b in $batches; do
+  timeout 90 ./build/flce-bench train --backend vulkan --batch "$b" --steps $st --csv "$OUT/train.csv" 2>&1 | tee -a "$OUT/log.txt"
+  timeout 90 python3 tools/torch_reference.py bench --device cuda --batch "$b" --steps $((st * 2)) 2>&1 | tee -a "$OUT/log.txt"
 done
 log "2b. the direct convolution shaders (FLCE_VK_CONV=direct) against the tiled default, batch 64 and 512"
-for b in 64 512; do
-  FLCE_VK_CONV=direct timeout 90 ./build/flce-bench train --backend vulkan --batch "$b" --steps 10 --csv "$OUT/train_direct.csv" 2>&1 | tee -a "$OUT/log.txt"
+for b in $ab; do
+  FLCE_VK_CONV=direct timeout 90 ./build/flce-bench train --backend vulkan --batch "$b" --steps $st --csv "$OUT/train_direct.csv" 2>&1 | tee -a "$OUT/log.txt"
 done
 FLCE_VK_CONV=direct timeout 60 ./build/flce check --backend vulkan --op CONV2D --steps 1 > "$OUT/check_direct.txt" 2>&1
 echo "exit $?" >> "$OUT/check_direct.txt"; tail -2 "$OUT/check_direct.txt" | tee -a "$OUT/log.txt"
-timeout 120 ./build/flce-bench train --backend cpu --batch 64 --steps 3 --csv "$OUT/train.csv" 2>&1 | tee -a "$OUT/log.txt"
+timeout 120 ./build/flce-bench train --backend cpu --batch $pb --steps $cst --csv "$OUT/train.csv" 2>&1 | tee -a "$OUT/log.txt"
 log "3. GPU time per shader, batch 64"
-FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch 64 --steps 10 > "$OUT/profile.txt" 2>&1
-FLCE_VK_CONV=direct FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch 64 --steps 10 > "$OUT/profile_direct.txt" 2>&1
+FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch $pb --steps $st > "$OUT/profile.txt" 2>&1
+FLCE_VK_CONV=direct FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch $pb --steps $st > "$OUT/profile_direct.txt" 2>&1
 cat "$OUT/profile.txt" "$OUT/profile_direct.txt" >> "$OUT/log.txt"
 log "4. the same FL run on the GPU and on the CPU backend"
 for be in vulkan cpu; do
-  timeout 200 ./build/flce run --algo flce,fedavg --clients 10 --per-round 5 --rounds 2 --train-subset 2000 --test-subset 500 \
-    --val-size 100 --seed 2 --backend "$be" --out "$OUT/run-$be" --force --quiet > "$OUT/run-$be.txt" 2>&1
+  timeout 200 ./build/flce run --algo flce,fedavg $runargs --seed 2 --backend "$be" --out "$OUT/run-$be" --force --quiet \
+    > "$OUT/run-$be.txt" 2>&1
   echo "exit $?" >> "$OUT/run-$be.txt"
 done
 for a in flce fedavg; do
+  for be in vulkan cpu; do [ -f "$OUT/run-$be/$a/digests.txt" ] || log "$a: the $be run failed ($(head -c 300 "$OUT/run-$be.txt"))"; done
   if cmp -s "$OUT/run-vulkan/$a/digests.txt" "$OUT/run-cpu/$a/digests.txt"; then log "$a: GPU and CPU digests identical"
   else log "$a: GPU and CPU digests DIFFER"; diff "$OUT/run-vulkan/$a/digests.txt" "$OUT/run-cpu/$a/digests.txt" >> "$OUT/log.txt"; fi
 done
