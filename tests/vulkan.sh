@@ -98,14 +98,22 @@ tail -1 "$t/lost.err" | grep -q '^flce run: vulkan: submission failed on .*(VkRe
 [ -f "$t/v2/digests.txt" ] && fail "a failed run wrote digests.txt"
 "$flce" run --algo flce $base2 --out "$t/v2" --backend vulkan --resume > /dev/null 2> "$t/v2.err" || fail "resume after the loss: $(cat "$t/v2.err")"
 cmp -s "$t/c2/digests.txt" "$t/v2/digests.txt" || fail "resumed after a lost device: digests differ from the cpu run"
-# the validation layer: silent on a check with a training step; loud on a deliberate misuse
+# the validation layer (with its synchronization validation): silent on a check with a training
+# step and on both convolution paths; loud on a deliberate misuse and on missing barriers
 if [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
   FLCE_VK_VALIDATION=1 "$flce" check --backend vulkan --steps 1 --batch 4 > "$t/val" 2> "$t/val.err" \
     || fail "check under the validation layer: $(tail -3 "$t/val") $(head -3 "$t/val.err")"
   grep -q 'vulkan validation' "$t/val.err" && fail "validation messages: $(grep 'vulkan validation' "$t/val.err" | head -3)"
+  FLCE_VK_VALIDATION=1 FLCE_VK_CONV=tiled "$flce" check --backend vulkan --op CONV2D --steps 0 > "$t/valt" 2> "$t/valt.err" \
+    || fail "tiled convolutions under the validation layer: $(tail -1 "$t/valt")"
+  grep -q 'vulkan validation' "$t/valt.err" && fail "validation messages (tiled): $(grep 'vulkan validation' "$t/valt.err" | head -3)"
   FLCE_VK_VALIDATION=1 FLCE_VK_TEST_MISUSE=1 "$flce" check --backend vulkan --op ADD --steps 0 > "$t/mis" 2> "$t/mis.err"
   [ $? = 1 ] || fail "a misuse under the validation layer must fail the check"
   grep -q 'vulkan validation' "$t/mis.err" || fail "the deliberate misuse was not reported by the layer"
+  # synchronization validation: commands without the barriers vk_touch records race, and the
+  # layer says so (the check above, silent, is then evidence that every needed barrier is there)
+  FLCE_VK_VALIDATION=1 FLCE_VK_TEST_MISUSE=2 "$flce" check --backend vulkan --op CONV2D_FWD --steps 0 > "$t/race" 2> "$t/race.err"
+  grep -q 'SYNC-HAZARD' "$t/race.err" || fail "commands without barriers were not reported as a hazard: $(head -c 300 "$t/race.err")"
 elif [ -n "${CI:-}${FLCE_CI:-}" ]; then
   fail "the Vulkan validation layer is not installed (vulkan-validationlayers)"
 else

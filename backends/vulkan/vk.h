@@ -76,6 +76,13 @@ typedef struct {
     flce_backend *be;              /* the backend this is the context of (its failure record) */
     int failed;                    /* an op failed (submission, memory): nothing more is recorded or run */
     long dispatches, submissions;  /* statistics since creation */
+    long barriers;                 /* pipeline barriers recorded since creation */
+    long needed;                   /* of them, those vk_touch found a buffer used twice for */
+    int test_no_barriers;          /* FLCE_VK_TEST_MISUSE=2: vk_touch records no barrier (tests only) */
+    /* the buffers that commands recorded since the last barrier use (vk_touch) */
+#define VK_TOUCH_MAX 64
+    const flce_buf *touched[VK_TOUCH_MAX];
+    int ntouched;
     /* staging for buf_write (filled while recording) and for buf_read */
     flce_buf *up, *down;
     void *up_map, *down_map;
@@ -105,6 +112,10 @@ void vk_buf_del(vk_ctx *c, flce_buf *b);
 void vk_fail(vk_ctx *c, flce_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vk_record(vk_ctx *c);              /* make sure cmd is recording */
 void vk_barrier(vk_ctx *c);             /* compute/transfer writes before later reads and writes */
+/* Before a command on these buffers: a barrier where one of them was used by a command since
+ * the last barrier (every buffer counted as read and written), then they are marked used. Commands
+ * on disjoint buffers (the SGD of every parameter tensor) get no barrier between them. */
+void vk_touch(vk_ctx *c, int n, const flce_buf *const *bufs);
 void vk_flush(vk_ctx *c);               /* submit what was recorded and wait */
 flce_buf *vk_scratch(vk_ctx *c, int which, size_t bytes); /* at least bytes (grown when needed) */
 

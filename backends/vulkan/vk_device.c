@@ -76,7 +76,12 @@ static flce_status make_instance(vk_ctx *c, flce_err *e) {
     const char *val = getenv("FLCE_VK_VALIDATION");
     int validate = val && !strcmp(val, "1");
     VkApplicationInfo app = {VK_STRUCTURE_TYPE_APPLICATION_INFO, NULL, "flce", 1, "flce", 1, VK_API_VERSION_1_1};
-    const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *ext[2] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+    /* with the layer, its synchronization validation too: a missing barrier between two commands
+     * on one buffer (vk_touch) is reported even where the device runs commands one at a time */
+    VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT vf = {VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT, NULL, 1, &sync, 0, NULL};
     if (validate) {
         uint32_t n = 0;
         enum_layers(&n, NULL);
@@ -92,8 +97,9 @@ static flce_status make_instance(vk_ctx *c, flce_err *e) {
     ci.pApplicationInfo = &app;
     ci.enabledLayerCount = validate ? 1 : 0;
     ci.ppEnabledLayerNames = &layer;
-    ci.enabledExtensionCount = validate ? 1 : 0;
-    ci.ppEnabledExtensionNames = &ext;
+    ci.enabledExtensionCount = validate ? 2 : 0;
+    ci.ppEnabledExtensionNames = ext;
+    if (validate) ci.pNext = &vf;
     VkResult r = create_instance(&ci, NULL, &c->instance);
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER) return flce_fail(e, FLCE_ERR_ARG, "vulkan: no Vulkan driver on this machine");
     if (r != VK_SUCCESS) return flce_fail(e, FLCE_ERR_ARG, "vulkan: cannot create an instance (VkResult %d)", (int)r);
@@ -348,6 +354,19 @@ void vk_barrier(vk_ctx *c) {
                               VK_ACCESS_TRANSFER_WRITE_BIT};
     VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
     vkCmdPipelineBarrier(c->cmd, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
+    c->barriers++;
+    c->ntouched = 0;
+}
+
+void vk_touch(vk_ctx *c, int n, const flce_buf *const *bufs) {
+    if (c->failed) return;
+    int hazard = c->ntouched + n > VK_TOUCH_MAX;
+    for (int i = 0; i < n && !hazard; i++)
+        for (int j = 0; j < c->ntouched && !hazard; j++) hazard = c->touched[j] == bufs[i];
+    c->needed += hazard;
+    if (hazard && c->test_no_barriers) hazard = 0; /* FLCE_VK_TEST_MISUSE=2 (tests only): a race the layer must find */
+    if (hazard || c->qpool) vk_barrier(c); /* profiling: a barrier before every command */
+    for (int i = 0; i < n; i++) c->touched[c->ntouched++] = bufs[i];
 }
 
 void vk_flush(vk_ctx *c) {
@@ -380,6 +399,7 @@ void vk_flush(vk_ctx *c) {
     }
     vkResetCommandBuffer(c->cmd, 0);
     c->recording = 0;
+    c->ntouched = 0; /* the submission has completed: nothing is pending */
     c->up_used = 0;
     c->submissions++;
 }
@@ -433,9 +453,10 @@ static void b_write(flce_backend *be, flce_buf *b, size_t offset, const void *sr
     }
     memcpy((char *)c->up_map + c->up_used, src, bytes);
     vk_record(c);
+    const flce_buf *used[1] = {b}; /* the staging area is written by the host before submission only */
+    vk_touch(c, 1, used);
     VkBufferCopy r = {c->up_used, offset, bytes};
     vkCmdCopyBuffer(c->cmd, c->up->buf, b->buf, 1, &r);
-    vk_barrier(c);
     c->up_used += (bytes + 15) / 16 * 16;
 }
 
@@ -448,6 +469,8 @@ static void b_read(flce_backend *be, const flce_buf *b, size_t offset, void *dst
         return;
     }
     vk_record(c);
+    const flce_buf *used[1] = {b};
+    vk_touch(c, 1, used);
     VkBufferCopy r = {offset, 0, bytes};
     vkCmdCopyBuffer(c->cmd, b->buf, c->down->buf, 1, &r);
     VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
@@ -474,8 +497,9 @@ static void destroy(flce_backend *be) {
                                                    "conv_bwd_data_tiled", "conv_bwd_weight_tiled"};
                 double tot = 0;
                 for (int s = 0; s < SH_COUNT; s++) tot += c->sh_ns[s];
-                fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions):\n",
-                        c->dispatches, c->submissions);
+                fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions; a barrier "
+                                "before every command while profiling, %ld needed otherwise):\n", c->dispatches,
+                        c->submissions, c->needed);
                 for (int s = 0; s < SH_COUNT; s++)
                     if (c->sh_calls[s])
                         fprintf(stderr, "  %-21s %6ld calls %10.3f ms %5.1f%%  %8.0f workgroups per call\n", nm[s],
@@ -617,6 +641,10 @@ flce_backend *flce_backend_vulkan(const char *device, flce_denorm_mode mode, flc
     be->sync = b_sync;
     be->destroy = destroy;
     if (make_instance(c, e) || pick_device(c, device, e) || make_device(c, e)) goto fail;
+    {
+        const char *misuse = getenv("FLCE_VK_TEST_MISUSE");
+        c->test_no_barriers = misuse && !strcmp(misuse, "2");
+    }
     { /* which convolution shaders (the same bits either way: only the speed differs) */
         const char *conv = getenv("FLCE_VK_CONV");
         if (!conv || !*conv) c->conv_tiled = c->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;

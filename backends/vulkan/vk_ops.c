@@ -1,6 +1,7 @@
 /* vk_ops.c: the compute pipelines and the backend interface's ops on Vulkan. Each op
  * records one or two dispatches of a shader in shaders/ (compiled to SPIR-V at build time
- * and embedded: vk_shaders.h is generated), each followed by a barrier. The shaders follow
+ * and embedded: vk_shaders.h is generated), preceded by a barrier where it uses a buffer that a
+ * command since the last barrier used (vk_touch). The shaders follow
  * the summation orders of reference/ops.h; see each shader's opening comment. */
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +90,7 @@ void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const
         w[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, VK_NULL_HANDLE, (uint32_t)i, 0, 1,
                                       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NULL, &bi[i], NULL};
     }
+    vk_touch(c, nbuf, bufs);
     vkCmdBindPipeline(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipe[sh]);
     vkCmdPushDescriptorSetKHR(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout, 0, (uint32_t)nbuf, w);
     unsigned char pc[VKB_PUSH_BYTES] = {0};
@@ -109,7 +111,6 @@ void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const
         c->q_shader[c->nq / 2] = sh;
         c->nq += 2;
     }
-    vk_barrier(c);
     c->dispatches++;
 }
 
@@ -311,8 +312,9 @@ static void v_weighted_sum(flce_backend *be, size_t n, int K, const float *a, co
     if (K == 0) { /* the empty sum: +0 everywhere */
         if (c->failed) return;
         vk_record(c);
+        const flce_buf *used[1] = {y};
+        vk_touch(c, 1, used);
         vkCmdFillBuffer(c->cmd, y->buf, 0, VK_WHOLE_SIZE, 0);
-        vk_barrier(c);
         return;
     }
     for (int k0 = 0; k0 < K; k0 += 8) {
