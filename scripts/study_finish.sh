@@ -6,6 +6,7 @@
 # docs/results/fmnist-small/report/COMMAND.txt, and a screenshot of the page in headless
 # Chromium (docs/results/fmnist-small/report-screenshot.png; the browser check of
 # tests/report_browser.sh: it fails when a figure does not load or a link is broken).
+# Checks the claims table's verdicts against their numbers (scripts/check_claims.sh).
 # Refuses while a configuration of the study lacks a seed (the presets' folder names say which).
 # FLCE_BIN=PATH: another build of flce.
 set -eu
@@ -31,6 +32,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 t0=$(date +%s)
 "$flce" report $runs --out "$tmp/report"
 t1=$(date +%s)
+# every verdict of the claims table follows from its numbers by the rule (scripts/check_claims.sh)
+sh scripts/check_claims.sh "$tmp/report/claims.csv" || { echo "study_finish.sh: the claims table breaks its rule" >&2; exit 1; }
 rm -rf "$dest/report.tmp" && mkdir -p "$dest/report.tmp"
 find "$tmp/report" -maxdepth 1 -type f \( -name '*.md' -o -name '*.html' -o -name '*.png' -o -name '*.svg' -o -name '*.csv' -o -name '*.gp' \) \
   -exec cp {} "$dest/report.tmp/" \;

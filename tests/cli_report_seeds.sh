@@ -39,6 +39,36 @@ grep -q '^Verdicts: each comparison is FLCE against one method' "$t/rep/report.m
 want=$(awk -v w="$d" 'BEGIN { split(w, a, " "); print (a[1] - a[2] > 0) ? "holds" : (a[1] + a[2] < 0) ? "does not hold" : "inconclusive" }')
 row=$(grep "^| FLCE's accuracy at least every baseline's |" "$t/rep/report.md") || fail "no accuracy claim"
 case "$row" in *"**$want** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
+# claims.csv, the comparisons behind the table: the accuracy comparison is the paired difference
+# worked out above; every comparison's verdict follows from its interval, and every claim's from
+# its comparisons, by the rule (checked here line by line, with quoted fields split at '"')
+[ "$(head -1 "$t/rep/claims.csv")" = "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict" ] ||
+  fail "claims.csv header: $(head -1 "$t/rep/claims.csv")"
+line=$(grep "^\"FLCE's accuracy at least every baseline's\",.*,\"FLCE - fedavg\"," "$t/rep/claims.csv") || fail "no accuracy comparison in claims.csv"
+printf '%s\n' "$line" | awk -F'"' -v w="$d" -v v="$want" '{ split($7, f, ","); split(w, a, " ");
+  cv = v == "holds" ? "holds" : v == "does not hold" ? "fails" : "inconclusive"
+  exit !((f[2] - a[1]) ^ 2 < 1e-12 && f[3] == "+1" && (f[4] - a[2]) ^ 2 < 1e-12 && f[5] == 3 && f[6] == cv && f[7] == v) }' ||
+  fail "claims.csv accuracy comparison: $line; worked out here $d, $want"
+sh "$(dirname "$0")/../scripts/check_claims.sh" "$t/rep/claims.csv" > "$t/cc" 2>&1 || fail "claims.csv breaks the rule: $(cat "$t/cc")"
+# scripts/check_claims.sh itself, on lines worked out by hand: decisive both ways, a ratio, one
+# seed; then each made wrong once, which it must find
+hdr="claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict"
+good='"acc","c1","FLCE - a",0.05,+1,0.02,3,holds,holds
+"acc","c1","FLCE - b",0.03,+1,0.01,3,holds,holds
+"kl","c1","FLCE - a",0.10,-1,0.04,3,fails,does not hold
+"kl","c1","FLCE - b",-0.10,-1,0.20,3,inconclusive,does not hold
+"kl","c2","FLCE - a",-0.10,-1,0.04,3,holds,inconclusive
+"kl","c2","FLCE - b",-0.10,-1,,1,inconclusive,inconclusive
+"server cost","c1","FLCE / FedAvg server seconds per round (at most 10)",12.5,,,3,fails,does not hold'
+printf '%s\n%s\n' "$hdr" "$good" > "$t/good.csv"
+sh "$(dirname "$0")/../scripts/check_claims.sh" "$t/good.csv" > "$t/cg" 2>&1 || fail "check_claims.sh rejects hand-checked lines: $(cat "$t/cg")"
+grep -q '^claims.csv: 7 comparisons of 4 claims' "$t/cg" || fail "check_claims.sh count: $(cat "$t/cg")"
+for wrong in 's/0.05,+1,0.02,3,holds/0.05,+1,0.06,3,holds/' 's/0.10,-1,0.04,3,fails/0.10,+1,0.04,3,fails/' \
+             's/3,holds,inconclusive/3,holds,holds/' 's/12.5,,,3,fails/9.5,,,3,fails/' 's/does not hold$/inconclusive/'; do
+  printf '%s\n%s\n' "$hdr" "$good" | sed "$wrong" > "$t/bad.csv"
+  sh "$(dirname "$0")/../scripts/check_claims.sh" "$t/bad.csv" > /dev/null 2>&1 && fail "check_claims.sh accepts a wrong line ($wrong)"
+done
+[ "$(awk 'END { print NR }' "$t/rep/claims.csv")" -ge 6 ] || fail "claims.csv has too few lines: $(cat "$t/rep/claims.csv")"
 # the server cost claim counts FLCE's completion after the last round (costs.txt), spread over
 # the rounds: FLCE's figure is the mean over seeds of (mean server seconds per round + final / T)
 want=$(for s in 1 2 3; do awk -F, 'NR > 1 { s += $6; n++ } END { printf "%.10f ", s / n }' "$t/s$s/flce/metrics.csv"
