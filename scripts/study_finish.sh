@@ -16,7 +16,8 @@ flce=${FLCE_BIN:-./build/flce}
 dest=docs/results/fmnist-small
 [ -x "$flce" ] || { echo "study_finish.sh: $flce: not built (scripts/setup.sh)" >&2; exit 2; }
 [ -d "$study" ] || { echo "study_finish.sh: $study: no such folder (scripts/study_pack.sh unpack)" >&2; exit 2; }
-# every folder the study makes, finished (names from scripts/presets/run.sh, 3 seeds)
+# every folder the study makes, finished (names from scripts/presets/run.sh: 3 seeds, and seeds 4
+# and 5 of the normal configurations from moreseeds)
 missing=""
 for c in noniid iid noniid-flce-noM noniid-flce-noV noniid-flce-noQ noniid-flce-noCL noniid-flce-noCMC \
          iid-flce-noM iid-flce-noV iid-flce-noQ iid-flce-noCL iid-flce-noCMC classweights \
@@ -25,6 +26,9 @@ for c in noniid iid noniid-flce-noM noniid-flce-noV noniid-flce-noQ noniid-flce-
     d=$study/fmnist-$c-s$s
     [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ] || missing="$missing fmnist-$c-s$s"
   done
+done
+for d in noniid-s4 noniid-s5 iid-s4 iid-s5; do # moreseeds: FLCE, FedAvg and FedSV only
+  [ -f "$study/fmnist-$d/summary.csv" ] || missing="$missing fmnist-$d"
 done
 [ -z "$missing" ] || { echo "study_finish.sh: the study is not complete; missing:$missing" >&2; exit 1; }
 runs=$(ls -d "$study"/fmnist-*/ | sed 's#/$##')

@@ -8,7 +8,8 @@
 #   stream a: normal (IID, Dirichlet 0.5; all eleven methods), ablation (FLCE itself from the
 #             normal runs), class weights
 #   stream b: heterogeneity (Dirichlet 0.1, 0.3, 1, 5; 0.5 from the normal runs), noise, main
-#             (the main job's configuration: IID, lr 0.05, 15 rounds; FLCE, FedAvg, FedSV)
+#             (the main job's configuration: IID, lr 0.05, 15 rounds; FLCE, FedAvg, FedSV), and
+#             seeds 4 and 5 of the normal configurations for FLCE, FedAvg and FedSV (moreseeds)
 # FLCE_BIN as in run.sh (default build/flce).
 set -eu
 cd "$(dirname "$0")/../.."
@@ -20,7 +21,7 @@ export FLCE_PRESET_REPORT=0  # one report over everything at the end, not one pe
 ( FLCE_PRESET_ABLATION_BASE=0 sh -c "$run normal small '$out' && $run ablation small '$out' && $run classweights small '$out'" \
     > "$out/stream_a.log" 2>&1 ) &
 a=$!
-( FLCE_PRESET_DIRICHLETS="0.1 0.3 1 5" sh -c "$run heterogeneity small '$out' && $run noise small '$out' && $run main small '$out'" \
+( FLCE_PRESET_DIRICHLETS="0.1 0.3 1 5" sh -c "$run heterogeneity small '$out' && $run noise small '$out' && $run main small '$out' && $run moreseeds small '$out'" \
     > "$out/stream_b.log" 2>&1 ) &
 b=$!
 rc=0

@@ -1,0 +1,44 @@
+#!/bin/sh
+# presets.sh FLCE: scripts/presets/run.sh at one round and one seed (FLCE_PRESET_ROUNDS=1,
+# FLCE_PRESET_SEEDS=1): the main experiment makes its run folder (the main job's settings in each
+# method's config.json) and a report; run again, it says the folder is done and ends with status
+# 0 although OUT now holds the report folder, which is no run (a loop once ended the script there
+# under set -e); FLCE_PRESET_REPORT=0 makes no report; moreseeds runs the next two seeds of the
+# normal configurations with FLCE, FedAvg and FedSV only; a wrong experiment or seed count is
+# one line and status 2.
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+run=$(cd "$(dirname "$0")/.." && pwd)/scripts/presets/run.sh
+t=$(mktemp -d /tmp/flce-presets-XXXXXX); trap 'rm -rf "$t"' EXIT
+export FLCE_BIN="$flce" FLCE_PRESET_ROUNDS=1 FLCE_PRESET_SEEDS=1
+sh "$run" main small "$t/o" > "$t/1.log" 2>&1 || fail "run.sh main: $(tail -3 "$t/1.log")"
+for a in flce fedavg fedsv; do
+  c="$t/o/fmnist-main-s1/$a/config.json"
+  [ -f "$c" ] || fail "no $a run in fmnist-main-s1: $(ls "$t/o/fmnist-main-s1")"
+  json_has "$c" '"rounds":1,' && json_has "$c" '"lr":0.05,' && json_has "$c" '"partition":"iid"' && json_has "$c" '"seed":1,' ||
+    fail "$a: not the main job's settings at one round: $(cat "$c")"
+done
+[ -s "$t/o/report/report.html" ] || fail "no report"
+sh "$run" main small "$t/o" > "$t/2.log" 2>&1 || fail "run.sh main again (OUT holds report/): status $?: $(tail -3 "$t/2.log")"
+grep -q '^fmnist-main-s1: done already$' "$t/2.log" || fail "the finished folder was not skipped: $(cat "$t/2.log")"
+grep -q '^results: ' "$t/2.log" || fail "run.sh stopped before its end: $(tail -3 "$t/2.log")"
+rm -rf "$t/o/report"
+FLCE_PRESET_REPORT=0 sh "$run" main small "$t/o" > "$t/3.log" 2>&1 || fail "FLCE_PRESET_REPORT=0: $(tail -3 "$t/3.log")"
+[ -e "$t/o/report" ] && fail "FLCE_PRESET_REPORT=0 made a report"
+grep -q 'no report: FLCE_PRESET_REPORT=0' "$t/3.log" || fail "FLCE_PRESET_REPORT=0 does not say so: $(tail -2 "$t/3.log")"
+FLCE_PRESET_REPORT=0 sh "$run" moreseeds small "$t/o" > "$t/4.log" 2>&1 || fail "moreseeds: $(tail -3 "$t/4.log")"
+for d in noniid-s2 noniid-s3 iid-s2 iid-s3; do
+  [ "$(ls "$t/o/fmnist-$d" | grep -v '\.csv$' | tr '\n' ' ')" = "fedavg fedsv flce " ] || fail "moreseeds fmnist-$d: $(ls "$t/o/fmnist-$d")"
+done
+[ -e "$t/o/fmnist-noniid-s1" ] && fail "moreseeds ran seed 1"
+json_has "$t/o/fmnist-noniid-s3/flce/config.json" '"seed":3,' && json_has "$t/o/fmnist-noniid-s3/flce/config.json" '"dirichlet":0.5,' ||
+  fail "moreseeds: fmnist-noniid-s3 is not Dirichlet 0.5 with seed 3"
+err=$(sh "$run" bogus small "$t/o" 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *usage:*moreseeds*) true;; *) false;; esac ||
+  fail "run.sh bogus: status $rc, '$err'"
+err=$(FLCE_PRESET_SEEDS=x sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_SEEDS*) true;; *) false;; esac ||
+  fail "FLCE_PRESET_SEEDS=x: status $rc, '$err'"
+echo "presets: ok"
