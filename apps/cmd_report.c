@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -31,7 +32,19 @@ typedef struct {
     const char *out, *prog;
     FILE *md, *ht; /* report.md, report.html */
     int figs_ok;   /* 0 once a figure failed */
+    int quiet;     /* --quiet: no progress lines */
+    double t;      /* when the current part began (progress) */
 } report;
+
+/* A part of a long report done: one line on stderr where it took 2 s or more (the small-scale
+ * study's report takes minutes), so that a short report stays silent. */
+static void progress(report *R, const char *part) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = ts.tv_sec + 1e-9 * ts.tv_nsec;
+    if (!R->quiet && R->t > 0 && now - R->t >= 2) fprintf(stderr, "%s: %s (%.0f s)\n", R->prog, part, now - R->t);
+    R->t = now;
+}
 
 /* Labels: the method and its ablations, made unique by the end of the run's path. */
 static void make_labels(report *R) {
@@ -561,9 +574,10 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
 
 int flce_cmd_report(int argc, char **argv) {
     const char *prog = "flce report", *out = NULL;
-    int window = 10;
+    int window = 10, quiet = 0;
     cli_opt opts[] = {
         {"out", CLI_STR, &out, "report folder (created)", 0},
+        {"quiet", CLI_FLAG, &quiet, "no progress lines (printed for parts that take 2 s or more)", 0},
         {"window", CLI_INT, &window, "rounds at the end averaged for the accuracy table (default 10; the paper: 100)", 0},
         {0},
     };
@@ -579,6 +593,8 @@ int flce_cmd_report(int argc, char **argv) {
     int nd = collect_dirs(prog, pos, np, dirs);
     if (nd < 0) return 2;
     run_t *runs = calloc(MAXRUNS, sizeof *runs);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     flce_err e = {{0}};
     int nr = 0;
     for (int i = 0; i < nd; i++) {
@@ -593,7 +609,10 @@ int flce_cmd_report(int argc, char **argv) {
         nr++;
     }
     if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
-    report R0 = {runs, nr, window, out, prog, NULL, NULL, 1}, *R = &R0;
+    report R0 = {runs, nr, window, out, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec}, *R = &R0;
+    char what[64];
+    snprintf(what, sizeof what, "read %d runs", nr);
+    progress(R, what);
     make_labels(R);
     /* the data behind the figures, and the figures */
     if (section_curves(R)) {
@@ -603,6 +622,7 @@ int flce_cmd_report(int argc, char **argv) {
     }
     section_contributions(R);
     section_server_cost(R);
+    progress(R, "figures of every run");
     /* the report, in Markdown and HTML */
     char p[1400];
     snprintf(p, sizeof p, "%s/report.md", out);
@@ -618,13 +638,17 @@ int flce_cmd_report(int argc, char **argv) {
     section_table(R);
     /* seeds: configurations over several seeds, means, intervals, paired differences */
     R->figs_ok &= report_seeds(runs, nr, out, md, ht);
+    progress(R, "seeds, paired differences and claims");
     report_completion(runs, nr, out, md, ht); /* FLCE's completion varied on the runs' traces */
+    progress(R, "completion sensitivity");
     section_ablation(R);
     section_shapley(R);
+    progress(R, "distances to canonical Shapley");
     section_class_contributions(R);
     section_heterogeneity(R);
     section_noise(R);
     section_runs(R);
+    progress(R, "class contributions, heterogeneity, noise, runs");
     fprintf(ht, "</body></html>\n");
     fclose(md);
     fclose(ht);
