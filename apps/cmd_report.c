@@ -76,7 +76,7 @@ static int section_curves(report *R) {
     const char *out = R->out;
     const char *prog = R->prog;
     /* the data behind the figures */
-    char p[1400], body[16384];
+    char p[1400];
     for (int i = 0; i < nr; i++) {
         snprintf(p, sizeof p, "%s/run%02d_metrics.csv", out, i);
         FILE *f = fopen(p, "w");
@@ -89,16 +89,16 @@ static int section_curves(report *R) {
     const char *what[3][3] = {{"accuracy", "2", "test accuracy of the global model"},
                               {"macro_f1", "3", "macro-F1 of the global model"},
                               {"kl", "4", "KL(running contributions || data shares)"}};
-    for (int w = 0; w < 3; w++) {
-        size_t n = (size_t)snprintf(body, sizeof body,
-                                    "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ",
-                                    what[w][2]);
+    for (int w = 0; w < 3; w++) { /* one curve per run: a buffer that grows (the study has about 190) */
+        flce_sbuf b = {0};
+        flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ", what[w][2]);
         for (int i = 0; i < nr; i++)
-            n += (size_t)snprintf(body + n, sizeof body - n, "%s'run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
-                                  i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo),
-                                  runs[i].ablate[0] ? " dt 2" : "", gp_safe(runs[i].label));
-        snprintf(body + n, sizeof body - n, "\n");
-        R->figs_ok &= gnuplot(out, what[w][0], body) == 0;
+            flce_sbuf_printf(&b, "%s'run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                             i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo), runs[i].ablate[0] ? " dt 2" : "",
+                             gp_safe(runs[i].label));
+        flce_sbuf_printf(&b, "\n");
+        R->figs_ok &= !b.oom && gnuplot(out, what[w][0], b.s) == 0;
+        flce_sbuf_free(&b);
     }
     return 0;
 }
@@ -108,7 +108,7 @@ static void section_contributions(report *R) {
     run_t *runs = R->runs;
     int nr = R->nr;
     const char *out = R->out;
-    char p[1400], body[16384];
+    char p[1400];
     /* contributions per client, against the data shares */
     snprintf(p, sizeof p, "%s/contributions.csv", out);
     FILE *f = fopen(p, "w");
@@ -126,15 +126,15 @@ static void section_contributions(report *R) {
             fprintf(f, "\n");
         }
         fclose(f);
-        size_t n = (size_t)snprintf(body, sizeof body,
-                                    "  set xlabel 'client'\n  set ylabel 'share of the whole training'\n  set key outside right\n"
-                                    "  set style data histograms\n  set style histogram clustered gap 1\n  set style fill solid 0.85\n"
-                                    "  set xtics 0,5\n  plot 'contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'");
+        flce_sbuf b = {0};
+        flce_sbuf_printf(&b, "  set xlabel 'client'\n  set ylabel 'share of the whole training'\n  set key outside right\n"
+                             "  set style data histograms\n  set style histogram clustered gap 1\n  set style fill solid 0.85\n"
+                             "  set xtics 0,5\n  plot 'contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'");
         for (int i = 0; i < nr; i++)
-            n += (size_t)snprintf(body + n, sizeof body - n, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, gp_safe(runs[i].label),
-                                  color_of(runs[i].algo));
-        snprintf(body + n, sizeof body - n, "\n");
-        R->figs_ok &= gnuplot(out, "contributions", body) == 0;
+            flce_sbuf_printf(&b, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, gp_safe(runs[i].label), color_of(runs[i].algo));
+        flce_sbuf_printf(&b, "\n");
+        R->figs_ok &= !b.oom && gnuplot(out, "contributions", b.s) == 0;
+        flce_sbuf_free(&b);
     } else if (f) fclose(f);
 }
 
@@ -234,7 +234,7 @@ static void section_shapley(report *R) {
     int nr = R->nr;
     const char *out = R->out;
     FILE *md = R->md, *ht = R->ht;
-    char p[1400], body[16384];
+    char p[1400];
     /* distance to the canonical (exact) Shapley value, per round and cumulative, against a
      * FedSV run on the same partition */
     int sv = -1;
@@ -281,18 +281,20 @@ static void section_shapley(report *R) {
         fclose(fd);
         free(a), free(b);
         if (nrow) {
-            size_t n = (size_t)snprintf(body, sizeof body, "  set xlabel 'round'\n  set ylabel 'Euclidean distance to exact Shapley'\n"
-                                                           "  set key outside right\n  set grid\n  plot ");
+            flce_sbuf gp = {0};
+            flce_sbuf_printf(&gp, "  set xlabel 'round'\n  set ylabel 'Euclidean distance to exact Shapley'\n"
+                                 "  set key outside right\n  set grid\n  plot ");
             int col = 2;
             for (int i = 0; i < nr; i++) {
                 run_t *r = &runs[i];
                 if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
-                n += (size_t)snprintf(body + n, sizeof body - n, "%s'shapley_distance.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
-                                      col > 2 ? ", \\\n       " : "", col, color_of(r->algo), r->ablate[0] ? " dt 2" : "", gp_safe(r->label));
+                flce_sbuf_printf(&gp, "%s'shapley_distance.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                                 col > 2 ? ", \\\n       " : "", col, color_of(r->algo), r->ablate[0] ? " dt 2" : "", gp_safe(r->label));
                 col++;
             }
-            snprintf(body + n, sizeof body - n, "\n");
-            R->figs_ok &= gnuplot(out, "shapley_distance", body) == 0;
+            flce_sbuf_printf(&gp, "\n");
+            R->figs_ok &= !gp.oom && gnuplot(out, "shapley_distance", gp.s) == 0;
+            flce_sbuf_free(&gp);
             fprintf(md, "\n## Distance to the canonical Shapley value\n\nAgainst `%s` (exact Shapley per round, same partition): per round, the selected clients' "
                         "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.\n\n"
                         "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", S0->dir);
@@ -399,7 +401,7 @@ static void section_heterogeneity(report *R) {
     int nr = R->nr;
     const char *out = R->out;
     FILE *md = R->md, *ht = R->ht;
-    char p[1400], body[16384];
+    char p[1400];
     /* heterogeneity sweep: runs of one method that differ in the Dirichlet parameter */
     int sweep = 0;
     for (int i = 0; i < nr && !sweep; i++)
@@ -451,16 +453,18 @@ static void section_heterogeneity(report *R) {
             }
             fclose(fa);
         }
-        size_t n = (size_t)snprintf(body, sizeof body, "  set multiplot layout 1,2\n  set logscale x\n  set xlabel 'Dirichlet parameter (log scale)'\n  set grid\n  set key bottom right\n");
+        flce_sbuf b = {0};
+        flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set logscale x\n  set xlabel 'Dirichlet parameter (log scale)'\n  set grid\n  set key bottom right\n");
         for (int w = 0; w < 2; w++) {
-            n += (size_t)snprintf(body + n, sizeof body - n, "  set ylabel '%s'\n  plot ", w ? "KL(contributions || data shares)" : "accuracy");
+            flce_sbuf_printf(&b, "  set ylabel '%s'\n  plot ", w ? "KL(contributions || data shares)" : "accuracy");
             for (int a2 = 0; a2 < na; a2++)
-                n += (size_t)snprintf(body + n, sizeof body - n, "%s'heterogeneity_%02d.csv' using 2:%d with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                                      a2 ? ", " : "", a2, w ? 4 : 3, color_of(algos[a2]), gp_safe(algos[a2]));
-            n += (size_t)snprintf(body + n, sizeof body - n, "\n");
+                flce_sbuf_printf(&b, "%s'heterogeneity_%02d.csv' using 2:%d with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
+                                 a2 ? ", " : "", a2, w ? 4 : 3, color_of(algos[a2]), gp_safe(algos[a2]));
+            flce_sbuf_printf(&b, "\n");
         }
-        snprintf(body + n, sizeof body - n, "  unset multiplot\n");
-        R->figs_ok &= gnuplot(out, "heterogeneity", body) == 0;
+        flce_sbuf_printf(&b, "  unset multiplot\n");
+        R->figs_ok &= !b.oom && gnuplot(out, "heterogeneity", b.s) == 0;
+        flce_sbuf_free(&b);
         fprintf(md, "\n![heterogeneity](heterogeneity.png) ([SVG](heterogeneity.svg))\n");
         fprintf(ht, "<img src='heterogeneity.svg' width='860' alt='heterogeneity sweep'>\n");
     }

@@ -138,9 +138,8 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
     for (int i = 0; i < nm; i++) {
         printf("%-8s %8.4f %8.4f %9.5f %9.5f %10.2f %10.2f  %s\n", names[i], sums[i].final_acc, sums[i].final_f1, sums[i].kl,
                sums[i].kl_div, sums[i].server_s, sums[i].client_s, dirs[i]);
-        sl += (size_t)snprintf(summary + sl, sizeof summary - sl, "%s,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s\n", names[i],
-                               sums[i].final_acc, sums[i].final_f1, sums[i].kl, sums[i].kl_div, sums[i].server_s,
-                               sums[i].client_s, dirs[i]);
+        flce_catf(summary, sizeof summary, &sl, "%s,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%s\n", names[i], sums[i].final_acc,
+                  sums[i].final_f1, sums[i].kl, sums[i].kl_div, sums[i].server_s, sums[i].client_s, dirs[i]);
     }
     printf("(accuracy and macro-F1: mean of the last min(10, T) rounds; KL: final contributions to data shares; "
            "device: %s)\n", nm ? sums[0].device : "");
@@ -244,8 +243,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
     if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
     char every[512] = "";
     if (!strcmp(algos, "all")) { /* the registry's order */
-        for (int i = 0, n = 0; i < flce_method_count(); i++)
-            n += snprintf(every + n, sizeof every - (size_t)n, "%s%s", i ? "," : "", flce_method_name(i));
+        size_t n = 0;
+        for (int i = 0; i < flce_method_count(); i++) flce_catf(every, sizeof every, &n, "%s%s", i ? "," : "", flce_method_name(i));
         algos = every;
     }
     if (!out) return cli_usage_error(prog, "--out DIR is required");

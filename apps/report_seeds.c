@@ -59,13 +59,15 @@ static const char *base_label(const run_t *r, char *o, size_t cap) {
 }
 
 const char *report_configuration(const run_t *r, char *o, size_t cap) {
-    int n = snprintf(o, cap, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
-    if (strcmp(r->partition, "iid")) n += snprintf(o + n, cap - (size_t)n, " %g", r->dirichlet);
-    if (r->label_noise > 0 || r->feature_noise > 0) n += snprintf(o + n, cap - (size_t)n, "; noise L%g F%g", r->label_noise, r->feature_noise);
+    size_t n = 0;
+    o[0] = '\0';
+    flce_catf(o, cap, &n, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
+    if (strcmp(r->partition, "iid")) flce_catf(o, cap, &n, " %g", r->dirichlet);
+    if (r->label_noise > 0 || r->feature_noise > 0) flce_catf(o, cap, &n, "; noise L%g F%g", r->label_noise, r->feature_noise);
     const cJSON *lr = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "lr") : NULL; /* said where not the paper's 0.01 */
-    if (cJSON_IsNumber(lr) && lr->valuedouble != 0.01 && n < (int)cap) n += snprintf(o + n, cap - (size_t)n, "; lr %g", lr->valuedouble);
-    if (r->cw && n < (int)cap) n += snprintf(o + n, cap - (size_t)n, "; class weights");
-    if (n < (int)cap) snprintf(o + n, cap - (size_t)n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
+    if (cJSON_IsNumber(lr) && lr->valuedouble != 0.01) flce_catf(o, cap, &n, "; lr %g", lr->valuedouble);
+    if (r->cw) flce_catf(o, cap, &n, "; class weights");
+    flce_catf(o, cap, &n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
     return o;
 }
 
@@ -530,12 +532,12 @@ static int seeds_figures(seeds_ctx *S) {
     /* per round: the seed mean and the min-max band of every configuration with several seeds */
     static const char *what[3][3] = {{"accuracy", "test accuracy of the global model"}, {"macro_f1", "macro-F1"}, {"kl", "KL(running contributions || data shares)"}};
     for (int w = 0; w < 3; w++) {
-        char body[16384];
-        size_t bn = (size_t)snprintf(body, sizeof body, "  set xlabel 'round'\n  set ylabel '%s'\n"
-                                                        "  set key outside right\n  set grid\n  set style fill transparent solid 0.15 noborder\n  plot ",
-                                     what[w][1]);
+        flce_sbuf b = {0}; /* the gnuplot script: one band and line per configuration (it grows) */
+        flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n"
+                             "  set key outside right\n  set grid\n  set style fill transparent solid 0.15 noborder\n  plot ",
+                         what[w][1]);
         int curves = 0;
-        for (int j = 0; j < ng && bn < sizeof body - 400; j++) {
+        for (int j = 0; j < ng; j++) {
             if (g[j].n < 2) continue;
             const run_t *r0 = &runs[g[j].m[0]];
             int T = r0->T;
@@ -555,18 +557,21 @@ static int seeds_figures(seeds_ctx *S) {
                 if (k) fprintf(f, "%d,%.6f,%.6f,%.6f\n", t + 1, s / k, lo, hi);
             }
             fclose(f);
-            bn += (size_t)snprintf(body + bn, sizeof body - bn,
-                                   "%s'seeds_%s_%02d.csv' skip 1 using 1:3:4 with filledcurves lc rgb '%s' notitle, "
-                                   "'' skip 1 using 1:2 with lines lw 2 lc rgb '%s'%s title '%s (n=%d)'",
-                                   curves ? ", \\\n       " : "", what[w][0], j, color_of(r0->algo), color_of(r0->algo),
-                                   r0->ablate[0] ? " dt 2" : "", gp_safe(base_label(r0, lab, sizeof lab)), g[j].n);
+            flce_sbuf_printf(&b, "%s'seeds_%s_%02d.csv' skip 1 using 1:3:4 with filledcurves lc rgb '%s' notitle, "
+                                 "'' skip 1 using 1:2 with lines lw 2 lc rgb '%s'%s title '%s (n=%d)'",
+                             curves ? ", \\\n       " : "", what[w][0], j, color_of(r0->algo), color_of(r0->algo),
+                             r0->ablate[0] ? " dt 2" : "", gp_safe(base_label(r0, lab, sizeof lab)), g[j].n);
             curves++;
         }
-        if (!curves) break;
-        snprintf(body + bn, sizeof body - bn, "\n");
+        if (!curves) {
+            flce_sbuf_free(&b);
+            break;
+        }
+        flce_sbuf_printf(&b, "\n");
         char name[64];
         snprintf(name, sizeof name, "seeds_%s", what[w][0]);
-        figs_ok &= gnuplot(out, name, body) == 0;
+        figs_ok &= !b.oom && gnuplot(out, name, b.s) == 0;
+        flce_sbuf_free(&b);
         fprintf(md, "\n![%s per round: seed mean, band min to max](%s.png) ([SVG](%s.svg))\n", what[w][1], name, name);
         fprintf(ht, "<h3>%s per round</h3><p>Lines: the mean over seeds; bands: the smallest to the largest value over seeds.</p>"
                     "<img src='%s.svg' width='860' alt='%s per round, seed mean and band'>\n", what[w][1], name, what[w][1]);
@@ -593,7 +598,7 @@ static void configurations_apart(seeds_ctx *S) {
             for (char *t = strtok(one, ", "); t; t = strtok(NULL, ", ")) { /* the union of the fields, once each */
                 char pat[80];
                 snprintf(pat, sizeof pat, "`%s`", t);
-                if (!strstr(diff, pat) && used < sizeof diff - 80) used += (size_t)snprintf(diff + used, sizeof diff - used, "%s%s", used ? ", " : "", pat);
+                if (!strstr(diff, pat)) flce_catf(diff, sizeof diff, &used, "%s%s", used ? ", " : "", pat);
             }
         }
         if (count < 2) continue;

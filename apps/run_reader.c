@@ -258,10 +258,10 @@ char *flce_run_key(const run_t *r, const char *const *drop, int ndrop) {
 void flce_run_differing(const run_t *a, const run_t *b, const char *skip, char *out, size_t cap) {
     size_t used = 0;
     out[0] = '\0';
-    for (const cJSON *m = a->cfg ? a->cfg->child : NULL; m && used < cap; m = m->next)
+    for (const cJSON *m = a->cfg ? a->cfg->child : NULL; m; m = m->next)
         if ((!skip || strcmp(m->string, skip)) && !flce_json_equal(m, cJSON_GetObjectItemCaseSensitive(b->cfg, m->string)))
-            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? ", " : "", m->string);
-    for (const cJSON *m = b->cfg ? b->cfg->child : NULL; m && used < cap; m = m->next)
+            flce_catf(out, cap, &used, "%s%s", used ? ", " : "", m->string);
+    for (const cJSON *m = b->cfg ? b->cfg->child : NULL; m; m = m->next)
         if ((!skip || strcmp(m->string, skip)) && !cJSON_GetObjectItemCaseSensitive(a->cfg, m->string))
-            used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? ", " : "", m->string);
+            flce_catf(out, cap, &used, "%s%s", used ? ", " : "", m->string);
 }

@@ -38,6 +38,19 @@ const char *flce_status_name(flce_status s);
 /* Allocation helpers: zeroed memory, NULL on failure or on a size overflow. */
 void *flce_calloc(size_t count, size_t size);
 
+/* Text built piece by piece. flce_catf appends to a fixed buffer and never writes past it:
+ * what does not fit is cut off, *len stays below cap (the buffer stays NUL-terminated).
+ * flce_sbuf grows as needed (start from {0}; free with flce_sbuf_free); where memory runs out,
+ * oom is set and s holds what fitted before. */
+void flce_catf(char *buf, size_t cap, size_t *len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int oom;
+} flce_sbuf;
+void flce_sbuf_printf(flce_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void flce_sbuf_free(flce_sbuf *b);
+
 /* mkdir -p: 0 when path is a directory afterwards, -1 otherwise (errno set). */
 int flce_mkdirs(const char *path);
 

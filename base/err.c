@@ -69,3 +69,44 @@ int flce_mkdirs(const char *path) {
     struct stat sb;
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode) ? 0 : -1;
 }
+
+void flce_catf(char *buf, size_t cap, size_t *len, const char *fmt, ...) {
+    if (!cap || *len >= cap - 1) {
+        if (cap) *len = cap - 1, buf[cap - 1] = '\0';
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    *len = (size_t)n < cap - *len ? *len + (size_t)n : cap - 1; /* cut off: the end of the buffer */
+}
+
+void flce_sbuf_printf(flce_sbuf *b, const char *fmt, ...) {
+    if (b->oom) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s, b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void flce_sbuf_free(flce_sbuf *b) {
+    free(b->s);
+    *b = (flce_sbuf){0};
+}

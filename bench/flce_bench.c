@@ -30,7 +30,8 @@ static int cmd_peak(int argc, char **argv) {
     static const char *keys[] = {"muladd_avx2", "muladd_avx512", "fma_avx2", "fma_avx512"};
     double g[4];
     char text[512];
-    int len = snprintf(text, sizeof text, "threads,kind,peak_gflops\n");
+    size_t len = 0;
+    flce_catf(text, sizeof text, &len, "threads,kind,peak_gflops\n");
     printf("peak float32 GFLOP/s, %d threads (best of 3 runs each):\n", threads);
     for (int k = 0; k < 4; k++) {
         g[k] = flce_peak_kind_gflops(k, threads);
@@ -39,7 +40,7 @@ static int cmd_peak(int argc, char **argv) {
             continue;
         }
         printf("  %-36s %8.1f%s\n", names[k], g[k], k == flce_peak_backend_kind() ? "   <- the CPU backend's vectors" : "");
-        len += snprintf(text + len, sizeof text - (size_t)len, "%d,%s,%.3f\n", threads, keys[k], g[k]);
+        flce_catf(text, sizeof text, &len, "%d,%s,%.3f\n", threads, keys[k], g[k]);
     }
     int best_fma = g[3] > g[2] ? 3 : 2;
     printf("the bit-exact contract allows separate mul and add only: the CPU backend's ceiling is %.2f of the FMA peak\n",

@@ -578,7 +578,7 @@ static const struct {
 const char *flce_dataset_names(void) {
     static char buf[128];
     if (!buf[0])
-        for (int i = 0, n = 0; i < NDATASETS; i++) n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s", i ? ", " : "", DATASETS[i].name);
+        for (size_t i = 0, n = 0; i < NDATASETS; i++) flce_catf(buf, sizeof buf, &n, "%s%s", i ? ", " : "", DATASETS[i].name);
     return buf;
 }
 

@@ -270,15 +270,15 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
     size_t cap = 256 + (size_t)rounds * 256, n = 0;
     char *b = malloc(cap);
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "metrics: out of memory");
-    n += (size_t)snprintf(b, cap, "round,accuracy,macro_f1,mean_local_loss,kl,server_seconds,client_seconds,bytes_up,"
-                                  "bytes_down,fallback,prototypes_none_correct,personal_accuracy\n");
+    flce_catf(b, cap, &n, "round,accuracy,macro_f1,mean_local_loss,kl,server_seconds,client_seconds,bytes_up,"
+                          "bytes_down,fallback,prototypes_none_correct,personal_accuracy\n");
     for (int i = 0; i < rounds; i++) {
         flce_round_metrics *m = &E->metrics[i];
         char pa[32] = "";
         if (E->algo->flags & FLCE_M_PERSONAL) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
-        n += (size_t)snprintf(b + n, cap - n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s\n", m->round, m->acc,
-                              m->macro_f1, m->mean_loss, m->kl, m->server_s, m->client_s, (long long)m->bytes_up,
-                              (long long)m->bytes_down, m->fallback, m->proto_nocorrect, pa);
+        flce_catf(b, cap, &n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s\n", m->round, m->acc, m->macro_f1,
+                  m->mean_loss, m->kl, m->server_s, m->client_s, (long long)m->bytes_up, (long long)m->bytes_down,
+                  m->fallback, m->proto_nocorrect, pa);
     }
     flce_status st = write_text(E, "metrics.csv", b, e);
     free(b);
@@ -292,11 +292,11 @@ static flce_status write_round_contributions(engine *E, int rounds, flce_err *e)
     size_t cap = 64 + (size_t)rounds * E->K * 40, n = 0;
     char *b = malloc(cap);
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "round contributions: out of memory");
-    n += (size_t)snprintf(b, cap, "round,client,contribution\n");
+    flce_catf(b, cap, &n, "round,client,contribution\n");
     for (int t = 0; t < rounds; t++)
         for (int k = 0; k < E->n; k++) {
             double v = E->rc_hist[(size_t)t * E->n + k];
-            if (!isnan(v)) n += (size_t)snprintf(b + n, cap - n, "%d,%d,%.17g\n", t + 1, k, v);
+            if (!isnan(v)) flce_catf(b, cap, &n, "%d,%d,%.17g\n", t + 1, k, v);
         }
     flce_status st = write_text(E, "round_contributions.csv", b, e);
     free(b);
@@ -993,9 +993,8 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
         if (!cs) {
             return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         }
-        len += (size_t)snprintf(cs, cap, "client,samples,classes_held,noisy\n");
-        for (int k = 0; k < n; k++)
-            len += (size_t)snprintf(cs + len, cap - len, "%d,%.0f,%d,%d\n", k, E->sizes[k], E->held[k], E->part.noisy[k]);
+        flce_catf(cs, cap, &len, "client,samples,classes_held,noisy\n");
+        for (int k = 0; k < n; k++) flce_catf(cs, cap, &len, "%d,%.0f,%d,%d\n", k, E->sizes[k], E->held[k], E->part.noisy[k]);
         st = write_text(E, "clients.csv", cs, e);
         free(cs);
         if (st) return st;
@@ -1158,8 +1157,8 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
     }
     size_t cap = 64 + (size_t)n * 48, len = 0;
     char *csv = malloc(cap);
-    len += (size_t)snprintf(csv, cap, "client,contribution\n");
-    for (int k = 0; k < n; k++) len += (size_t)snprintf(csv + len, cap - len, "%d,%.17g\n", k, CE[k]);
+    flce_catf(csv, cap, &len, "client,contribution\n");
+    for (int k = 0; k < n; k++) flce_catf(csv, cap, &len, "%d,%.17g\n", k, CE[k]);
     st = write_text(E, "contributions.csv", csv, e);
     free(csv);
     flce_model_set_state(&E->m, E->global);

@@ -52,3 +52,37 @@ Test(files, atomic_write_leaves_no_partial_file) {
     cr_assert(strstr(e.msg, "nodir"), "%s", e.msg);
     tu_rm_rf(dir);
 }
+
+/* flce_catf: appends; what does not fit is cut off and nothing is written past the buffer (the
+ * guard bytes after it stay as they were); flce_sbuf grows to hold any length. */
+Test(text, catf_never_writes_past_the_buffer) {
+    char mem[16 + 8];
+    memset(mem, '#', sizeof mem);
+    char *b = mem; /* 16 bytes, then 8 guard bytes */
+    size_t n = 0;
+    b[0] = '\0';
+    flce_catf(b, 16, &n, "%s", "abc");
+    flce_catf(b, 16, &n, "%d", 12345);
+    cr_assert_str_eq(b, "abc12345");
+    cr_assert_eq(n, 8);
+    flce_catf(b, 16, &n, "%s", "0123456789"); /* 18 characters would not fit in 15 */
+    cr_assert_eq(n, 15);
+    cr_assert_str_eq(b, "abc123450123456");
+    flce_catf(b, 16, &n, "%s", "more"); /* full: nothing changes */
+    cr_assert_eq(n, 15);
+    cr_assert_str_eq(b, "abc123450123456");
+    for (int i = 16; i < 24; i++) cr_assert_eq(mem[i], '#', "guard byte %d overwritten", i);
+}
+
+Test(text, sbuf_grows_to_any_length) {
+    flce_sbuf s = {0};
+    for (int i = 0; i < 5000; i++) flce_sbuf_printf(&s, "%04d,", i % 10000);
+    cr_assert(!s.oom);
+    cr_assert_eq(s.len, 25000);
+    cr_assert_eq(strlen(s.s), 25000);
+    cr_assert(!strncmp(s.s, "0000,0001,", 10));
+    cr_assert(!strcmp(s.s + 24995, "4999,"));
+    flce_sbuf_free(&s);
+    cr_assert_null(s.s);
+    cr_assert_eq(s.len, 0);
+}

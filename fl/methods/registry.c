@@ -36,14 +36,13 @@ int flce_algo_known(const char *name) { return flce_method_find(name) != NULL; }
 const char *flce_method_names(void) {
     static char buf[512];
     if (!buf[0])
-        for (int i = 0, n = 0; i < NMETHODS; i++) n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%s", i ? ", " : "", REGISTRY[i]->name);
+        for (size_t i = 0, n = 0; i < NMETHODS; i++) flce_catf(buf, sizeof buf, &n, "%s%s", i ? ", " : "", REGISTRY[i]->name);
     return buf;
 }
 
 const char *flce_method_help(void) {
     static char buf[4096];
     if (!buf[0])
-        for (int i = 0, n = 0; i < NMETHODS; i++)
-            n += snprintf(buf + n, sizeof buf - (size_t)n, "  %-9s %s\n", REGISTRY[i]->name, REGISTRY[i]->summary);
+        for (size_t i = 0, n = 0; i < NMETHODS; i++) flce_catf(buf, sizeof buf, &n, "  %-9s %s\n", REGISTRY[i]->name, REGISTRY[i]->summary);
     return buf;
 }
