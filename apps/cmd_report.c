@@ -68,6 +68,34 @@ static void make_labels(report *R) {
     }
 }
 
+/* Beyond this many runs a figure with a line or a bar per run is unreadable: the per-round
+ * figures name each method once, the server cost is drawn per method, and the final
+ * contributions are left to their CSV (the seeds section draws the configurations). */
+#define MANY_RUNS 12
+
+/* The method of run i with its ablation ("flce -M"), the number of runs of it, and whether i is
+ * its first run. */
+static int method_of(const run_t *runs, int nr, int i, char *name, size_t cap, int *first) {
+    int n = 0;
+    *first = 1;
+    for (int j = 0; j < nr; j++)
+        if (!strcmp(runs[j].algo, runs[i].algo) && !strcmp(runs[j].ablate, runs[i].ablate)) {
+            n++;
+            if (j < i) *first = 0;
+        }
+    snprintf(name, cap, "%s%s%s", runs[i].algo, runs[i].ablate[0] ? " -" : "", runs[i].ablate);
+    return n;
+}
+
+static void remove_figure(const char *out, const char *name) { /* a figure of an earlier report in OUT */
+    char p[1400];
+    const char *ext[3] = {"png", "svg", "gp"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(p, sizeof p, "%s/%s.%s", out, name, ext[k]);
+        unlink(p);
+    }
+}
+
 /* The per-round data (runNN_metrics.csv) and the accuracy, macro-F1 and KL figures; 2 after a
  * usage error (the folder cannot be written). */
 static int section_curves(report *R) {
@@ -92,10 +120,15 @@ static int section_curves(report *R) {
     for (int w = 0; w < 3; w++) { /* one curve per run: a buffer that grows (the study has about 190) */
         flce_sbuf b = {0};
         flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ", what[w][2]);
-        for (int i = 0; i < nr; i++)
-            flce_sbuf_printf(&b, "%s'run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
-                             i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo), runs[i].ablate[0] ? " dt 2" : "",
-                             gp_safe(runs[i].label));
+        for (int i = 0; i < nr; i++) {
+            char title[160] = "notitle", m[96];
+            int first, k = method_of(runs, nr, i, m, sizeof m, &first);
+            if (nr <= MANY_RUNS) snprintf(title, sizeof title, "title '%s'", gp_safe(runs[i].label));
+            else if (first) snprintf(title, sizeof title, "title '%s (%d runs)'", gp_safe(m), k); /* each method once */
+            flce_sbuf_printf(&b, "%s'run%02d_metrics.csv' skip 1 using 1:%s with %s lc rgb '%s'%s %s", i ? ", \\\n       " : "", i,
+                             what[w][1], nr <= MANY_RUNS ? "linespoints lw 2 pt 7 ps 0.5" : "lines lw 1", color_of(runs[i].algo),
+                             runs[i].ablate[0] ? " dt 2" : "", title);
+        }
         flce_sbuf_printf(&b, "\n");
         R->figs_ok &= !b.oom && gnuplot(out, what[w][0], b.s) == 0;
         flce_sbuf_free(&b);
@@ -126,6 +159,10 @@ static void section_contributions(report *R) {
             fprintf(f, "\n");
         }
         fclose(f);
+        if (nr > MANY_RUNS) { /* a bar per run and client: unreadable; the CSV has them */
+            remove_figure(out, "contributions");
+            return;
+        }
         flce_sbuf b = {0};
         flce_sbuf_printf(&b, "  set xlabel 'client'\n  set ylabel 'share of the whole training'\n  set key outside right\n"
                              "  set style data histograms\n  set style histogram clustered gap 1\n  set style fill solid 0.85\n"
@@ -151,10 +188,27 @@ static void section_server_cost(report *R) {
         fprintf(f, "method,server_seconds_per_round,color\n");
         for (int i = 0; i < nr; i++) fprintf(f, "%s,%.9f,%s\n", runs[i].label, runs[i].srv_all > 0 ? runs[i].srv_all : 1e-9, color_of(runs[i].algo));
         fclose(f);
+        const char *csv = "server_cost.csv";
+        if (nr > MANY_RUNS) { /* a bar per method: the mean over its runs (server_cost_methods.csv) */
+            csv = "server_cost_methods.csv";
+            snprintf(p, sizeof p, "%s/%s", out, csv);
+            if (!(f = fopen(p, "w"))) return;
+            fprintf(f, "method,server_seconds_per_round,runs\n");
+            for (int i = 0; i < nr; i++) {
+                char m[96];
+                int first, k = method_of(runs, nr, i, m, sizeof m, &first);
+                if (!first) continue;
+                double sum = 0;
+                for (int j = 0; j < nr; j++)
+                    if (!strcmp(runs[j].algo, runs[i].algo) && !strcmp(runs[j].ablate, runs[i].ablate)) sum += runs[j].srv_all;
+                fprintf(f, "%s,%.9f,%d\n", m, sum / k > 0 ? sum / k : 1e-9, k);
+            }
+            fclose(f);
+        }
         snprintf(body, sizeof body,
                  "  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
                  "  set boxwidth 0.6\n  set xtics rotate by -30\n  set grid ytics\n"
-                 "  plot 'server_cost.csv' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n");
+                 "  plot '%s' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n", csv);
         R->figs_ok &= gnuplot(out, "server_cost", body) == 0;
     }
 }
@@ -194,6 +248,15 @@ static void section_table(report *R) {
                               {"kl", "KL of the running contributions to the data shares per round (FLCE: before completion)"},
                               {"contributions", "Final contributions per client against the data shares"},
                               {"server_cost", "Server seconds per round (mean over the run; FLCE's completion after the last round spread over the rounds)"}};
+    if (nr > MANY_RUNS) {
+        figs[4][1] = "Server seconds per round, mean over the runs of each method (server_cost_methods.csv; FLCE's "
+                     "completion after the last round spread over the rounds)";
+        static const char *many = "More than 12 runs: the per-round figures draw a thin line per run and name each method "
+                                  "once; the final contributions per client are in contributions.csv, not drawn; the "
+                                  "seeds section below draws each configuration's mean and band.";
+        fprintf(md, "\n%s\n", many);
+        fprintf(ht, "<p>%s</p>\n", many);
+    }
     for (int i = 0; i < 5; i++) {
         snprintf(p, sizeof p, "%s/%s.png", out, figs[i][0]);
         struct stat sb;
