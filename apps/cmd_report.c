@@ -71,7 +71,7 @@ static void make_labels(report *R) {
 /* Beyond this many runs a figure with a line or a bar per run is unreadable: the per-round
  * figures name each method once, the server cost is drawn per method, and the final
  * contributions are left to their CSV (the seeds section draws the configurations). */
-#define MANY_RUNS 12
+#define MANY_RUNS 24
 
 /* The method of run i with its ablation ("flce -M"), the number of runs of it, and whether i is
  * its first run. */
@@ -251,7 +251,7 @@ static void section_table(report *R) {
     if (nr > MANY_RUNS) {
         figs[4][1] = "Server seconds per round, mean over the runs of each method (server_cost_methods.csv; FLCE's "
                      "completion after the last round spread over the rounds)";
-        static const char *many = "More than 12 runs: the per-round figures draw a thin line per run and name each method "
+        static const char *many = "More than 24 runs: the per-round figures draw a thin line per run and name each method "
                                   "once; the final contributions per client are in contributions.csv, not drawn; the "
                                   "seeds section below draws each configuration's mean and band.";
         fprintf(md, "\n%s\n", many);

@@ -115,7 +115,7 @@ for f in accuracy macro_f1 kl; do
   [ "$(grep -o "'run[0-9]*_metrics.csv'" "$t/many/$f.gp" | sort -u | wc -l)" = 150 ] || fail "$f.gp lacks curves of the 150 runs"
   [ -s "$t/many/$f.png" ] || fail "no $f.png"
 done
-# more than 12 runs: each method named once in the per-round figures, the final contributions
+# more than 24 runs: each method named once in the per-round figures, the final contributions
 # only in their CSV (all 150 runs), the server cost per method (the mean over its 75 runs)
 [ "$(grep -c " title '" "$t/many/accuracy.gp")" = 2 ] && grep -q "title 'flce (75 runs)'" "$t/many/accuracy.gp" ||
   fail "accuracy.gp: each method once expected: $(grep -o "title '[^']*'" "$t/many/accuracy.gp" | head -3)"
@@ -126,7 +126,7 @@ want=$(for s in 1 2 3; do awk -F, 'NR > 1 { s += $6; n++ } END { printf "%.10f "
 got=$(awk -F, '$1 == "flce" { print $2, $3 }' "$t/many/server_cost_methods.csv")
 awk -v w="$want" -v g="$got" 'BEGIN { split(g, a, " "); exit !(a[2] == 75 && (a[1] - w) ^ 2 <= (1e-3 * w) ^ 2) }' ||
   fail "server_cost_methods.csv: flce '$got', worked out here $want over 75 runs"
-grep -q "^More than 12 runs" "$t/many/report.md" || fail "the report does not say why the contributions are not drawn"
+grep -q "^More than 24 runs" "$t/many/report.md" || fail "the report does not say why the contributions are not drawn"
 # a run given twice (or the same configuration and seed from two experiments) is a repeat, not
 # a fourth seed: n stays 3, and the repeat is compared bit for bit
 "$flce" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
