@@ -282,7 +282,10 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
         free(c.class_weights);
         return cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", backend, flce_backend_names());
     }
+    struct stat sb;
+    int made = 0; /* OUT made here: removed again if the runs fail before writing into it */
     if (nm > 1 && (!comm || comm->rank == 0)) {
+        made = stat(out, &sb) != 0;
         if (flce_mkdirs(out) != 0) {
             free(c.class_weights);
             return cli_usage_error(prog, "--out %s: cannot create", out);
@@ -298,6 +301,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
     c.backend = open_backend, c.backend_ud = &breq;
     c.comm = comm;
     int status = run_methods(prog, &c, names, nm, out, quiet);
+    if (status && made) rmdir(out); /* only where empty: an unusable backend, say, left nothing in it */
     free(c.class_weights);
     if (breq.be) breq.be->destroy(breq.be);
     return status;

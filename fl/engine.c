@@ -721,7 +721,9 @@ static flce_status share_state(engine *E, int *done, flce_err *e) {
 }
 
 /* An existing run directory: refuse unless --force (start over) or --resume (continue). */
-static flce_status prepare_dir(engine *E, flce_err *e) {
+/* The run folder: checked (nothing written), then made (and, under --force, emptied of the old
+ * run). */
+static flce_status check_dir(engine *E, flce_err *e) {
     const flce_run_cfg *c = E->cfg;
     snprintf(E->dir, sizeof E->dir, "%s", c->out);
     if (!E->writer) return FLCE_OK; /* rank 0's folder */
@@ -742,6 +744,13 @@ static flce_status prepare_dir(engine *E, flce_err *e) {
                                  E->dir, ours[i]);
         }
     }
+    return FLCE_OK;
+}
+
+static flce_status make_dir(engine *E, flce_err *e) {
+    const flce_run_cfg *c = E->cfg;
+    if (!E->writer) return FLCE_OK;
+    char p[1200];
     if (flce_mkdirs(E->dir) != 0) return flce_fail(e, FLCE_ERR_ARG, "--out %s: cannot create: %s", E->dir, strerror(errno));
     snprintf(p, sizeof p, "%s/trace", E->dir);
     if (mkdir(p, 0755) != 0 && errno != EEXIST) return flce_fail(e, FLCE_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
@@ -1210,12 +1219,15 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     if (st) return st;
     if ((st = setup_data(E, e))) goto out;
     if ((st = same_everywhere(E, e))) goto out;
-    if ((st = agree(E, prepare_dir(E, e), e))) goto out;
-    E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
+    if ((st = agree(E, check_dir(E, e), e))) goto out;
+    /* the backend after the run folder is checked and before anything is written into it: an
+     * unusable --backend or --device leaves nothing behind (--force deletes nothing) */
     if (!(E->be = cfg->backend(cfg->backend_ud, e))) {
         st = FLCE_ERR_ARG; /* as every unusable --backend or --device */
         goto out;
     }
+    if ((st = agree(E, make_dir(E, e), e))) goto out;
+    E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
     snprintf(sum->device, sizeof sum->device, "%s", E->be->device);
     if ((st = engine_alloc(E, e))) goto out;
     uint64_t d_init = flce_digest(E->global, E->S * 4), d_part = flce_partition_digest(&E->part);

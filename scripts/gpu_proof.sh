@@ -10,7 +10,9 @@
 #      then the direct convolution shaders (FLCE_VK_CONV=direct) at batch 64 and 512 against the
 #      tiled ones (the GPU's default), and their check;
 #   3. FLCE_VK_PROFILE=1 for the GPU time per shader at batch 64 (tiled and direct);
-#   4. a short FLCE run (and FedAvg) on the GPU and on the CPU backend: the digests must be equal.
+#   4. a short FLCE run (and FedAvg) on the GPU and on the CPU backend: the digests must be equal;
+#      and on the GPU again with every command buffer recorded afresh (FLCE_VK_REPLAY=0): the
+#      same digests, and the wall time of both (the cost of recording, against replaying).
 # Usage: sh scripts/gpu_proof.sh [OUT]     (nothing here needs the network)
 # GPU_PROOF_DRY=1: the same steps at tiny sizes (batch 4, one step, one round), to try the script
 # on lavapipe before a GPU is lent (tests nothing about speed).
@@ -56,15 +58,19 @@ log "3. GPU time per shader, batch 64"
 FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch $pb --steps $st > "$OUT/profile.txt" 2>&1
 FLCE_VK_CONV=direct FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch $pb --steps $st > "$OUT/profile_direct.txt" 2>&1
 cat "$OUT/profile.txt" "$OUT/profile_direct.txt" >> "$OUT/log.txt"
-log "4. the same FL run on the GPU and on the CPU backend"
-for be in vulkan cpu; do
-  timeout 200 ./build/flce run --algo flce,fedavg $runargs --seed 2 --backend "$be" --out "$OUT/run-$be" --force --quiet \
-    > "$OUT/run-$be.txt" 2>&1
+log "4. the same FL run on the GPU and on the CPU backend (and on the GPU without replay)"
+for be in vulkan cpu vulkan-noreplay; do
+  ts=$(date +%s.%N)
+  FLCE_VK_REPLAY=$([ $be = vulkan-noreplay ] && echo 0 || echo 1) timeout 200 ./build/flce run --algo flce,fedavg $runargs \
+    --seed 2 --backend "${be%-noreplay}" --out "$OUT/run-$be" --force --quiet > "$OUT/run-$be.txt" 2>&1
   echo "exit $?" >> "$OUT/run-$be.txt"
+  log "run on $be: $(awk -v a="$ts" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 done
 for a in flce fedavg; do
-  for be in vulkan cpu; do [ -f "$OUT/run-$be/$a/digests.txt" ] || log "$a: the $be run failed ($(head -c 300 "$OUT/run-$be.txt"))"; done
+  for be in vulkan cpu vulkan-noreplay; do [ -f "$OUT/run-$be/$a/digests.txt" ] || log "$a: the $be run failed ($(head -c 300 "$OUT/run-$be.txt"))"; done
   if cmp -s "$OUT/run-vulkan/$a/digests.txt" "$OUT/run-cpu/$a/digests.txt"; then log "$a: GPU and CPU digests identical"
   else log "$a: GPU and CPU digests DIFFER"; diff "$OUT/run-vulkan/$a/digests.txt" "$OUT/run-cpu/$a/digests.txt" >> "$OUT/log.txt"; fi
+  cmp -s "$OUT/run-vulkan/$a/digests.txt" "$OUT/run-vulkan-noreplay/$a/digests.txt" && log "$a: digests with and without replay identical" ||
+    log "$a: digests with and without replay DIFFER"
 done
 log "done in $(( $(date +%s) - t0 )) s"

@@ -5,7 +5,8 @@
 # validation layer reports no message (and the layer's messages are caught: a deliberate
 # misuse is reported); a fault in a training step is caught and named; a device lost mid-run
 # is one line and status 1, and --resume continues the run; `flce step` and a
-# one-round `flce run` give the same bytes and digests as the CPU backend.
+# one-round `flce run` give the same bytes and digests as the CPU backend; repeated command
+# buffers are replayed (as many as worked out from the client's batches), with the same digests.
 # Where no Vulkan device exists the test exits 77 (ctest: skipped) with the reason;
 # scripts/test.sh turns a skip into a failure in CI.
 set -u
@@ -87,6 +88,31 @@ base="--clients 4 --train-subset 120 --test-subset 40 --val-size 10 --batch 16 -
 "$flce" run --algo flce $base --out "$t/v1" --backend vulkan > /dev/null 2> "$t/v1.err" || fail "vulkan run: $(cat "$t/v1.err")"
 cmp -s "$t/c1/digests.txt" "$t/v1/digests.txt" || fail "vulkan and cpu runs differ: $(diff "$t/c1/digests.txt" "$t/v1/digests.txt")"
 grep -rqs 'vulkan' "$t/v1/config.json" "$t/v1/digests.txt" "$t/v1"/*.txt || fail "the run does not record its backend"
+# command buffers recorded once and replayed: FedAvg trains each client's batches with the same
+# commands from the third step on (the first step's log holds the model's upload; the second's
+# SGD is the first of the client, flagged so) up to the last full batch, so a client of n samples
+# at batch 4 replays floor(n / 4) - 3 submissions (n from clients.csv); the digests are the CPU
+# backend's with replay and without (FLCE_VK_REPLAY=0: nothing replayed); a wrong value is one
+# line, status 2, and no run folder
+base3="--iid --clients 2 --per-round 1 --rounds 1 --train-subset 80 --test-subset 20 --val-size 10 --batch 4 --seed 5 --quiet"
+"$flce" run --algo fedavg $base3 --out "$t/c3" --backend cpu > /dev/null 2>&1 || fail "cpu run (replay)"
+for r in 1 0; do
+  FLCE_VK_REPLAY=$r FLCE_VK_PROFILE=1 "$flce" run --algo fedavg $base3 --out "$t/v3-$r" --backend vulkan > /dev/null 2> "$t/v3-$r.err" ||
+    fail "FLCE_VK_REPLAY=$r run: $(tail -1 "$t/v3-$r.err")"
+  cmp -s "$t/c3/digests.txt" "$t/v3-$r/digests.txt" || fail "FLCE_VK_REPLAY=$r: digests differ from the cpu run"
+done
+n=$(awk -F, 'NR == 2 { print $2 }' "$t/c3/clients.csv")
+want=$(( n / 4 - 3 ))
+got=$(sed -n 's/.* submissions, \([0-9]*\) of them replayed.*/\1/p' "$t/v3-1.err")
+[ "$want" -ge 3 ] && [ "$got" = "$want" ] || fail "replayed $got submissions, expected $want (a client of $n samples)"
+grep -q ' submissions, 0 of them replayed' "$t/v3-0.err" || fail "FLCE_VK_REPLAY=0 replayed: $(grep profile "$t/v3-0.err")"
+FLCE_VK_REPLAY=yes "$flce" run --algo fedavg,flce $base3 --out "$t/v3-bad" --backend vulkan > /dev/null 2> "$t/v3-bad.err"; rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$t/v3-bad.err")" = 1 ] && grep -q "FLCE_VK_REPLAY: 'yes' is neither 0 nor 1" "$t/v3-bad.err" ||
+  fail "FLCE_VK_REPLAY=yes: status $rc, $(cat "$t/v3-bad.err")"
+[ -e "$t/v3-bad" ] && fail "an unusable backend left a run folder behind"
+FLCE_VK_REPLAY=yes "$flce" run --algo fedavg $base3 --out "$t/c3" --backend vulkan --force > /dev/null 2>&1
+[ $? = 2 ] && [ -f "$t/c3/digests.txt" ] && [ -f "$t/c3/model.safetensors" ] ||
+  fail "--force with an unusable backend: status not 2, or the old run deleted"
 # a device lost in the middle of a run (FLCE_VK_TEST_LOSE_AT: that submission fails): one line
 # naming it, status 1, no process exit from inside the backend, a run folder that --resume
 # continues to the CPU backend's digests

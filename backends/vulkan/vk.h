@@ -1,15 +1,20 @@
 /* vk.h: the Vulkan backend's shared state (internal to backends/vulkan/).
  *
  * vk_device.c  loading libvulkan at run time, choosing the device, the start-up probe,
- *              buffers, the one command buffer that collects a training step, submission.
+ *              buffers, the command log that collects a training step, its command buffers
+ *              (recorded once, replayed when the log repeats), submission.
  * vk_ops.c     the compute pipelines (SPIR-V compiled from shaders/ at build time and
  *              embedded) and every op of the backend interface as one or two dispatches.
  *
- * Ops are recorded, not run: each appends its dispatches to the current command buffer,
- * with a barrier after each, so a whole training step is one submission. The host sees
- * results only through buf_read (or sync), which submits what was recorded and waits.
- * buf_write copies into a host-visible staging area and records a copy, so writes keep
- * their place in the order of ops without a submission. */
+ * Ops are recorded, not run: each appends its commands (dispatches, copies, fills, and a
+ * barrier where a buffer is used again: vk_touch) to the command log, so a whole training step
+ * is one submission. The host sees results only through buf_read (or sync), which turns the log
+ * into a command buffer, submits it and waits (vk_flush). buf_write copies into a host-visible
+ * staging area and logs a copy, so writes keep their place in the order of ops without a
+ * submission. A log equal, command for command, to one submitted before (every training step
+ * after the first: the same buffers, shapes and staging offsets) is not recorded again: the
+ * command buffer recorded for it then is submitted once more (FLCE_VK_REPLAY=0: every
+ * submission recorded afresh, as before 2026-11-27; the same commands, so the same bits). */
 #ifndef FLCE_VK_H
 #define FLCE_VK_H
 
@@ -33,7 +38,7 @@
     X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)                         \
     X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCmdPushDescriptorSetKHR)         \
     X(vkDeviceWaitIdle) X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)     \
-    X(vkGetQueryPoolResults)
+    X(vkGetQueryPoolResults) X(vkFreeCommandBuffers)
 
 #define VK_DECL(f) extern PFN_##f f;
 VK_INSTANCE_FNS(VK_DECL)
@@ -55,6 +60,31 @@ enum {
     SH_SOFTMAX_CE, SH_SUPCON, SH_SGD, SH_WSUM, SH_CONV_FWD_T, SH_CONV_BWD_DATA_T, SH_CONV_BWD_WEIGHT_T, SH_COUNT
 };
 
+/* One command of the log: what vkCmd* would record, by value, zero where unused, so that two
+ * logs compare with memcmp. */
+enum { VKL_DISPATCH = 1, VKL_BARRIER, VKL_HOST_BARRIER, VKL_COPY, VKL_FILL, VKL_QRESET, VKL_TIMESTAMP };
+typedef struct {
+    uint32_t kind;
+    uint32_t sh, nbuf, gx, gy, gz;        /* dispatch: shader, bindings, workgroups; timestamp: gx query, gy stage */
+    VkBuffer buf[VKB_MAX_BINDINGS];       /* dispatch: bindings 0..; copy: source, destination; fill: destination */
+    VkDeviceSize a, b, size;              /* copy: source offset, destination offset, bytes; fill: offset, bytes */
+    unsigned char push[VKB_PUSH_BYTES];   /* dispatch: push constants (zero past the shader's) */
+} vk_cmd;
+
+/* A command buffer recorded from a log, kept while every buffer and pipeline it names lives.
+ * Only logs of VK_SAVE_MIN commands or more are kept: reading one buffer (a log of two or three
+ * commands, 65 of them for a model's state) costs next to nothing to record, and would push the
+ * training steps out of the VK_SAVED slots. */
+#define VK_SAVED 8
+#define VK_SAVE_MIN 32
+typedef struct {
+    VkCommandBuffer cmd;
+    vk_cmd *log;
+    int n, cap;
+    int valid;
+    long used; /* vk_ctx.tick when last submitted: the least recently used is recorded over */
+} vk_saved;
+
 typedef struct {
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
@@ -72,7 +102,14 @@ typedef struct {
     int ftz;                       /* the contract's mode the backend computes in, as the probe found it */
     int conv_tiled;                /* convolutions by the tiled shaders (*_tiled.comp), else the direct ones:
                                       the same bits; FLCE_VK_CONV=tiled|direct, default tiled on a GPU */
-    int recording;                 /* cmd is recording and holds work not yet submitted */
+    int recording;                 /* the log holds work not yet submitted */
+    vk_cmd *log;                   /* the commands since the last submission */
+    int nlog, caplog;
+    int replay;                    /* FLCE_VK_REPLAY (default 1): submit saved command buffers again */
+    vk_saved saved[VK_SAVED];
+    long tick;
+    long replayed;                 /* submissions of a saved command buffer */
+    double record_s;               /* host seconds spent recording command buffers */
     flce_backend *be;              /* the backend this is the context of (its failure record) */
     int failed;                    /* an op failed (submission, memory): nothing more is recorded or run */
     long dispatches, submissions;  /* statistics since creation */
@@ -110,13 +147,17 @@ void vk_buf_del(vk_ctx *c, flce_buf *b);
 /* Record a failure in the backend (flce_backend_fail) and stop: later ops do nothing, reads
  * give zeros; the caller sees it through flce_backend_status. */
 void vk_fail(vk_ctx *c, flce_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void vk_record(vk_ctx *c);              /* make sure cmd is recording */
+void vk_record(vk_ctx *c);              /* start a log, if none is open */
+/* A new command at the end of the log, zeroed but for its kind; NULL (and the backend failed)
+ * when out of memory. */
+vk_cmd *vk_log(vk_ctx *c, uint32_t kind);
 void vk_barrier(vk_ctx *c);             /* compute/transfer writes before later reads and writes */
 /* Before a command on these buffers: a barrier where one of them was used by a command since
  * the last barrier (every buffer counted as read and written), then they are marked used. Commands
  * on disjoint buffers (the SGD of every parameter tensor) get no barrier between them. */
 void vk_touch(vk_ctx *c, int n, const flce_buf *const *bufs);
-void vk_flush(vk_ctx *c);               /* submit what was recorded and wait */
+void vk_flush(vk_ctx *c);               /* submit what was logged and wait */
+void vk_forget_saved(vk_ctx *c);        /* a buffer or pipeline is about to go: no saved command buffer is valid */
 flce_buf *vk_scratch(vk_ctx *c, int which, size_t bytes); /* at least bytes (grown when needed) */
 
 /* vk_ops.c */

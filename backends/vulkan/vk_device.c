@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "denormals.h"
 #include "../../base/fmath.h" /* by path: build/shaders/fmath.h is fmath.comp's SPIR-V */
@@ -323,6 +324,7 @@ fail:
 
 void vk_buf_del(vk_ctx *c, flce_buf *b) {
     if (!b) return;
+    vk_forget_saved(c); /* a command buffer that names it would be invalid */
     if (b->buf) vkDestroyBuffer(c->dev, b->buf, NULL);
     if (b->mem) vkFreeMemory(c->dev, b->mem, NULL);
     free(b);
@@ -340,20 +342,30 @@ void vk_fail(vk_ctx *c, flce_status s, const char *fmt, ...) {
 
 void vk_record(vk_ctx *c) {
     if (c->recording || c->failed) return;
-    VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
-                                   VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vkBeginCommandBuffer(c->cmd, &bi);
     c->recording = 1;
+    c->nlog = 0;
+}
+
+vk_cmd *vk_log(vk_ctx *c, uint32_t kind) {
+    if (c->failed) return NULL;
+    vk_record(c);
+    if (c->nlog == c->caplog) {
+        int cap = c->caplog ? 2 * c->caplog : 256;
+        vk_cmd *l = realloc(c->log, (size_t)cap * sizeof *l);
+        if (!l) {
+            vk_fail(c, FLCE_ERR_NOMEM, "vulkan: out of host memory for the command log");
+            return NULL;
+        }
+        c->log = l, c->caplog = cap;
+    }
+    vk_cmd *d = &c->log[c->nlog++];
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    return d;
 }
 
 void vk_barrier(vk_ctx *c) {
-    if (c->failed) return;
-    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
-                          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                              VK_ACCESS_TRANSFER_WRITE_BIT};
-    VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-    vkCmdPipelineBarrier(c->cmd, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
+    if (!vk_log(c, VKL_BARRIER)) return;
     c->barriers++;
     c->ntouched = 0;
 }
@@ -369,12 +381,120 @@ void vk_touch(vk_ctx *c, int n, const flce_buf *const *bufs) {
     for (int i = 0; i < n; i++) c->touched[c->ntouched++] = bufs[i];
 }
 
+/* Record the log into cb: each command as its vkCmd* call. */
+static void emit(vk_ctx *c, VkCommandBuffer cb) {
+    VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    for (int i = 0; i < c->nlog; i++) {
+        const vk_cmd *d = &c->log[i];
+        switch (d->kind) {
+        case VKL_DISPATCH: {
+            VkDescriptorBufferInfo bi[VKB_MAX_BINDINGS];
+            VkWriteDescriptorSet w[VKB_MAX_BINDINGS];
+            for (uint32_t k = 0; k < d->nbuf; k++) {
+                bi[k] = (VkDescriptorBufferInfo){d->buf[k], 0, VK_WHOLE_SIZE};
+                w[k] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, VK_NULL_HANDLE, k, 0, 1,
+                                              VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NULL, &bi[k], NULL};
+            }
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipe[d->sh]);
+            vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout, 0, d->nbuf, w);
+            vkCmdPushConstants(cb, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, VKB_PUSH_BYTES, d->push);
+            vkCmdDispatch(cb, d->gx, d->gy, d->gz);
+            break;
+        }
+        case VKL_BARRIER: {
+            VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                                  VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                                      VK_ACCESS_TRANSFER_WRITE_BIT};
+            vkCmdPipelineBarrier(cb, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
+            break;
+        }
+        case VKL_HOST_BARRIER: {
+            VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
+            vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+            break;
+        }
+        case VKL_COPY: {
+            VkBufferCopy r = {d->a, d->b, d->size};
+            vkCmdCopyBuffer(cb, d->buf[0], d->buf[1], 1, &r);
+            break;
+        }
+        case VKL_FILL: vkCmdFillBuffer(cb, d->buf[0], d->a, d->size, 0); break;
+        case VKL_QRESET: vkCmdResetQueryPool(cb, c->qpool, 0, 2048); break;
+        case VKL_TIMESTAMP: vkCmdWriteTimestamp(cb, (VkPipelineStageFlagBits)d->gy, c->qpool, d->gx); break;
+        }
+    }
+}
+
+void vk_forget_saved(vk_ctx *c) {
+    for (int i = 0; i < VK_SAVED; i++) c->saved[i].valid = 0;
+}
+
+/* The saved command buffer whose log equals the current one, or -1. */
+static int find_saved(vk_ctx *c) {
+    size_t bytes = (size_t)c->nlog * sizeof(vk_cmd);
+    for (int i = 0; i < VK_SAVED; i++) {
+        vk_saved *v = &c->saved[i];
+        if (v->valid && v->n == c->nlog && !memcmp(v->log, c->log, bytes)) return i;
+    }
+    return -1;
+}
+
+/* A slot for the current log (the least recently used, its command buffer allocated once), the
+ * log copied into it; -1 where memory runs out (then the log is recorded once, unsaved). */
+static int save_log(vk_ctx *c) {
+    int s = 0;
+    for (int i = 1; i < VK_SAVED && c->saved[s].valid; i++)
+        if (!c->saved[i].valid || c->saved[i].used < c->saved[s].used) s = i;
+    vk_saved *v = &c->saved[s];
+    v->valid = 0;
+    if (!v->cmd) {
+        VkCommandBufferAllocateInfo ai = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, NULL, c->pool,
+                                          VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+        if (vkAllocateCommandBuffers(c->dev, &ai, &v->cmd) != VK_SUCCESS) {
+            v->cmd = VK_NULL_HANDLE;
+            return -1;
+        }
+    }
+    if (v->cap < c->nlog) {
+        vk_cmd *l = realloc(v->log, (size_t)c->nlog * sizeof *l);
+        if (!l) return -1;
+        v->log = l, v->cap = c->nlog;
+    }
+    memcpy(v->log, c->log, (size_t)c->nlog * sizeof(vk_cmd));
+    v->n = c->nlog;
+    v->valid = 1;
+    return s;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 void vk_flush(vk_ctx *c) {
     if (!c->recording || c->failed) return;
-    vkEndCommandBuffer(c->cmd);
+    int slot = c->replay ? find_saved(c) : -1;
+    VkCommandBuffer cb;
+    if (slot >= 0) {
+        cb = c->saved[slot].cmd;
+        c->replayed++;
+    } else {
+        double t0 = now_s();
+        slot = c->replay && c->nlog >= VK_SAVE_MIN ? save_log(c) : -1;
+        cb = slot >= 0 ? c->saved[slot].cmd : c->cmd;
+        VkCommandBufferBeginInfo bi = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, NULL,
+                                       slot >= 0 ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+        vkBeginCommandBuffer(cb, &bi);
+        emit(c, cb);
+        vkEndCommandBuffer(cb);
+        c->record_s += now_s() - t0;
+    }
+    if (slot >= 0) c->saved[slot].used = ++c->tick;
     VkSubmitInfo si = {VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = 1;
-    si.pCommandBuffers = &c->cmd;
+    si.pCommandBuffers = &cb;
     VkResult r = vkQueueSubmit(c->queue, 1, &si, c->fence);
     if (r == VK_SUCCESS) r = vkWaitForFences(c->dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
     { /* fault injection for the tests (docs/formats.md): submission N reports a lost device */
@@ -397,8 +517,9 @@ void vk_flush(vk_ctx *c) {
             }
         c->nq = 0;
     }
-    vkResetCommandBuffer(c->cmd, 0);
+    if (cb == c->cmd) vkResetCommandBuffer(c->cmd, 0);
     c->recording = 0;
+    c->nlog = 0;
     c->ntouched = 0; /* the submission has completed: nothing is pending */
     c->up_used = 0;
     c->submissions++;
@@ -430,8 +551,8 @@ static flce_buf *b_alloc(flce_backend *be, size_t bytes) {
     flce_err e;
     flce_buf *b = vk_buf_new(c, bytes, c->mem_device, NULL, &e);
     if (!b) return NULL;
-    vk_record(c);
-    vkCmdFillBuffer(c->cmd, b->buf, 0, VK_WHOLE_SIZE, 0);
+    vk_cmd *d = vk_log(c, VKL_FILL);
+    if (d) d->buf[0] = b->buf, d->size = VK_WHOLE_SIZE;
     vk_barrier(c);
     return b;
 }
@@ -455,8 +576,8 @@ static void b_write(flce_backend *be, flce_buf *b, size_t offset, const void *sr
     vk_record(c);
     const flce_buf *used[1] = {b}; /* the staging area is written by the host before submission only */
     vk_touch(c, 1, used);
-    VkBufferCopy r = {c->up_used, offset, bytes};
-    vkCmdCopyBuffer(c->cmd, c->up->buf, b->buf, 1, &r);
+    vk_cmd *d = vk_log(c, VKL_COPY);
+    if (d) d->buf[0] = c->up->buf, d->buf[1] = b->buf, d->a = c->up_used, d->b = offset, d->size = bytes;
     c->up_used += (bytes + 15) / 16 * 16;
 }
 
@@ -471,10 +592,9 @@ static void b_read(flce_backend *be, const flce_buf *b, size_t offset, void *dst
     vk_record(c);
     const flce_buf *used[1] = {b};
     vk_touch(c, 1, used);
-    VkBufferCopy r = {offset, 0, bytes};
-    vkCmdCopyBuffer(c->cmd, b->buf, c->down->buf, 1, &r);
-    VkMemoryBarrier mb = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    vk_cmd *d = vk_log(c, VKL_COPY);
+    if (d) d->buf[0] = b->buf, d->buf[1] = c->down->buf, d->a = offset, d->b = 0, d->size = bytes;
+    vk_log(c, VKL_HOST_BARRIER);
     vk_flush(c);
     if (c->failed) memset(dst, 0, bytes);
     else memcpy(dst, c->down_map, bytes);
@@ -497,9 +617,10 @@ static void destroy(flce_backend *be) {
                                                    "conv_bwd_data_tiled", "conv_bwd_weight_tiled"};
                 double tot = 0;
                 for (int s = 0; s < SH_COUNT; s++) tot += c->sh_ns[s];
-                fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions; a barrier "
-                                "before every command while profiling, %ld needed otherwise):\n", c->dispatches,
-                        c->submissions, c->needed);
+                fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions, %ld of "
+                                "them replayed, %.1f ms recording command buffers; a barrier before every command "
+                                "while profiling, %ld needed otherwise):\n", c->dispatches, c->submissions,
+                        c->replayed, c->record_s * 1e3, c->needed);
                 for (int s = 0; s < SH_COUNT; s++)
                     if (c->sh_calls[s])
                         fprintf(stderr, "  %-21s %6ld calls %10.3f ms %5.1f%%  %8.0f workgroups per call\n", nm[s],
@@ -512,11 +633,13 @@ static void destroy(flce_backend *be) {
             vk_buf_del(c, c->up);
             vk_buf_del(c, c->down);
             if (c->fence) vkDestroyFence(c->dev, c->fence, NULL);
-            if (c->pool) vkDestroyCommandPool(c->dev, c->pool, NULL);
+            if (c->pool) vkDestroyCommandPool(c->dev, c->pool, NULL); /* and the command buffers */
             vkDestroyDevice(c->dev, NULL);
         }
         if (c->messenger && destroy_messenger) destroy_messenger(c->instance, c->messenger, NULL);
         if (c->instance) vkDestroyInstance(c->instance, NULL);
+        for (int i = 0; i < VK_SAVED; i++) free(c->saved[i].log);
+        free(c->log);
         free(c);
     }
     free(be);
@@ -579,8 +702,10 @@ static flce_status probe(flce_backend *be, int ftz, flce_err *e) {
     }
     b_write(be, bi, 0, in, sizeof in);
     const char *misuse = getenv("FLCE_VK_TEST_MISUSE");
-    if (misuse && !strcmp(misuse, "1")) /* tests only: an invalid fill (size not a multiple of 4) */
-        vkCmdFillBuffer(c->cmd, bo->buf, 0, 6, 0);
+    if (misuse && !strcmp(misuse, "1")) { /* tests only: an invalid fill (size not a multiple of 4) */
+        vk_cmd *d = vk_log(c, VKL_FILL);
+        if (d) d->buf[0] = bo->buf, d->size = 6;
+    }
     const flce_buf *bufs[2] = {bi, bo};
     uint32_t n = NT;
     vk_dispatch(c, SH_PROBE, 2, bufs, &n, sizeof n, NT, 1);
@@ -651,6 +776,15 @@ flce_backend *flce_backend_vulkan(const char *device, flce_denorm_mode mode, flc
         else if (!strcmp(conv, "tiled") || !strcmp(conv, "direct")) c->conv_tiled = conv[0] == 't';
         else {
             flce_fail(e, FLCE_ERR_ARG, "FLCE_VK_CONV: '%.40s' is neither tiled nor direct", conv);
+            goto fail;
+        }
+    }
+    { /* replay the command buffers of repeated logs (the same commands either way) */
+        const char *rp = getenv("FLCE_VK_REPLAY");
+        if (!rp || !*rp || !strcmp(rp, "1")) c->replay = 1;
+        else if (!strcmp(rp, "0")) c->replay = 0;
+        else {
+            flce_fail(e, FLCE_ERR_ARG, "FLCE_VK_REPLAY: '%.40s' is neither 0 nor 1", rp);
             goto fail;
         }
     }

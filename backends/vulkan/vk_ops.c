@@ -73,6 +73,7 @@ flce_status vk_pipelines_create(vk_ctx *c, flce_err *e) {
 }
 
 void vk_pipelines_destroy(vk_ctx *c) {
+    vk_forget_saved(c); /* their command buffers name the pipelines */
     for (int s = 0; s < SH_COUNT; s++)
         if (c->pipe[s]) vkDestroyPipeline(c->dev, c->pipe[s], NULL), c->pipe[s] = VK_NULL_HANDLE;
     if (c->layout) vkDestroyPipelineLayout(c->dev, c->layout, NULL), c->layout = VK_NULL_HANDLE;
@@ -83,31 +84,25 @@ void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const
                  size_t items, uint32_t z) {
     if (items == 0 || z == 0 || c->failed) return;
     vk_record(c);
-    VkDescriptorBufferInfo bi[VKB_MAX_BINDINGS];
-    VkWriteDescriptorSet w[VKB_MAX_BINDINGS];
-    for (int i = 0; i < nbuf; i++) {
-        bi[i] = (VkDescriptorBufferInfo){bufs[i]->buf, 0, VK_WHOLE_SIZE};
-        w[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, VK_NULL_HANDLE, (uint32_t)i, 0, 1,
-                                      VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NULL, &bi[i], NULL};
-    }
     vk_touch(c, nbuf, bufs);
-    vkCmdBindPipeline(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->pipe[sh]);
-    vkCmdPushDescriptorSetKHR(c->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, c->layout, 0, (uint32_t)nbuf, w);
-    unsigned char pc[VKB_PUSH_BYTES] = {0};
-    memcpy(pc, push, push_bytes);
-    vkCmdPushConstants(c->cmd, c->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, VKB_PUSH_BYTES, pc);
     size_t groups = (items + c->wg_x[sh] - 1) / c->wg_x[sh];
     uint32_t gx = groups > 65535 ? 65535 : (uint32_t)groups, gy = (uint32_t)((groups + gx - 1) / gx);
     int prof = c->qpool && c->nq + 2 <= 2 * 1024;
     if (prof) {
-        if (c->nq == 0) vkCmdResetQueryPool(c->cmd, c->qpool, 0, 2048);
-        vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, c->qpool, (uint32_t)c->nq);
+        if (c->nq == 0) vk_log(c, VKL_QRESET);
+        vk_cmd *t = vk_log(c, VKL_TIMESTAMP);
+        if (t) t->gx = (uint32_t)c->nq, t->gy = VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT;
     }
-    vkCmdDispatch(c->cmd, gx, gy, z);
+    vk_cmd *d = vk_log(c, VKL_DISPATCH);
+    if (!d) return;
+    d->sh = (uint32_t)sh, d->nbuf = (uint32_t)nbuf, d->gx = gx, d->gy = gy, d->gz = z;
+    for (int i = 0; i < nbuf; i++) d->buf[i] = bufs[i]->buf;
+    memcpy(d->push, push, push_bytes);
     c->sh_groups[sh] += (double)gx * gy * z;
     c->sh_disp[sh]++;
     if (prof) {
-        vkCmdWriteTimestamp(c->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, c->qpool, (uint32_t)c->nq + 1);
+        vk_cmd *t = vk_log(c, VKL_TIMESTAMP);
+        if (t) t->gx = (uint32_t)c->nq + 1, t->gy = VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT;
         c->q_shader[c->nq / 2] = sh;
         c->nq += 2;
     }
@@ -314,7 +309,8 @@ static void v_weighted_sum(flce_backend *be, size_t n, int K, const float *a, co
         vk_record(c);
         const flce_buf *used[1] = {y};
         vk_touch(c, 1, used);
-        vkCmdFillBuffer(c->cmd, y->buf, 0, VK_WHOLE_SIZE, 0);
+        vk_cmd *d = vk_log(c, VKL_FILL);
+        if (d) d->buf[0] = y->buf, d->size = VK_WHOLE_SIZE;
         return;
     }
     for (int k0 = 0; k0 < K; k0 += 8) {
