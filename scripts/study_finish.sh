@@ -4,7 +4,7 @@
 # figures, gnuplot scripts and the CSVs behind them; not the run folders, which
 # scripts/study_pack.sh carries), with the command that made it and its wall time in
 # docs/results/fmnist-small/report/COMMAND.txt, and a screenshot of the page in headless
-# Chromium (docs/results/fmnist-small/report-screenshot.png; the browser check of
+# Chromium (docs/results/fmnist-small/report-screenshot.png, the top 4,000 pixels of the page; the browser check of
 # tests/report_browser.sh: it fails when a figure does not load or a link is broken).
 # Checks the claims table's verdicts against their numbers (scripts/check_claims.sh).
 # Refuses while a configuration of the study lacks a seed (the presets' folder names say which).
@@ -48,7 +48,7 @@ find "$tmp/report" -maxdepth 1 -type f \( -name '*.md' -o -name '*.html' -o -nam
 } > "$dest/report.tmp/COMMAND.txt"
 rm -rf "$dest/report" && mv "$dest/report.tmp" "$dest/report"
 if [ -d tests/browser/node_modules ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-  NODE_PATH=tests/browser/node_modules node tests/browser/check_report.js "$dest/report/report.html" "$dest/report-screenshot.png"
+  SHOT_MAX_HEIGHT=4000 NODE_PATH=tests/browser/node_modules node tests/browser/check_report.js "$dest/report/report.html" "$dest/report-screenshot.png"
 else
   echo "study_finish.sh: no Chromium or playwright-core here (scripts/test.sh installs them): no screenshot" >&2
 fi

@@ -1,7 +1,8 @@
 // check_report.js REPORT.html SCREENSHOT.png: opens a report of `flce report` in headless
 // Chromium (Debian's /usr/bin/chromium, driven by playwright-core) and fails (exit 1, one
 // line per fault) when an image does not load, a local link points to a missing file, or the
-// page logs an error; writes a full-page screenshot.
+// page logs an error; writes a full-page screenshot (SHOT_MAX_HEIGHT=N: only the top N pixels
+// of the page, for a report too long to carry as one image).
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
@@ -29,7 +30,13 @@ const { fileURLToPath, pathToFileURL } = require('url');
     const f = fileURLToPath(l.split('#')[0]);
     if (!fs.existsSync(f)) faults.push(`broken link: ${l}`);
   }
-  await page.screenshot({ path: shot, fullPage: true });
+  const maxh = parseInt(process.env.SHOT_MAX_HEIGHT || '0', 10);
+  if (maxh > 0) {
+    const h = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.screenshot({ path: shot, fullPage: true, clip: { x: 0, y: 0, width: 1000, height: Math.min(h, maxh) } });
+  } else {
+    await page.screenshot({ path: shot, fullPage: true });
+  }
   await browser.close();
   for (const f of faults) console.log(`FAIL: ${f}`);
   console.log(`${images.length} images, ${links.length} links, ${faults.length} faults`);
