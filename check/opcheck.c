@@ -51,8 +51,9 @@ static const op_case CASES[] = {
     /* softmax cross-entropy: N, C; supervised contrastive: N, D, classes */
     {FLCE_OP_SOFTMAX_CE, {1, 2}}, {FLCE_OP_SOFTMAX_CE, {8, 10}}, {FLCE_OP_SOFTMAX_CE, {5, 100}}, {FLCE_OP_SUPCON, {8, 64, 3}}, {FLCE_OP_SUPCON, {5, 7, 5}},
     {FLCE_OP_SUPCON, {16, 64, 16}}, {FLCE_OP_SUPCON, {130, 64, 10}}, {FLCE_OP_SOFTMAX_CE, {130, 10}},
-    /* SGD: n, momentum (0/1), weight decay (0/1), first; weighted sum: n, K */
-    {FLCE_OP_SGD, {1000, 0, 0, 1}}, {FLCE_OP_SGD, {1001, 1, 1, 0}}, {FLCE_OP_WEIGHTED_SUM, {999, 1}}, {FLCE_OP_WEIGHTED_SUM, {4099, 10}},
+    /* SGD: n, momentum (0/1), weight decay (0/1), first, tensors (run_sgd); weighted sum: n, K */
+    {FLCE_OP_SGD, {1000, 0, 0, 1}}, {FLCE_OP_SGD, {1001, 1, 1, 0}}, {FLCE_OP_SGD, {1000, 1, 1, 0, 5}},
+    {FLCE_OP_SGD, {700, 0, 0, 1, 5}}, {FLCE_OP_WEIGHTED_SUM, {999, 1}}, {FLCE_OP_WEIGHTED_SUM, {4099, 10}},
 };
 
 int flce_opcheck_count(void) { return (int)(sizeof CASES / sizeof CASES[0]); }
@@ -103,7 +104,10 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
     case FLCE_OP_LINEAR_BWD: snprintf(buf, cap, "%s(N=%d,I=%d,O=%d)", upper(c->op, nm), a[0], a[1], a[2]); break;
     case FLCE_OP_SOFTMAX_CE: snprintf(buf, cap, "%s(N=%d,C=%d)", upper(c->op, nm), a[0], a[1]); break;
     case FLCE_OP_SUPCON: snprintf(buf, cap, "%s(N=%d,D=%d,classes=%d)", upper(c->op, nm), a[0], a[1], a[2]); break;
-    case FLCE_OP_SGD: snprintf(buf, cap, "%s(n=%d,momentum=%d,wd=%d,first=%d)", upper(c->op, nm), a[0], a[1], a[2], a[3]); break;
+    case FLCE_OP_SGD:
+        if (a[4] > 1) snprintf(buf, cap, "%s(n=%d,momentum=%d,wd=%d,first=%d,tensors=%d)", upper(c->op, nm), a[0], a[1], a[2], a[3], a[4]);
+        else snprintf(buf, cap, "%s(n=%d,momentum=%d,wd=%d,first=%d)", upper(c->op, nm), a[0], a[1], a[2], a[3]);
+        break;
     case FLCE_OP_WEIGHTED_SUM: snprintf(buf, cap, "%s(n=%d,K=%d)", upper(c->op, nm), a[0], a[1]); break;
     case FLCE_OP_COUNT: break; /* not an op (an op added to the list without a case here does not build: -Wswitch) */
     }
@@ -349,13 +353,25 @@ static void run_supcon(ctx *c, const op_case *oc, flce_backend **bk) {
         }
 }
 
+/* SGD of one tensor, or (a[4] = T > 1) of T tensors of different lengths one after the other and
+ * then the last again: a backend that sends consecutive updates out together (Vulkan, four a
+ * dispatch) must give each tensor its own length and let the repeated update see the first. */
 static void run_sgd(ctx *c, const op_case *oc, flce_backend **bk) {
     const int *a = oc->a;
-        size_t n = (size_t)a[0];
-        pair *w = mk(c, "w", n, 0, 1, 1), *g = mk(c, "g", n, 0, 1, 0), *m = mk(c, "momentum", n, 0, 1, a[1]);
+        int T = a[4] > 1 ? (a[4] < 5 ? a[4] : 5) : 1;
+        size_t len[5] = {(size_t)a[0], (size_t)a[0] / 2 + 1, 1, 257, 3};
+        pair *w[5], *g[5], *m[5];
+        for (int t = 0; t < T; t++) {
+            w[t] = mk(c, "w", len[t], 0, 1, 1), g[t] = mk(c, "g", len[t], 0, 1, 0);
+            m[t] = mk(c, "momentum", len[t], 0, 1, a[1]);
+        }
         if (c->fail) return;
         for (int k = 0; k < 2; k++) {
-            bk[k]->sgd(bk[k], n, 0.01f, a[1] ? 0.9f : 0.0f, a[2] ? 5e-4f : 0.0f, a[3], S(w), S(g), a[1] ? S(m) : NULL);
+            for (int u = 0; u < T + (T > 1); u++) {
+                int t = u < T ? u : T - 1;
+                bk[k]->sgd(bk[k], len[t], 0.01f, a[1] ? 0.9f : 0.0f, a[2] ? 5e-4f : 0.0f, a[3], S(w[t]), S(g[t]),
+                           a[1] ? S(m[t]) : NULL);
+            }
             bk[k]->sync(bk[k]);
         }
 }

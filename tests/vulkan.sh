@@ -10,7 +10,7 @@
 # Where no Vulkan device exists the test exits 77 (ctest: skipped) with the reason;
 # scripts/test.sh turns a skip into a failure in CI.
 set -u
-flce=$1; fixtures=$2
+flce=$1; fixtures=$2; flce_bench=$3
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-vk-XXXXXX); trap 'rm -rf "$t"' EXIT
@@ -113,6 +113,14 @@ FLCE_VK_REPLAY=yes "$flce" run --algo fedavg,flce $base3 --out "$t/v3-bad" --bac
 FLCE_VK_REPLAY=yes "$flce" run --algo fedavg $base3 --out "$t/c3" --backend vulkan --force > /dev/null 2>&1
 [ $? = 2 ] && [ -f "$t/c3/digests.txt" ] && [ -f "$t/c3/model.safetensors" ] ||
   fail "--force with an unusable backend: status not 2, or the old run deleted"
+# fewer dispatches: SGD goes out four parameter tensors a dispatch. ResNet20 has 65 (21
+# convolutions, 19 in the blocks and stem and 2 shortcuts; a scale and a shift for each of
+# their 21 BatchNorms; the linear layer's weight and bias), so a step has ceil(65 / 4) = 17 SGD
+# dispatches; flce-bench train at --steps 1 runs a warm-up step and a timed one
+FLCE_VK_PROFILE=1 "$flce_bench" train --backend vulkan --batch 2 --steps 1 --repeats 1 --peak 1 > /dev/null 2> "$t/prof" ||
+  fail "flce-bench train --backend vulkan: $(tail -1 "$t/prof")"
+sgd=$(awk '$1 == "sgd" { print $2 }' "$t/prof")
+[ "$sgd" = 34 ] || fail "SGD dispatches in two steps: $sgd, expected 34 ($(grep -c . "$t/prof") lines of profile)"
 # a device lost in the middle of a run (FLCE_VK_TEST_LOSE_AT: that submission fails): one line
 # naming it, status 1, no process exit from inside the backend, a run folder that --resume
 # continues to the CPU backend's digests

@@ -116,6 +116,16 @@ typedef struct {
     long barriers;                 /* pipeline barriers recorded since creation */
     long needed;                   /* of them, those vk_touch found a buffer used twice for */
     int test_no_barriers;          /* FLCE_VK_TEST_MISUSE=2: vk_touch records no barrier (tests only) */
+    /* SGD updates waiting to go out as one dispatch of up to four tensors (vk_sgd_settle) */
+    struct {
+        int count;
+        float lr, momentum, wd;
+        int first;
+        flce_buf *w[4], *m[4];
+        const flce_buf *g[4];
+        uint32_t n[4];
+    } sgd;
+    int sgd_emitting;
     /* the buffers that commands recorded since the last barrier use (vk_touch) */
 #define VK_TOUCH_MAX 64
     const flce_buf *touched[VK_TOUCH_MAX];
@@ -168,6 +178,10 @@ void vk_ops_install(flce_backend *be);
  * `items` invocations in x (spread over a 2-D grid) times `z` workgroups in z. */
 void vk_dispatch(vk_ctx *c, int sh, int nbuf, const flce_buf *const *bufs, const void *push, size_t push_bytes,
                  size_t items, uint32_t z);
+/* Dispatch the SGD updates that v_sgd holds back (consecutive updates with the same settings
+ * go out together, up to four tensors a dispatch): called before any other command is logged
+ * (vk_touch, vk_log) and before a submission, so that the log keeps the ops' order. */
+void vk_sgd_settle(vk_ctx *c);
 /* The fmath identity check: out[6 i ..] = recip, div(x, y), rsqrt, sqrt, exp, log on the device. */
 flce_status flce_vulkan_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e);
 

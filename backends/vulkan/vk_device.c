@@ -348,6 +348,7 @@ void vk_record(vk_ctx *c) {
 
 vk_cmd *vk_log(vk_ctx *c, uint32_t kind) {
     if (c->failed) return NULL;
+    vk_sgd_settle(c);
     vk_record(c);
     if (c->nlog == c->caplog) {
         int cap = c->caplog ? 2 * c->caplog : 256;
@@ -372,6 +373,7 @@ void vk_barrier(vk_ctx *c) {
 
 void vk_touch(vk_ctx *c, int n, const flce_buf *const *bufs) {
     if (c->failed) return;
+    vk_sgd_settle(c);
     int hazard = c->ntouched + n > VK_TOUCH_MAX;
     for (int i = 0; i < n && !hazard; i++)
         for (int j = 0; j < c->ntouched && !hazard; j++) hazard = c->touched[j] == bufs[i];
@@ -474,6 +476,7 @@ static double now_s(void) {
 }
 
 void vk_flush(vk_ctx *c) {
+    if (!c->failed) vk_sgd_settle(c);
     if (!c->recording || c->failed) return;
     int slot = c->replay ? find_saved(c) : -1;
     VkCommandBuffer cb;
@@ -607,7 +610,7 @@ static void destroy(flce_backend *be) {
     vk_ctx *c = be->ctx;
     if (c) {
         if (c->dev) {
-            if (c->recording) vk_flush(c);
+            vk_flush(c); /* what is logged or held back */
             vkDeviceWaitIdle(c->dev);
             if (c->qpool) {
                 static const char *nm[SH_COUNT] = {"probe", "fmath", "conv_fwd", "conv_bwd_data", "conv_bwd_weight",

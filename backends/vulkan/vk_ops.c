@@ -292,14 +292,47 @@ static void v_supcon(flce_backend *be, int N, int D, float tau, float lambda, co
     for (p.phase = 0; p.phase < 7; p.phase++) DISPATCH(c, SH_SUPCON, p, items[p.phase], 1, z, labels, loss, work, dz);
 }
 
-static void v_sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
-                const flce_buf *g, flce_buf *mom) {
+/* SGD: held back and sent out four tensors at a time (vk_sgd_settle), their elements one after
+ * the other in one grid: a model's 65 updates are 17 dispatches instead of 65, with as many
+ * invocations as elements and the same arithmetic per element. */
+void vk_sgd_settle(vk_ctx *c) {
+    if (!c->sgd.count || c->sgd_emitting) return;
+    c->sgd_emitting = 1;
     struct {
-        uint32_t n;
+        uint32_t end[4];
         float lr, momentum, wd;
         int32_t first;
-    } p = {(uint32_t)n, lr, momentum, wd, first};
-    DISPATCH(be->ctx, SH_SGD, p, n, 1, w, g, mom ? mom : w);
+    } p = {{0}, c->sgd.lr, c->sgd.momentum, c->sgd.wd, c->sgd.first};
+    const flce_buf *bufs[12];
+    uint32_t at = 0;
+    for (int k = 0; k < 4; k++) { /* unused slots: the first tensor's buffers, and no element */
+        int j = k < c->sgd.count ? k : 0;
+        bufs[3 * k] = c->sgd.w[j], bufs[3 * k + 1] = c->sgd.g[j], bufs[3 * k + 2] = c->sgd.m[j];
+        at += k < c->sgd.count ? c->sgd.n[k] : 0;
+        p.end[k] = at;
+    }
+    vk_dispatch(c, SH_SGD, 12, bufs, &p, sizeof p, at, 1);
+    c->sgd.count = 0;
+    c->sgd_emitting = 0;
+}
+
+static void v_sgd(flce_backend *be, size_t n, float lr, float momentum, float wd, int first, flce_buf *w,
+                const flce_buf *g, flce_buf *mom) {
+    vk_ctx *c = be->ctx;
+    if (c->failed || n == 0) return;
+    size_t held = 0;
+    for (int k = 0; k < c->sgd.count; k++) held += c->sgd.n[k];
+    if (c->sgd.count == 4 || held + n > 0xffffffffu || (c->sgd.count && (memcmp(&lr, &c->sgd.lr, 4) || memcmp(&momentum, &c->sgd.momentum, 4) ||
+                                                memcmp(&wd, &c->sgd.wd, 4) || first != c->sgd.first)))
+        vk_sgd_settle(c);
+    const flce_buf *mine[3] = {w, g, mom ? mom : w};
+    int shared = 0; /* a buffer shared with a held update: that one goes out first */
+    for (int k = 0; k < c->sgd.count; k++)
+        for (int j = 0; j < 3; j++) shared |= mine[j] == c->sgd.w[k] || mine[j] == c->sgd.g[k] || mine[j] == c->sgd.m[k];
+    if (shared) vk_sgd_settle(c);
+    int k = c->sgd.count++;
+    c->sgd.lr = lr, c->sgd.momentum = momentum, c->sgd.wd = wd, c->sgd.first = first;
+    c->sgd.w[k] = w, c->sgd.g[k] = g, c->sgd.m[k] = mom ? mom : w, c->sgd.n[k] = (uint32_t)n;
 }
 
 static void v_weighted_sum(flce_backend *be, size_t n, int K, const float *a, const flce_buf *const *xs, flce_buf *y) {
