@@ -3,7 +3,9 @@
  * after a warm-up step, the median of --repeats timings of --steps steps. GFLOP/s counts
  * the convolutions' and the linear layer's multiplies and adds (each one FLOP) of
  * forward, weight gradient and input gradient, and is quoted against the machine's
- * measured mul+add peak (`flce-bench peak`). */
+ * measured mul+add peak (`flce-bench peak`). --read-loss reads the losses back after every
+ * step as a training run does (on Vulkan: a submission and a wait per step, where recorded
+ * command buffers are replayed); without it the steps of a timing are one submission. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@
 
 int flce_bench_train(int argc, char **argv) {
     const char *prog = "flce-bench train", *backends = NULL, *input = "3x32x32", *csv = NULL, *device = NULL, *denorm = "auto";
-    int batch = 64, steps = 5, repeats = 3, threads = 2;
+    int batch = 64, steps = 5, repeats = 3, threads = 2, read_loss = 0;
     double lambda = 1.0, peak = 0;
     cli_opt opts[] = {
         {"backend", CLI_STR, &backends, "comma-separated: cpu, vulkan, reference (default: cpu, reference, and vulkan on a GPU)", 0},
@@ -35,6 +37,7 @@ int flce_bench_train(int argc, char **argv) {
         {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"lambda", CLI_DOUBLE, &lambda, "contrastive loss weight (default 1; 0 = plain cross-entropy)", 0},
         {"peak", CLI_DOUBLE, &peak, "peak GFLOP/s to quote against (default: measure it)", 0},
+        {"read-loss", CLI_FLAG, &read_loss, "read the losses back after every step, as a training run does", 0},
         {"csv", CLI_STR, &csv, "append rows to this CSV file (header written when new)", 0},
         {0},
     };
@@ -74,12 +77,22 @@ int flce_bench_train(int argc, char **argv) {
     }
     FILE *out = NULL;
     if (csv) {
+        static const char header[] =
+            "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda,read_loss";
         FILE *t = fopen(csv, "r");
         int fresh = !t;
-        if (t) fclose(t);
+        if (t) { /* rows go under the same columns, or nowhere */
+            char line[512] = "";
+            if (!fgets(line, sizeof line, t)) line[0] = '\0';
+            fclose(t);
+            line[strcspn(line, "\r\n")] = '\0';
+            if (line[0] && strcmp(line, header))
+                return cli_usage_error(prog, "--csv %s: its columns are not this version's (%s): use a new file", csv, header);
+            fresh = !line[0];
+        }
         out = fopen(csv, "a");
         if (!out) return cli_usage_error(prog, "--csv %s: cannot open for appending", csv);
-        if (fresh) fprintf(out, "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda\n");
+        if (fresh) fprintf(out, "%s\n", header);
     }
     printf("%-10s %-9s %5s %12s %8s %8s\n", "backend", "input", "batch", "images/s", "GFLOP/s", "of peak");
     snprintf(list, sizeof list, "%s", backends);
@@ -111,7 +124,8 @@ int flce_bench_train(int argc, char **argv) {
         for (int k = 0; k < reps; k++) {
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
-                flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL);
+                flce_losses l;
+                flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, read_loss ? &l : NULL, NULL);
                 flce_model_sgd(&m, 0.01f, 0, 0, 0);
             }
             be->sync(be);
@@ -123,8 +137,8 @@ int flce_bench_train(int argc, char **argv) {
         if (host) printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
         else printf("%-10s %-9s %5d %12.1f %8.1f %8s  (%s)\n", name, input, batch, ips, gf, "-", be->device);
         if (out)
-            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g\n", name, be->device, input, batch, st, ips, gf, peak,
-                    host ? gf / peak : 0.0, lambda);
+            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d\n", name, be->device, input, batch, st, ips, gf, peak,
+                    host ? gf / peak : 0.0, lambda, read_loss);
         free(t), free(x), free(y);
         flce_model_free(&m);
         if (be->destroy) be->destroy(be);

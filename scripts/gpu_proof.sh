@@ -9,6 +9,8 @@
 #      machine in the same call, and the CPU backend at batch 64;
 #      then the direct convolution shaders (FLCE_VK_CONV=direct) at batch 64 and 512 against the
 #      tiled ones (the GPU's default), and their check;
+#      then at batch 64 with the losses read after every step (--read-loss, as flce run does),
+#      with and without command-buffer replay (FLCE_VK_REPLAY=1, 0);
 #   3. FLCE_VK_PROFILE=1 for the GPU time per shader at batch 64 (tiled and direct);
 #   4. a short FLCE run (and FedAvg) on the GPU and on the CPU backend: the digests must be equal;
 #      and on the GPU again with every command buffer recorded afresh (FLCE_VK_REPLAY=0): the
@@ -54,6 +56,10 @@ done
 FLCE_VK_CONV=direct timeout 60 ./build/flce check --backend vulkan --op CONV2D --steps 1 > "$OUT/check_direct.txt" 2>&1
 echo "exit $?" >> "$OUT/check_direct.txt"; tail -2 "$OUT/check_direct.txt" | tee -a "$OUT/log.txt"
 timeout 120 ./build/flce-bench train --backend cpu --batch $pb --steps $cst --csv "$OUT/train.csv" 2>&1 | tee -a "$OUT/log.txt"
+log "2c. batch 64 reading the losses after every step (as flce run does), with and without command-buffer replay"
+for r in 1 0; do
+  FLCE_VK_REPLAY=$r timeout 90 ./build/flce-bench train --backend vulkan --batch $pb --steps $st --read-loss --csv "$OUT/train_readloss_replay$r.csv" 2>&1 | tee -a "$OUT/log.txt"
+done
 log "3. GPU time per shader, batch 64"
 FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch $pb --steps $st > "$OUT/profile.txt" 2>&1
 FLCE_VK_CONV=direct FLCE_VK_PROFILE=1 timeout 60 ./build/flce-bench train --backend vulkan --batch $pb --steps $st > "$OUT/profile_direct.txt" 2>&1

@@ -10,6 +10,13 @@ t=$(mktemp -d /tmp/flce-bench-XXXXXX); trap 'rm -rf "$t"' EXIT
 head -1 "$t/train.csv" | grep -q '^backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak' || fail "CSV header"
 [ "$(wc -l < "$t/train.csv")" = 3 ] || fail "one CSV row per backend (cpu, reference) expected"
 cut -d, -f1 "$t/train.csv" | tr "\n" " " | grep -q "backend cpu reference" || fail "backends missing from the CSV"
+# --read-loss: the last column says it (0 above, 1 here); rows under other columns: status 2, file untouched
+"$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --read-loss --csv "$t/train.csv" > "$t/log" ||
+  fail "train --read-loss: $(cat "$t/log")"
+[ "$(awk -F, 'NR > 1 { print $NF }' "$t/train.csv" | tr '\n' ' ')" = "0 0 1 " ] || fail "read_loss column: $(cat "$t/train.csv")"
+printf 'backend,device,input\n' > "$t/old.csv"
+expect 2 "its columns are not this version's" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --csv "$t/old.csv"
+[ "$(cat "$t/old.csv")" = "backend,device,input" ] || fail "a CSV of other columns was changed"
 "$bench" peak --threads 1 --csv "$t/peak.csv" > "$t/log" || fail "peak: $(cat "$t/log")"
 head -1 "$t/peak.csv" | grep -qx 'threads,kind,peak_gflops' || fail "peak CSV header"
 grep -q '^1,muladd_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no muladd_avx2 row"
