@@ -141,6 +141,10 @@ if [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; th
   FLCE_VK_VALIDATION=1 FLCE_VK_CONV=tiled "$flce" check --backend vulkan --op CONV2D --steps 0 > "$t/valt" 2> "$t/valt.err" \
     || fail "tiled convolutions under the validation layer: $(tail -1 "$t/valt")"
   grep -q 'vulkan validation' "$t/valt.err" && fail "validation messages (tiled): $(grep 'vulkan validation' "$t/valt.err" | head -3)"
+  # replayed command buffers (the run of the replay test above: 5 replays) are valid to submit again
+  FLCE_VK_VALIDATION=1 "$flce" run --algo fedavg $base3 --out "$t/valr" --backend vulkan > /dev/null 2> "$t/valr.err" \
+    || fail "a run under the validation layer: $(tail -1 "$t/valr.err")"
+  grep -q 'vulkan validation' "$t/valr.err" && fail "validation messages (replay): $(grep 'vulkan validation' "$t/valr.err" | head -3)"
   FLCE_VK_VALIDATION=1 FLCE_VK_TEST_MISUSE=1 "$flce" check --backend vulkan --op ADD --steps 0 > "$t/mis" 2> "$t/mis.err"
   [ $? = 1 ] || fail "a misuse under the validation layer must fail the check"
   grep -q 'vulkan validation' "$t/mis.err" || fail "the deliberate misuse was not reported by the layer"
