@@ -720,9 +720,8 @@ static flce_status share_state(engine *E, int *done, flce_err *e) {
     return st;
 }
 
-/* An existing run directory: refuse unless --force (start over) or --resume (continue). */
-/* The run folder: checked (nothing written), then made (and, under --force, emptied of the old
- * run). */
+/* The run folder, checked (nothing written): an existing run is refused unless --force (start
+ * over) or --resume (continue). make_dir then makes it (under --force, emptied of the old run). */
 static flce_status check_dir(engine *E, flce_err *e) {
     const flce_run_cfg *c = E->cfg;
     snprintf(E->dir, sizeof E->dir, "%s", c->out);

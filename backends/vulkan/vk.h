@@ -38,7 +38,7 @@
     X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)                         \
     X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCmdPushDescriptorSetKHR)         \
     X(vkDeviceWaitIdle) X(vkCreateQueryPool) X(vkDestroyQueryPool) X(vkCmdResetQueryPool) X(vkCmdWriteTimestamp)     \
-    X(vkGetQueryPoolResults) X(vkFreeCommandBuffers)
+    X(vkGetQueryPoolResults)
 
 #define VK_DECL(f) extern PFN_##f f;
 VK_INSTANCE_FNS(VK_DECL)

@@ -320,16 +320,17 @@ static void v_sgd(flce_backend *be, size_t n, float lr, float momentum, float wd
                 const flce_buf *g, flce_buf *mom) {
     vk_ctx *c = be->ctx;
     if (c->failed || n == 0) return;
-    size_t held = 0;
-    for (int k = 0; k < c->sgd.count; k++) held += c->sgd.n[k];
-    if (c->sgd.count == 4 || held + n > 0xffffffffu || (c->sgd.count && (memcmp(&lr, &c->sgd.lr, 4) || memcmp(&momentum, &c->sgd.momentum, 4) ||
-                                                memcmp(&wd, &c->sgd.wd, 4) || first != c->sgd.first)))
-        vk_sgd_settle(c);
+    /* the held updates go out first when they are four, when the settings differ (bit for bit),
+     * when the elements would pass 2^32, or when one of them uses a buffer of this one */
     const flce_buf *mine[3] = {w, g, mom ? mom : w};
-    int shared = 0; /* a buffer shared with a held update: that one goes out first */
-    for (int k = 0; k < c->sgd.count; k++)
-        for (int j = 0; j < 3; j++) shared |= mine[j] == c->sgd.w[k] || mine[j] == c->sgd.g[k] || mine[j] == c->sgd.m[k];
-    if (shared) vk_sgd_settle(c);
+    int go = c->sgd.count == 4 || memcmp(&lr, &c->sgd.lr, 4) || memcmp(&momentum, &c->sgd.momentum, 4) ||
+             memcmp(&wd, &c->sgd.wd, 4) || first != c->sgd.first;
+    size_t held = n;
+    for (int k = 0; k < c->sgd.count; k++) {
+        held += c->sgd.n[k];
+        for (int j = 0; j < 3; j++) go |= mine[j] == c->sgd.w[k] || mine[j] == c->sgd.g[k] || mine[j] == c->sgd.m[k];
+    }
+    if (go || held > 0xffffffffu) vk_sgd_settle(c); /* (nothing held: does nothing) */
     int k = c->sgd.count++;
     c->sgd.lr = lr, c->sgd.momentum = momentum, c->sgd.wd = wd, c->sgd.first = first;
     c->sgd.w[k] = w, c->sgd.g[k] = g, c->sgd.m[k] = mom ? mom : w, c->sgd.n[k] = (uint32_t)n;
