@@ -20,7 +20,8 @@
 static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
     "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
-    "                 [--completion masked|literal] [--max-iter N] [--seed S]\n"
+    "                 [--completion masked|literal] [--max-iter N] [--seed S] [--completion-version 1|2]\n"
+    "                 [--tol X] [--threads N]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
@@ -29,13 +30,14 @@ static const char *USAGE =
 /* A trace written by `flce run` records its completion seed, settings and ablations: taken
  * where the command line does not give them; 0, or 2 after a usage error. */
 static int from_completion_json(const char *prog, const char *cj, cli_opt *opts, flce_completion_cfg *ccp, flce_ablation *abp,
-                                int ablate_given, uint64_t *seed) {
+                                int ablate_given, uint64_t *seed, int *version) {
     flce_completion_cfg cc = *ccp;
     flce_ablation ab = *abp;
         flce_completion_file cf;
         flce_err ce;
         if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg), 2;
         if (cf.has_seed && !cli_find(opts, "seed")->seen) *seed = cf.seed;
+        if (!cli_find(opts, "completion-version")->seen) *version = cf.version;
         /* the run's completion settings, where the command line does not give them */
         const char *flags[4] = {"completion", "solver", "rank", "mu"}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
         const char *got_v[4] = {NULL, NULL, NULL, NULL};
@@ -93,8 +95,8 @@ static void print_completion(const flce_completion_cfg *ccp, const flce_ablation
             if (res.rank[c] > rmax) rmax = res.rank[c];
             if (res.iters[c] > imax) imax = res.iters[c];
         }
-        printf("completion: %s%s, rank %d..%d, at most %d iterations per class\n", cc.literal ? "literal (all entries), " : "",
-               cc.gradient || cc.literal ? "gradient descent" : "ALS", rmin, rmax, imax);
+        printf("completion: version %d, %s%s, rank %d..%d, at most %d iterations per class\n", cc.version,
+               cc.literal ? "literal (all entries), " : "", cc.gradient || cc.literal ? "gradient descent" : "ALS", rmin, rmax, imax);
         if (cc.rank_auto || cc.mu_auto) {
             printf("auto (%d-fold held-out error) chose, per class:", cc.folds);
             for (int c = 0; c < C; c++) printf(" %d:r%d/mu%g", c, res.rank[c], res.mu[c]);
@@ -133,7 +135,8 @@ int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
                *kind = NULL;
     cli_list ablate = {{0}, 0};
-    int max_iter = 500, heldout = 0;
+    int max_iter = 500, heldout = 0, version = FLCE_COMPLETION_VERSION, threads = 0;
+    double tol = 0;
     uint64_t seed = 1;
     cli_opt opts[] = {
         {"out", CLI_STR, &out, "output folder (default: the trace folder)", 0},
@@ -147,6 +150,9 @@ int flce_cmd_eval(int argc, char **argv) {
         {"completion", CLI_STR, &kind, "masked (default) or literal (the paper's equation over all entries, unselected = 0)", 0},
         {"max-iter", CLI_INT, &max_iter, "completion iterations at most (default 500)", 0},
         {"seed", CLI_U64, &seed, "seed of the completion start (default 1; a run records its own)", 0},
+        {"completion-version", CLI_INT, &version, "1 (before 2026-11-27: cold starts, tol 1e-10) or 2 (warm starts); default: the trace's recorded one (1 where it records none), else 2", 0},
+        {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default: the version's, 1e-10 or 1e-6)", 0},
+        {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
         {0},
     };
     const char *pos[1];
@@ -181,7 +187,14 @@ int flce_cmd_eval(int argc, char **argv) {
     char cj[1200];
     snprintf(cj, sizeof cj, "%s/completion.json", dir);
     struct stat cs;
-    if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed)) return 2;
+    if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version)) return 2;
+    if (version != 1 && version != 2)
+        return cli_usage_error(prog, "%s%d: this build knows completion versions 1 and 2%s",
+                               cli_find(opts, "completion-version")->seen ? "--completion-version " : "completion.json: version ",
+                               version, cli_find(opts, "completion-version")->seen ? "" : " (a newer build wrote it)");
+    if (tol < 0 || !isfinite(tol) || tol >= 1) return cli_usage_error(prog, "--tol %g: must be from 0 to below 1", tol);
+    if (threads < 0 || threads > 64) return cli_usage_error(prog, "--threads %d: must be 0 (one per CPU) to 64", threads);
+    cc.version = version, cc.tol = tol, cc.threads = threads;
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);
 
     flce_err e = {{0}};
@@ -195,6 +208,18 @@ int flce_cmd_eval(int argc, char **argv) {
         if (weights_bad) goto usage; /* a weight file that does not fit the trace: a usage error */
         goto fail;
     }
+    flce_ablation ab_rec;
+    if (!tf.tr.prototypes) { /* a run's Q.npy: its own ablations M, V, Q are in it already */
+        int cli_mvq = 0;
+        for (int i = 0; i < ablate.n; i++) cli_mvq |= strcasecmp(ablate.items[i], "CMC") != 0;
+        if (cli_mvq) {
+            flce_trace_files_free(&tf);
+            return cli_usage_error(prog, "--ablate M, V or Q: %s has Q.npy but no prototypes.npy; its Q holds the run's own ablation", dir);
+        }
+        ab_rec = ab; /* recorded as the run's */
+        ab.no_mass = ab.no_velocity = ab.no_momentum = 0;
+    }
+    if (tf.tr.prototypes) ab_rec = ab;
     int T = tf.tr.T, n = tf.tr.n, C = tf.tr.C, d = tf.tr.d;
     const double *sizes = tf.sizes;
     if (!(shares = malloc((size_t)n * sizeof *shares))) {
@@ -208,7 +233,8 @@ int flce_cmd_eval(int argc, char **argv) {
 
     if ((st = write_results(out, &res, T, n, C, &e))) goto fail;
     flce_data_shares(sizes, NULL, C, n, shares);
-    printf("trace %s: T %d rounds, n %d clients, C %d classes, d %d\n", dir, T, n, C, d);
+    if (tr.prototypes) printf("trace %s: T %d rounds, n %d clients, C %d classes, d %d\n", dir, T, n, C, d);
+    else printf("trace %s: T %d rounds, n %d clients, C %d classes; from Q.npy (no prototypes.npy): the completion and totals redone\n", dir, T, n, C);
     print_completion(&cc, &ab, &res, C);
     if (res.fallback_rounds) printf("rounds without any prototype: %lld\n", (long long)res.fallback_rounds);
     printf("%6s %10s %12s\n", "client", "data share", "contribution");
@@ -218,8 +244,8 @@ int flce_cmd_eval(int argc, char **argv) {
     else printf("KL(contributions || data shares) = %.6f\n", kl);
     if (heldout && !ab.no_completion && !cc.literal && (st = print_heldout(&tr, &cc, &res, &e))) goto fail;
     char ablate_s[32];
-    snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", ab.no_mass ? "M " : "", ab.no_velocity ? "V " : "", ab.no_momentum ? "Q " : "",
-             ab.no_completion ? "CMC" : "");
+    snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", ab_rec.no_mass ? "M " : "", ab_rec.no_velocity ? "V " : "",
+             ab_rec.no_momentum ? "Q " : "", ab_rec.no_completion ? "CMC" : "");
     snprintf(p, sizeof p, "%s/completion_eval.json", out);
     if ((st = flce_completion_record(p, &cc, ablate_s, C, &res, &e))) goto fail;
     printf("wrote %s/contributions.csv, Q.npy, X_completed.npy, completion_eval.json\n", out);

@@ -24,6 +24,7 @@
 #include "method.h"
 #include "cpu.h"
 #include "ref_backend.h"
+#include "parallel.h"
 
 
 typedef struct {
@@ -39,6 +40,26 @@ typedef struct {
 static row ROWS[256];
 static int NROWS;
 
+/* FLCE's completion, version 1 against 2 */
+typedef struct {
+    const char *scale;
+    int T, n, K, C, autosel;
+    double v1, v2;
+    int v1_est;
+} comp_row;
+
+static comp_row CROWS[16];
+static int NCROWS;
+
+/* the whole run's server time */
+typedef struct {
+    int T, C, autosel;
+    double comp, flce, fedavg, fedavg_cos;
+} total_row;
+
+static total_row TROWS[16];
+static int NTROWS;
+
 static void add_row(const char *m, int K, long params, int C, double sec, int measured, const char *note) {
     if (NROWS == 256) return;
     row *r = &ROWS[NROWS++];
@@ -50,42 +71,48 @@ static void add_row(const char *m, int K, long params, int C, double sec, int me
 typedef struct {
     engine E;
     flce_run_cfg cfg;
+    int open;
 } bench_round;
 
-static int setup_round(bench_round *b, flce_backend *be, int n, int K, int C, size_t S_override, int nval, uint64_t seed) {
+static int setup_round_(bench_round *b, flce_backend *be, int n, int K, int C, size_t S_override, int nval, uint64_t seed) {
     engine *E = &b->E;
     memset(b, 0, sizeof *b);
     flce_run_cfg_default(&b->cfg);
     b->cfg.seed = seed;
     b->cfg.per_round = K;
     b->cfg.clients = n;
-    E->cfg = &b->cfg;
-    E->n = n, E->K = K, E->C = C, E->d = FLCE_FEAT, E->T = 1000;
-    E->be = be;
+    b->cfg.rounds = 1000;
+    flce_rng r;
+    flce_rng_init(&r, seed, FLCE_RNG_BENCH, 1, 0);
+    double sizes[1024];
+    if (n > 1024) return -1;
+    for (int k = 0; k < n; k++) sizes[k] = 100 + (double)flce_rng_below(&r, 1000);
     flce_err e;
-    if (flce_model_create(&E->m, be, 3, 32, 32, C, 256, &e)) return -1;
-    flce_model_init(&E->m, seed);
-    E->S = S_override ? S_override : flce_model_state_size(&E->m);
-    E->global = malloc(sizeof(float) * E->S), E->newg = malloc(sizeof(float) * E->S);
-    E->states = malloc(sizeof(float) * E->S * (size_t)K);
-    E->sel = malloc(sizeof(int) * (size_t)K), E->sizes = malloc(sizeof(double) * (size_t)n);
-    E->protos = malloc(sizeof(float) * (size_t)n * C * FLCE_FEAT), E->present = calloc((size_t)n * C, 1);
-    E->omega = malloc(sizeof(double) * (size_t)K), E->rc = malloc(sizeof(double) * (size_t)K);
-    E->rep_loss = malloc(sizeof(double) * (size_t)K), E->rep_acc = malloc(sizeof(double) * (size_t)K);
-    E->g = calloc((size_t)C * FLCE_FEAT, sizeof(double)), E->has_g = calloc((size_t)C, 1);
-    E->contrib_sum = calloc((size_t)n, sizeof(double));
-    E->vcache = malloc(sizeof(double) * ((size_t)1 << (K < 21 ? K : 1)));
-    E->aux_fn = E->S * (size_t)n, E->aux_dn = (size_t)n + (size_t)K + 2;
-    E->aux_f = calloc(E->aux_fn, sizeof(float)), E->aux_d = calloc(E->aux_dn, sizeof(double));
-    E->CHW = 3 * 32 * 32;
+    /* the engine's own constructor: every array a run has (the BatchNorm rule's parameter mask
+     * included, whose absence crashed this benchmark when it built the engine field by field) */
+    if (flce_engine_open_synthetic(E, &b->cfg, flce_method_find("fedavg"), be, 3, 32, 32, C, sizes, &e)) {
+        fprintf(stderr, "flce-bench server: %s\n", e.msg);
+        return -1;
+    }
+    b->open = 1;
+    if (S_override) { /* a larger synthetic state, every entry a parameter */
+        float *g = realloc(E->global, sizeof(float) * S_override), *nw = realloc(E->newg, sizeof(float) * S_override);
+        if (g) E->global = g;
+        if (nw) E->newg = nw;
+        float *st = realloc(E->states, sizeof(float) * S_override * (size_t)K);
+        if (st) E->states = st;
+        uint8_t *tr = realloc(E->trainable, S_override);
+        if (tr) E->trainable = tr;
+        if (!g || !nw || !st || !tr) return -1;
+        memset(E->trainable, 1, S_override);
+        E->S = E->P = S_override;
+    }
     E->n_val = nval;
-    E->bx = malloc(sizeof(float) * 256 * E->CHW), E->logits = malloc(sizeof(float) * 256 * C);
+    free(E->train_x), free(E->val_idx), free(E->ds.train.labels);
     E->train_x = malloc(sizeof(float) * (size_t)(nval ? nval : 1) * E->CHW);
     E->val_idx = malloc(sizeof(int) * (size_t)(nval ? nval : 1));
     E->ds.train.labels = malloc((size_t)(nval ? nval : 1));
-    if (!E->global || !E->states || !E->protos || !E->aux_f || !E->train_x || !E->vcache) return -1;
-    flce_rng r;
-    flce_rng_init(&r, seed, FLCE_RNG_BENCH, 1, 0);
+    if (!E->train_x || !E->val_idx || !E->ds.train.labels) return -1;
     if (S_override) for (size_t j = 0; j < E->S; j++) E->global[j] = (float)(flce_rng_normal(&r) * 0.05);
     else flce_model_get_state(&E->m, E->global);
     for (int i = 0; i < K; i++) {
@@ -94,8 +121,8 @@ static int setup_round(bench_round *b, flce_backend *be, int n, int K, int C, si
         E->rep_acc[i] = 0.1 + 0.8 * flce_rng_uniform(&r);
         for (size_t j = 0; j < E->S; j++) E->states[(size_t)i * E->S + j] = E->global[j] + (float)(flce_rng_normal(&r) * 1e-3);
     }
-    for (int k = 0; k < n; k++) E->sizes[k] = 100 + (double)flce_rng_below(&r, 1000);
     for (size_t q = 0; q < (size_t)n * C * FLCE_FEAT; q++) E->protos[q] = NAN;
+    memset(E->present, 0, (size_t)n * C);
     for (int i = 0; i < K; i++)
         for (int c = 0; c < C; c++) {
             if (flce_rng_uniform(&r) < 0.3) continue; /* clients lack some classes */
@@ -112,12 +139,16 @@ static int setup_round(bench_round *b, flce_backend *be, int n, int K, int C, si
 }
 
 static void free_round(bench_round *b) {
-    engine *E = &b->E;
-    flce_model_free(&E->m);
-    free(E->global), free(E->newg), free(E->states), free(E->sel), free(E->sizes), free(E->protos), free(E->present);
-    free(E->omega), free(E->rc), free(E->rep_loss), free(E->rep_acc), free(E->g), free(E->has_g), free(E->contrib_sum);
-    free(E->vcache), free(E->aux_f), free(E->aux_d), free(E->bx), free(E->logits), free(E->train_x), free(E->val_idx);
-    free(E->ds.train.labels);
+    if (b->open) flce_engine_close(&b->E);
+    b->open = 0;
+}
+
+/* A synthetic round: n clients, K selected, C classes; S_override: a state of that many
+ * parameters instead of ResNet20's. 0, or -1 with nothing left open. */
+static int setup_round(bench_round *b, flce_backend *be, int n, int K, int C, size_t S_override, int nval, uint64_t seed) {
+    if (setup_round_(b, be, n, K, C, S_override, nval, seed) == 0) return 0;
+    free_round(b);
+    return -1;
 }
 
 /* FedAvg as the paper prices it: data-size weights and the weighted average, nothing else
@@ -137,13 +168,22 @@ static const flce_method FEDAVG_ONLY = {.name = "fedavg", .server = fedavg_only}
 static double time_server(bench_round *b, const char *name, int reps) {
     engine *E = &b->E;
     const flce_method *a = !strcmp(name, "fedavg") ? &FEDAVG_ONLY : flce_method_find(!strcmp(name, "fedavg+cosine") ? "fedavg" : name);
-    E->algo = a;
-    if (a->state_init) a->state_init(E);
     flce_err e;
+    if (flce_engine_set_method(E, a, &e)) {
+        fprintf(stderr, "flce-bench server: %s\n", e.msg);
+        return NAN;
+    }
     double t[64];
-    a->server(E, &e);
+    /* each step as the engine runs it: the Shapley utility cache cleared first (without that a
+     * step would read whatever the cache held: FedSV's K = 4 check once timed nothing) */
+    flce_eng_utility_reset(E);
+    if (a->server(E, &e)) {
+        fprintf(stderr, "flce-bench server: %s: %s\n", name, e.msg);
+        return NAN;
+    }
     for (int k = 0; k < reps && k < 64; k++) {
         memset(E->has_g, 0, (size_t)E->C); /* FLCE: every repeat sees the same round */
+        flce_eng_utility_reset(E);
         double t0 = bench_now();
         a->server(E, &e);
         t[k] = bench_now() - t0;
@@ -173,27 +213,66 @@ static double time_utility(bench_round *b, int reps) {
     return t[reps / 2];
 }
 
-static double time_completion(int T, int n, int C, int K, uint64_t seed) {
-    double *X = malloc(sizeof(double) * (size_t)T * n), *Xh = malloc(sizeof(double) * (size_t)T * n);
-    uint8_t *obs = calloc((size_t)T * n, 1);
+/* A synthetic momentum trace for the completion: T rounds of n clients, K selected a round
+ * (seeded), C classes; a selected client's entry is a positive rank-2 pattern of about 1/K with
+ * 20% noise (what FLCE's Q looks like: shares of a round), NaN where not selected. */
+static double *synthetic_q(int T, int n, int C, int K, uint64_t seed, uint8_t *sel) {
+    double *Q = malloc(sizeof(double) * (size_t)T * n * C), *a = malloc(sizeof(double) * 2 * ((size_t)T + n) * C);
+    if (!Q || !a) {
+        free(Q), free(a);
+        return NULL;
+    }
     flce_rng r;
     flce_rng_init(&r, seed, FLCE_RNG_BENCH, 2, 0);
-    int s[256];
+    for (size_t i = 0; i < 2 * ((size_t)T + n) * C; i++) a[i] = 0.5 + flce_rng_uniform(&r);
+    int s[1024];
+    memset(sel, 0, (size_t)T * n);
     for (int t = 0; t < T; t++) {
         flce_rng_sample(&r, n, K, s);
-        for (int i = 0; i < K; i++) obs[(size_t)t * n + s[i]] = 1;
+        for (int i = 0; i < K; i++) sel[(size_t)t * n + s[i]] = 1;
+    }
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < n; k++)
+            for (int c = 0; c < C; c++) {
+                const double *u = a + (size_t)c * 2 * (T + n), *v = u + 2 * (size_t)T;
+                double x = (u[2 * t] * v[2 * k] + u[2 * t + 1] * v[2 * k + 1]) / (4.0 * K) * (1 + 0.2 * (flce_rng_uniform(&r) - 0.5));
+                Q[((size_t)t * n + k) * C + c] = sel[(size_t)t * n + k] ? x : NAN;
+            }
+    free(a);
+    return Q;
+}
+
+/* Seconds of FLCE's work after the last round on such a trace (completion of every class and
+ * the final contributions, as flce eval does from a run's Q.npy): completion version `version`,
+ * auto (rank and mu by cross-validation) or fixed (rank 4, mu 0.01, the paper's one fit a
+ * class), on `threads` threads. Only `timed` of the C classes are completed when timed < C
+ * (one thread: the classes are independent and alike, so the time scales with C; *estimated
+ * set). NAN when it fails. */
+static double time_completion(int T, int n, int C, int K, int version, int autosel, int threads, int timed, int *estimated) {
+    int Ct = timed > 0 && timed < C ? timed : C;
+    if (estimated) *estimated = Ct < C;
+    uint8_t *sel = malloc((size_t)T * n);
+    double *Q = sel ? synthetic_q(T, n, Ct, K, 4, sel) : NULL;
+    if (!Q) {
+        free(sel);
+        return NAN;
     }
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
+    cc.version = version, cc.threads = Ct < C ? 1 : threads;
+    cc.rank_auto = cc.mu_auto = autosel;
+    if (!autosel) cc.rank = 4, cc.mu = 1e-2;
+    flce_trace tr = {T, n, Ct, 0, NULL, sel, NULL, NULL, Q};
+    flce_ablation ab = {0};
+    flce_eval_result res;
+    flce_err e;
     double t0 = bench_now();
-    for (int c = 0; c < C; c++) {
-        for (int i = 0; i < T * n; i++) X[i] = obs[i] ? flce_rng_uniform(&r) / K : 0;
-        flce_completion_info info;
-        flce_complete(X, obs, T, n, &cc, (uint32_t)c, Xh, &info, NULL);
-    }
+    flce_status st = flce_eval_trace(&tr, &ab, &cc, &res, &e);
     double sec = bench_now() - t0;
-    free(X), free(Xh), free(obs);
-    return sec;
+    if (st) fprintf(stderr, "flce-bench server: completion: %s\n", e.msg);
+    else flce_eval_result_free(&res);
+    free(Q), free(sel);
+    return st ? NAN : sec * ((double)C / Ct);
 }
 
 /* The figures' data (written beside them) and the gnuplot script, run once per format. */
@@ -225,6 +304,16 @@ static int write_plot(const char *dir, long params10) {
                 fprintf(f, "%ld,%.9f,%.9f\n", ROWS[i].params, ROWS[i].sec, ROWS[j].sec);
     }
     fclose(f);
+    snprintf(path, sizeof path, "%s/server_totals.csv", dir);
+    f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "rounds,fixed_10,auto_10,fixed_100,auto_100\n"); /* FLCE's whole-run server time / FedAvg's */
+    for (int i = 0; i < NTROWS; i += 4) {
+        double v[4] = {NAN, NAN, NAN, NAN};
+        for (int j = i; j < NTROWS && TROWS[j].T == TROWS[i].T; j++) v[(TROWS[j].C == 100) * 2 + TROWS[j].autosel] = TROWS[j].flce / TROWS[j].fedavg;
+        fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", TROWS[i].T, v[0], v[1], v[2], v[3]);
+    }
+    fclose(f);
     snprintf(path, sizeof path, "%s/server_cost.gp", dir);
     f = fopen(path, "w");
     if (!f) return -1;
@@ -245,6 +334,13 @@ static int write_plot(const char *dir, long params10) {
             "  set title 'Server cost against model size, K = 10'\n"
             "  plot 'server_scaling.csv' skip 1 using 1:2 title 'FedAvg' lw 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:3 title 'FLCE (per round)' lw 2 lc rgb '#d62728'\n"
+            "  set output 'server_totals.'.fmt\n  set logscale xy\n  set key top left\n"
+            "  set xlabel 'rounds'\n  set ylabel 'FLCE total server time / FedAvg (log scale)'\n"
+            "  set title 'The whole run: rounds + completion (version 2), K = 10 of 50, ResNet20'\n"
+            "  plot 'server_totals.csv' skip 1 using 1:2 title 'fixed rank, 10 classes' lw 2 lc rgb '#1f77b4', \\\n"
+            "       '' skip 1 using 1:3 title 'auto, 10 classes' lw 2 dt 2 lc rgb '#1f77b4', \\\n"
+            "       '' skip 1 using 1:4 title 'fixed rank, 100 classes' lw 2 lc rgb '#d62728', \\\n"
+            "       '' skip 1 using 1:5 title 'auto, 100 classes' lw 2 dt 2 lc rgb '#d62728'\n"
             "  unset logscale\n  unset xlabel\n"
             "}\n");
     fclose(f);
@@ -254,12 +350,12 @@ static int write_plot(const char *dir, long params10) {
 /* The server step of every method on a synthetic round (C = 10 and 100), Shapley methods
  * estimated from one measured utility evaluation, FedSV exact also run at K = 4 (and at K with
  * --full); the trainable parameters at C = 10, or -1 when out of memory. */
-static long time_methods(const char *prog, flce_backend *be, int n, int K, int nval, int reps, int quick, int full) {
+static long time_methods(const char *prog, flce_backend *be, int n, int K, int nval, int reps, int quick, int full, int tiny) {
     static const char *methods[] = {"fedavg", "flce", "fedavg+cosine", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg",
                                     "fedfa"};
     int classes[2] = {10, 100};
     long params10 = 0;
-    for (int ci = 0; ci < 2; ci++) {
+    for (int ci = 0; ci < (tiny ? 1 : 2); ci++) {
         int C = classes[ci];
         bench_round *b = malloc(sizeof *b);
         if (!b || setup_round(b, be, n, K, C, 0, nval, 1)) {
@@ -335,28 +431,72 @@ static void ratios_and_table(void) {
                ROWS[i].ratio, ROWS[i].measured ? "measured" : "estimated", ROWS[i].note[0] ? ": " : "", ROWS[i].note);
 }
 
-/* FLCE's completion at the end, and amortised per round (T = 100, 1000; 50 and 200 clients). */
-static void completion_times(int n, int K, int quick, double comp[2][2], double comp200[2]) {
-    int classes[2] = {10, 100};
-    /* FLCE's completion at the end, and amortised per round */
-    printf("\nFLCE completion (ALS, rank <= 4) after the last round, K = %d of n = %d:\n", K, n);
-    printf("%6s %5s %8s %14s %16s\n", "T", "n", "classes", "seconds", "per round");
-    for (int ti = 0; ti < 2; ti++)
-        for (int ci = 0; ci < 2; ci++) {
-            int T = ti ? 1000 : 100, C = classes[ci];
-            if (quick && T == 1000 && C == 100) {
-                comp[ti][ci] = NAN;
-                continue;
-            }
-            comp[ti][ci] = time_completion(T, n, C, K, 4);
-            printf("%6d %5d %8d %14.4f %16.6f\n", T, n, C, comp[ti][ci], comp[ti][ci] / T);
-        }
-    /* T x n grows with n too: 200 clients, 10 classes */
-    for (int ti = 0; ti < 2; ti++) {
-        int T = ti ? 1000 : 100;
-        comp200[ti] = quick && ti ? NAN : time_completion(T, 200, 10, K, 5);
-        if (!isnan(comp200[ti])) printf("%6d %5d %8d %14.4f %16.6f\n", T, 200, 10, comp200[ti], comp200[ti] / T);
+/* ---- FLCE's completion: version 1 against version 2, and the whole run's server cost ------ */
+
+/* Version 1 (the code before 2026-11-27, one thread) against version 2 (threads) on synthetic
+ * traces at the study's scale and the paper's. Version 1 where it would take minutes: one class
+ * timed and the time scaled by the classes (marked estimated). */
+static void completion_versions(int quick, int tiny, int threads) {
+    struct {
+        const char *scale;
+        int T, n, K, C, autosel, v1_timed;
+    } cases[] = {
+        {"study", 30, 20, 5, 10, 1, 0},     {"study", 30, 20, 5, 10, 0, 0},   {"paper", 1000, 50, 10, 10, 0, 0},
+        {"paper", 1000, 50, 10, 100, 0, 10}, {"paper", 1000, 50, 10, 10, 1, 1}, {"paper", 1000, 50, 10, 100, 1, 1},
+    };
+    int nc = tiny ? 2 : (int)(sizeof cases / sizeof cases[0]);
+    printf("\nFLCE's completion after the last round (all classes and the final contributions, as flce eval):\n"
+           "version 1 (the code before 2026-11-27, one thread) against version 2 (%d threads), this run\n", threads);
+    printf("%-6s %5s %4s %3s %7s %-18s %12s %12s %9s\n", "scale", "T", "n", "K", "classes", "setting", "v1 seconds", "v2 seconds",
+           "speed-up");
+    NCROWS = 0;
+    for (int i = 0; i < nc; i++) {
+        comp_row *r = &CROWS[NCROWS++];
+        r->scale = cases[i].scale, r->T = cases[i].T, r->n = cases[i].n, r->K = cases[i].K, r->C = cases[i].C;
+        r->autosel = cases[i].autosel;
+        int timed = cases[i].v1_timed;
+        if (quick && !timed && r->T >= 1000) timed = 1; /* --quick: version 1 at the paper's scale from one class */
+        r->v2 = time_completion(r->T, r->n, r->C, r->K, 2, r->autosel, threads, 0, NULL);
+        r->v1 = time_completion(r->T, r->n, r->C, r->K, 1, r->autosel, 1, timed, &r->v1_est);
+        printf("%-6s %5d %4d %3d %7d %-18s %11.4f%s %12.4f %8.1fx\n", r->scale, r->T, r->n, r->K, r->C,
+               r->autosel ? "auto (rank, mu)" : "fixed rank 4, mu .01", r->v1, r->v1_est ? "*" : " ", r->v2, r->v1 / r->v2);
     }
+    printf("(* estimated: one class timed, times the classes)\n");
+}
+
+/* The seconds per round of a measured method row at K, C (ResNet20's parameters), NAN if none. */
+static double round_sec(const char *method, int K, int C) {
+    for (int i = 0; i < NROWS; i++)
+        if (!strcmp(ROWS[i].method, method) && ROWS[i].K == K && ROWS[i].C == C && ROWS[i].measured && !ROWS[i].note[0])
+            return ROWS[i].sec;
+    return NAN;
+}
+
+
+/* FLCE's total server time over a whole run (T rounds of its server step, then the completion,
+ * version 2) against FedAvg's (the weighted average alone) and FedAvg with its cosine-rule
+ * contributions (both then produce contributions), at 10 of 50 clients a round. */
+static void totals(int K, int n, int threads, int tiny) {
+    int Ts[3] = {30, 100, 1000}, Cs[2] = {10, 100};
+    NTROWS = 0;
+    printf("\nThe whole run's server time (rounds + FLCE's completion, version 2), K = %d of n = %d, ResNet20:\n", K, n);
+    printf("%6s %7s %-20s %12s %12s %12s %10s %16s\n", "rounds", "classes", "completion", "completion s", "FLCE total s",
+           "FedAvg s", "x FedAvg", "x FedAvg+cosine");
+    for (int ti = 0; ti < (tiny ? 1 : 3); ti++)
+        for (int ci = 0; ci < (tiny ? 1 : 2); ci++)
+            for (int a = 0; a < 2; a++) {
+                total_row *r = &TROWS[NTROWS++];
+                r->T = Ts[ti], r->C = Cs[ci], r->autosel = a;
+                r->comp = NAN;
+                for (int i = 0; i < NCROWS; i++) /* measured above already */
+                    if (CROWS[i].T == r->T && CROWS[i].n == n && CROWS[i].C == r->C && CROWS[i].autosel == a) r->comp = CROWS[i].v2;
+                if (isnan(r->comp)) r->comp = time_completion(r->T, n, r->C, K, 2, a, threads, 0, NULL);
+                r->flce = r->T * round_sec("flce", K, r->C) + r->comp;
+                r->fedavg = r->T * round_sec("fedavg", K, r->C);
+                r->fedavg_cos = r->T * round_sec("fedavg+cosine", K, r->C);
+                printf("%6d %7d %-20s %12.4f %12.4f %12.4f %10.2f %16.2f\n", r->T, r->C, a ? "auto (rank, mu)" : "fixed (the paper's)",
+                       r->comp, r->flce, r->fedavg, r->flce / r->fedavg, r->flce / r->fedavg_cos);
+            }
 }
 
 /* Communication per round: prototypes against models. */
@@ -376,66 +516,76 @@ static void communication(int K) {
     printf("(ratio = prototype floats / (model floats up + down), every class present: the paper's definition)\n");
 }
 
-/* The rows and the completion times as CSV; 0, or -1 when the file cannot be written. */
-static int write_csv(const char *csv, int n, int K, long params10, double comp[2][2], const double comp200[2]) {
-    int classes[2] = {10, 100};
-        FILE *f = fopen(csv, "w");
+/* The rows, the completion times and the totals as CSV; 0, or -1 when the file cannot be written. */
+static int write_csv(const char *csv, int n, int K, long params10) {
+    FILE *f = fopen(csv, "w");
     if (!f) return -1;
     fprintf(f, "method,clients_per_round,params,classes,proto_dim,server_seconds_median,ratio_to_fedavg,measured,note\n");
     for (int i = 0; i < NROWS; i++)
         fprintf(f, "%s,%d,%ld,%d,%d,%.9f,%.6f,%d,%s\n", ROWS[i].method, ROWS[i].K, ROWS[i].params, ROWS[i].C, FLCE_FEAT,
                 ROWS[i].sec, ROWS[i].ratio, ROWS[i].measured, ROWS[i].note);
-    for (int ti = 0; ti < 2; ti++)
-        for (int ci = 0; ci < 2; ci++)
-            if (!isnan(comp[ti][ci]))
-                fprintf(f, "flce-completion-T%d,%d,%ld,%d,%d,%.9f,,1,whole completion for T = %d n = %d\n", ti ? 1000 : 100,
-                        K, params10, classes[ci], FLCE_FEAT, comp[ti][ci], ti ? 1000 : 100, n);
-    for (int ti = 0; ti < 2; ti++)
-        if (!isnan(comp200[ti]))
-            fprintf(f, "flce-completion-T%d,%d,%ld,10,%d,%.9f,,1,whole completion for T = %d n = 200\n", ti ? 1000 : 100, K,
-                    params10, FLCE_FEAT, comp200[ti], ti ? 1000 : 100);
+    for (int i = 0; i < NCROWS; i++)
+        for (int v = 1; v <= 2; v++)
+            fprintf(f, "flce-completion-v%d,%d,%ld,%d,%d,%.9f,,%d,%s completion for T = %d n = %d (%s)\n", v, CROWS[i].K, params10,
+                    CROWS[i].C, FLCE_FEAT, v == 1 ? CROWS[i].v1 : CROWS[i].v2, v == 1 ? !CROWS[i].v1_est : 1,
+                    CROWS[i].autosel ? "auto" : "fixed", CROWS[i].T, CROWS[i].n, CROWS[i].scale);
+    for (int i = 0; i < NTROWS; i++)
+        fprintf(f, "flce-total-%s,%d,%ld,%d,%d,%.9f,%.6f,1,whole run of %d rounds (rounds + completion v2); x fedavg+cosine %.6f\n",
+                TROWS[i].autosel ? "auto" : "fixed", K, params10, TROWS[i].C, FLCE_FEAT, TROWS[i].flce, TROWS[i].flce / TROWS[i].fedavg,
+                TROWS[i].T, TROWS[i].flce / TROWS[i].fedavg_cos);
     fclose(f);
     printf("wrote %s\n", csv);
+    (void)n;
     return 0;
 }
-
 int flce_bench_server(int argc, char **argv) {
     const char *prog = "flce-bench server", *csv = NULL, *plot = NULL;
-    int quick = 0, reps = 7, full = 0;
+    int quick = 0, reps = 7, full = 0, tiny = 0, threads = 0;
     cli_opt opts[] = {
-        {"quick", CLI_FLAG, &quick, "smaller series, fewer repeats: under a minute", 0},
-        {"repeats", CLI_INT, &reps, "timings per measurement, median reported (default 7; quick 3)", 0},
+        {"quick", CLI_FLAG, &quick, "smaller series, fewer repeats: a few minutes", 0},
+        {"tiny", CLI_FLAG, &tiny, "the smallest run (10 classes, a 16-image validation set, one repeat, the study-scale completion): for tests", 0},
+        {"repeats", CLI_INT, &reps, "timings per measurement, median reported (default 7; quick 3; tiny 1)", 0},
+        {"threads", CLI_INT, &threads, "threads of the completion, version 2 (default: one per CPU)", 0},
         {"csv", CLI_STR, &csv, "write the rows as CSV", 0},
         {"plot", CLI_STR, &plot, "write gnuplot figures (PNG and SVG) into this folder (needs --csv)", 0},
         {"full", CLI_FLAG, &full, "also run FedSV exact for real at K = 10 (about 20 minutes)", 0},
         {0},
     };
     const char *pos[1];
-    int np, rc = cli_parse(prog, "usage: flce-bench server [--quick] [--repeats N] [--csv FILE] [--plot DIR] [--full]", opts,
-                           argc, argv, pos, 0, &np);
+    int np, rc = cli_parse(prog, "usage: flce-bench server [--quick | --tiny] [--repeats N] [--threads N] [--csv FILE] [--plot DIR] [--full]",
+                           opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
-    if (quick && !cli_find(opts, "repeats")->seen) reps = 3;
+    if (quick && tiny) return cli_usage_error(prog, "--quick and --tiny: pick one");
+    if ((quick || tiny) && !cli_find(opts, "repeats")->seen) reps = tiny ? 1 : 3;
     if (reps < 1 || reps > 64) return cli_usage_error(prog, "--repeats %d: must be 1..64", reps);
+    if (threads < 0 || threads > 64) return cli_usage_error(prog, "--threads %d: must be 0 (one per CPU) to 64", threads);
+    if (!threads) threads = flce_cpu_count();
     if (plot && !csv) return cli_usage_error(prog, "--plot needs --csv");
     flce_backend *be = flce_backend_cpu(2);
     const int n = 50, K = 10;
-    int nval = quick ? 200 : 1000;
-    long params10 = time_methods(prog, be, n, K, nval, reps, quick, full);
-    if (params10 < 0) return 1;
-    time_scaling(be, n, K, params10, reps, quick);
+    int nval = tiny ? 16 : quick ? 200 : 1000;
+    long params10 = time_methods(prog, be, n, K, nval, reps, quick, full, tiny);
+    if (params10 < 0) {
+        be->destroy(be);
+        return 1;
+    }
+    if (!tiny) time_scaling(be, n, K, params10, reps, quick);
     ratios_and_table();
-    double comp[2][2], comp200[2];
-    completion_times(n, K, quick, comp, comp200);
+    completion_versions(quick, tiny, threads);
+    totals(K, n, threads, tiny);
     communication(K);
     int status = 0;
     if (csv) {
-        if (write_csv(csv, n, K, params10, comp, comp200)) return cli_usage_error(prog, "--csv %s: cannot write", csv);
+        if (write_csv(csv, n, K, params10)) {
+            be->destroy(be);
+            return cli_usage_error(prog, "--csv %s: cannot write", csv);
+        }
         if (plot) {
             flce_mkdirs(plot);
             if (write_plot(plot, params10) != 0) {
                 fprintf(stderr, "%s: gnuplot failed\n", prog);
                 status = 1;
-            } else printf("wrote %s/server_cost.png, server_scaling.png and their .svg\n", plot);
+            } else printf("wrote %s/server_cost.png, server_scaling.png, server_totals.png and their .svg\n", plot);
         }
     }
     be->destroy(be);

@@ -968,6 +968,37 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     return FLCE_OK;
 }
 
+flce_status flce_engine_open_synthetic(engine *E, const flce_run_cfg *cfg, const flce_method *algo, flce_backend *be, int c, int h,
+                                       int w, int C, const double *sizes, flce_err *e) {
+    memset(E, 0, sizeof *E);
+    E->fd_proto = E->fd_sel = -1;
+    E->cfg = cfg, E->algo = algo, E->be = be, E->writer = 1;
+    E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->C = C, E->d = FLCE_FEAT;
+    E->ds.train.c = c, E->ds.train.h = h, E->ds.train.w = w, E->CHW = c * h * w;
+    if (E->K < 1 || E->K > E->n || E->K > 32 || E->T < 1)
+        return flce_fail(e, FLCE_ERR_ARG, "synthetic engine: %d of %d clients a round, %d rounds", E->K, E->n, E->T);
+    E->part.n_clients = E->n;
+    E->part.offsets = flce_calloc((size_t)E->n + 1, sizeof(int64_t));
+    E->sizes = malloc(sizeof(double) * (size_t)E->n);
+    if (!E->part.offsets || !E->sizes) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < E->n; k++) E->sizes[k] = sizes[k], E->part.offsets[k + 1] = E->part.offsets[k] + (int64_t)sizes[k];
+    return engine_alloc(E, e);
+}
+
+flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err *e) {
+    size_t fn = 0, dn = 0;
+    E->algo = algo;
+    if (algo->state_size) algo->state_size(E, &fn, &dn);
+    free(E->aux_f), free(E->aux_d);
+    E->aux_fn = fn, E->aux_dn = dn;
+    E->aux_f = flce_calloc(fn ? fn : 1, sizeof(float)), E->aux_d = flce_calloc(dn ? dn : 1, sizeof(double));
+    if (!E->aux_f || !E->aux_d) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory for %s's state", algo->name);
+    if (algo->state_init) algo->state_init(E);
+    return FLCE_OK;
+}
+
+void flce_engine_close(engine *E) { engine_free(E); }
+
 /* The run folder's files before the first round: config.json (or, with --resume, the check
  * that it holds these settings and the state to continue from: the rounds done into *done),
  * device.txt, clients.csv, the trace of a method that uploads prototypes, the method's own

@@ -127,6 +127,18 @@ struct engine {
     flce_round_metrics *metrics;
 };
 
+/* An engine without data or run folder, for benchmarks of the server steps: the model (ResNet20
+ * for c x h x w inputs and C classes) on be, cfg's clients, per_round and rounds, client sizes
+ * sizes [n], every array of a run allocated as flce_run allocates it and the method's state
+ * initialised. The caller fills what a round needs (global, states, sel, protos, present; for
+ * utilities train_x, val_idx, n_val, ds.train.labels, malloc'd: the engine frees them). Close
+ * with flce_engine_close, also after a failure. */
+flce_status flce_engine_open_synthetic(engine *E, const flce_run_cfg *cfg, const flce_method *algo, flce_backend *be, int c, int h,
+                                       int w, int C, const double *sizes, flce_err *e);
+/* Another method on the same synthetic engine: its state allocated afresh and initialised. */
+flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err *e);
+void flce_engine_close(engine *E);
+
 /* The default local step: forward and backward of L_CE + lambda L_CL on E->m (L_CL skipped when
  * lambda is 0), then plain SGD (no momentum, no weight decay) at the run's learning rate. */
 flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, flce_losses *l, flce_err *e);

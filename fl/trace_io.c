@@ -85,8 +85,8 @@ static int file_exists(const char *p) {
 }
 
 void flce_trace_files_free(flce_trace_files *tf) {
-    flce_npy_free(&tf->prototypes), flce_npy_free(&tf->selected), flce_npy_free(&tf->data_sizes);
-    free(tf->sizes), free(tf->round_weights), free(tf->class_weights);
+    flce_npy_free(&tf->prototypes), flce_npy_free(&tf->selected), flce_npy_free(&tf->data_sizes), flce_npy_free(&tf->q);
+    free(tf->sel_from_q), free(tf->sizes), free(tf->round_weights), free(tf->class_weights);
     memset(tf, 0, sizeof *tf);
 }
 
@@ -97,23 +97,42 @@ flce_status flce_trace_load(const char *dir, const char *rw_path, const char *cw
     char p[4200];
     flce_status st;
     snprintf(p, sizeof p, "%s/prototypes.npy", dir);
-    if ((st = flce_npy_read(p, &tf->prototypes, e)) ||
-        (st = flce_npy_expect(p, &tf->prototypes, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, e)))
+    char qp[4200];
+    snprintf(qp, sizeof qp, "%s/Q.npy", dir);
+    int from_q = !file_exists(p) && file_exists(qp);
+    if (from_q) { /* a run folder packed without its prototypes: the momentum it recorded */
+        if ((st = flce_npy_read(qp, &tf->q, e)) || (st = flce_npy_expect(qp, &tf->q, FLCE_NPY_F64, 3, (int64_t[]){-1, -1, -1}, e)))
+            goto fail;
+    } else if ((st = flce_npy_read(p, &tf->prototypes, e)) ||
+               (st = flce_npy_expect(p, &tf->prototypes, FLCE_NPY_F32, 4, (int64_t[]){-1, -1, -1, -1}, e)))
         goto fail;
-    const int64_t *sh = tf->prototypes.shape;
+    int64_t sh[4] = {0, 0, 0, 1};
+    for (int i = 0; i < (from_q ? 3 : 4); i++) sh[i] = from_q ? tf->q.shape[i] : tf->prototypes.shape[i];
+    if (from_q) snprintf(p, sizeof p, "%s", qp);
     if (sh[0] < 1 || sh[0] > 1000000 || sh[1] < 1 || sh[1] > 100000 || sh[2] < 1 || sh[2] > 10000 || sh[3] < 1 || sh[3] > 65536) {
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: shape (%lld, %lld, %lld, %lld) outside 1..1e6 rounds, 1..1e5 clients, "
                        "1..1e4 classes, 1..65536 features", p, (long long)sh[0], (long long)sh[1], (long long)sh[2], (long long)sh[3]);
         goto fail;
     }
-    int T = (int)sh[0], n = (int)sh[1], C = (int)sh[2], d = (int)sh[3];
+    int T = (int)sh[0], n = (int)sh[1], C = (int)sh[2], d = from_q ? 0 : (int)sh[3];
     snprintf(p, sizeof p, "%s/selected.npy", dir);
-    if ((st = flce_npy_read(p, &tf->selected, e)) || (st = flce_npy_expect(p, &tf->selected, FLCE_NPY_U8, 2, (int64_t[]){T, n}, e)))
-        goto fail;
+    const uint8_t *sel;
+    if (from_q && !file_exists(p)) {
+        if (!(tf->sel_from_q = malloc((size_t)T * n))) {
+            st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        const double *q = tf->q.data;
+        for (int64_t i = 0; i < (int64_t)T * n; i++) tf->sel_from_q[i] = !isnan(q[i * C]);
+        sel = tf->sel_from_q;
+    } else {
+        if ((st = flce_npy_read(p, &tf->selected, e)) || (st = flce_npy_expect(p, &tf->selected, FLCE_NPY_U8, 2, (int64_t[]){T, n}, e)))
+            goto fail;
+        sel = tf->selected.data;
+    }
     snprintf(p, sizeof p, "%s/data_sizes.npy", dir);
     if ((st = flce_npy_read(p, &tf->data_sizes, e)) || (st = flce_npy_expect(p, &tf->data_sizes, FLCE_NPY_I64, 1, (int64_t[]){n}, e)))
         goto fail;
-    const uint8_t *sel = tf->selected.data;
     for (int64_t i = 0; i < (int64_t)T * n; i++)
         if (sel[i] > 1) {
             st = flce_fail(e, FLCE_ERR_FORMAT, "%s/selected.npy: entry %lld is %u (0 or 1)", dir, (long long)i, sel[i]);
@@ -141,7 +160,8 @@ flce_status flce_trace_load(const char *dir, const char *rw_path, const char *cw
         *weights_bad = 1;
         goto fail;
     }
-    tf->tr = (flce_trace){T, n, C, d, tf->prototypes.data, sel, tf->round_weights, tf->class_weights};
+    tf->tr = (flce_trace){T, n, C, d, from_q ? NULL : tf->prototypes.data, sel, tf->round_weights, tf->class_weights,
+                          from_q ? tf->q.data : NULL};
     return FLCE_OK;
 fail:
     flce_trace_files_free(tf);
@@ -192,7 +212,7 @@ int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
     else ok = ok && cJSON_AddStringToObject(o, "rank", "rule");
     if (cc->mu_auto) ok = ok && cJSON_AddStringToObject(o, "mu", "auto");
     else ok = ok && flce_json_add_number(o, "mu", cc->mu);
-    return ok && flce_json_add_number(o, "folds", cc->folds);
+    return ok && flce_json_add_number(o, "folds", cc->folds) && flce_json_add_number(o, "version", cc->version);
 }
 
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
@@ -233,6 +253,11 @@ flce_status flce_completion_read(const char *path, flce_completion_file *cf, flc
         seed->valuedouble == (double)(uint64_t)seed->valuedouble)
         cf->has_seed = 1, cf->seed = (uint64_t)seed->valuedouble;
     else if (seed) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"seed\" is not a whole number from 0 to 2^53", path);
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "version");
+    if (!ver) cf->version = 1; /* recorded before completion versions were: version 1 */
+    else if (cJSON_IsNumber(ver) && ver->valuedouble >= 1 && ver->valuedouble <= 1000 && ver->valuedouble == (int)ver->valuedouble)
+        cf->version = (int)ver->valuedouble;
+    else if (!st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"version\" is not a whole number from 1 to 1000", path);
     const char *ab = flce_json_str(o, "ablate");
     if (ab) snprintf(cf->ablate, sizeof cf->ablate, "%s", ab);
     const char *keys[4] = {"completion", "solver", "rank", "mu"};

@@ -13,14 +13,17 @@
  * *out is malloc'd. FLCE_ERR_IO when the file cannot be opened, FLCE_ERR_FORMAT otherwise. */
 flce_status flce_read_weights(const char *path, int len, double **out, flce_err *e);
 
-/* A trace folder, read and checked: prototypes.npy float32 [T, n, C, d], selected.npy uint8
+/* A trace folder, read and checked: prototypes.npy float32 [T, n, C, d] (or, where it is
+ * absent, a run's Q.npy float64 [T, n, C]: the completion and totals redone from the momentum
+ * recorded; selected.npy may then be absent too, the selection read off Q's NaN rows), selected.npy uint8
  * [T, n] of 0/1, data_sizes.npy int64 [n] of positive sizes, and the optional
  * round_weights.npy / class_weights.npy (or the files given instead). Limits: T <= 1,000,000,
  * n <= 100,000, C <= 10,000, d <= 65,536, each at least 1. On failure *weights_bad says whether
  * a weight file was at fault (a usage error for the command line). */
 typedef struct {
     flce_trace tr;   /* points into the buffers below */
-    flce_npy prototypes, selected, data_sizes;
+    flce_npy prototypes, selected, data_sizes, q; /* q: Q.npy, read where prototypes.npy is absent */
+    uint8_t *sel_from_q;                          /* the selection from Q's NaN rows, where selected.npy is absent too */
     double *sizes;   /* [n] data sizes as doubles */
     double *round_weights, *class_weights; /* NULL: not given */
 } flce_trace_files;
@@ -34,7 +37,7 @@ void flce_trace_files_free(flce_trace_files *tf);
  * completion "masked" or "literal". FLCE_ERR_ARG naming the flag otherwise. */
 flce_status flce_completion_parse(const char *rank, const char *mu, const char *solver, const char *completion,
                                   flce_completion_cfg *cc, flce_err *e);
-/* The settings as members of a JSON object: "completion", "solver", "rank", "mu", "folds"
+/* The settings as members of a JSON object: "completion", "solver", "rank", "mu", "folds", "version"
  * (0 when out of memory). */
 int flce_completion_settings_add(cJSON *obj, const flce_completion_cfg *cc);
 /* A completion record: {"seed", "ablate", the settings, and per class the rank and mu used and,
@@ -49,6 +52,7 @@ typedef struct {
     uint64_t seed;
     char ablate[32];
     char completion[40], solver[40], rank[40], mu[40];
+    int version; /* the completion's version (1 where the record has none: written before versions) */
 } flce_completion_file;
 flce_status flce_completion_read(const char *path, flce_completion_file *cf, flce_err *e);
 

@@ -12,12 +12,15 @@
 #include <string.h>
 
 #include "flce_eq.h"
+#include "parallel.h"
 
 void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->rank = 0;
     c->mu = 1e-2;
     c->max_iter = 500;
-    c->tol = 1e-10;
+    c->tol = 0; /* the version's: 1e-10 (version 1), FLCE_COMPLETION_TOL (2) */
+    c->version = FLCE_COMPLETION_VERSION;
+    c->threads = 0;
     c->gradient = 0;
     c->lr = 0.05;
     c->seed = 1;
@@ -67,32 +70,80 @@ static double dot_uv(const double *U, const double *V, int t, int k, int r, int 
     return s;
 }
 
-static double objective(const double *X, const uint8_t *obs, const double *U, const double *V, int T, int n, int r,
-                        double mu) {
-    double e = 0, reg = 0;
-    for (int t = 0; t < T; t++)
+/* The observed entries by row (each row's columns ascending) and by column (each column's rows
+ * ascending): the sweeps below visit only these, in the order a dense loop over all T x n entries
+ * that skips the unobserved ones would, so the sums (and bits) are those of that loop. */
+typedef struct {
+    int T, n;
+    int64_t nobs;
+    int *rp, *rk; /* row t: columns rk[rp[t] .. rp[t + 1]) */
+    int *cp, *ct; /* column k: rows ct[cp[k] .. cp[k + 1]) */
+    double *rx, *cx; /* the values in those orders */
+} obs_index;
+
+static void obs_free(obs_index *s) {
+    free(s->rp), free(s->rk), free(s->cp), free(s->ct), free(s->rx), free(s->cx);
+    memset(s, 0, sizeof *s);
+}
+
+static int obs_build(obs_index *s, const double *X, const uint8_t *obs, int T, int n) {
+    memset(s, 0, sizeof *s);
+    s->T = T, s->n = n;
+    for (size_t i = 0; i < (size_t)T * n; i++) s->nobs += obs[i] != 0;
+    size_t m = s->nobs ? (size_t)s->nobs : 1;
+    s->rp = malloc(sizeof(int) * ((size_t)T + 1)), s->cp = flce_calloc((size_t)n + 1, sizeof(int));
+    s->rk = malloc(sizeof(int) * m), s->ct = malloc(sizeof(int) * m);
+    s->rx = malloc(sizeof(double) * m), s->cx = malloc(sizeof(double) * m);
+    if (!s->rp || !s->cp || !s->rk || !s->ct || !s->rx || !s->cx) {
+        obs_free(s);
+        return -1;
+    }
+    int j = 0;
+    for (int t = 0; t < T; t++) {
+        s->rp[t] = j;
         for (int k = 0; k < n; k++)
-            if (obs[t * n + k]) {
-                double d = X[t * n + k] - dot_uv(U, V, t, k, r, n);
-                e += d * d;
-            }
-    for (int i = 0; i < T * r; i++) reg += U[i] * U[i];
-    for (int i = 0; i < r * n; i++) reg += V[i] * V[i];
+            if (obs[(size_t)t * n + k]) s->rk[j] = k, s->rx[j] = X[(size_t)t * n + k], j++, s->cp[k + 1]++;
+    }
+    s->rp[T] = j;
+    for (int k = 0; k < n; k++) s->cp[k + 1] += s->cp[k];
+    int *fill = flce_calloc((size_t)n, sizeof(int));
+    if (!fill) {
+        obs_free(s);
+        return -1;
+    }
+    for (int t = 0; t < T; t++) /* rows ascending: each column's list comes out ascending */
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            int k = s->rk[q], at = s->cp[k] + fill[k]++;
+            s->ct[at] = t, s->cx[at] = s->rx[q];
+        }
+    free(fill);
+    return 0;
+}
+
+static double objective(const obs_index *s, const double *U, const double *V, int r, double mu) {
+    double e = 0, reg = 0;
+    for (int t = 0; t < s->T; t++)
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            double d = s->rx[q] - dot_uv(U, V, t, s->rk[q], r, s->n);
+            e += d * d;
+        }
+    for (int i = 0; i < s->T * r; i++) reg += U[i] * U[i];
+    for (int i = 0; i < r * s->n; i++) reg += V[i] * V[i];
     return e + 0.5 * mu * reg;
 }
 
-/* One ALS half-step: rows of U from V (or, with transposed indexing, columns of V from U). */
-static void als_rows(const double *X, const uint8_t *obs, double *U, const double *V, int T, int n, int r, double mu,
-                     double *A, double *b) {
-    for (int t = 0; t < T; t++) {
+/* One ALS half-step: each row u_t from V. */
+static void als_rows(const obs_index *s, double *U, const double *V, int r, double mu, double *A, double *b) {
+    int n = s->n;
+    for (int t = 0; t < s->T; t++) {
         memset(A, 0, (size_t)r * r * sizeof *A);
         memset(b, 0, (size_t)r * sizeof *b);
         for (int i = 0; i < r; i++) A[i * r + i] = 0.5 * mu;
-        for (int k = 0; k < n; k++) {
-            if (!obs[t * n + k]) continue;
-            for (int i = 0; i < r; i++) {
-                b[i] += X[t * n + k] * V[i * n + k];
-                for (int j = 0; j < r; j++) A[i * r + j] += V[i * n + k] * V[j * n + k];
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            int k = s->rk[q];
+            for (int i = 0; i < r; i++) { /* the lower triangle: all spd_solve reads */
+                b[i] += s->rx[q] * V[i * n + k];
+                for (int j = 0; j <= i; j++) A[i * r + j] += V[i * n + k] * V[j * n + k];
             }
         }
         spd_solve(A, b, r);
@@ -100,17 +151,18 @@ static void als_rows(const double *X, const uint8_t *obs, double *U, const doubl
     }
 }
 
-static void als_cols(const double *X, const uint8_t *obs, const double *U, double *V, int T, int n, int r, double mu,
-                     double *A, double *b) {
+/* The other half: each column v_k from U. */
+static void als_cols(const obs_index *s, const double *U, double *V, int r, double mu, double *A, double *b) {
+    int n = s->n;
     for (int k = 0; k < n; k++) {
         memset(A, 0, (size_t)r * r * sizeof *A);
         memset(b, 0, (size_t)r * sizeof *b);
         for (int i = 0; i < r; i++) A[i * r + i] = 0.5 * mu;
-        for (int t = 0; t < T; t++) {
-            if (!obs[t * n + k]) continue;
+        for (int q = s->cp[k]; q < s->cp[k + 1]; q++) {
+            int t = s->ct[q];
             for (int i = 0; i < r; i++) {
-                b[i] += X[t * n + k] * U[t * r + i];
-                for (int j = 0; j < r; j++) A[i * r + j] += U[t * r + i] * U[t * r + j];
+                b[i] += s->cx[q] * U[t * r + i];
+                for (int j = 0; j <= i; j++) A[i * r + j] += U[t * r + i] * U[t * r + j];
             }
         }
         spd_solve(A, b, r);
@@ -164,12 +216,12 @@ static void balance(double *U, double *V, int T, int n, int r, double *work) {
     double *Gu = work, *Gv = Gu + r * r, *W = Gv + r * r, *Z = W + r * r, *M = Z + r * r, *R = M + r * r,
            *Ri = R + r * r, *H = Ri + r * r, *Hi = H + r * r, *lam = Hi + r * r, *mu = lam + r, *row = mu + r;
     for (int i = 0; i < r; i++)
-        for (int j = 0; j < r; j++) {
+        for (int j = i; j < r; j++) { /* symmetric: each product the same either way round */
             double a = 0, b = 0;
             for (int t = 0; t < T; t++) a += U[t * r + i] * U[t * r + j];
             for (int k = 0; k < n; k++) b += V[i * n + k] * V[j * n + k];
-            Gu[i * r + j] = a;
-            Gv[i * r + j] = b;
+            Gu[i * r + j] = Gu[j * r + i] = a;
+            Gv[i * r + j] = Gv[j * r + i] = b;
         }
     sym_eigen(Gu, r, W, lam);
     double lmax = 0;
@@ -224,14 +276,14 @@ static void balance(double *U, double *V, int T, int n, int r, double *work) {
     }
 }
 
-static void gd_step(const double *X, const uint8_t *obs, double *U, double *V, int T, int n, int r, double mu,
-                    double lr, double *gU, double *gV) {
+static void gd_step(const obs_index *s, double *U, double *V, int r, double mu, double lr, double *gU, double *gV) {
+    int T = s->T, n = s->n;
     for (int i = 0; i < T * r; i++) gU[i] = mu * U[i];
     for (int i = 0; i < r * n; i++) gV[i] = mu * V[i];
     for (int t = 0; t < T; t++)
-        for (int k = 0; k < n; k++) {
-            if (!obs[t * n + k]) continue;
-            double res = X[t * n + k] - dot_uv(U, V, t, k, r, n);
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            int k = s->rk[q];
+            double res = s->rx[q] - dot_uv(U, V, t, k, r, n);
             for (int j = 0; j < r; j++) {
                 gU[t * r + j] -= 2 * res * V[j * n + k];
                 gV[j * n + k] -= 2 * res * U[t * r + j];
@@ -241,65 +293,116 @@ static void gd_step(const double *X, const uint8_t *obs, double *U, double *V, i
     for (int i = 0; i < r * n; i++) V[i] -= lr * gV[i];
 }
 
-/* Completion with a given rank (0: the default rule) and ridge weight. */
+/* The stopping tolerance of a version: cfg->tol where set (> 0), else the version's. */
+static double version_tol(const flce_completion_cfg *cfg) {
+    if (cfg->tol > 0) return cfg->tol;
+    return cfg->version == 1 ? 1e-10 : FLCE_COMPLETION_TOL;
+}
+
+/* The work space of one fit of rank up to r (U, V, and the solver's scratch). */
+typedef struct {
+    double *U, *V, *A, *b, *gU, *gV, *work;
+} fit_space;
+
+static void space_free(fit_space *w) {
+    free(w->U), free(w->V), free(w->A), free(w->b), free(w->gU), free(w->gV), free(w->work);
+    memset(w, 0, sizeof *w);
+}
+
+static int space_alloc(fit_space *w, int T, int n, int r) {
+    memset(w, 0, sizeof *w);
+    w->U = flce_calloc((size_t)T * r, sizeof(double)), w->V = flce_calloc((size_t)r * n, sizeof(double));
+    w->A = flce_calloc((size_t)r * r, sizeof(double)), w->b = flce_calloc((size_t)r, sizeof(double));
+    w->gU = flce_calloc((size_t)T * r, sizeof(double)), w->gV = flce_calloc((size_t)r * n, sizeof(double));
+    w->work = flce_calloc((size_t)10 * r * r + 3 * (size_t)r, sizeof(double));
+    if (w->U && w->V && w->A && w->b && w->gU && w->gV && w->work) return 0;
+    space_free(w);
+    return -1;
+}
+
+/* The seeded start: U, V uniform in [0, sqrt(max(mean observed, 1e-3) / r)) from the stream
+ * (seed, completion, stream, sub). */
+static void seeded_start(double *U, double *V, int T, int n, int r, double mean, uint64_t seed, uint32_t stream,
+                         uint32_t sub) {
+    flce_rng rng;
+    flce_rng_init(&rng, seed, FLCE_RNG_COMPLETION, stream, sub);
+    double scale = sqrt((mean > 1e-3 ? mean : 1e-3) / r);
+    for (int i = 0; i < T * r; i++) U[i] = scale * flce_rng_uniform(&rng);
+    for (int i = 0; i < r * n; i++) V[i] = scale * flce_rng_uniform(&rng);
+}
+
+static double obs_mean(const obs_index *s) {
+    double m = 0;
+    for (int64_t q = 0; q < s->nobs; q++) m += s->rx[q];
+    return s->nobs ? m / (double)s->nobs : 0;
+}
+
+/* Sweeps from the U, V in w until the objective's relative change is at most tol, or max_iter
+ * sweeps: balanced ALS (or gradient descent). Returns the sweeps made; *obj the objective. */
+/* Sweeps from the U, V in w until the objective's relative change is at most tol, or max_iter
+ * sweeps: balanced ALS (or gradient descent). Returns the sweeps made; *obj the objective. */
+static int fit(const obs_index *s, fit_space *w, int r, double mu, const flce_completion_cfg *cfg, double tol, double *obj) {
+    double prev = objective(s, w->U, w->V, r, mu), cur = prev;
+    int iters = 0;
+    for (int it = 1; it <= cfg->max_iter; it++) {
+        if (cfg->gradient) {
+            gd_step(s, w->U, w->V, r, mu, cfg->lr, w->gU, w->gV);
+        } else {
+            als_rows(s, w->U, w->V, r, mu, w->A, w->b);
+            als_cols(s, w->U, w->V, r, mu, w->A, w->b);
+            balance(w->U, w->V, s->T, s->n, r, w->work);
+        }
+        cur = objective(s, w->U, w->V, r, mu);
+        iters = it;
+        if (fabs(prev - cur) <= tol * (prev > 1e-300 ? prev : 1e-300)) break;
+        prev = cur;
+    }
+    *obj = cur;
+    return iters;
+}
+
+/* What a fit predicts for entry (t, k): max(0, u_t . v_k), 0 where not finite. */
+static double predict(const double *U, const double *V, int t, int k, int r, int n) {
+    double v = dot_uv(U, V, t, k, r, n);
+    return v > 0 && isfinite(v) ? v : 0;
+}
+
+static int clamp_rank(int r, int T, int n) {
+    if (r > T) r = T;
+    if (r > n) r = n;
+    return r < 1 ? 1 : r;
+}
+
+/* Completion with a given rank (0: the default rule) and ridge weight, from the seeded start. */
 static flce_status complete_fixed(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
                                   uint32_t stream, int rank, double mu_w, double *Xhat, flce_completion_info *info,
                                   flce_err *e) {
-    int64_t nobs = 0;
-    double mean = 0;
     for (int i = 0; i < T * n; i++)
-        if (obs[i]) {
-            if (!isfinite(X[i])) return flce_fail(e, FLCE_ERR_NUMERIC, "completion: observed entry %d is not finite", i);
-            nobs++;
-            mean += X[i];
-        }
-    int r = rank > 0 ? rank : flce_completion_rank(nobs, T, n);
-    if (r > T) r = T;
-    if (r > n) r = n;
-    if (r < 1) r = 1;
+        if (obs[i] && !isfinite(X[i])) return flce_fail(e, FLCE_ERR_NUMERIC, "completion: observed entry %d is not finite", i);
+    obs_index s;
+    if (obs_build(&s, X, obs, T, n)) return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory (T %d, n %d)", T, n);
+    int r = clamp_rank(rank > 0 ? rank : flce_completion_rank(s.nobs, T, n), T, n);
     info->rank = r;
     info->iters = 0;
     info->objective = 0;
     info->mu = mu_w;
-    if (nobs == 0) { /* nothing observed: nothing to complete from; missing entries are 0 */
+    if (s.nobs == 0) { /* nothing observed: nothing to complete from; missing entries are 0 */
         for (int i = 0; i < T * n; i++) Xhat[i] = 0;
+        obs_free(&s);
         return FLCE_OK;
     }
-    mean /= (double)nobs;
-    double *U = flce_calloc((size_t)T * r, sizeof *U), *V = flce_calloc((size_t)r * n, sizeof *V);
-    double *A = flce_calloc((size_t)r * r, sizeof *A), *b = flce_calloc((size_t)r, sizeof *b);
-    double *gU = flce_calloc((size_t)T * r, sizeof *gU), *gV = flce_calloc((size_t)r * n, sizeof *gV);
-    double *work = flce_calloc((size_t)10 * r * r + 3 * (size_t)r, sizeof *work);
-    if (!U || !V || !A || !b || !gU || !gV || !work) {
-        free(U), free(V), free(A), free(b), free(gU), free(gV), free(work);
+    fit_space w;
+    if (space_alloc(&w, T, n, r)) {
+        obs_free(&s);
         return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory (T %d, n %d, rank %d)", T, n, r);
     }
-    flce_rng rng;
-    flce_rng_init(&rng, cfg->seed, FLCE_RNG_COMPLETION, stream, 0);
-    double scale = sqrt((mean > 1e-3 ? mean : 1e-3) / r);
-    for (int i = 0; i < T * r; i++) U[i] = scale * flce_rng_uniform(&rng);
-    for (int i = 0; i < r * n; i++) V[i] = scale * flce_rng_uniform(&rng);
-    double prev = objective(X, obs, U, V, T, n, r, mu_w), obj = prev;
-    for (int it = 1; it <= cfg->max_iter; it++) {
-        if (cfg->gradient) {
-            gd_step(X, obs, U, V, T, n, r, mu_w, cfg->lr, gU, gV);
-        } else {
-            als_rows(X, obs, U, V, T, n, r, mu_w, A, b);
-            als_cols(X, obs, U, V, T, n, r, mu_w, A, b);
-            balance(U, V, T, n, r, work);
-        }
-        obj = objective(X, obs, U, V, T, n, r, mu_w);
-        info->iters = it;
-        if (fabs(prev - obj) <= cfg->tol * (prev > 1e-300 ? prev : 1e-300)) break;
-        prev = obj;
-    }
-    info->objective = obj;
+    seeded_start(w.U, w.V, T, n, r, obs_mean(&s), cfg->seed, stream, 0);
+    info->iters = fit(&s, &w, r, mu_w, cfg, version_tol(cfg), &info->objective);
     for (int t = 0; t < T; t++)
-        for (int k = 0; k < n; k++) {
-            double v = dot_uv(U, V, t, k, r, n);
-            Xhat[t * n + k] = obs[t * n + k] ? X[t * n + k] : (v > 0 && isfinite(v) ? v : 0);
-        }
-    free(U), free(V), free(A), free(b), free(gU), free(gV), free(work);
+        for (int k = 0; k < n; k++)
+            Xhat[t * n + k] = obs[t * n + k] ? X[t * n + k] : predict(w.U, w.V, t, k, r, n);
+    space_free(&w);
+    obs_free(&s);
     return FLCE_OK;
 }
 
@@ -323,9 +426,11 @@ void flce_cv_folds(const uint8_t *obs, int T, int n, int K, uint64_t seed, uint3
     free(idx), free(perm);
 }
 
+static int cv_k(const flce_completion_cfg *cfg) { return cfg->folds > 1 ? cfg->folds : 5; }
+
 flce_status flce_cv_error(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg, uint32_t stream,
                           int rank, double mu, double *err, flce_err *e) {
-    int K = cfg->folds > 1 ? cfg->folds : 5;
+    int K = cv_k(cfg);
     size_t tn = (size_t)T * n;
     int *fold = malloc(sizeof *fold * tn);
     uint8_t *train = malloc(tn);
@@ -352,6 +457,114 @@ flce_status flce_cv_error(const double *X, const uint8_t *obs, int T, int n, con
     return st;
 }
 
+/* ---- version 2: one fold's whole grid along a warm-started path -------------------------- */
+/* The candidates of a grid search: ranks[a] (0: none) and mus[b], in the grid's indices. */
+typedef struct {
+    int ranks[FLCE_CV_NRANKS];
+    double mus[FLCE_CV_NMUS];
+} cv_grid_spec;
+
+typedef struct {
+    const double *X;
+    const uint8_t *obs;
+    const int *fold;
+    int T, n;
+    const flce_completion_cfg *cfg;
+    uint32_t stream;
+    const cv_grid_spec *g;
+    double (*se)[FLCE_CV_NRANKS][FLCE_CV_NMUS]; /* [K]: each fold's held-out squared errors */
+    int64_t *held;                              /* [K] */
+    flce_status *st;                            /* [K] */
+    flce_err *err;                              /* [K] */
+} cv_job;
+
+/* Fold f: for each rank (ascending), the mus from the largest to the smallest, each fit started
+ * from the one before it; the first fit of a rank starts from the previous rank's fit at the
+ * largest mu with the new components drawn from the stream (seed, completion, class, 2 + f); the
+ * first of all from the seeded start. */
+static void cv_fold(void *ctx, int f) {
+    cv_job *J = ctx;
+    int T = J->T, n = J->n;
+    size_t tn = (size_t)T * n;
+    flce_err *e = &J->err[f];
+    J->st[f] = FLCE_OK;
+    J->held[f] = 0;
+    for (int a = 0; a < FLCE_CV_NRANKS; a++)
+        for (int b = 0; b < FLCE_CV_NMUS; b++) J->se[f][a][b] = 0;
+    uint8_t *train = malloc(tn);
+    if (!train) {
+        J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+        return;
+    }
+    int any = 0;
+    for (size_t i = 0; i < tn; i++) train[i] = J->obs[i] && J->fold[i] != f, any |= J->fold[i] == f, J->held[f] += J->fold[i] == f;
+    obs_index s;
+    if (!any || obs_build(&s, J->X, train, T, n)) {
+        if (any) J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+        free(train);
+        return;
+    }
+    int rmax = 1;
+    for (int a = 0; a < FLCE_CV_NRANKS; a++) rmax = J->g->ranks[a] > rmax ? J->g->ranks[a] : rmax;
+    fit_space w;
+    double *U0 = malloc(sizeof(double) * (size_t)T * rmax), *V0 = malloc(sizeof(double) * (size_t)rmax * n);
+    if (space_alloc(&w, T, n, rmax) || !U0 || !V0) {
+        J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+        free(U0), free(V0), free(train), obs_free(&s);
+        return;
+    }
+    double mean = obs_mean(&s), tol = version_tol(J->cfg), obj;
+    int rp = 0; /* the rank of the fit kept in U0, V0 (0: none yet) */
+    for (int a = 0; a < FLCE_CV_NRANKS; a++) {
+        int r = J->g->ranks[a];
+        if (r < 1) continue;
+        if (s.nobs == 0) { /* nothing to train on: every prediction 0 */
+            for (size_t i = 0; i < tn; i++)
+                if (J->fold[i] == f)
+                    for (int b = 0; b < FLCE_CV_NMUS; b++) J->se[f][a][b] += J->X[i] * J->X[i];
+            continue;
+        }
+        if (!rp) {
+            seeded_start(w.U, w.V, T, n, r, mean, J->cfg->seed, J->stream, 0);
+        } else { /* the kept fit, and new components for the ranks it lacks */
+            double *Ux = malloc(sizeof(double) * (size_t)T * r), *Vx = malloc(sizeof(double) * (size_t)r * n);
+            if (!Ux || !Vx) {
+                free(Ux), free(Vx);
+                J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+                break;
+            }
+            seeded_start(Ux, Vx, T, n, r, mean, J->cfg->seed, J->stream, 2 + (uint32_t)f);
+            for (int t = 0; t < T; t++)
+                for (int j = 0; j < rp; j++) Ux[t * r + j] = U0[t * rp + j];
+            for (int j = 0; j < rp; j++)
+                for (int k = 0; k < n; k++) Vx[j * n + k] = V0[j * n + k];
+            memcpy(w.U, Ux, sizeof(double) * (size_t)T * r), memcpy(w.V, Vx, sizeof(double) * (size_t)r * n);
+            free(Ux), free(Vx);
+        }
+        int first = 1;
+        for (int b = FLCE_CV_NMUS - 1; b >= 0; b--) {
+            double mu = J->g->mus[b];
+            if (!(mu > 0)) continue;
+            fit(&s, &w, r, mu, J->cfg, tol, &obj);
+            double se = 0;
+            for (int t = 0; t < T; t++)
+                for (int k = 0; k < n; k++) {
+                    size_t i = (size_t)t * n + k;
+                    if (J->fold[i] != f) continue;
+                    double d = predict(w.U, w.V, t, k, r, n) - J->X[i];
+                    se += d * d;
+                }
+            J->se[f][a][b] = se;
+            if (first) { /* the path's first fit (the largest mu) starts the next rank */
+                memcpy(U0, w.U, sizeof(double) * (size_t)T * r), memcpy(V0, w.V, sizeof(double) * (size_t)r * n);
+                rp = r, first = 0;
+            }
+        }
+    }
+    space_free(&w);
+    free(U0), free(V0), free(train), obs_free(&s);
+}
+
 flce_status flce_complete_literal(const double *X, int T, int n, const flce_completion_cfg *cfg, uint32_t stream, double *Xhat,
                                   flce_completion_info *info, flce_err *e) {
     size_t tn = (size_t)T * n;
@@ -367,31 +580,70 @@ flce_status flce_complete_literal(const double *X, int T, int n, const flce_comp
     memset(info, 0, sizeof *info);
     info->rank = r, info->mu = 0, info->cv_error = NAN;
     uint8_t *all = malloc(tn);
-    double *U = flce_calloc((size_t)T * r, sizeof *U), *V = flce_calloc((size_t)r * n, sizeof *V);
-    double *gU = flce_calloc((size_t)T * r, sizeof *gU), *gV = flce_calloc((size_t)r * n, sizeof *gV);
-    if (!all || !U || !V || !gU || !gV) {
-        free(all), free(U), free(V), free(gU), free(gV);
+    obs_index s = {0};
+    fit_space w = {0};
+    if (!all || (memset(all, 1, tn), obs_build(&s, X, all, T, n)) || space_alloc(&w, T, n, r)) {
+        free(all), obs_free(&s), space_free(&w);
         return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory (T %d, n %d, rank %d)", T, n, r);
     }
-    memset(all, 1, tn);
     flce_rng rng;
     flce_rng_init(&rng, cfg->seed, FLCE_RNG_COMPLETION, stream, 0);
     double scale = 0.1 * sqrt((mean > 1e-3 ? mean : 1e-3) / r); /* a small start */
-    for (int i = 0; i < T * r; i++) U[i] = scale * flce_rng_uniform(&rng);
-    for (int i = 0; i < r * n; i++) V[i] = scale * flce_rng_uniform(&rng);
-    for (int it = 1; it <= cfg->max_iter; it++) gd_step(X, all, U, V, T, n, r, 0.0, cfg->lr, gU, gV);
+    for (int i = 0; i < T * r; i++) w.U[i] = scale * flce_rng_uniform(&rng);
+    for (int i = 0; i < r * n; i++) w.V[i] = scale * flce_rng_uniform(&rng);
+    for (int it = 1; it <= cfg->max_iter; it++) gd_step(&s, w.U, w.V, r, 0.0, cfg->lr, w.gU, w.gV);
     info->iters = cfg->max_iter;
-    info->objective = objective(X, all, U, V, T, n, r, 0.0);
+    info->objective = objective(&s, w.U, w.V, r, 0.0);
     int bad = !isfinite(info->objective);
     for (int t = 0; t < T; t++)
-        for (int k = 0; k < n; k++) {
-            double v = dot_uv(U, V, t, k, r, n);
-            Xhat[t * n + k] = v > 0 && isfinite(v) ? v : 0;
-        }
-    free(all), free(U), free(V), free(gU), free(gV);
+        for (int k = 0; k < n; k++) Xhat[t * n + k] = predict(w.U, w.V, t, k, r, n);
+    free(all), obs_free(&s), space_free(&w);
     if (bad) return flce_fail(e, FLCE_ERR_NUMERIC, "completion --completion literal: gradient descent diverged (lr %g): use a smaller --lr",
                               cfg->lr);
     return FLCE_OK;
+}
+
+/* The grid of held-out errors: version 1 one cold fit per candidate and fold (flce_cv_error),
+ * version 2 one warm-started path per fold, the folds spread over cfg->threads. */
+static flce_status cv_grid(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg, uint32_t stream,
+                           const cv_grid_spec *g, double grid[FLCE_CV_NRANKS][FLCE_CV_NMUS], flce_err *e) {
+    if (cfg->version == 1) {
+        for (int a = 0; a < FLCE_CV_NRANKS; a++)
+            for (int b = 0; b < FLCE_CV_NMUS; b++) {
+                if (g->ranks[a] < 1 || !(g->mus[b] > 0)) continue;
+                flce_status st = flce_cv_error(X, obs, T, n, cfg, stream, g->ranks[a], g->mus[b], &grid[a][b], e);
+                if (st) return st;
+            }
+        return FLCE_OK;
+    }
+    int K = cv_k(cfg);
+    size_t tn = (size_t)T * n;
+    int *fold = malloc(sizeof *fold * tn);
+    double(*se)[FLCE_CV_NRANKS][FLCE_CV_NMUS] = malloc(sizeof *se * (size_t)K);
+    int64_t *held = malloc(sizeof *held * (size_t)K);
+    flce_status *sts = malloc(sizeof *sts * (size_t)K);
+    flce_err *errs = malloc(sizeof *errs * (size_t)K);
+    if (!fold || !se || !held || !sts || !errs) {
+        free(fold), free(se), free(held), free(sts), free(errs);
+        return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+    }
+    flce_cv_folds(obs, T, n, K, cfg->seed, stream, fold);
+    cv_job J = {X, obs, fold, T, n, cfg, stream, g, se, held, sts, errs};
+    flce_parallel_for(K, cfg->threads, cv_fold, &J);
+    flce_status st = FLCE_OK;
+    int64_t nheld = 0;
+    for (int f = 0; f < K && !st; f++) /* the first failing fold's error: the same for any threads */
+        if ((st = sts[f]) && e) *e = errs[f];
+    for (int f = 0; f < K; f++) nheld += held[f];
+    for (int a = 0; a < FLCE_CV_NRANKS && !st; a++)
+        for (int b = 0; b < FLCE_CV_NMUS; b++) {
+            if (g->ranks[a] < 1 || !(g->mus[b] > 0)) continue;
+            double sum = 0;
+            for (int f = 0; f < K; f++) sum += se[f][a][b]; /* folds in order */
+            grid[a][b] = nheld ? sum / (double)nheld : NAN;
+        }
+    free(fold), free(se), free(held), free(sts), free(errs);
+    return st;
 }
 
 flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg,
@@ -399,6 +651,8 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
     for (int a = 0; a < FLCE_CV_NRANKS; a++)
         for (int b = 0; b < FLCE_CV_NMUS; b++) info->cv_grid[a][b] = NAN;
     info->cv_error = NAN;
+    if (cfg->version != 1 && cfg->version != 2)
+        return flce_fail(e, FLCE_ERR_ARG, "completion version %d: this build knows versions 1 and 2", cfg->version);
     if (cfg->literal) {
         double *Xz = malloc(sizeof *Xz * (size_t)T * n);
         if (!Xz) return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory");
@@ -413,25 +667,24 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
     int64_t nobs = 0;
     double ms = 0;
     for (int i = 0; i < T * n; i++)
-        if (obs[i]) nobs++, ms += X[i] * X[i];
+        if (obs[i]) {
+            if (!isfinite(X[i])) return flce_fail(e, FLCE_ERR_NUMERIC, "completion: observed entry %d is not finite", i);
+            nobs++, ms += X[i] * X[i];
+        }
     ms = nobs ? ms / (double)nobs : 0;
     int fixed_r = cfg->rank > 0 ? cfg->rank : flce_completion_rank(nobs, T, n);
-    double best = INFINITY;
-    flce_status st = FLCE_OK;
-    for (int a = 0; a < FLCE_CV_NRANKS && !st; a++) {
-        int r = cfg->rank_auto ? FLCE_CV_RANKS[a] : fixed_r;
-        if (!cfg->rank_auto && a > 0) break;
-        if (r > T || r > n) continue;
-        for (int b = 0; b < FLCE_CV_NMUS && !st; b++) {
-            double mu = cfg->mu_auto ? FLCE_CV_MUS[b] : cfg->mu;
-            if (!cfg->mu_auto && b > 0) break;
-            double err;
-            if ((st = flce_cv_error(X, obs, T, n, cfg, stream, r, mu, &err, e))) break;
-            info->cv_grid[a][b] = err;
-            if (err < best) best = err;
-        }
+    cv_grid_spec g;
+    for (int a = 0; a < FLCE_CV_NRANKS; a++) {
+        int r = cfg->rank_auto ? FLCE_CV_RANKS[a] : a == 0 ? fixed_r : 0;
+        g.ranks[a] = r > T || r > n ? 0 : r;
     }
+    for (int b = 0; b < FLCE_CV_NMUS; b++) g.mus[b] = cfg->mu_auto ? FLCE_CV_MUS[b] : b == 0 ? cfg->mu : 0;
+    flce_status st = cv_grid(X, obs, T, n, cfg, stream, &g, info->cv_grid, e);
     if (st) return st;
+    double best = INFINITY;
+    for (int a = 0; a < FLCE_CV_NRANKS; a++)
+        for (int b = 0; b < FLCE_CV_NMUS; b++)
+            if (info->cv_grid[a][b] < best) best = info->cv_grid[a][b];
     int pick_r = cfg->rank_auto ? 0 : fixed_r;
     double pick_mu = cfg->mu, pick_err = NAN;
     if (isfinite(best)) {
@@ -441,8 +694,8 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
             for (int b = FLCE_CV_NMUS - 1; b >= 0 && !found; b--)
                 if (info->cv_grid[a][b] <= lim) {
                     found = 1;
-                    pick_r = cfg->rank_auto ? FLCE_CV_RANKS[a] : fixed_r;
-                    pick_mu = cfg->mu_auto ? FLCE_CV_MUS[b] : cfg->mu;
+                    pick_r = g.ranks[a];
+                    pick_mu = g.mus[b];
                     pick_err = info->cv_grid[a][b];
                 }
     }

@@ -78,7 +78,11 @@ typedef struct {
     int rank;        /* fixed rank when not rank_auto; 0: the rule r = min(4, floor(obs / (2 (T + n)))), at least 1 */
     double mu;       /* ridge weight when not mu_auto, 1e-2 */
     int max_iter;    /* default 500 (ALS) */
-    double tol;      /* relative change of the objective, default 1e-10 */
+    double tol;      /* a fit stops when the objective's relative change is at most this; 0 (default): the
+                      * version's (1e-10 in version 1, FLCE_COMPLETION_TOL in version 2) */
+    int version;     /* FLCE_COMPLETION_VERSION (default) or 1: see below */
+    int threads;     /* threads for the folds (flce_complete) and classes (flce_eval_trace); 0: one per
+                      * online CPU. The results do not depend on it. */
     int gradient;    /* 1: plain gradient descent instead of ALS */
     double lr;       /* gradient descent step, default 0.05 */
     uint64_t seed;   /* start of U and V, and the cross-validation folds */
@@ -87,6 +91,16 @@ typedef struct {
     int folds;       /* K of the cross-validation, default 5 */
     int literal;     /* 1: the paper's equation read literally (flce_complete_literal) */
 } flce_completion_cfg;
+
+/* Completion versions (recorded in completion.json as "version"; a record without one is version 1):
+ *   1  (until 2026-11-27) every fit of the cross-validation from the seeded start, tol 1e-10;
+ *   2  each fold's grid one path: ranks ascending, for each rank mu from the largest to the
+ *      smallest, every fit started from the one before (a new rank from the last rank's fit at the
+ *      largest mu, its new components seeded); tol FLCE_COMPLETION_TOL; folds and classes spread
+ *      over threads. Fixed-rank completions differ from version 1 only in the tolerance.
+ * Both sweep only the observed entries. docs/decisions.md says how the tolerance was chosen. */
+#define FLCE_COMPLETION_VERSION 2
+#define FLCE_COMPLETION_TOL 1e-6
 
 /* The candidates of --rank auto and --mu auto. */
 #define FLCE_CV_NRANKS 4
@@ -162,10 +176,12 @@ flce_status flce_shapley_mc(int n, flce_utility_fn v, void *ctx, int perms, doub
 /* ---- the evaluator: contributions from a recorded trace ------------------------------ */
 typedef struct {
     int T, n, C, d;
-    const float *prototypes;     /* [T x n x C x d], NaN where none uploaded */
+    const float *prototypes;     /* [T x n x C x d], NaN where none uploaded; or NULL and Q given */
     const uint8_t *selected;     /* [T x n] */
     const double *round_weights; /* [T] or NULL */
     const double *class_weights; /* [C] or NULL */
+    const double *Q;             /* without prototypes: the momentum recorded [T x n x C] (a run's Q.npy,
+                                  * NaN where not selected), completed as it is (d is then 0) */
 } flce_trace;
 
 typedef struct {

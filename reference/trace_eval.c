@@ -9,17 +9,67 @@
 #include <string.h>
 
 #include "flce_eq.h"
+#include "parallel.h"
 
 void flce_eval_result_free(flce_eval_result *r) {
     free(r->Q), free(r->X), free(r->CE), free(r->rank), free(r->iters), free(r->mu), free(r->cv_error), free(r->cv_grid);
     memset(r, 0, sizeof *r);
 }
 
+/* One class's completion: its T x n matrix from Q (unselected entries unobserved), completed
+ * (or, with -CMC, left with zeros), into its slots of the result. */
+typedef struct {
+    const flce_trace *tr;
+    const flce_ablation *ab;
+    const flce_completion_cfg *cc;
+    flce_eval_result *res;
+    flce_status *st;
+    flce_err *err;
+} class_job;
+
+static void complete_class(void *ctx, int c) {
+    class_job *J = ctx;
+    const flce_trace *tr = J->tr;
+    int T = tr->T, n = tr->n, C = tr->C;
+    flce_eval_result *res = J->res;
+    flce_completion_cfg cc = *J->cc;
+    cc.threads = 1; /* the classes are what is spread */
+    J->st[c] = FLCE_OK;
+    double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
+    if (!Xc || !Xh) {
+        free(Xc), free(Xh);
+        J->st[c] = flce_fail(&J->err[c], FLCE_ERR_NOMEM, "trace: out of memory");
+        return;
+    }
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < n; k++) {
+            double q = res->Q[((size_t)t * n + k) * C + c];
+            Xc[t * n + k] = isnan(q) ? 0 : q;
+        }
+    if (J->ab && J->ab->no_completion) {
+        memcpy(Xh, Xc, (size_t)T * n * sizeof *Xh);
+    } else {
+        flce_completion_info info;
+        J->st[c] = flce_complete(Xc, tr->selected, T, n, &cc, (uint32_t)c, Xh, &info, &J->err[c]);
+        if (!J->st[c]) {
+            res->rank[c] = info.rank;
+            res->iters[c] = info.iters;
+            res->mu[c] = info.mu;
+            res->cv_error[c] = info.cv_error;
+            memcpy(res->cv_grid + (size_t)c * FLCE_CV_NRANKS * FLCE_CV_NMUS, info.cv_grid, sizeof info.cv_grid);
+        }
+    }
+    if (!J->st[c])
+        for (int t = 0; t < T; t++)
+            for (int k = 0; k < n; k++) res->X[((size_t)t * n + k) * C + c] = Xh[t * n + k];
+    free(Xc), free(Xh);
+}
+
 flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const flce_completion_cfg *cc,
                             flce_eval_result *res, flce_err *e) {
     memset(res, 0, sizeof *res);
     int T = tr->T, n = tr->n, C = tr->C, d = tr->d;
-    if (T < 1 || n < 1 || C < 1 || d < 1)
+    if (T < 1 || n < 1 || C < 1 || (tr->prototypes ? d < 1 : !tr->Q))
         return flce_fail(e, FLCE_ERR_FORMAT, "trace: empty dimension (T %d, n %d, C %d, d %d)", T, n, C, d);
     size_t tnc = (size_t)T * n * C;
     res->Q = malloc(tnc * sizeof *res->Q);
@@ -31,16 +81,31 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
     res->cv_error = malloc((size_t)C * sizeof *res->cv_error);
     res->cv_grid = malloc((size_t)C * FLCE_CV_NRANKS * FLCE_CV_NMUS * sizeof *res->cv_grid);
     double *g = flce_calloc((size_t)C * d, sizeof *g), *Qt = malloc((size_t)n * C * sizeof *Qt);
-    double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
     uint8_t *has_g = flce_calloc((size_t)C, 1), *present = malloc((size_t)n * C);
     flce_status st = FLCE_OK;
-    if (!res->Q || !res->X || !res->CE || !res->rank || !res->iters || !res->mu || !res->cv_error || !res->cv_grid || !g || !Qt || !Xc || !Xh || !has_g || !present) {
+    if (!res->Q || !res->X || !res->CE || !res->rank || !res->iters || !res->mu || !res->cv_error || !res->cv_grid || !g || !Qt || !has_g || !present) {
         st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
         goto out;
     }
     for (int c = 0; c < C; c++) res->mu[c] = NAN, res->cv_error[c] = NAN;
     for (int i = 0; i < C * FLCE_CV_NRANKS * FLCE_CV_NMUS; i++) res->cv_grid[i] = NAN;
-    for (int t = 0; t < T && !st; t++) {
+    if (!tr->prototypes) { /* the recorded momentum: only the completion and the totals to redo */
+        if (ab && (ab->no_mass || ab->no_velocity || ab->no_momentum)) {
+            st = flce_fail(e, FLCE_ERR_ARG, "trace: the ablations M, V and Q need prototypes.npy (this trace has Q.npy only)");
+            goto out;
+        }
+        for (size_t i = 0; i < tnc; i++) {
+            double q = tr->Q[i];
+            int sel = tr->selected[i / ((size_t)n * C) * n + i / C % n] != 0;
+            if (sel ? !(q >= 0 && isfinite(q)) : !isnan(q)) {
+                st = flce_fail(e, FLCE_ERR_FORMAT, "Q.npy: round %zu client %zu class %zu is %g (%s)", i / ((size_t)n * C), i / C % n,
+                               i % C, q, sel ? "a selected client's momentum is finite and >= 0" : "NaN where not selected");
+                goto out;
+            }
+            res->Q[i] = q;
+        }
+    }
+    for (int t = 0; t < T && !st && tr->prototypes; t++) {
         const float *pt = tr->prototypes + (size_t)t * n * C * d;
         int any = 0;
         for (int k = 0; k < n; k++) {
@@ -79,30 +144,25 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
             for (int c = 0; c < C; c++)
                 res->Q[((size_t)t * n + k) * C + c] = tr->selected[t * n + k] ? Qt[k * C + c] : NAN;
     }
-    for (int c = 0; c < C; c++) {
-        for (int t = 0; t < T; t++)
-            for (int k = 0; k < n; k++) {
-                double q = res->Q[((size_t)t * n + k) * C + c];
-                Xc[t * n + k] = isnan(q) ? 0 : q;
-            }
-        if (ab && ab->no_completion) {
-            memcpy(Xh, Xc, (size_t)T * n * sizeof *Xh);
-        } else {
-            flce_completion_info info;
-            st = flce_complete(Xc, tr->selected, T, n, cc, (uint32_t)c, Xh, &info, e);
-            if (st) goto out;
-            res->rank[c] = info.rank;
-            res->iters[c] = info.iters;
-            res->mu[c] = info.mu;
-            res->cv_error[c] = info.cv_error;
-            memcpy(res->cv_grid + (size_t)c * FLCE_CV_NRANKS * FLCE_CV_NMUS, info.cv_grid, sizeof info.cv_grid);
+    { /* the classes' completions, spread over the threads (each class's results in its own
+       * slots; the first failing class's error, as one thread would have met it) */
+        flce_status *sts = malloc(sizeof *sts * (size_t)C);
+        flce_err *errs = malloc(sizeof *errs * (size_t)C);
+        if (!sts || !errs) {
+            free(sts), free(errs);
+            st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
+            goto out;
         }
-        for (int t = 0; t < T; t++)
-            for (int k = 0; k < n; k++) res->X[((size_t)t * n + k) * C + c] = Xh[t * n + k];
+        class_job J = {tr, ab, cc, res, sts, errs};
+        flce_parallel_for(C, cc->threads, complete_class, &J);
+        for (int c = 0; c < C && !st; c++)
+            if ((st = sts[c]) && e) *e = errs[c];
+        free(sts), free(errs);
+        if (st) goto out;
     }
     flce_final_contribution(res->X, T, n, C, tr->round_weights, tr->class_weights, res->CE);
 out:
-    free(g), free(Qt), free(Xc), free(Xh), free(has_g), free(present);
+    free(g), free(Qt), free(has_g), free(present);
     if (st) flce_eval_result_free(res);
     return st;
 }

@@ -119,7 +119,7 @@ static flce_status flce_final(engine *E, double *CE, double *comp_s, flce_err *e
     snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
     if (!st) st = flce_npy_read(p, &se, e);
     if (!st) {
-        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights};
+        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL};
         flce_completion_cfg cc = E->cfg->completion;
         cc.seed = E->cfg->seed;
         flce_eval_result res;
