@@ -24,6 +24,24 @@ grep -q '^1,fma_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no fma_avx2 row"
 grep -q 'CPU backend.s vectors' "$t/log" || fail "peak: the backend's vectors not marked"
 expect 2 "--threads 0" peak --threads 0
 "$bench" server --help > /dev/null || fail "server --help"
+# the server benchmark at its smallest (it died with a segmentation fault when it built its
+# engine field by field): every table there, numbers that are numbers, plausible ratios
+"$bench" server --tiny --csv "$t/server.csv" > "$t/srv" 2> "$t/srv.err" || fail "server --tiny: $(cat "$t/srv.err")"
+awk '$1 == "flce" && $3 == 272474 && $4 == 10 { r = $6 } END { exit !(r > 0.1 && r < 10) }' "$t/srv" ||
+  fail "server --tiny: FLCE's round not within 0.1-10x FedAvg's: $(grep '^flce ' "$t/srv")"
+awk '$1 == "fedsv-exact" && $2 == 10 { r = $6 } END { exit !(r > 100) }' "$t/srv" || fail "server --tiny: FedSV not far above FedAvg"
+# FedSV exact run for real at K = 4 against its estimate (16 evaluations): within a factor 3
+awk '$1 == "fedsv-exact" && $2 == 4 { s = $5; sub(/.*= /, ""); sub(/ s$/, ""); e = $0 } END { exit !(s > e / 3 && s < e * 3) }' "$t/srv" ||
+  fail "server --tiny: FedSV at K = 4 run for real far from its estimate: $(grep '^fedsv-exact *4' "$t/srv")"
+grep -q '^study *30 *20 *5 *10 auto' "$t/srv" || fail "server --tiny: no completion row (study scale, auto)"
+awk '$1 == "study" && $6 == "auto" { if (!($(NF - 2) + 0 > 0 && $(NF - 1) > 0)) exit 1; n++ } END { exit n != 1 }' "$t/srv" ||
+  fail "server --tiny: completion seconds: $(grep '^study' "$t/srv")"
+awk '$1 == 30 && $2 == 10 { n++; if (!($(NF - 1) > 0.5 && $NF > 0)) exit 1 } END { exit n != 2 }' "$t/srv" ||
+  fail "server --tiny: the whole run's totals: $(grep '^ *30 *10' "$t/srv")"
+grep -q '^flce-completion-v1,5,' "$t/server.csv" && grep -q '^flce-completion-v2,5,' "$t/server.csv" &&
+  grep -q '^flce-total-auto,10,' "$t/server.csv" || fail "server --tiny: CSV rows missing"
+expect 2 "pick one" server --quick --tiny
+expect 2 "--threads 99" server --tiny --threads 99
 expect 2 "--input 'big'" train --input big
 expect 2 "--backend 'gpu'" train --backend gpu
 expect 2 "--batch 1" train --batch 1

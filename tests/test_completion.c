@@ -296,3 +296,125 @@ Test(completion_cv, record_of_a_full_grid) {
     cr_assert_str_eq(cf.ablate, "M V Q CMC");
     tu_rm_rf(dir);
 }
+
+/* ---- completion versions (issue 29) ----------------------------------------------------- */
+/* An exactly rank-2 positive matrix, 40 x 25 with 30% of its entries hidden: version 2's auto
+ * (warm-started paths) chooses rank 2 and recovers the hidden entries to a relative RMS error
+ * below 1e-3. Version 1's cold fits at rank 2 and small mu stall far from the fit (held-out
+ * error 0.034 at mu 1e-3 where version 2's path reaches 6e-9), so it chose rank 4: the defect
+ * that the warm starts remove (docs/decisions.md, completion version 2). */
+Test(completion_v2, recovers_rank2_where_cold_fits_stall) {
+    enum { T = 40, N = 25 };
+    double X[T * N], Xin[T * N], Xh[T * N];
+    uint8_t obs[T * N];
+    rank2(T, N, X, obs, 0.3, 11);
+    for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0;
+    flce_completion_info info[3];
+    for (int v = 1; v <= 2; v++) {
+        flce_completion_cfg c;
+        flce_completion_cfg_default(&c);
+        c.version = v, c.threads = 1;
+        cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 0, Xh, &info[v], NULL), FLCE_OK);
+        if (v == 1) continue;
+        cr_assert_eq(info[v].rank, 2, "version %d chose rank %d for a rank-2 matrix", v, info[v].rank);
+        double se = 0, ss = 0;
+        for (int i = 0; i < T * N; i++) {
+            if (obs[i]) {
+                cr_assert_eq(Xh[i], Xin[i]);
+                continue;
+            }
+            se += (Xh[i] - X[i]) * (Xh[i] - X[i]), ss += X[i] * X[i];
+        }
+        cr_assert(sqrt(se / ss) < 1e-3, "relative RMS error %g on the hidden entries (rank %d, mu %g)", sqrt(se / ss), info[v].rank,
+                  info[v].mu);
+    }
+    cr_assert(info[1].cv_grid[1][0] > 1000 * info[2].cv_grid[1][0], "rank 2, mu 1e-3: version 1 %g, version 2 %g",
+              info[1].cv_grid[1][0], info[2].cv_grid[1][0]);
+}
+
+/* Version 1's grid is, cell by cell, the public flce_cv_error (five cold fits per candidate):
+ * an independent computation of what the old code did. Version 2's grid differs from it, but
+ * its held-out errors on an exactly rank-2 matrix tell the rank as clearly. */
+Test(completion_v2, version1_grid_is_cold_cross_validation) {
+    enum { T = 30, N = 20 };
+    double X[T * N], Xin[T * N], Xh[T * N];
+    uint8_t obs[T * N];
+    rank2(T, N, X, obs, 0.5, 12);
+    for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0;
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    c.version = 1, c.threads = 2;
+    flce_completion_info i1, i2;
+    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 3, Xh, &i1, NULL), FLCE_OK);
+    for (int a = 0; a < FLCE_CV_NRANKS; a++)
+        for (int b = 0; b < FLCE_CV_NMUS; b++) {
+            double err;
+            cr_assert_eq(flce_cv_error(Xin, obs, T, N, &c, 3, FLCE_CV_RANKS[a], FLCE_CV_MUS[b], &err, NULL), FLCE_OK);
+            cr_assert_eq(err, i1.cv_grid[a][b], "rank %d mu %g: grid %.17g, cold cross-validation %.17g", FLCE_CV_RANKS[a],
+                         FLCE_CV_MUS[b], i1.cv_grid[a][b], err);
+        }
+    c.version = 2;
+    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 3, Xh, &i2, NULL), FLCE_OK);
+    for (int b = 0; b < FLCE_CV_NMUS; b++) /* rank 1 misses the second component at every mu */
+        cr_assert(i2.cv_grid[0][b] > 100 * i2.cv_grid[1][0], "rank 1 mu %g: %g against rank 2's %g at mu 1e-3", FLCE_CV_MUS[b],
+                  i2.cv_grid[0][b], i2.cv_grid[1][0]);
+    cr_assert_eq(i2.rank, 2);
+}
+
+/* The same bytes for 1, 2 and 5 threads (folds in flce_complete, classes in flce_eval_trace),
+ * for both versions; and version 2 differs from version 1 (the versions are not the same code). */
+Test(completion_v2, threads_give_the_same_bytes) {
+    enum { T = 25, N = 12, C = 6 };
+    static double Q[T * N * C];
+    static uint8_t sel[T * N];
+    flce_rng r;
+    flce_rng_init(&r, 7, FLCE_RNG_TEST, 13, 0);
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < N; k++) {
+            sel[t * N + k] = flce_rng_uniform(&r) < 0.35;
+            for (int c = 0; c < C; c++)
+                Q[(t * N + k) * C + c] = sel[t * N + k] ? (0.5 + t % 3) * (0.5 + k % 4) * 0.05 * (1 + 0.3 * flce_rng_uniform(&r)) : NAN;
+        }
+    flce_trace tr = {T, N, C, 0, NULL, sel, NULL, NULL, Q};
+    flce_ablation ab = {0};
+    for (int v = 1; v <= 2; v++) {
+        flce_eval_result res[3];
+        int th[3] = {1, 2, 5};
+        for (int i = 0; i < 3; i++) {
+            flce_completion_cfg c;
+            flce_completion_cfg_default(&c);
+            c.version = v, c.threads = th[i];
+            cr_assert_eq(flce_eval_trace(&tr, &ab, &c, &res[i], NULL), FLCE_OK);
+        }
+        for (int i = 1; i < 3; i++) {
+            cr_assert_eq(memcmp(res[0].X, res[i].X, sizeof(double) * T * N * C), 0, "version %d: %d threads changed X", v, th[i]);
+            cr_assert_eq(memcmp(res[0].CE, res[i].CE, sizeof(double) * N), 0, "version %d: %d threads changed CE", v, th[i]);
+            cr_assert_eq(memcmp(res[0].cv_grid, res[i].cv_grid, sizeof(double) * C * FLCE_CV_NRANKS * FLCE_CV_NMUS), 0);
+        }
+        for (int i = 0; i < 3; i++) flce_eval_result_free(&res[i]);
+        /* also one class's folds over threads (flce_complete on its own) */
+        double Xc[T * N], X1[T * N], X2[T * N];
+        for (int i = 0; i < T * N; i++) Xc[i] = sel[i] ? Q[i * C] : 0;
+        flce_completion_cfg c;
+        flce_completion_cfg_default(&c);
+        c.version = v, c.threads = 1;
+        flce_completion_info in1, in2;
+        cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X1, &in1, NULL), FLCE_OK);
+        c.threads = 3;
+        cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X2, &in2, NULL), FLCE_OK);
+        cr_assert_eq(memcmp(X1, X2, sizeof X1), 0, "version %d: folds over 3 threads changed the class's completion", v);
+    }
+    flce_completion_cfg c1, c2;
+    flce_completion_cfg_default(&c1), flce_completion_cfg_default(&c2);
+    c1.version = 1;
+    flce_eval_result a, b;
+    cr_assert_eq(flce_eval_trace(&tr, &ab, &c1, &a, NULL), FLCE_OK);
+    cr_assert_eq(flce_eval_trace(&tr, &ab, &c2, &b, NULL), FLCE_OK);
+    cr_assert_neq(memcmp(a.cv_grid, b.cv_grid, sizeof(double) * C * FLCE_CV_NRANKS * FLCE_CV_NMUS), 0, "versions 1 and 2 gave one grid");
+    flce_eval_result_free(&a), flce_eval_result_free(&b);
+    cr_assert_eq(c2.version, FLCE_COMPLETION_VERSION);
+    c2.version = 3;
+    flce_err e;
+    cr_assert_eq(flce_eval_trace(&tr, &ab, &c2, &b, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "version 3"), "%s", e.msg);
+}
