@@ -20,8 +20,7 @@
 static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
     "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
-    "                 [--completion masked|literal] [--max-iter N] [--seed S] [--completion-version 1|2]\n"
-    "                 [--tol X] [--threads N]\n"
+    "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
@@ -37,7 +36,7 @@ static int from_completion_json(const char *prog, const char *cj, cli_opt *opts,
         flce_err ce;
         if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg), 2;
         if (cf.has_seed && !cli_find(opts, "seed")->seen) *seed = cf.seed;
-        if (!cli_find(opts, "completion-version")->seen) *version = cf.version;
+        *version = cf.version;
         /* the run's completion settings, where the command line does not give them */
         const char *flags[4] = {"completion", "solver", "rank", "mu"}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
         const char *got_v[4] = {NULL, NULL, NULL, NULL};
@@ -150,8 +149,7 @@ int flce_cmd_eval(int argc, char **argv) {
         {"completion", CLI_STR, &kind, "masked (default) or literal (the paper's equation over all entries, unselected = 0)", 0},
         {"max-iter", CLI_INT, &max_iter, "completion iterations at most (default 500)", 0},
         {"seed", CLI_U64, &seed, "seed of the completion start (default 1; a run records its own)", 0},
-        {"completion-version", CLI_INT, &version, "1 (before 2026-11-27: cold starts, tol 1e-10) or 2 (warm starts); default: the trace's recorded one (1 where it records none), else 2", 0},
-        {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default: the version's, 1e-10 or 1e-6)", 0},
+        {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default 1e-10)", 0},
         {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
         {0},
     };
@@ -188,10 +186,9 @@ int flce_cmd_eval(int argc, char **argv) {
     snprintf(cj, sizeof cj, "%s/completion.json", dir);
     struct stat cs;
     if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version)) return 2;
-    if (version != 1 && version != 2)
-        return cli_usage_error(prog, "%s%d: this build knows completion versions 1 and 2%s",
-                               cli_find(opts, "completion-version")->seen ? "--completion-version " : "completion.json: version ",
-                               version, cli_find(opts, "completion-version")->seen ? "" : " (a newer build wrote it)");
+    if (version != FLCE_COMPLETION_VERSION)
+        return cli_usage_error(prog, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", cj, version,
+                               FLCE_COMPLETION_VERSION);
     if (tol < 0 || !isfinite(tol) || tol >= 1) return cli_usage_error(prog, "--tol %g: must be from 0 to below 1", tol);
     if (threads < 0 || threads > 64) return cli_usage_error(prog, "--threads %d: must be 0 (one per CPU) to 64", threads);
     cc.version = version, cc.tol = tol, cc.threads = threads;

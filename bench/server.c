@@ -25,6 +25,7 @@
 #include "cpu.h"
 #include "ref_backend.h"
 #include "parallel.h"
+#include "completion_before.h"
 
 
 typedef struct {
@@ -44,8 +45,8 @@ static int NROWS;
 typedef struct {
     const char *scale;
     int T, n, K, C, autosel;
-    double v1, v2;
-    int v1_est;
+    double v1, v2; /* seconds: the code before 2026-11-27 (v1), today's (v2) */
+    int v1_est, v2_est, same;
 } comp_row;
 
 static comp_row CROWS[16];
@@ -243,35 +244,55 @@ static double *synthetic_q(int T, int n, int C, int K, uint64_t seed, uint8_t *s
 }
 
 /* Seconds of FLCE's work after the last round on such a trace (completion of every class and
- * the final contributions, as flce eval does from a run's Q.npy): completion version `version`,
- * auto (rank and mu by cross-validation) or fixed (rank 4, mu 0.01, the paper's one fit a
- * class), on `threads` threads. Only `timed` of the C classes are completed when timed < C
- * (one thread: the classes are independent and alike, so the time scales with C; *estimated
- * set). NAN when it fails. */
-static double time_completion(int T, int n, int C, int K, int version, int autosel, int threads, int timed, int *estimated) {
+ * the final contributions, as flce eval does from a run's Q.npy): auto (rank and mu by
+ * cross-validation) or fixed (rank 4, mu 0.01, the paper's one fit a class); today's code on
+ * `threads` threads, or (before) the code of 84a31a9 on one. Only `timed` of the C classes when
+ * 0 < timed < C (the classes are independent and alike: the time scales with C; *estimated
+ * set). With both X_now and X_before given (the same classes), *same_bits says whether the
+ * completed matrices are equal byte for byte. NAN when it fails. */
+static double time_completion(int T, int n, int C, int K, int before, int autosel, int threads, int timed, int *estimated,
+                              double **Xout) {
     int Ct = timed > 0 && timed < C ? timed : C;
     if (estimated) *estimated = Ct < C;
+    if (Ct < C && before) threads = 1;
     uint8_t *sel = malloc((size_t)T * n);
     double *Q = sel ? synthetic_q(T, n, Ct, K, 4, sel) : NULL;
-    if (!Q) {
-        free(sel);
+    double *X = malloc(sizeof(double) * (size_t)T * n * Ct), *Xc = malloc(sizeof(double) * (size_t)T * n);
+    double *Xh = malloc(sizeof(double) * (size_t)T * n), *CE = malloc(sizeof(double) * (size_t)n);
+    if (!Q || !X || !Xc || !Xh || !CE) {
+        free(sel), free(Q), free(X), free(Xc), free(Xh), free(CE);
         return NAN;
     }
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
-    cc.version = version, cc.threads = Ct < C ? 1 : threads;
+    cc.threads = threads;
     cc.rank_auto = cc.mu_auto = autosel;
     if (!autosel) cc.rank = 4, cc.mu = 1e-2;
-    flce_trace tr = {T, n, Ct, 0, NULL, sel, NULL, NULL, Q};
-    flce_ablation ab = {0};
-    flce_eval_result res;
     flce_err e;
+    flce_status st = FLCE_OK;
     double t0 = bench_now();
-    flce_status st = flce_eval_trace(&tr, &ab, &cc, &res, &e);
+    if (!before) {
+        flce_trace tr = {T, n, Ct, 0, NULL, sel, NULL, NULL, Q};
+        flce_ablation ab = {0};
+        flce_eval_result res;
+        if (!(st = flce_eval_trace(&tr, &ab, &cc, &res, &e))) {
+            memcpy(X, res.X, sizeof(double) * (size_t)T * n * Ct);
+            flce_eval_result_free(&res);
+        }
+    } else { /* the code before: class after class, then the same final contributions */
+        for (int c = 0; c < Ct && !st; c++) {
+            for (int i = 0; i < T * n; i++) Xc[i] = sel[i] ? Q[(size_t)i * Ct + c] : 0;
+            flce_completion_info info;
+            if ((st = flce_complete_before(Xc, sel, T, n, &cc, (uint32_t)c, Xh, &info, &e))) break;
+            for (int i = 0; i < T * n; i++) X[(size_t)i * Ct + c] = Xh[i];
+        }
+        if (!st) flce_final_contribution(X, T, n, Ct, NULL, NULL, CE);
+    }
     double sec = bench_now() - t0;
     if (st) fprintf(stderr, "flce-bench server: completion: %s\n", e.msg);
-    else flce_eval_result_free(&res);
-    free(Q), free(sel);
+    free(Q), free(sel), free(Xc), free(Xh), free(CE);
+    if (Xout && !st) *Xout = X;
+    else free(X);
     return st ? NAN : sec * ((double)C / Ct);
 }
 
@@ -336,7 +357,7 @@ static int write_plot(const char *dir, long params10) {
             "       '' skip 1 using 1:3 title 'FLCE (per round)' lw 2 lc rgb '#d62728'\n"
             "  set output 'server_totals.'.fmt\n  set logscale xy\n  set key top left\n"
             "  set xlabel 'rounds'\n  set ylabel 'FLCE total server time / FedAvg (log scale)'\n"
-            "  set title 'The whole run: rounds + completion (version 2), K = 10 of 50, ResNet20'\n"
+            "  set title 'The whole run: rounds + completion, K = 10 of 50, ResNet20'\n"
             "  plot 'server_totals.csv' skip 1 using 1:2 title 'fixed rank, 10 classes' lw 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:3 title 'auto, 10 classes' lw 2 dt 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:4 title 'fixed rank, 100 classes' lw 2 lc rgb '#d62728', \\\n"
@@ -433,35 +454,42 @@ static void ratios_and_table(void) {
 
 /* ---- FLCE's completion: version 1 against version 2, and the whole run's server cost ------ */
 
-/* Version 1 (the code before 2026-11-27, one thread) against version 2 (threads) on synthetic
- * traces at the study's scale and the paper's. Version 1 where it would take minutes: one class
- * timed and the time scaled by the classes (marked estimated). */
+/* Today's completion (threads) against the code before 2026-11-27 (one thread), on synthetic
+ * traces at the study's scale and the paper's, with the completed matrices compared byte for
+ * byte where both cover the same classes. The code before, where it would take minutes: one
+ * class timed and the time scaled by the classes (marked estimated). */
 static void completion_versions(int quick, int tiny, int threads) {
     struct {
         const char *scale;
-        int T, n, K, C, autosel, v1_timed;
+        int T, n, K, C, autosel, before_timed, today_timed;
     } cases[] = {
-        {"study", 30, 20, 5, 10, 1, 0},     {"study", 30, 20, 5, 10, 0, 0},   {"paper", 1000, 50, 10, 10, 0, 0},
-        {"paper", 1000, 50, 10, 100, 0, 10}, {"paper", 1000, 50, 10, 10, 1, 1}, {"paper", 1000, 50, 10, 100, 1, 1},
+        {"study", 30, 20, 5, 10, 1, 0, 0},      {"study", 30, 20, 5, 10, 0, 0, 0},   {"paper", 1000, 50, 10, 10, 0, 0, 0},
+        {"paper", 1000, 50, 10, 100, 0, 10, 0}, {"paper", 1000, 50, 10, 10, 1, 1, 0}, {"paper", 1000, 50, 10, 100, 1, 1, 10},
     };
     int nc = tiny ? 2 : (int)(sizeof cases / sizeof cases[0]);
     printf("\nFLCE's completion after the last round (all classes and the final contributions, as flce eval):\n"
-           "version 1 (the code before 2026-11-27, one thread) against version 2 (%d threads), this run\n", threads);
-    printf("%-6s %5s %4s %3s %7s %-18s %12s %12s %9s\n", "scale", "T", "n", "K", "classes", "setting", "v1 seconds", "v2 seconds",
-           "speed-up");
+           "today's code (%d threads) against the code before 2026-11-27 (84a31a9, one thread), this run\n", threads);
+    printf("%-6s %5s %4s %3s %7s %-21s %12s %12s %9s %9s\n", "scale", "T", "n", "K", "classes", "setting", "before s", "today s",
+           "speed-up", "same bits");
     NCROWS = 0;
     for (int i = 0; i < nc; i++) {
         comp_row *r = &CROWS[NCROWS++];
         r->scale = cases[i].scale, r->T = cases[i].T, r->n = cases[i].n, r->K = cases[i].K, r->C = cases[i].C;
         r->autosel = cases[i].autosel;
-        int timed = cases[i].v1_timed;
-        if (quick && !timed && r->T >= 1000) timed = 1; /* --quick: version 1 at the paper's scale from one class */
-        r->v2 = time_completion(r->T, r->n, r->C, r->K, 2, r->autosel, threads, 0, NULL);
-        r->v1 = time_completion(r->T, r->n, r->C, r->K, 1, r->autosel, 1, timed, &r->v1_est);
-        printf("%-6s %5d %4d %3d %7d %-18s %11.4f%s %12.4f %8.1fx\n", r->scale, r->T, r->n, r->K, r->C,
-               r->autosel ? "auto (rank, mu)" : "fixed rank 4, mu .01", r->v1, r->v1_est ? "*" : " ", r->v2, r->v1 / r->v2);
+        int timed = cases[i].before_timed;
+        if (quick && !timed && r->T >= 1000) timed = 1; /* --quick: the code before at the paper's scale from one class */
+        double *Xn = NULL, *Xb = NULL;
+        r->v2 = time_completion(r->T, r->n, r->C, r->K, 0, r->autosel, threads, cases[i].today_timed, &r->v2_est,
+                                timed ? NULL : &Xn);
+        r->v1 = time_completion(r->T, r->n, r->C, r->K, 1, r->autosel, 1, timed, &r->v1_est, timed ? NULL : &Xb);
+        r->same = Xn && Xb ? memcmp(Xn, Xb, sizeof(double) * (size_t)r->T * r->n * r->C) == 0 : -1;
+        free(Xn), free(Xb);
+        printf("%-6s %5d %4d %3d %7d %-21s %11.4f%s %11.4f%s %8.1fx %9s\n", r->scale, r->T, r->n, r->K, r->C,
+               r->autosel ? "auto(rank,mu)" : "fixed(rank4,mu.01)", r->v1, r->v1_est ? "*" : " ", r->v2, r->v2_est ? "*" : " ", r->v1 / r->v2,
+               r->same < 0 ? "-" : r->same ? "yes" : "NO");
     }
-    printf("(* estimated: one class timed, times the classes)\n");
+    printf("(* estimated: the code before from one class (one thread), today's from 10 classes (threads), times the classes;\n"
+           " same bits: the completed matrices byte for byte)\n");
 }
 
 /* The seconds per round of a measured method row at K, C (ResNet20's parameters), NAN if none. */
@@ -479,7 +507,7 @@ static double round_sec(const char *method, int K, int C) {
 static void totals(int K, int n, int threads, int tiny) {
     int Ts[3] = {30, 100, 1000}, Cs[2] = {10, 100};
     NTROWS = 0;
-    printf("\nThe whole run's server time (rounds + FLCE's completion, version 2), K = %d of n = %d, ResNet20:\n", K, n);
+    printf("\nThe whole run's server time (rounds + FLCE's completion), K = %d of n = %d, ResNet20:\n", K, n);
     printf("%6s %7s %-20s %12s %12s %12s %10s %16s\n", "rounds", "classes", "completion", "completion s", "FLCE total s",
            "FedAvg s", "x FedAvg", "x FedAvg+cosine");
     for (int ti = 0; ti < (tiny ? 1 : 3); ti++)
@@ -490,7 +518,7 @@ static void totals(int K, int n, int threads, int tiny) {
                 r->comp = NAN;
                 for (int i = 0; i < NCROWS; i++) /* measured above already */
                     if (CROWS[i].T == r->T && CROWS[i].n == n && CROWS[i].C == r->C && CROWS[i].autosel == a) r->comp = CROWS[i].v2;
-                if (isnan(r->comp)) r->comp = time_completion(r->T, n, r->C, K, 2, a, threads, 0, NULL);
+                if (isnan(r->comp)) r->comp = time_completion(r->T, n, r->C, K, 0, a, threads, r->C > 10 ? 10 : 0, NULL, NULL);
                 r->flce = r->T * round_sec("flce", K, r->C) + r->comp;
                 r->fedavg = r->T * round_sec("fedavg", K, r->C);
                 r->fedavg_cos = r->T * round_sec("fedavg+cosine", K, r->C);
@@ -525,10 +553,11 @@ static int write_csv(const char *csv, int n, int K, long params10) {
         fprintf(f, "%s,%d,%ld,%d,%d,%.9f,%.6f,%d,%s\n", ROWS[i].method, ROWS[i].K, ROWS[i].params, ROWS[i].C, FLCE_FEAT,
                 ROWS[i].sec, ROWS[i].ratio, ROWS[i].measured, ROWS[i].note);
     for (int i = 0; i < NCROWS; i++)
-        for (int v = 1; v <= 2; v++)
-            fprintf(f, "flce-completion-v%d,%d,%ld,%d,%d,%.9f,,%d,%s completion for T = %d n = %d (%s)\n", v, CROWS[i].K, params10,
-                    CROWS[i].C, FLCE_FEAT, v == 1 ? CROWS[i].v1 : CROWS[i].v2, v == 1 ? !CROWS[i].v1_est : 1,
-                    CROWS[i].autosel ? "auto" : "fixed", CROWS[i].T, CROWS[i].n, CROWS[i].scale);
+        for (int v = 0; v < 2; v++)
+            fprintf(f, "flce-completion-%s,%d,%ld,%d,%d,%.9f,,%d,%s completion for T = %d n = %d (%s)%s\n", v ? "today" : "before",
+                    CROWS[i].K, params10, CROWS[i].C, FLCE_FEAT, v ? CROWS[i].v2 : CROWS[i].v1, v ? !CROWS[i].v2_est : !CROWS[i].v1_est,
+                    CROWS[i].autosel ? "auto" : "fixed", CROWS[i].T, CROWS[i].n, CROWS[i].scale,
+                    CROWS[i].same == 1 ? "; same bits" : CROWS[i].same == 0 ? "; OTHER BITS" : "");
     for (int i = 0; i < NTROWS; i++)
         fprintf(f, "flce-total-%s,%d,%ld,%d,%d,%.9f,%.6f,1,whole run of %d rounds (rounds + completion v2); x fedavg+cosine %.6f\n",
                 TROWS[i].autosel ? "auto" : "fixed", K, params10, TROWS[i].C, FLCE_FEAT, TROWS[i].flce, TROWS[i].flce / TROWS[i].fedavg,

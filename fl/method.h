@@ -61,9 +61,12 @@ typedef struct flce_method {
     flce_status (*client_end)(engine *E, int slot, flce_err *e);
     /* The server step (required): E->newg, E->omega, E->rc from E->states [K][S], E->global. */
     flce_status (*server)(engine *E, flce_err *e);
-    /* Final contributions CE [n] (sum 1) after the last round; *seconds: time of any
-     * completion step. Default: the running sums (clamped with FLCE_M_CLAMP), normalised. */
-    flce_status (*final)(engine *E, double *CE, double *seconds, flce_err *e);
+    /* Final contributions CE [n] (sum 1) after the last round; seconds[0]: the time of any
+     * completion step, seconds[1]: the time of that step as the paper describes it where the
+     * method's differs (FLCE: one fit a class at a fixed rank; written to costs.txt as
+     * final_server_seconds_paper), NAN otherwise (both preset so). Default: the running sums
+     * (clamped with FLCE_M_CLAMP), normalised. */
+    flce_status (*final)(engine *E, double *CE, double seconds[2], flce_err *e);
 } flce_method;
 
 /* The registry (fl/methods/registry.c), in the order of `all` (names and help: engine.h). */

@@ -18,7 +18,7 @@ void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->rank = 0;
     c->mu = 1e-2;
     c->max_iter = 500;
-    c->tol = 0; /* the version's: 1e-10 (version 1), FLCE_COMPLETION_TOL (2) */
+    c->tol = 0; /* FLCE_COMPLETION_TOL */
     c->version = FLCE_COMPLETION_VERSION;
     c->threads = 0;
     c->gradient = 0;
@@ -40,28 +40,43 @@ int flce_completion_rank(int64_t obs, int T, int n) {
     return (int)r;
 }
 
-/* Solve A x = b for symmetric positive definite A [r x r] (overwritten) by Cholesky. */
-static void spd_solve(double *A, double *b, int r) {
+/* Solve A_q x = b_q for m symmetric positive definite systems A_q [r x r] (consecutive,
+ * overwritten; only the lower triangle is read) by Cholesky, x into b_q. Each system sees
+ * exactly the operations of solving it alone, in the same order; the m systems are
+ * interleaved only so that the processor overlaps their chains of square roots and
+ * divisions (the solves are latency-bound at these sizes). */
+#define SOLVE_BLOCK 4
+static void spd_solve_many(double *A, double *b, int r, int m) {
+    size_t rr = (size_t)r * r;
     for (int j = 0; j < r; j++) {
-        double s = A[j * r + j];
-        for (int k = 0; k < j; k++) s -= A[j * r + k] * A[j * r + k];
-        A[j * r + j] = sqrt(s);
-        for (int i = j + 1; i < r; i++) {
-            double t = A[i * r + j];
-            for (int k = 0; k < j; k++) t -= A[i * r + k] * A[j * r + k];
-            A[i * r + j] = t / A[j * r + j];
+        for (int q = 0; q < m; q++) {
+            double *Aq = A + q * rr;
+            double s = Aq[j * r + j];
+            for (int k = 0; k < j; k++) s -= Aq[j * r + k] * Aq[j * r + k];
+            Aq[j * r + j] = sqrt(s);
         }
+        for (int i = j + 1; i < r; i++)
+            for (int q = 0; q < m; q++) {
+                double *Aq = A + q * rr;
+                double t = Aq[i * r + j];
+                for (int k = 0; k < j; k++) t -= Aq[i * r + k] * Aq[j * r + k];
+                Aq[i * r + j] = t / Aq[j * r + j];
+            }
     }
-    for (int i = 0; i < r; i++) { /* L y = b */
-        double t = b[i];
-        for (int k = 0; k < i; k++) t -= A[i * r + k] * b[k];
-        b[i] = t / A[i * r + i];
-    }
-    for (int i = r - 1; i >= 0; i--) { /* L^T x = y */
-        double t = b[i];
-        for (int k = i + 1; k < r; k++) t -= A[k * r + i] * b[k];
-        b[i] = t / A[i * r + i];
-    }
+    for (int i = 0; i < r; i++) /* L y = b */
+        for (int q = 0; q < m; q++) {
+            const double *Aq = A + q * rr;
+            double *bq = b + (size_t)q * r, t = bq[i];
+            for (int k = 0; k < i; k++) t -= Aq[i * r + k] * bq[k];
+            bq[i] = t / Aq[i * r + i];
+        }
+    for (int i = r - 1; i >= 0; i--) /* L^T x = y */
+        for (int q = 0; q < m; q++) {
+            const double *Aq = A + q * rr;
+            double *bq = b + (size_t)q * r, t = bq[i];
+            for (int k = i + 1; k < r; k++) t -= Aq[k * r + i] * bq[k];
+            bq[i] = t / Aq[i * r + i];
+        }
 }
 
 static double dot_uv(const double *U, const double *V, int t, int k, int r, int n) {
@@ -132,41 +147,55 @@ static double objective(const obs_index *s, const double *U, const double *V, in
     return e + 0.5 * mu * reg;
 }
 
-/* One ALS half-step: each row u_t from V. */
+/* One ALS half-step: each row u_t from V, the exact ridge solution of
+ *     (sum_{k obs} v_k v_k^T + mu/2 I) u_t = sum_{k obs} X[t][k] v_k,
+ * SOLVE_BLOCK rows solved together. A, b: room for SOLVE_BLOCK systems. */
 static void als_rows(const obs_index *s, double *U, const double *V, int r, double mu, double *A, double *b) {
     int n = s->n;
-    for (int t = 0; t < s->T; t++) {
-        memset(A, 0, (size_t)r * r * sizeof *A);
-        memset(b, 0, (size_t)r * sizeof *b);
-        for (int i = 0; i < r; i++) A[i * r + i] = 0.5 * mu;
-        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
-            int k = s->rk[q];
-            for (int i = 0; i < r; i++) { /* the lower triangle: all spd_solve reads */
-                b[i] += s->rx[q] * V[i * n + k];
-                for (int j = 0; j <= i; j++) A[i * r + j] += V[i * n + k] * V[j * n + k];
+    for (int t0 = 0; t0 < s->T; t0 += SOLVE_BLOCK) {
+        int m = s->T - t0 < SOLVE_BLOCK ? s->T - t0 : SOLVE_BLOCK;
+        for (int q = 0; q < m; q++) {
+            double *Aq = A + (size_t)q * r * r, *bq = b + (size_t)q * r;
+            int t = t0 + q;
+            memset(Aq, 0, (size_t)r * r * sizeof *Aq);
+            memset(bq, 0, (size_t)r * sizeof *bq);
+            for (int i = 0; i < r; i++) Aq[i * r + i] = 0.5 * mu;
+            for (int p = s->rp[t]; p < s->rp[t + 1]; p++) {
+                int k = s->rk[p];
+                for (int i = 0; i < r; i++) { /* the lower triangle: all the solve reads */
+                    bq[i] += s->rx[p] * V[i * n + k];
+                    for (int j = 0; j <= i; j++) Aq[i * r + j] += V[i * n + k] * V[j * n + k];
+                }
             }
         }
-        spd_solve(A, b, r);
-        for (int i = 0; i < r; i++) U[t * r + i] = b[i];
+        spd_solve_many(A, b, r, m);
+        for (int q = 0; q < m; q++)
+            for (int i = 0; i < r; i++) U[(t0 + q) * r + i] = b[(size_t)q * r + i];
     }
 }
 
-/* The other half: each column v_k from U. */
+/* The other half: each column v_k from U, likewise. */
 static void als_cols(const obs_index *s, const double *U, double *V, int r, double mu, double *A, double *b) {
     int n = s->n;
-    for (int k = 0; k < n; k++) {
-        memset(A, 0, (size_t)r * r * sizeof *A);
-        memset(b, 0, (size_t)r * sizeof *b);
-        for (int i = 0; i < r; i++) A[i * r + i] = 0.5 * mu;
-        for (int q = s->cp[k]; q < s->cp[k + 1]; q++) {
-            int t = s->ct[q];
-            for (int i = 0; i < r; i++) {
-                b[i] += s->cx[q] * U[t * r + i];
-                for (int j = 0; j <= i; j++) A[i * r + j] += U[t * r + i] * U[t * r + j];
+    for (int k0 = 0; k0 < n; k0 += SOLVE_BLOCK) {
+        int m = n - k0 < SOLVE_BLOCK ? n - k0 : SOLVE_BLOCK;
+        for (int q = 0; q < m; q++) {
+            double *Aq = A + (size_t)q * r * r, *bq = b + (size_t)q * r;
+            int k = k0 + q;
+            memset(Aq, 0, (size_t)r * r * sizeof *Aq);
+            memset(bq, 0, (size_t)r * sizeof *bq);
+            for (int i = 0; i < r; i++) Aq[i * r + i] = 0.5 * mu;
+            for (int p = s->cp[k]; p < s->cp[k + 1]; p++) {
+                int t = s->ct[p];
+                for (int i = 0; i < r; i++) {
+                    bq[i] += s->cx[p] * U[t * r + i];
+                    for (int j = 0; j <= i; j++) Aq[i * r + j] += U[t * r + i] * U[t * r + j];
+                }
             }
         }
-        spd_solve(A, b, r);
-        for (int i = 0; i < r; i++) V[i * n + k] = b[i];
+        spd_solve_many(A, b, r, m);
+        for (int q = 0; q < m; q++)
+            for (int i = 0; i < r; i++) V[i * n + k0 + q] = b[(size_t)q * r + i];
     }
 }
 
@@ -293,11 +322,8 @@ static void gd_step(const obs_index *s, double *U, double *V, int r, double mu, 
     for (int i = 0; i < r * n; i++) V[i] -= lr * gV[i];
 }
 
-/* The stopping tolerance of a version: cfg->tol where set (> 0), else the version's. */
-static double version_tol(const flce_completion_cfg *cfg) {
-    if (cfg->tol > 0) return cfg->tol;
-    return cfg->version == 1 ? 1e-10 : FLCE_COMPLETION_TOL;
-}
+/* The stopping tolerance: cfg->tol where set (> 0), else the default 1e-10. */
+static double version_tol(const flce_completion_cfg *cfg) { return cfg->tol > 0 ? cfg->tol : FLCE_COMPLETION_TOL; }
 
 /* The work space of one fit of rank up to r (U, V, and the solver's scratch). */
 typedef struct {
@@ -312,7 +338,7 @@ static void space_free(fit_space *w) {
 static int space_alloc(fit_space *w, int T, int n, int r) {
     memset(w, 0, sizeof *w);
     w->U = flce_calloc((size_t)T * r, sizeof(double)), w->V = flce_calloc((size_t)r * n, sizeof(double));
-    w->A = flce_calloc((size_t)r * r, sizeof(double)), w->b = flce_calloc((size_t)r, sizeof(double));
+    w->A = flce_calloc((size_t)SOLVE_BLOCK * r * r, sizeof(double)), w->b = flce_calloc((size_t)SOLVE_BLOCK * r, sizeof(double));
     w->gU = flce_calloc((size_t)T * r, sizeof(double)), w->gV = flce_calloc((size_t)r * n, sizeof(double));
     w->work = flce_calloc((size_t)10 * r * r + 3 * (size_t)r, sizeof(double));
     if (w->U && w->V && w->A && w->b && w->gU && w->gV && w->work) return 0;
@@ -457,8 +483,8 @@ flce_status flce_cv_error(const double *X, const uint8_t *obs, int T, int n, con
     return st;
 }
 
-/* ---- version 2: one fold's whole grid along a warm-started path -------------------------- */
-/* The candidates of a grid search: ranks[a] (0: none) and mus[b], in the grid's indices. */
+/* ---- the cross-validation grid, its folds spread over threads ---------------------------- */
+/* The candidates: ranks[a] (0: none) and mus[b] (0: none), in the grid's indices. */
 typedef struct {
     int ranks[FLCE_CV_NRANKS];
     double mus[FLCE_CV_NMUS];
@@ -472,97 +498,67 @@ typedef struct {
     const flce_completion_cfg *cfg;
     uint32_t stream;
     const cv_grid_spec *g;
-    double (*se)[FLCE_CV_NRANKS][FLCE_CV_NMUS]; /* [K]: each fold's held-out squared errors */
-    int64_t *held;                              /* [K] */
-    flce_status *st;                            /* [K] */
-    flce_err *err;                              /* [K] */
+    double **d2;      /* [K]: fold f's squared held-out errors, [cell][its held-out entries in order] */
+    int64_t *held;    /* [K] */
+    flce_status *st;  /* [K] */
+    flce_err *err;    /* [K] */
 } cv_job;
 
-/* Fold f: for each rank (ascending), the mus from the largest to the smallest, each fit started
- * from the one before it; the first fit of a rank starts from the previous rank's fit at the
- * largest mu with the new components drawn from the stream (seed, completion, class, 2 + f); the
- * first of all from the seeded start. */
+/* Fold f: every candidate completed from the other folds' entries, each fit from the seeded
+ * start (exactly the fits flce_cv_error makes), and the squared error of each held-out entry
+ * kept in entry order, so that the caller sums them in flce_cv_error's order. */
 static void cv_fold(void *ctx, int f) {
     cv_job *J = ctx;
     int T = J->T, n = J->n;
     size_t tn = (size_t)T * n;
     flce_err *e = &J->err[f];
     J->st[f] = FLCE_OK;
-    J->held[f] = 0;
-    for (int a = 0; a < FLCE_CV_NRANKS; a++)
-        for (int b = 0; b < FLCE_CV_NMUS; b++) J->se[f][a][b] = 0;
+    int64_t h = 0;
+    for (size_t i = 0; i < tn; i++) h += J->fold[i] == f;
+    J->held[f] = h;
     uint8_t *train = malloc(tn);
-    if (!train) {
+    J->d2[f] = malloc(sizeof(double) * (size_t)FLCE_CV_NRANKS * FLCE_CV_NMUS * (size_t)(h ? h : 1));
+    if (!train || !J->d2[f]) {
+        free(train);
         J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
         return;
     }
-    int any = 0;
-    for (size_t i = 0; i < tn; i++) train[i] = J->obs[i] && J->fold[i] != f, any |= J->fold[i] == f, J->held[f] += J->fold[i] == f;
+    for (size_t i = 0; i < tn; i++) train[i] = J->obs[i] && J->fold[i] != f;
     obs_index s;
-    if (!any || obs_build(&s, J->X, train, T, n)) {
-        if (any) J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
+    if (!h || obs_build(&s, J->X, train, T, n)) {
+        if (h) J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
         free(train);
         return;
     }
     int rmax = 1;
     for (int a = 0; a < FLCE_CV_NRANKS; a++) rmax = J->g->ranks[a] > rmax ? J->g->ranks[a] : rmax;
     fit_space w;
-    double *U0 = malloc(sizeof(double) * (size_t)T * rmax), *V0 = malloc(sizeof(double) * (size_t)rmax * n);
-    if (space_alloc(&w, T, n, rmax) || !U0 || !V0) {
+    if (space_alloc(&w, T, n, clamp_rank(rmax, T, n))) {
         J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
-        free(U0), free(V0), free(train), obs_free(&s);
+        free(train), obs_free(&s);
         return;
     }
     double mean = obs_mean(&s), tol = version_tol(J->cfg), obj;
-    int rp = 0; /* the rank of the fit kept in U0, V0 (0: none yet) */
-    for (int a = 0; a < FLCE_CV_NRANKS; a++) {
-        int r = J->g->ranks[a];
-        if (r < 1) continue;
-        if (s.nobs == 0) { /* nothing to train on: every prediction 0 */
-            for (size_t i = 0; i < tn; i++)
-                if (J->fold[i] == f)
-                    for (int b = 0; b < FLCE_CV_NMUS; b++) J->se[f][a][b] += J->X[i] * J->X[i];
-            continue;
-        }
-        if (!rp) {
-            seeded_start(w.U, w.V, T, n, r, mean, J->cfg->seed, J->stream, 0);
-        } else { /* the kept fit, and new components for the ranks it lacks */
-            double *Ux = malloc(sizeof(double) * (size_t)T * r), *Vx = malloc(sizeof(double) * (size_t)r * n);
-            if (!Ux || !Vx) {
-                free(Ux), free(Vx);
-                J->st[f] = flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
-                break;
+    for (int a = 0; a < FLCE_CV_NRANKS; a++)
+        for (int b = 0; b < FLCE_CV_NMUS; b++) {
+            if (J->g->ranks[a] < 1 || !(J->g->mus[b] > 0)) continue;
+            double *d2 = J->d2[f] + ((size_t)a * FLCE_CV_NMUS + b) * (size_t)h;
+            int r = clamp_rank(J->g->ranks[a], T, n);
+            if (s.nobs) {
+                seeded_start(w.U, w.V, T, n, r, mean, J->cfg->seed, J->stream, 0);
+                fit(&s, &w, r, J->g->mus[b], J->cfg, tol, &obj);
             }
-            seeded_start(Ux, Vx, T, n, r, mean, J->cfg->seed, J->stream, 2 + (uint32_t)f);
-            for (int t = 0; t < T; t++)
-                for (int j = 0; j < rp; j++) Ux[t * r + j] = U0[t * rp + j];
-            for (int j = 0; j < rp; j++)
-                for (int k = 0; k < n; k++) Vx[j * n + k] = V0[j * n + k];
-            memcpy(w.U, Ux, sizeof(double) * (size_t)T * r), memcpy(w.V, Vx, sizeof(double) * (size_t)r * n);
-            free(Ux), free(Vx);
-        }
-        int first = 1;
-        for (int b = FLCE_CV_NMUS - 1; b >= 0; b--) {
-            double mu = J->g->mus[b];
-            if (!(mu > 0)) continue;
-            fit(&s, &w, r, mu, J->cfg, tol, &obj);
-            double se = 0;
+            int64_t q = 0;
             for (int t = 0; t < T; t++)
                 for (int k = 0; k < n; k++) {
                     size_t i = (size_t)t * n + k;
                     if (J->fold[i] != f) continue;
-                    double d = predict(w.U, w.V, t, k, r, n) - J->X[i];
-                    se += d * d;
+                    double d = (s.nobs ? predict(w.U, w.V, t, k, r, n) : 0) - J->X[i]; /* nothing to train on: 0 */
+                    d2[q++] = d * d;
                 }
-            J->se[f][a][b] = se;
-            if (first) { /* the path's first fit (the largest mu) starts the next rank */
-                memcpy(U0, w.U, sizeof(double) * (size_t)T * r), memcpy(V0, w.V, sizeof(double) * (size_t)r * n);
-                rp = r, first = 0;
-            }
         }
-    }
     space_free(&w);
-    free(U0), free(V0), free(train), obs_free(&s);
+    free(train), obs_free(&s);
 }
 
 flce_status flce_complete_literal(const double *X, int T, int n, const flce_completion_cfg *cfg, uint32_t stream, double *Xhat,
@@ -603,32 +599,23 @@ flce_status flce_complete_literal(const double *X, int T, int n, const flce_comp
     return FLCE_OK;
 }
 
-/* The grid of held-out errors: version 1 one cold fit per candidate and fold (flce_cv_error),
- * version 2 one warm-started path per fold, the folds spread over cfg->threads. */
+/* The grid of held-out errors (flce_cv_error for every candidate, bit for bit), the folds
+ * spread over cfg->threads. */
 static flce_status cv_grid(const double *X, const uint8_t *obs, int T, int n, const flce_completion_cfg *cfg, uint32_t stream,
                            const cv_grid_spec *g, double grid[FLCE_CV_NRANKS][FLCE_CV_NMUS], flce_err *e) {
-    if (cfg->version == 1) {
-        for (int a = 0; a < FLCE_CV_NRANKS; a++)
-            for (int b = 0; b < FLCE_CV_NMUS; b++) {
-                if (g->ranks[a] < 1 || !(g->mus[b] > 0)) continue;
-                flce_status st = flce_cv_error(X, obs, T, n, cfg, stream, g->ranks[a], g->mus[b], &grid[a][b], e);
-                if (st) return st;
-            }
-        return FLCE_OK;
-    }
     int K = cv_k(cfg);
     size_t tn = (size_t)T * n;
     int *fold = malloc(sizeof *fold * tn);
-    double(*se)[FLCE_CV_NRANKS][FLCE_CV_NMUS] = malloc(sizeof *se * (size_t)K);
+    double **d2 = flce_calloc((size_t)K, sizeof *d2);
     int64_t *held = malloc(sizeof *held * (size_t)K);
     flce_status *sts = malloc(sizeof *sts * (size_t)K);
     flce_err *errs = malloc(sizeof *errs * (size_t)K);
-    if (!fold || !se || !held || !sts || !errs) {
-        free(fold), free(se), free(held), free(sts), free(errs);
+    if (!fold || !d2 || !held || !sts || !errs) {
+        free(fold), free(d2), free(held), free(sts), free(errs);
         return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory for cross-validation");
     }
     flce_cv_folds(obs, T, n, K, cfg->seed, stream, fold);
-    cv_job J = {X, obs, fold, T, n, cfg, stream, g, se, held, sts, errs};
+    cv_job J = {X, obs, fold, T, n, cfg, stream, g, d2, held, sts, errs};
     flce_parallel_for(K, cfg->threads, cv_fold, &J);
     flce_status st = FLCE_OK;
     int64_t nheld = 0;
@@ -638,11 +625,13 @@ static flce_status cv_grid(const double *X, const uint8_t *obs, int T, int n, co
     for (int a = 0; a < FLCE_CV_NRANKS && !st; a++)
         for (int b = 0; b < FLCE_CV_NMUS; b++) {
             if (g->ranks[a] < 1 || !(g->mus[b] > 0)) continue;
-            double sum = 0;
-            for (int f = 0; f < K; f++) sum += se[f][a][b]; /* folds in order */
-            grid[a][b] = nheld ? sum / (double)nheld : NAN;
+            double se = 0; /* one running sum, folds in order, entries in order: flce_cv_error's */
+            for (int f = 0; f < K; f++)
+                for (int64_t q = 0; q < held[f]; q++) se += d2[f][((size_t)a * FLCE_CV_NMUS + b) * (size_t)held[f] + (size_t)q];
+            grid[a][b] = nheld ? se / (double)nheld : NAN;
         }
-    free(fold), free(se), free(held), free(sts), free(errs);
+    for (int f = 0; f < K; f++) free(d2[f]);
+    free(fold), free(d2), free(held), free(sts), free(errs);
     return st;
 }
 
@@ -651,8 +640,9 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
     for (int a = 0; a < FLCE_CV_NRANKS; a++)
         for (int b = 0; b < FLCE_CV_NMUS; b++) info->cv_grid[a][b] = NAN;
     info->cv_error = NAN;
-    if (cfg->version != 1 && cfg->version != 2)
-        return flce_fail(e, FLCE_ERR_ARG, "completion version %d: this build knows versions 1 and 2", cfg->version);
+    if (cfg->version != FLCE_COMPLETION_VERSION)
+        return flce_fail(e, FLCE_ERR_ARG, "completion version %d: this build knows version %d only", cfg->version,
+                         FLCE_COMPLETION_VERSION);
     if (cfg->literal) {
         double *Xz = malloc(sizeof *Xz * (size_t)T * n);
         if (!Xz) return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory");

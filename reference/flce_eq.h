@@ -78,9 +78,9 @@ typedef struct {
     int rank;        /* fixed rank when not rank_auto; 0: the rule r = min(4, floor(obs / (2 (T + n)))), at least 1 */
     double mu;       /* ridge weight when not mu_auto, 1e-2 */
     int max_iter;    /* default 500 (ALS) */
-    double tol;      /* a fit stops when the objective's relative change is at most this; 0 (default): the
-                      * version's (1e-10 in version 1, FLCE_COMPLETION_TOL in version 2) */
-    int version;     /* FLCE_COMPLETION_VERSION (default) or 1: see below */
+    double tol;      /* a fit stops when the objective's relative change is at most this; 0 (default):
+                      * FLCE_COMPLETION_TOL */
+    int version;     /* FLCE_COMPLETION_VERSION: see below */
     int threads;     /* threads for the folds (flce_complete) and classes (flce_eval_trace); 0: one per
                       * online CPU. The results do not depend on it. */
     int gradient;    /* 1: plain gradient descent instead of ALS */
@@ -92,15 +92,15 @@ typedef struct {
     int literal;     /* 1: the paper's equation read literally (flce_complete_literal) */
 } flce_completion_cfg;
 
-/* Completion versions (recorded in completion.json as "version"; a record without one is version 1):
- *   1  (until 2026-11-27) every fit of the cross-validation from the seeded start, tol 1e-10;
- *   2  each fold's grid one path: ranks ascending, for each rank mu from the largest to the
- *      smallest, every fit started from the one before (a new rank from the last rank's fit at the
- *      largest mu, its new components seeded); tol FLCE_COMPLETION_TOL; folds and classes spread
- *      over threads. Fixed-rank completions differ from version 1 only in the tolerance.
- * Both sweep only the observed entries. docs/decisions.md says how the tolerance was chosen. */
-#define FLCE_COMPLETION_VERSION 2
-#define FLCE_COMPLETION_TOL 1e-6
+/* The completion's version, recorded in completion.json ("version"; a record without one was
+ * written by version 1): a change of what the completion computes gets a new number, and a
+ * trace of another version is refused rather than evaluated differently. Version 1: balanced
+ * ALS from the seeded start for every fit (each candidate and fold of the cross-validation
+ * too), to a relative change of the objective of FLCE_COMPLETION_TOL or max_iter sweeps.
+ * Faster code that gives the same bits keeps the number (2026-11-27: sweeps over the observed
+ * entries only, systems solved four at a time, folds and classes over threads). */
+#define FLCE_COMPLETION_VERSION 1
+#define FLCE_COMPLETION_TOL 1e-10
 
 /* The candidates of --rank auto and --mu auto. */
 #define FLCE_CV_NRANKS 4

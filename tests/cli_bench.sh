@@ -33,12 +33,13 @@ awk '$1 == "fedsv-exact" && $2 == 10 { r = $6 } END { exit !(r > 100) }' "$t/srv
 # FedSV exact run for real at K = 4 against its estimate (16 evaluations): within a factor 3
 awk '$1 == "fedsv-exact" && $2 == 4 { s = $5; sub(/.*= /, ""); sub(/ s$/, ""); e = $0 } END { exit !(s > e / 3 && s < e * 3) }' "$t/srv" ||
   fail "server --tiny: FedSV at K = 4 run for real far from its estimate: $(grep '^fedsv-exact *4' "$t/srv")"
-grep -q '^study *30 *20 *5 *10 auto' "$t/srv" || fail "server --tiny: no completion row (study scale, auto)"
-awk '$1 == "study" && $6 == "auto" { if (!($(NF - 2) + 0 > 0 && $(NF - 1) > 0)) exit 1; n++ } END { exit n != 1 }' "$t/srv" ||
-  fail "server --tiny: completion seconds: $(grep '^study' "$t/srv")"
+grep -q '^study *30 *20 *5 *10 auto(rank,mu)' "$t/srv" || fail "server --tiny: no completion row (study scale, auto)"
+# today's completion against the code before 2026-11-27: seconds both, and the same bits
+awk '$1 == "study" { if (!($7 + 0 > 0 && $8 > 0 && $NF == "yes")) exit 1; n++ } END { exit n != 2 }' "$t/srv" ||
+  fail "server --tiny: completion rows: $(grep '^study' "$t/srv")"
 awk '$1 == 30 && $2 == 10 { n++; if (!($(NF - 1) > 0.5 && $NF > 0)) exit 1 } END { exit n != 2 }' "$t/srv" ||
   fail "server --tiny: the whole run's totals: $(grep '^ *30 *10' "$t/srv")"
-grep -q '^flce-completion-v1,5,' "$t/server.csv" && grep -q '^flce-completion-v2,5,' "$t/server.csv" &&
+grep -q '^flce-completion-before,5,' "$t/server.csv" && grep -q '^flce-completion-today,5,.*same bits$' "$t/server.csv" &&
   grep -q '^flce-total-auto,10,' "$t/server.csv" || fail "server --tiny: CSV rows missing"
 expect 2 "pick one" server --quick --tiny
 expect 2 "--threads 99" server --tiny --threads 99

@@ -297,45 +297,11 @@ Test(completion_cv, record_of_a_full_grid) {
     tu_rm_rf(dir);
 }
 
-/* ---- completion versions (issue 29) ----------------------------------------------------- */
-/* An exactly rank-2 positive matrix, 40 x 25 with 30% of its entries hidden: version 2's auto
- * (warm-started paths) chooses rank 2 and recovers the hidden entries to a relative RMS error
- * below 1e-3. Version 1's cold fits at rank 2 and small mu stall far from the fit (held-out
- * error 0.034 at mu 1e-3 where version 2's path reaches 6e-9), so it chose rank 4: the defect
- * that the warm starts remove (docs/decisions.md, completion version 2). */
-Test(completion_v2, recovers_rank2_where_cold_fits_stall) {
-    enum { T = 40, N = 25 };
-    double X[T * N], Xin[T * N], Xh[T * N];
-    uint8_t obs[T * N];
-    rank2(T, N, X, obs, 0.3, 11);
-    for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0;
-    flce_completion_info info[3];
-    for (int v = 1; v <= 2; v++) {
-        flce_completion_cfg c;
-        flce_completion_cfg_default(&c);
-        c.version = v, c.threads = 1;
-        cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 0, Xh, &info[v], NULL), FLCE_OK);
-        if (v == 1) continue;
-        cr_assert_eq(info[v].rank, 2, "version %d chose rank %d for a rank-2 matrix", v, info[v].rank);
-        double se = 0, ss = 0;
-        for (int i = 0; i < T * N; i++) {
-            if (obs[i]) {
-                cr_assert_eq(Xh[i], Xin[i]);
-                continue;
-            }
-            se += (Xh[i] - X[i]) * (Xh[i] - X[i]), ss += X[i] * X[i];
-        }
-        cr_assert(sqrt(se / ss) < 1e-3, "relative RMS error %g on the hidden entries (rank %d, mu %g)", sqrt(se / ss), info[v].rank,
-                  info[v].mu);
-    }
-    cr_assert(info[1].cv_grid[1][0] > 1000 * info[2].cv_grid[1][0], "rank 2, mu 1e-3: version 1 %g, version 2 %g",
-              info[1].cv_grid[1][0], info[2].cv_grid[1][0]);
-}
-
-/* Version 1's grid is, cell by cell, the public flce_cv_error (five cold fits per candidate):
- * an independent computation of what the old code did. Version 2's grid differs from it, but
- * its held-out errors on an exactly rank-2 matrix tell the rank as clearly. */
-Test(completion_v2, version1_grid_is_cold_cross_validation) {
+/* ---- the completion made faster without changing a bit (issue 29) ----------------------- */
+/* The grid of flce_complete's cross-validation is, cell by cell, the public flce_cv_error (five
+ * fits from the seeded start per candidate, one running sum of the held-out errors): the folds
+ * computed apart, over threads, change nothing. */
+Test(completion_speed, grid_is_cold_cross_validation_bit_for_bit) {
     enum { T = 30, N = 20 };
     double X[T * N], Xin[T * N], Xh[T * N];
     uint8_t obs[T * N];
@@ -343,27 +309,73 @@ Test(completion_v2, version1_grid_is_cold_cross_validation) {
     for (int i = 0; i < T * N; i++) Xin[i] = obs[i] ? X[i] : 0;
     flce_completion_cfg c;
     flce_completion_cfg_default(&c);
-    c.version = 1, c.threads = 2;
-    flce_completion_info i1, i2;
-    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 3, Xh, &i1, NULL), FLCE_OK);
+    c.threads = 2;
+    flce_completion_info info;
+    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 3, Xh, &info, NULL), FLCE_OK);
     for (int a = 0; a < FLCE_CV_NRANKS; a++)
         for (int b = 0; b < FLCE_CV_NMUS; b++) {
             double err;
             cr_assert_eq(flce_cv_error(Xin, obs, T, N, &c, 3, FLCE_CV_RANKS[a], FLCE_CV_MUS[b], &err, NULL), FLCE_OK);
-            cr_assert_eq(err, i1.cv_grid[a][b], "rank %d mu %g: grid %.17g, cold cross-validation %.17g", FLCE_CV_RANKS[a],
-                         FLCE_CV_MUS[b], i1.cv_grid[a][b], err);
+            cr_assert_eq(err, info.cv_grid[a][b], "rank %d mu %g: grid %.17g, cold cross-validation %.17g", FLCE_CV_RANKS[a],
+                         FLCE_CV_MUS[b], info.cv_grid[a][b], err);
         }
-    c.version = 2;
-    cr_assert_eq(flce_complete(Xin, obs, T, N, &c, 3, Xh, &i2, NULL), FLCE_OK);
-    for (int b = 0; b < FLCE_CV_NMUS; b++) /* rank 1 misses the second component at every mu */
-        cr_assert(i2.cv_grid[0][b] > 100 * i2.cv_grid[1][0], "rank 1 mu %g: %g against rank 2's %g at mu 1e-3", FLCE_CV_MUS[b],
-                  i2.cv_grid[0][b], i2.cv_grid[1][0]);
-    cr_assert_eq(i2.rank, 2);
 }
 
-/* The same bytes for 1, 2 and 5 threads (folds in flce_complete, classes in flce_eval_trace),
- * for both versions; and version 2 differs from version 1 (the versions are not the same code). */
-Test(completion_v2, threads_give_the_same_bytes) {
+/* The sweeps visit only the observed entries and solve four systems at a time: checked against
+ * a plain dense ALS written out here (every row's normal equations over all T x n entries,
+ * skipping unobserved ones, solved one at a time by Gaussian elimination): a fixed-rank fit of
+ * rank 1 without balancing is not what flce_complete runs, so the check is of the fit's
+ * objective: flce_complete's, at convergence, is no higher than the dense solver's after as many
+ * sweeps, and both fit the observed entries to 1e-6. */
+static double dense_als_rank1(const double *X, const uint8_t *obs, int T, int n, double mu, int sweeps, double *u, double *v) {
+    for (int t = 0; t < T; t++) u[t] = 0.5;
+    for (int k = 0; k < n; k++) v[k] = 0.5;
+    for (int it = 0; it < sweeps; it++) {
+        for (int t = 0; t < T; t++) {
+            double a = 0.5 * mu, b = 0;
+            for (int k = 0; k < n; k++)
+                if (obs[t * n + k]) a += v[k] * v[k], b += X[t * n + k] * v[k];
+            u[t] = b / a;
+        }
+        for (int k = 0; k < n; k++) {
+            double a = 0.5 * mu, b = 0;
+            for (int t = 0; t < T; t++)
+                if (obs[t * n + k]) a += u[t] * u[t], b += X[t * n + k] * u[t];
+            v[k] = b / a;
+        }
+    }
+    double e = 0, reg = 0;
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < n; k++)
+            if (obs[t * n + k]) e += (X[t * n + k] - u[t] * v[k]) * (X[t * n + k] - u[t] * v[k]);
+    for (int t = 0; t < T; t++) reg += u[t] * u[t];
+    for (int k = 0; k < n; k++) reg += v[k] * v[k];
+    return e + 0.5 * mu * reg;
+}
+
+Test(completion_speed, sparse_sweeps_fit_as_a_dense_solver) {
+    enum { T = 17, N = 11 }; /* odd sizes: the last block of four systems is partial */
+    double X[T * N], Xh[T * N], u[T], v[N];
+    uint8_t obs[T * N];
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < N; k++) X[t * N + k] = (0.5 + 0.05 * t) * (0.3 + 0.1 * k), obs[t * N + k] = (t * 5 + k * 3) % 4 != 0;
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    c.rank_auto = c.mu_auto = 0, c.rank = 1, c.mu = 1e-4;
+    flce_completion_info info;
+    cr_assert_eq(flce_complete(X, obs, T, N, &c, 0, Xh, &info, NULL), FLCE_OK);
+    double dense = dense_als_rank1(X, obs, T, N, 1e-4, 2000, u, v);
+    cr_assert(info.objective <= dense * (1 + 1e-9), "flce_complete's objective %.17g above a dense solver's %.17g", info.objective, dense);
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < N; k++)
+            if (!obs[t * N + k]) {
+                NEAR(Xh[t * N + k], X[t * N + k], 1e-3); /* a rank-1 matrix: the hidden entries recovered */
+                NEAR(Xh[t * N + k], u[t] * v[k], 1e-3);
+            }
+}
+
+/* The same bytes for 1, 2, 3 and 5 threads: classes in flce_eval_trace, folds in flce_complete. */
+Test(completion_speed, threads_give_the_same_bytes) {
     enum { T = 25, N = 12, C = 6 };
     static double Q[T * N * C];
     static uint8_t sel[T * N];
@@ -377,44 +389,67 @@ Test(completion_v2, threads_give_the_same_bytes) {
         }
     flce_trace tr = {T, N, C, 0, NULL, sel, NULL, NULL, Q};
     flce_ablation ab = {0};
-    for (int v = 1; v <= 2; v++) {
-        flce_eval_result res[3];
-        int th[3] = {1, 2, 5};
-        for (int i = 0; i < 3; i++) {
-            flce_completion_cfg c;
-            flce_completion_cfg_default(&c);
-            c.version = v, c.threads = th[i];
-            cr_assert_eq(flce_eval_trace(&tr, &ab, &c, &res[i], NULL), FLCE_OK);
-        }
-        for (int i = 1; i < 3; i++) {
-            cr_assert_eq(memcmp(res[0].X, res[i].X, sizeof(double) * T * N * C), 0, "version %d: %d threads changed X", v, th[i]);
-            cr_assert_eq(memcmp(res[0].CE, res[i].CE, sizeof(double) * N), 0, "version %d: %d threads changed CE", v, th[i]);
-            cr_assert_eq(memcmp(res[0].cv_grid, res[i].cv_grid, sizeof(double) * C * FLCE_CV_NRANKS * FLCE_CV_NMUS), 0);
-        }
-        for (int i = 0; i < 3; i++) flce_eval_result_free(&res[i]);
-        /* also one class's folds over threads (flce_complete on its own) */
-        double Xc[T * N], X1[T * N], X2[T * N];
-        for (int i = 0; i < T * N; i++) Xc[i] = sel[i] ? Q[i * C] : 0;
+    flce_eval_result res[3];
+    int th[3] = {1, 2, 5};
+    for (int i = 0; i < 3; i++) {
         flce_completion_cfg c;
         flce_completion_cfg_default(&c);
-        c.version = v, c.threads = 1;
-        flce_completion_info in1, in2;
-        cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X1, &in1, NULL), FLCE_OK);
-        c.threads = 3;
-        cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X2, &in2, NULL), FLCE_OK);
-        cr_assert_eq(memcmp(X1, X2, sizeof X1), 0, "version %d: folds over 3 threads changed the class's completion", v);
+        c.threads = th[i];
+        cr_assert_eq(flce_eval_trace(&tr, &ab, &c, &res[i], NULL), FLCE_OK);
     }
-    flce_completion_cfg c1, c2;
-    flce_completion_cfg_default(&c1), flce_completion_cfg_default(&c2);
-    c1.version = 1;
-    flce_eval_result a, b;
-    cr_assert_eq(flce_eval_trace(&tr, &ab, &c1, &a, NULL), FLCE_OK);
-    cr_assert_eq(flce_eval_trace(&tr, &ab, &c2, &b, NULL), FLCE_OK);
-    cr_assert_neq(memcmp(a.cv_grid, b.cv_grid, sizeof(double) * C * FLCE_CV_NRANKS * FLCE_CV_NMUS), 0, "versions 1 and 2 gave one grid");
-    flce_eval_result_free(&a), flce_eval_result_free(&b);
-    cr_assert_eq(c2.version, FLCE_COMPLETION_VERSION);
-    c2.version = 3;
+    for (int i = 1; i < 3; i++) {
+        cr_assert_eq(memcmp(res[0].X, res[i].X, sizeof(double) * T * N * C), 0, "%d threads changed X", th[i]);
+        cr_assert_eq(memcmp(res[0].CE, res[i].CE, sizeof(double) * N), 0, "%d threads changed CE", th[i]);
+        cr_assert_eq(memcmp(res[0].cv_grid, res[i].cv_grid, sizeof(double) * C * FLCE_CV_NRANKS * FLCE_CV_NMUS), 0);
+    }
+    for (int i = 0; i < 3; i++) flce_eval_result_free(&res[i]);
+    double Xc[T * N], X1[T * N], X2[T * N];
+    for (int i = 0; i < T * N; i++) Xc[i] = sel[i] ? Q[i * C] : 0;
+    flce_completion_cfg c;
+    flce_completion_cfg_default(&c);
+    c.threads = 1;
+    flce_completion_info in1, in2;
+    cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X1, &in1, NULL), FLCE_OK);
+    c.threads = 3;
+    cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X2, &in2, NULL), FLCE_OK);
+    cr_assert_eq(memcmp(X1, X2, sizeof X1), 0, "folds over 3 threads changed the class's completion");
+    /* a version this build does not know is refused, not computed differently */
+    c.version = FLCE_COMPLETION_VERSION + 1;
     flce_err e;
-    cr_assert_eq(flce_eval_trace(&tr, &ab, &c2, &b, &e), FLCE_ERR_ARG);
-    cr_assert(strstr(e.msg, "version 3"), "%s", e.msg);
+    cr_assert_eq(flce_complete(Xc, sel, T, N, &c, 0, X2, &in2, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "version 2"), "%s", e.msg);
+}
+
+/* Today's completion against the code of 84a31a9 (bench/completion_before.c, dense sweeps, one
+ * system and one thread at a time): the same bytes, auto and fixed, on matrices observed as
+ * FLCE's Q is (a few clients a round), odd sizes included. */
+#include "completion_before.h"
+Test(completion_speed, same_bits_as_the_code_before) {
+    int sizes[3][3] = {{30, 20, 5}, {13, 7, 3}, {41, 9, 4}}; /* T, n, selected a round */
+    for (int z = 0; z < 3; z++) {
+        int T = sizes[z][0], n = sizes[z][1], K = sizes[z][2];
+        double X[41 * 20], Xa[41 * 20], Xb[41 * 20];
+        uint8_t obs[41 * 20] = {0};
+        flce_rng r;
+        flce_rng_init(&r, 21 + z, FLCE_RNG_TEST, 14, 0);
+        int s[20];
+        for (int t = 0; t < T; t++) {
+            flce_rng_sample(&r, n, K, s);
+            for (int i = 0; i < K; i++) obs[t * n + s[i]] = 1;
+        }
+        for (int i = 0; i < T * n; i++) X[i] = obs[i] ? (1 + flce_rng_uniform(&r)) / K : 0;
+        for (int mode = 0; mode < 3; mode++) {
+            flce_completion_cfg c;
+            flce_completion_cfg_default(&c);
+            c.threads = 2;
+            if (mode == 1) c.rank_auto = c.mu_auto = 0, c.rank = 0, c.mu = 1e-2; /* the rule's rank */
+            if (mode == 2) c.rank_auto = 0, c.rank = 2;                          /* mu auto only */
+            flce_completion_info ia, ib;
+            cr_assert_eq(flce_complete(X, obs, T, n, &c, (uint32_t)z, Xa, &ia, NULL), FLCE_OK);
+            cr_assert_eq(flce_complete_before(X, obs, T, n, &c, (uint32_t)z, Xb, &ib, NULL), FLCE_OK);
+            cr_assert_eq(memcmp(Xa, Xb, sizeof(double) * (size_t)T * n), 0, "T %d n %d mode %d: other bits", T, n, mode);
+            cr_assert_eq(memcmp(ia.cv_grid, ib.cv_grid, sizeof ia.cv_grid), 0, "T %d n %d mode %d: other grid", T, n, mode);
+            cr_assert(ia.rank == ib.rank && ia.mu == ib.mu && ia.iters == ib.iters, "T %d n %d mode %d", T, n, mode);
+        }
+    }
 }
