@@ -10,7 +10,7 @@
 
 static const char *USAGE =
     "usage: flce data [--dataset fmnist|cifar10|cifar100|eurosat] [--data DIR] [--clients N]\n"
-    "                 [--dirichlet D | --iid] [--min-samples M] [--label-noise R] [--feature-noise S]\n"
+    "                 [--dirichlet D | --iid | --quantity-skew A] [--min-samples M] [--label-noise R] [--feature-noise S]\n"
     "                 [--noisy-clients F] [--train-subset N] [--test-subset N] [--seed S]\n"
     "Prints the class counts of every client and the partition's xxh3-64 digest.";
 
@@ -26,6 +26,7 @@ int flce_cmd_data(int argc, char **argv) {
         {"clients", CLI_INT, &clients, "number of clients (default 50)", 0},
         {"dirichlet", CLI_DOUBLE, &pc.dirichlet, "Dirichlet label-skew parameter delta > 0 (default 0.5)", 0},
         {"iid", CLI_FLAG, &iid, "IID partition instead of Dirichlet", 0},
+        {"quantity-skew", CLI_DOUBLE, &pc.quantity_skew, "quantity skew A: labels IID, client sizes from a Dirichlet(A) draw", 0},
         {"min-samples", CLI_INT, &pc.min_samples, "minimum samples per client (default 10)", 0},
         {"label-noise", CLI_DOUBLE, &pc.label_noise, "label flip rate of noisy clients (default 0)", 0},
         {"feature-noise", CLI_DOUBLE, &pc.feature_noise, "Gaussian feature-noise std of noisy clients (default 0)", 0},
@@ -40,6 +41,8 @@ int flce_cmd_data(int argc, char **argv) {
     if (rc) return rc == 1 ? 0 : rc;
     pc.iid = iid;
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
+    if (cli_find(opts, "quantity-skew")->seen && (iid || cli_find(opts, "dirichlet")->seen || !(pc.quantity_skew > 0 && pc.quantity_skew < 1e6)))
+        return cli_usage_error(prog, "--quantity-skew %g: a number > 0, without --iid or --dirichlet", pc.quantity_skew);
     if (clients < 1) return cli_usage_error(prog, "--clients %d: must be at least 1", clients);
     if (!iid && !(pc.dirichlet > 0)) return cli_usage_error(prog, "--dirichlet %g: must be > 0", pc.dirichlet);
     if (pc.min_samples < 1) return cli_usage_error(prog, "--min-samples %d: must be at least 1", pc.min_samples);
@@ -73,7 +76,10 @@ int flce_cmd_data(int argc, char **argv) {
     int C = ds.train.classes;
     printf("dataset %s (%s): %d training, %d test samples, %dx%dx%d, %d classes\n", ds.name, ds.dir,
            ds.train.n, ds.test.n, ds.train.c, ds.train.h, ds.train.w, C);
-    if (iid) printf("partition: IID over %d clients, seed %llu\n", clients, (unsigned long long)seed);
+    if (pc.quantity_skew > 0)
+        printf("partition: quantity skew Dirichlet(%g) over %d clients (labels IID), min %d samples, seed %llu\n", pc.quantity_skew,
+               clients, pc.min_samples, (unsigned long long)seed);
+    else if (iid) printf("partition: IID over %d clients, seed %llu\n", clients, (unsigned long long)seed);
     else printf("partition: Dirichlet(%g) label skew over %d clients, min %d samples, seed %llu\n", pc.dirichlet,
                 clients, pc.min_samples, (unsigned long long)seed);
     int *counts = malloc((size_t)C * sizeof *counts);

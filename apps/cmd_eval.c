@@ -21,6 +21,7 @@ static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
     "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
     "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
+    "                 [--proto-samples correct|all] [--missing zero|unobserved]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
@@ -29,7 +30,7 @@ static const char *USAGE =
 /* A trace written by `flce run` records its completion seed, settings and ablations: taken
  * where the command line does not give them; 0, or 2 after a usage error. */
 static int from_completion_json(const char *prog, const char *cj, cli_opt *opts, flce_completion_cfg *ccp, flce_ablation *abp,
-                                int ablate_given, uint64_t *seed, int *version) {
+                                int ablate_given, uint64_t *seed, int *version, int *recorded_all) {
     flce_completion_cfg cc = *ccp;
     flce_ablation ab = *abp;
         flce_completion_file cf;
@@ -37,6 +38,8 @@ static int from_completion_json(const char *prog, const char *cj, cli_opt *opts,
         if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg), 2;
         if (cf.has_seed && !cli_find(opts, "seed")->seen) *seed = cf.seed;
         *version = cf.version;
+        if (cf.missing[0] && !cli_find(opts, "missing")->seen) cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
+        if (cf.prototypes[0]) *recorded_all = !strcmp(cf.prototypes, "all");
         /* the run's completion settings, where the command line does not give them */
         const char *flags[4] = {"completion", "solver", "rank", "mu"}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
         const char *got_v[4] = {NULL, NULL, NULL, NULL};
@@ -94,8 +97,9 @@ static void print_completion(const flce_completion_cfg *ccp, const flce_ablation
             if (res.rank[c] > rmax) rmax = res.rank[c];
             if (res.iters[c] > imax) imax = res.iters[c];
         }
-        printf("completion: version %d, %s%s, rank %d..%d, at most %d iterations per class\n", cc.version,
-               cc.literal ? "literal (all entries), " : "", cc.gradient || cc.literal ? "gradient descent" : "ALS", rmin, rmax, imax);
+        printf("completion: version %d, %s%s, rank %d..%d, at most %d iterations per class; prototypes of %s samples, a missing "
+               "one %s\n", cc.version, cc.literal ? "literal (all entries), " : "", cc.gradient || cc.literal ? "gradient descent" : "ALS",
+               rmin, rmax, imax, cc.proto_all ? "all" : "correctly classified", cc.missing_unobserved ? "unobserved" : "an observed 0");
         if (cc.rank_auto || cc.mu_auto) {
             printf("auto (%d-fold held-out error) chose, per class:", cc.folds);
             for (int c = 0; c < C; c++) printf(" %d:r%d/mu%g", c, res.rank[c], res.mu[c]);
@@ -132,7 +136,7 @@ static flce_status print_heldout(const flce_trace *tr, const flce_completion_cfg
 
 int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
-               *kind = NULL;
+               *kind = NULL, *proto_s = NULL, *missing_s = NULL;
     cli_list ablate = {{0}, 0};
     int max_iter = 500, heldout = 0, version = FLCE_COMPLETION_VERSION, threads = 0;
     double tol = 0;
@@ -150,6 +154,8 @@ int flce_cmd_eval(int argc, char **argv) {
         {"max-iter", CLI_INT, &max_iter, "completion iterations at most (default 500)", 0},
         {"seed", CLI_U64, &seed, "seed of the completion start (default 1; a run records its own)", 0},
         {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default 1e-10)", 0},
+        {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text) or all (the equation); default: the run's (a run records the other in prototypes_alt.npy)", 0},
+        {"missing", CLI_STR, &missing_s, "a selected client's missing prototype: zero (an observed 0, default) or unobserved (the completion fills it); default: the run's", 0},
         {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
         {0},
     };
@@ -185,7 +191,23 @@ int flce_cmd_eval(int argc, char **argv) {
     char cj[1200];
     snprintf(cj, sizeof cj, "%s/completion.json", dir);
     struct stat cs;
-    if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version)) return 2;
+    if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all"))
+        return cli_usage_error(prog, "--proto-samples '%s': correct or all", proto_s);
+    if (missing_s && strcmp(missing_s, "zero") && strcmp(missing_s, "unobserved"))
+        return cli_usage_error(prog, "--missing '%s': zero or unobserved", missing_s);
+    if (missing_s) cc.missing_unobserved = !strcmp(missing_s, "unobserved");
+    int recorded_all = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
+    if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version, &recorded_all)) return 2;
+    int want_all = proto_s ? !strcmp(proto_s, "all") : recorded_all;
+    const char *proto_file = want_all == recorded_all ? NULL : "prototypes_alt.npy";
+    cc.proto_all = want_all;
+    if (proto_file) {
+        char pa[1300];
+        snprintf(pa, sizeof pa, "%s/%s", dir, proto_file);
+        if (stat(pa, &cs) != 0)
+            return cli_usage_error(prog, "--proto-samples %s: %s holds the %s reading and no prototypes_alt.npy (runs since 2026-11-27 record both)",
+                                   proto_s, dir, recorded_all ? "all" : "correct");
+    }
     if (version != FLCE_COMPLETION_VERSION)
         return cli_usage_error(prog, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", cj, version,
                                FLCE_COMPLETION_VERSION);
@@ -201,7 +223,7 @@ int flce_cmd_eval(int argc, char **argv) {
     flce_eval_result res = {0};
     int status = 1, weights_bad = 0;
     flce_status st;
-    if ((st = flce_trace_load(dir, rw_path, cw_path, &tf, &weights_bad, &e))) {
+    if ((st = flce_trace_load_as(dir, proto_file, rw_path, cw_path, &tf, &weights_bad, &e))) {
         if (weights_bad) goto usage; /* a weight file that does not fit the trace: a usage error */
         goto fail;
     }

@@ -19,13 +19,15 @@
 
 static const char *USAGE =
     "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
-    "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid] [--label-noise R]\n"
-    "                [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01] [--lambda 1]\n"
+    "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid | --quantity-skew A]\n"
+    "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01]\n"
+    "                [--lambda 1]\n"
     "                [--tau 0.5] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
     "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
+    "                [--proto-samples correct|all] [--missing zero|unobserved]\n"
     "                [--denormals auto|preserve|ftz]\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed;\n"
     "`all`: every one of them. METHOD:\n";
@@ -180,7 +182,7 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
 static int cmd_run(int argc, char **argv, flce_comm *comm) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto", *backend = "auto";
+               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0;
     flce_run_cfg c;
@@ -195,6 +197,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
         {"rounds", CLI_INT, &c.rounds, "rounds T (default 100)", 0},
         {"dirichlet", CLI_DOUBLE, &c.part.dirichlet, "Dirichlet label skew delta (default 0.5)", 0},
         {"iid", CLI_FLAG, &iid, "IID partition", 0},
+        {"quantity-skew", CLI_DOUBLE, &c.part.quantity_skew, "quantity skew A: labels IID, client sizes from a Dirichlet(A) draw", 0},
         {"min-samples", CLI_INT, &c.part.min_samples, "minimum samples per client (default 10)", 0},
         {"label-noise", CLI_DOUBLE, &c.part.label_noise, "label flip rate of noisy clients", 0},
         {"feature-noise", CLI_DOUBLE, &c.part.feature_noise, "feature noise std of noisy clients", 0},
@@ -204,6 +207,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
         {"lr", CLI_DOUBLE, &c.lr, "learning rate (default 0.01)", 0},
         {"lambda", CLI_DOUBLE, &c.lambda, "FLCE: weight of L_CL (default 1)", 0},
         {"tau", CLI_DOUBLE, &c.tau, "FLCE: temperature (default 0.5)", 0},
+        {"proto-samples", CLI_STR, &proto_s, "FLCE: a prototype averages the samples classified right (correct, the paper's text; default) or all of its class (all, its equation)", 0},
+        {"missing", CLI_STR, &missing_s, "FLCE completion: a selected client's missing prototype is an observed zero (zero, default) or unobserved (filled by the completion)", 0},
         {"class-weights", CLI_STR, &cw_path, "FLCE: b_c per class (.npy float64 [C] or a text list)", 0},
         {"train-subset", CLI_INT, &c.train_subset, "seeded stratified training subset", 0},
         {"test-subset", CLI_INT, &c.test_subset, "seeded stratified test subset", 0},
@@ -250,6 +255,12 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
     if (!out) return cli_usage_error(prog, "--out DIR is required");
     if (!cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed is required (one seed fixes everything)");
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
+    if (cli_find(opts, "quantity-skew")->seen) {
+        if (iid || cli_find(opts, "dirichlet")->seen)
+            return cli_usage_error(prog, "--quantity-skew excludes --iid and --dirichlet (its labels are IID)");
+        if (!(c.part.quantity_skew > 0 && c.part.quantity_skew < 1e6))
+            return cli_usage_error(prog, "--quantity-skew %g: must be a number > 0", c.part.quantity_skew);
+    }
     if (c.resume && c.force) return cli_usage_error(prog, "--resume and --force exclude each other");
     c.part.iid = iid;
     flce_denorm_mode dmode;
@@ -265,8 +276,15 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
     if (nm < 0) return 2;
     int has_flce = 0;
     for (int i = 0; i < nm; i++) has_flce |= !strcmp(names[i], "flce");
-    if ((comp_rank || comp_mu || comp_solver || comp_kind) && !has_flce)
-        return cli_usage_error(prog, "--rank, --mu, --solver, --completion: apply to FLCE only, and --algo '%s' does not run it", algos);
+    if ((comp_rank || comp_mu || comp_solver || comp_kind || proto_s || missing_s) && !has_flce)
+        return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --proto-samples, --missing: apply to FLCE only, and --algo '%s' does not run it",
+                               algos);
+    if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all"))
+        return cli_usage_error(prog, "--proto-samples '%s': correct or all", proto_s);
+    if (missing_s && strcmp(missing_s, "zero") && strcmp(missing_s, "unobserved"))
+        return cli_usage_error(prog, "--missing '%s': zero or unobserved", missing_s);
+    c.proto_all = c.completion.proto_all = proto_s && !strcmp(proto_s, "all");
+    c.completion.missing_unobserved = missing_s && !strcmp(missing_s, "unobserved");
     if ((ablate.n > 0) && !has_flce)
         return cli_usage_error(prog, "--ablate: applies to FLCE only, and --algo '%s' does not run it", algos);
     if (c.per_round > c.clients) return cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);

@@ -54,6 +54,8 @@ flce_status flce_read_jpeg_rgb(const char *path, int want_h, int want_w, uint8_t
 typedef struct {
     int iid;             /* 1: IID; 0: Dirichlet label skew */
     double dirichlet;    /* delta > 0, default 0.5 */
+    double quantity_skew;/* > 0: labels IID, client sizes proportional to a Dirichlet(quantity_skew) draw
+                          * (iid and dirichlet then unused); 0: off */
     int min_samples;     /* each client holds at least this many, default 10 */
     double label_noise;  /* flip rate of noisy clients, 0 = none */
     double feature_noise;/* Gaussian std (in normalised units) of noisy clients */

@@ -19,6 +19,7 @@
 void flce_partition_cfg_default(flce_partition_cfg *c) {
     c->iid = 0;
     c->dirichlet = 0.5;
+    c->quantity_skew = 0;
     c->min_samples = 10;
     c->label_noise = 0.0;
     c->feature_noise = 0.0;
@@ -66,12 +67,39 @@ static int dirichlet_owners(const flce_split *s, int n, double delta, int min_sa
     return -1;
 }
 
+/* owner[i] by quantity skew: client shares q ~ Dirichlet(alpha) (stream (seed, partition,
+ * attempt, 1)), each client min_samples plus floor(q_k (N - n min_samples)) of a seeded
+ * permutation of the samples (the last takes the remainder), labels as they fall (IID);
+ * returns the attempt used or -1 (a draw is retried while some client would be left below
+ * min_samples: none can be with this construction, so the first draw is used). */
+static int quantity_owners(int N, int n, double alpha, int min_samples, uint64_t seed, int *owner, int *size, int *perm,
+                           double *q) {
+    flce_rng r;
+    flce_rng_init(&r, seed, FLCE_RNG_PARTITION, 0, 1);
+    flce_rng_dirichlet(&r, alpha, n, q);
+    flce_rng_permutation(&r, N, perm);
+    int64_t spare = (int64_t)N - (int64_t)n * min_samples, lo = 0;
+    double cum = 0;
+    for (int k = 0; k < n; k++) {
+        cum += q[k];
+        int64_t hi = k == n - 1 ? N : (int64_t)(k + 1) * min_samples + (int64_t)(cum * (double)spare);
+        if (hi > N) hi = N;
+        if (hi < lo + min_samples) hi = lo + min_samples;
+        for (int64_t j = lo; j < hi; j++) owner[perm[j]] = k;
+        size[k] = (int)(hi - lo);
+        lo = hi;
+    }
+    return size[n - 1] >= min_samples ? 1 : -1;
+}
+
 flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
                                 const flce_partition_cfg *cfg, uint64_t seed, flce_err *e) {
     memset(p, 0, sizeof *p);
     if (n < 1) return flce_fail(e, FLCE_ERR_ARG, "--clients %d: must be at least 1", n);
-    if (!cfg->iid && !(cfg->dirichlet > 0.0))
+    if (!cfg->iid && !(cfg->quantity_skew > 0.0) && !(cfg->dirichlet > 0.0))
         return flce_fail(e, FLCE_ERR_ARG, "--dirichlet %g: must be > 0", cfg->dirichlet);
+    if (!(cfg->quantity_skew >= 0.0 && cfg->quantity_skew < 1e6))
+        return flce_fail(e, FLCE_ERR_ARG, "--quantity-skew %g: must be > 0 (0: off)", cfg->quantity_skew);
     if (cfg->min_samples < 1) return flce_fail(e, FLCE_ERR_ARG, "--min-samples %d: must be at least 1", cfg->min_samples);
     if ((int64_t)n * cfg->min_samples > s->n)
         return flce_fail(e, FLCE_ERR_ARG, "--clients %d x --min-samples %d exceeds the %d training samples", n,
@@ -103,7 +131,13 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
     }
     p->n_clients = n;
     p->classes = s->classes;
-    if (cfg->iid) {
+    if (cfg->quantity_skew > 0.0) {
+        if (quantity_owners(N, n, cfg->quantity_skew, cfg->min_samples, seed, owner, size, perm, q) < 0) {
+            st = flce_fail(e, FLCE_ERR_ARG, "--quantity-skew %g: the last of %d clients holds fewer than %d samples", cfg->quantity_skew, n,
+                           cfg->min_samples);
+            goto out;
+        }
+    } else if (cfg->iid) {
         flce_rng r;
         flce_rng_init(&r, seed, FLCE_RNG_PARTITION, 0, 0);
         flce_rng_permutation(&r, N, perm);

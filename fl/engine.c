@@ -221,7 +221,8 @@ static cJSON *config_json(engine *E) {
 #define NUM(k, v) (ok = ok && flce_json_add_number(o, k, (double)(v)))
     STR("algo", E->algo->name), STR("ablate", ablate), STR("dataset", c->dataset);
     NUM("clients", c->clients), NUM("per_round", c->per_round), NUM("rounds", c->rounds);
-    STR("partition", c->part.iid ? "iid" : "dirichlet"), NUM("dirichlet", c->part.dirichlet);
+    STR("partition", c->part.quantity_skew > 0 ? "quantity" : c->part.iid ? "iid" : "dirichlet"), NUM("dirichlet", c->part.dirichlet);
+    if (c->part.quantity_skew > 0) NUM("quantity_skew", c->part.quantity_skew); /* only then: older records stay comparable */
     NUM("min_samples", c->part.min_samples), NUM("label_noise", c->part.label_noise);
     NUM("feature_noise", c->part.feature_noise), NUM("noisy_clients", c->part.noisy_frac);
     NUM("epochs", c->epochs), NUM("batch", c->batch), NUM("lr", c->lr), NUM("lambda", c->lambda), NUM("tau", c->tau);
@@ -399,6 +400,7 @@ static int state_fields(engine *E, int done, state_field *f) {
     f[k++] = (state_field){E->aux_f, E->aux_fn * 4};
     f[k++] = (state_field){E->aux_d, E->aux_dn * 8};
     f[k++] = (state_field){E->rc_hist, (size_t)E->T * E->n * 8};
+    if (E->rules_hist) f[k++] = (state_field){E->rules_hist, (size_t)E->T * E->n * FLCE_NRULES * 8};
     f[k++] = (state_field){E->metrics, (size_t)done * sizeof(flce_round_metrics)};
     for (int i = 0; i < nbn; i++) f[k++] = (state_field){&bn[i]->tracked, 8};
     f[k++] = (state_field){&E->chain_proto, 8};
@@ -519,6 +521,8 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     if (c->epochs < 1) return flce_fail(e, FLCE_ERR_ARG, "--epochs %d: must be at least 1", c->epochs);
     if (c->batch < 2 || c->batch > 4096) return flce_fail(e, FLCE_ERR_ARG, "--batch %d: must be 2..4096", c->batch);
     if (!c->part.iid && !(c->part.dirichlet > 0)) return flce_fail(e, FLCE_ERR_ARG, "--dirichlet %g: must be > 0", c->part.dirichlet);
+    if (!(c->part.quantity_skew >= 0 && c->part.quantity_skew < 1e6))
+        return flce_fail(e, FLCE_ERR_ARG, "--quantity-skew %g: must be > 0 (0: off)", c->part.quantity_skew);
     if (!(c->lr > 0)) return flce_fail(e, FLCE_ERR_ARG, "--lr %g: must be > 0", c->lr);
     if (!(c->lambda >= 0)) return flce_fail(e, FLCE_ERR_ARG, "--lambda %g: must be >= 0", c->lambda);
     if (!(c->tau > 0)) return flce_fail(e, FLCE_ERR_ARG, "--tau %g: must be > 0", c->tau);
@@ -628,6 +632,7 @@ static size_t slot_bundle(engine *E, int i, unsigned char *b, int pack) {
     FIELD(&E->nc_slot[i], sizeof(int));
     if (E->algo->flags & FLCE_M_PROTOTYPES) {
         FIELD(E->protos + (size_t)k * C * d, sizeof(float) * (size_t)C * d);
+        FIELD(E->protos_alt + (size_t)k * C * d, sizeof(float) * (size_t)C * d);
         FIELD(E->present + (size_t)k * C, (size_t)C);
     }
     if (E->algo->flags & FLCE_M_CLIENT_STATE) {
@@ -877,11 +882,12 @@ static void engine_free(engine *E) {
     flce_dataset_free(&E->ds);
     flce_partition_free(&E->part);
     free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->held);
-    free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->present), free(E->losses);
+    free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->protos_alt), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->g), free(E->has_g), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc), free(E->feat2);
-    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->pacc), free(E->nc_slot), free(E->owner);
+    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->rules), free(E->rules_hist), free(E->pacc), free(E->nc_slot), free(E->owner);
     if (E->fd_proto > 0) close(E->fd_proto);
+    if (E->fd_proto_alt > 0) close(E->fd_proto_alt);
     if (E->fd_sel > 0) close(E->fd_sel);
 }
 
@@ -937,6 +943,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     for (int k = 0; k < n; k++) maxk = E->part.offsets[k + 1] - E->part.offsets[k] > maxk ? E->part.offsets[k + 1] - E->part.offsets[k] : maxk;
     E->global = malloc(E->S * 4), E->states = malloc(E->S * 4 * (size_t)K), E->newg = malloc(E->S * 4);
     E->sel = malloc(sizeof(int) * (size_t)K), E->protos = malloc(sizeof(float) * (size_t)n * C * d);
+    E->protos_alt = malloc(sizeof(float) * (size_t)n * C * d);
     E->present = malloc((size_t)n * C), E->losses = malloc(sizeof(double) * (size_t)K);
     E->omega = malloc(sizeof(double) * (size_t)K), E->rc = malloc(sizeof(double) * (size_t)K);
     E->g = flce_calloc((size_t)C * d, sizeof(double)), E->has_g = flce_calloc((size_t)C, 1);
@@ -952,11 +959,17 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     for (int i = 0; i < E->m.nparams; i++) maxp = 2 * E->m.p[i].n > maxp ? 2 * E->m.p[i].n : maxp;
     E->dzx = malloc(sizeof(float) * maxp);
     E->pacc = flce_calloc((size_t)K, sizeof(double)), E->nc_slot = flce_calloc((size_t)K, sizeof(int));
+    if (E->algo->flags & FLCE_M_COSINE_RULES) {
+        E->rules = flce_calloc((size_t)K * FLCE_NRULES, sizeof(double));
+        E->rules_hist = malloc(sizeof(double) * (size_t)E->T * n * FLCE_NRULES);
+        if (!E->rules || !E->rules_hist) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < (size_t)E->T * n * FLCE_NRULES; i++) E->rules_hist[i] = NAN;
+    }
     E->owner = flce_calloc((size_t)K, sizeof(int));
     if (E->algo->state_size) E->algo->state_size(E, &E->aux_fn, &E->aux_dn);
     E->aux_f = flce_calloc(E->aux_fn ? E->aux_fn : 1, sizeof(float));
     E->aux_d = flce_calloc(E->aux_dn ? E->aux_dn : 1, sizeof(double));
-    if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->present || !E->losses || !E->omega || !E->rc ||
+    if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->protos_alt || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->g || !E->has_g || !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
         !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->feat2 || !E->feat3 || !E->dzx || !E->aux_f || !E->aux_d ||
         !E->pacc || !E->nc_slot || !E->owner) {
@@ -971,7 +984,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
 flce_status flce_engine_open_synthetic(engine *E, const flce_run_cfg *cfg, const flce_method *algo, flce_backend *be, int c, int h,
                                        int w, int C, const double *sizes, flce_err *e) {
     memset(E, 0, sizeof *E);
-    E->fd_proto = E->fd_sel = -1;
+    E->fd_proto = E->fd_proto_alt = E->fd_sel = -1;
     E->cfg = cfg, E->algo = algo, E->be = be, E->writer = 1;
     E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->C = C, E->d = FLCE_FEAT;
     E->ds.train.c = c, E->ds.train.h = h, E->ds.train.w = w, E->CHW = c * h * w;
@@ -1046,6 +1059,10 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
         int64_t sp[4] = {E->T, n, C, d}, ss[2] = {E->T, n}, sn[1] = {n};
         if ((st = npy_prealloc(E, "prototypes.npy", FLCE_NPY_F32, 4, sp, &nan, cfg->resume, &E->fd_proto, &E->proto_off, e)))
             return st;
+        /* the other reading's prototypes from the same feature pass (flce eval --proto-samples);
+         * not in the trace's checksum chain: a resume rewrites every row after the rounds done */
+        if ((st = npy_prealloc(E, "prototypes_alt.npy", FLCE_NPY_F32, 4, sp, &nan, cfg->resume, &E->fd_proto_alt, &E->proto_alt_off, e)))
+            return st;
         if ((st = npy_prealloc(E, "selected.npy", FLCE_NPY_U8, 2, ss, &zero, cfg->resume, &E->fd_sel, &E->sel_off, e))) return st;
         int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
         if (!sizes) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
@@ -1068,6 +1085,28 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
 }
 
 /* The round's files (rank 0): the trace's rows, metrics.csv, round_contributions.csv, state.bin. */
+/* round_contributions_rules.csv: every reading of the cosine rule, round by round (methods
+ * with FLCE_M_COSINE_RULES). */
+static flce_status write_round_rules(engine *E, int rounds, flce_err *e) {
+    size_t cap = 128 + (size_t)rounds * E->K * (24 + 26 * FLCE_NRULES), n = 0;
+    char *b = malloc(cap);
+    if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "round contributions: out of memory");
+    flce_catf(b, cap, &n, "round,client");
+    for (int r = 0; r < FLCE_NRULES; r++) flce_catf(b, cap, &n, ",%s", FLCE_RULE_NAMES[r]);
+    flce_catf(b, cap, &n, "\n");
+    for (int t = 0; t < rounds; t++)
+        for (int k = 0; k < E->n; k++) {
+            const double *h = E->rules_hist + ((size_t)t * E->n + k) * FLCE_NRULES;
+            if (isnan(h[FLCE_RULE_WEIGHT])) continue; /* not selected */
+            flce_catf(b, cap, &n, "%d,%d", t + 1, k);
+            for (int r = 0; r < FLCE_NRULES; r++) flce_catf(b, cap, &n, ",%.17g", h[r]);
+            flce_catf(b, cap, &n, "\n");
+        }
+    flce_status st = write_text(E, "round_contributions_rules.csv", b, e);
+    free(b);
+    return st;
+}
+
 static flce_status write_round(engine *E, uint8_t *selrow, flce_err *e) {
     int n = E->n, K = E->K, C = E->C, d = E->d;
     flce_status st = FLCE_OK;
@@ -1079,6 +1118,8 @@ static flce_status write_round(engine *E, uint8_t *selrow, flce_err *e) {
                 selrow[k] = 1;
                 st = pwrite_all(E->fd_proto, E->protos + (size_t)k * C * d, sizeof(float) * (size_t)C * d,
                                 E->proto_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes.npy", e);
+                if (!st) st = pwrite_all(E->fd_proto_alt, E->protos_alt + (size_t)k * C * d, sizeof(float) * (size_t)C * d,
+                                         E->proto_alt_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes_alt.npy", e);
                 if (st) return st;
             }
             if (!st) st = pwrite_all(E->fd_sel, selrow, (size_t)n, E->sel_off + (size_t)E->t * n, "trace/selected.npy", e);
@@ -1088,6 +1129,7 @@ static flce_status write_round(engine *E, uint8_t *selrow, flce_err *e) {
         }
         if ((st = write_metrics(E, E->t + 1, e))) return st;
         if ((st = write_round_contributions(E, E->t + 1, e))) return st;
+        if (E->rules_hist && (st = write_round_rules(E, E->t + 1, e))) return st;
         st = save_state(E, E->t + 1, e);
     }
     return st;
@@ -1119,7 +1161,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
                 E->sel[j] = E->sel[j - 1];
                 E->sel[j - 1] = tmp;
             }
-        for (size_t i = 0; i < (size_t)n * C * d; i++) E->protos[i] = NAN;
+        for (size_t i = 0; i < (size_t)n * C * d; i++) E->protos[i] = E->protos_alt[i] = NAN;
         memset(E->present, 0, (size_t)n * C);
         E->nocorrect = 0;
         E->fallback = 0;
@@ -1133,12 +1175,19 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         t0 = now_s();
         flce_eng_utility_reset(E);
         if ((st = coalitions_phase(E, e))) break;
+        E->rules_s = 0;
         if ((st = agree(E, E->algo->server(E, e), e))) break;
-        m->server_s = now_s() - t0;
+        m->server_s = now_s() - t0 - E->rules_s; /* the readings recorded beside are not the method's cost */
         for (int i = 0; i < K; i++) {
             E->contrib_sum[E->sel[i]] += E->rc[i];
             E->rc_hist[(size_t)E->t * n + E->sel[i]] = E->rc[i];
         }
+        if (E->rules) /* every reading of the cosine rule; the aggregation weight is known only now (FedFV sets it last) */
+            for (int i = 0; i < K; i++) {
+                double *h = E->rules_hist + ((size_t)E->t * n + E->sel[i]) * FLCE_NRULES;
+                memcpy(h, E->rules + (size_t)i * FLCE_NRULES, sizeof(double) * FLCE_NRULES);
+                h[FLCE_RULE_WEIGHT] = E->omega[i];
+            }
         memcpy(E->global, E->newg, E->S * 4);
         /* bytes: the model down to every selected client, models and prototypes up */
         int nprot = 0;
@@ -1204,6 +1253,36 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
     for (int k = 0; k < n; k++) flce_catf(csv, cap, &len, "%d,%.17g\n", k, CE[k]);
     st = write_text(E, "contributions.csv", csv, e);
     free(csv);
+    if (!st && E->rules_hist) { /* contributions_rules.csv: each reading's per-round shares summed and normalised */
+        size_t rcap = 128 + (size_t)n * (16 + 26 * FLCE_NRULES), rl = 0;
+        char *rb = malloc(rcap);
+        double *tot = flce_calloc((size_t)n * FLCE_NRULES, sizeof(double)), *col = malloc(sizeof(double) * (size_t)n);
+        uint8_t *allk = malloc((size_t)n);
+        if (!rb || !tot || !col || !allk) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        for (int r = 0; !st && r < FLCE_NRULES; r++) {
+            for (int k = 0; k < n; k++) {
+                col[k] = 0, allk[k] = 1;
+                for (int t = 0; t < E->T; t++) {
+                    double v = E->rules_hist[((size_t)t * n + k) * FLCE_NRULES + r];
+                    if (!isnan(v)) col[k] += v;
+                }
+            }
+            flce_normalize(col, allk, n);
+            for (int k = 0; k < n; k++) tot[(size_t)k * FLCE_NRULES + r] = col[k];
+        }
+        if (!st) {
+            flce_catf(rb, rcap, &rl, "client");
+            for (int r = 0; r < FLCE_NRULES; r++) flce_catf(rb, rcap, &rl, ",%s", FLCE_RULE_NAMES[r]);
+            flce_catf(rb, rcap, &rl, "\n");
+            for (int k = 0; k < n; k++) {
+                flce_catf(rb, rcap, &rl, "%d", k);
+                for (int r = 0; r < FLCE_NRULES; r++) flce_catf(rb, rcap, &rl, ",%.17g", tot[(size_t)k * FLCE_NRULES + r]);
+                flce_catf(rb, rcap, &rl, "\n");
+            }
+            st = write_text(E, "contributions_rules.csv", rb, e);
+        }
+        free(rb), free(tot), free(col), free(allk);
+    }
     flce_model_set_state(&E->m, E->global);
     snprintf(p, sizeof p, "%s/model.safetensors", E->dir);
     if (!st) st = flce_model_save(&E->m, p, e);
@@ -1246,7 +1325,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     memset(E, 0, sizeof *E);
     memset(sum, 0, sizeof *sum);
     E->cfg = cfg;
-    E->fd_proto = E->fd_sel = -1;
+    E->fd_proto = E->fd_proto_alt = E->fd_sel = -1;
     E->comm = cfg->comm;
     E->writer = !cfg->comm || cfg->comm->rank == 0;
     flce_status st = validate(cfg, &E->algo, e);

@@ -37,6 +37,8 @@ typedef struct {
     int clients, per_round, rounds, epochs, batch;
     flce_partition_cfg part;
     double lr, lambda, tau;
+    int proto_all;            /* FLCE: a prototype averages all samples of the class (the equation), not
+                               * only those the model classifies right (the text; default 0) */
     double *class_weights;    /* [classes] or NULL (b_c = 1/C) */
     int train_subset, test_subset, val_size; /* 0: all / default */
     /* The backend to train on, handed over by the program (the engine never creates one): called

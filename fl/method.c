@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "method.h"
 #include "ops.h"
@@ -64,6 +65,59 @@ void flce_eng_compose(engine *E, const float *params, float *newg) {
         if (E->trainable[j]) newg[j] = params[o++];
 }
 
+const char *const FLCE_RULE_NAMES[FLCE_NRULES] = {"cos_global", "cos_mean", "cos_model", "weight"};
+
+/* The other readings of the cosine rule (method.h): against the unweighted mean of the
+ * updates, and model to model; into E->rules [K][FLCE_NRULES] (columns 1 and 2). */
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void cosine_readings(engine *E, const float *newg, const float *dirs) {
+    double t0 = now_s();
+    int K = E->K;
+    size_t P = E->P;
+    double *mean = flce_calloc(P ? P : 1, sizeof(double)), c1[32], c2[32];
+    uint8_t pr[32];
+    if (!mean) { /* out of memory: the readings of this round unknown */
+        for (int i = 0; i < K; i++) E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MEAN] = E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MODEL] = NAN;
+        return;
+    }
+    for (int i = 0; i < K; i++) { /* mean_j d_j, clients in slot order */
+        const float *s = E->states + (size_t)i * E->S, *dv = dirs ? dirs + (size_t)i * P : NULL;
+        for (size_t j = 0, o = 0; j < E->S; j++) {
+            if (!E->trainable[j]) continue;
+            mean[o] += dv ? (double)dv[o] : (double)s[j] - E->global[j];
+            o++;
+        }
+    }
+    double nm = 0, ng = 0;
+    for (size_t o = 0; o < P; o++) mean[o] /= K, nm += mean[o] * mean[o];
+    for (size_t j = 0; j < E->S; j++)
+        if (E->trainable[j]) ng += (double)newg[j] * newg[j];
+    for (int i = 0; i < K; i++) {
+        const float *s = E->states + (size_t)i * E->S, *dv = dirs ? dirs + (size_t)i * P : NULL;
+        double dm = 0, nd = 0, dw = 0, nw = 0;
+        for (size_t j = 0, o = 0; j < E->S; j++) {
+            if (!E->trainable[j]) continue;
+            double a = dv ? (double)dv[o] : (double)s[j] - E->global[j];
+            dm += a * mean[o], nd += a * a;
+            dw += (double)s[j] * newg[j], nw += (double)s[j] * s[j];
+            o++;
+        }
+        c1[i] = nm > 0 && nd > 0 ? fmax(0, dm / (sqrt(nm) * sqrt(nd))) : 0;
+        c2[i] = ng > 0 && nw > 0 ? fmax(0, dw / (sqrt(ng) * sqrt(nw))) : 0;
+        pr[i] = 1;
+    }
+    flce_normalize(c1, pr, K);
+    flce_normalize(c2, pr, K);
+    for (int i = 0; i < K; i++) E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MEAN] = c1[i], E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MODEL] = c2[i];
+    free(mean);
+    E->rules_s += now_s() - t0;
+}
+
 void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc) {
     double nu = 0;
     for (size_t j = 0; j < E->S; j++)
@@ -82,6 +136,10 @@ void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, doubl
         pr[i] = 1;
     }
     flce_normalize(rc, pr, E->K);
+    if (E->rules) {
+        for (int i = 0; i < E->K; i++) E->rules[i * FLCE_NRULES + FLCE_RULE_COS_GLOBAL] = rc[i];
+        cosine_readings(E, newg, dirs);
+    }
 }
 
 void flce_eng_pv_close(flce_param_view *v) {

@@ -35,7 +35,22 @@ enum {
                                 (they travel with the client's upload when the run is spread over processes) */
     FLCE_M_ALL_COALITIONS = 16, /* the server reads the utility of every coalition (exact Shapley): the engine
                                    evaluates them beforehand, spread over the processes */
+    FLCE_M_COSINE_RULES = 32,   /* contributions by the cosine rule (flce_eng_cosine_rule): the engine also records
+                                   every reading of that rule (FLCE_RULE_*) in round_contributions_rules.csv and
+                                   contributions_rules.csv */
 };
+
+/* The readings of "the similarity from the local model of participants to the global model"
+ * (docs/baselines.md), recorded for the methods that use the cosine rule; the first is the
+ * rule their contributions follow. */
+enum {
+    FLCE_RULE_COS_GLOBAL, /* cos(d_i, newg - global): the update against the round's global update (the method's rule) */
+    FLCE_RULE_COS_MEAN,   /* cos(d_i, mean_j d_j): against the unweighted mean of the round's updates */
+    FLCE_RULE_COS_MODEL,  /* cos(w_i, newg): the local model against the new global model (parameters, not updates) */
+    FLCE_RULE_WEIGHT,     /* the method's own aggregation weight omega_i */
+    FLCE_NRULES
+};
+extern const char *const FLCE_RULE_NAMES[FLCE_NRULES];
 
 typedef struct flce_method {
     const char *name;    /* the --algo name: lower case, no spaces */
@@ -97,10 +112,15 @@ struct engine {
     int t;                         /* current round, 0-based */
     int *sel;                      /* [K] */
     float *protos;                 /* [n][C][d] of the round, NaN where none */
+    float *protos_alt;             /* [n][C][d] the other reading's prototypes (FLCE: correct <-> all), for the
+                                    * trace's prototypes_alt.npy */
     uint8_t *present;              /* [n][C] */
     double *losses;                /* [K] mean local training loss */
     double *rep_loss, *rep_acc;    /* [K] the received model on the client's data (report) */
     double *omega, *rc;            /* [K] aggregation weights, this round's contributions */
+    double *rules;                 /* [K][FLCE_NRULES] this round's contribution under each reading (FLCE_M_COSINE_RULES) */
+    double *rules_hist;            /* [T][n][FLCE_NRULES] every round's, NaN where not selected (saved for --resume) */
+    double rules_s;                /* seconds spent on the other readings this round: not the method's server cost */
     int fallback, nocorrect;
     double personal_acc;           /* Ditto: mean test accuracy of this round's personal models */
     double *pacc;                  /* [K] the personal model's test accuracy of each slot (FLCE_M_PERSONAL) */
@@ -123,8 +143,8 @@ struct engine {
     double *vcache;                /* Shapley utility cache per round, [2^K] */
     /* files */
     char dir[1024];
-    int fd_proto, fd_sel;
-    size_t proto_off, sel_off;
+    int fd_proto, fd_proto_alt, fd_sel;
+    size_t proto_off, proto_alt_off, sel_off;
     uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */
     int resume_done;                 /* --resume: the rounds state.bin says are done */
     flce_round_metrics *metrics;
@@ -167,7 +187,8 @@ void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, flo
 void flce_eng_data_size_weights(engine *E, double *w);
 /* The paper's cosine rule for this round into rc [K]: cos(d_i, newg - global) over the
  * parameters (trainable entries) only, d_i = states_i - global (or dirs[i], [K][P] over the
- * parameters, when given), clamped at 0, normalised over the round. */
+ * parameters, when given), clamped at 0, normalised over the round. With E->rules, also the
+ * other readings (FLCE_RULE_COS_MEAN, FLCE_RULE_COS_MODEL), each clamped and normalised alike. */
 void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc);
 /* The parameters (trainable entries) of a state vector [S] into out [P], in state order. */
 void flce_eng_params(const engine *E, const float *state, float *out);

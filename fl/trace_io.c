@@ -92,11 +92,16 @@ void flce_trace_files_free(flce_trace_files *tf) {
 
 flce_status flce_trace_load(const char *dir, const char *rw_path, const char *cw_path, flce_trace_files *tf, int *weights_bad,
                             flce_err *e) {
+    return flce_trace_load_as(dir, NULL, rw_path, cw_path, tf, weights_bad, e);
+}
+
+flce_status flce_trace_load_as(const char *dir, const char *proto_file, const char *rw_path, const char *cw_path, flce_trace_files *tf,
+                               int *weights_bad, flce_err *e) {
     memset(tf, 0, sizeof *tf);
     *weights_bad = 0;
     char p[4200];
     flce_status st;
-    snprintf(p, sizeof p, "%s/prototypes.npy", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, proto_file ? proto_file : "prototypes.npy");
     char qp[4200];
     snprintf(qp, sizeof qp, "%s/Q.npy", dir);
     int from_q = !file_exists(p) && file_exists(qp);
@@ -212,7 +217,9 @@ int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
     else ok = ok && cJSON_AddStringToObject(o, "rank", "rule");
     if (cc->mu_auto) ok = ok && cJSON_AddStringToObject(o, "mu", "auto");
     else ok = ok && flce_json_add_number(o, "mu", cc->mu);
-    return ok && flce_json_add_number(o, "folds", cc->folds) && flce_json_add_number(o, "version", cc->version);
+    return ok && flce_json_add_number(o, "folds", cc->folds) && flce_json_add_number(o, "completion_version", cc->version) &&
+           cJSON_AddStringToObject(o, "missing", cc->missing_unobserved ? "unobserved" : "zero") &&
+           cJSON_AddStringToObject(o, "prototypes", cc->proto_all ? "all" : "correct");
 }
 
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
@@ -253,16 +260,16 @@ flce_status flce_completion_read(const char *path, flce_completion_file *cf, flc
         seed->valuedouble == (double)(uint64_t)seed->valuedouble)
         cf->has_seed = 1, cf->seed = (uint64_t)seed->valuedouble;
     else if (seed) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"seed\" is not a whole number from 0 to 2^53", path);
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "version");
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "completion_version");
     if (!ver) cf->version = 1; /* recorded before completion versions were: version 1 */
     else if (cJSON_IsNumber(ver) && ver->valuedouble >= 1 && ver->valuedouble <= 1000 && ver->valuedouble == (int)ver->valuedouble)
         cf->version = (int)ver->valuedouble;
-    else if (!st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"version\" is not a whole number from 1 to 1000", path);
+    else if (!st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"completion_version\" is not a whole number from 1 to 1000", path);
     const char *ab = flce_json_str(o, "ablate");
     if (ab) snprintf(cf->ablate, sizeof cf->ablate, "%s", ab);
-    const char *keys[4] = {"completion", "solver", "rank", "mu"};
-    char *out[4] = {cf->completion, cf->solver, cf->rank, cf->mu};
-    for (int i = 0; i < 4 && !st; i++) {
+    const char *keys[6] = {"completion", "solver", "rank", "mu", "missing", "prototypes"};
+    char *out[6] = {cf->completion, cf->solver, cf->rank, cf->mu, cf->missing, cf->prototypes};
+    for (int i = 0; i < 6 && !st; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
         if (cJSON_IsString(v)) snprintf(out[i], sizeof cf->mu, "%.39s", v->valuestring);
         else if (cJSON_IsNumber(v)) snprintf(out[i], sizeof cf->mu, "%.17g", v->valuedouble);

@@ -30,6 +30,10 @@ typedef struct {
 
 flce_status flce_trace_load(const char *dir, const char *round_weights_path, const char *class_weights_path,
                             flce_trace_files *tf, int *weights_bad, flce_err *e);
+/* The same with another file in place of prototypes.npy (a run's prototypes_alt.npy: the other
+ * reading of which samples make a prototype); NULL: prototypes.npy. */
+flce_status flce_trace_load_as(const char *dir, const char *proto_file, const char *round_weights_path, const char *class_weights_path,
+                               flce_trace_files *tf, int *weights_bad, flce_err *e);
 void flce_trace_files_free(flce_trace_files *tf);
 
 /* Completion settings from their command-line spellings (any may be NULL: unchanged):
@@ -51,7 +55,7 @@ typedef struct {
     int has_seed;
     uint64_t seed;
     char ablate[32];
-    char completion[40], solver[40], rank[40], mu[40];
+    char completion[40], solver[40], rank[40], mu[40], missing[40], prototypes[40]; /* the readings: "" where absent */
     int version; /* the completion's version (1 where the record has none: written before versions) */
 } flce_completion_file;
 flce_status flce_completion_read(const char *path, flce_completion_file *cf, flce_err *e);

@@ -28,6 +28,8 @@ void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->mu_auto = 1;
     c->folds = 5;
     c->literal = 0;
+    c->missing_unobserved = 0;
+    c->proto_all = 0;
 }
 
 const int FLCE_CV_RANKS[FLCE_CV_NRANKS] = {1, 2, 4, 8};

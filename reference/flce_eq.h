@@ -90,6 +90,11 @@ typedef struct {
     int mu_auto;     /* 1 (default): mu from FLCE_CV_MUS chosen likewise (with the rank when both) */
     int folds;       /* K of the cross-validation, default 5 */
     int literal;     /* 1: the paper's equation read literally (flce_complete_literal) */
+    int missing_unobserved; /* a selected client without a prototype of the class: 0 (default) its momentum
+                             * is an observed 0; 1 the entry is unobserved and the completion fills it
+                             * (flce_eval_trace; docs/flce.md, the readings) */
+    int proto_all;   /* recorded only: the prototypes evaluated average all samples of their class (1) or
+                      * those classified right (0, the default); the trace's files say which is which */
 } flce_completion_cfg;
 
 /* The completion's version, recorded in completion.json ("version"; a record without one was

@@ -22,6 +22,7 @@ typedef struct {
     const flce_trace *tr;
     const flce_ablation *ab;
     const flce_completion_cfg *cc;
+    const uint8_t *present; /* [T][n][C] with cc->missing_unobserved, else NULL */
     flce_eval_result *res;
     flce_status *st;
     flce_err *err;
@@ -36,8 +37,9 @@ static void complete_class(void *ctx, int c) {
     cc.threads = 1; /* the classes are what is spread */
     J->st[c] = FLCE_OK;
     double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
-    if (!Xc || !Xh) {
-        free(Xc), free(Xh);
+    uint8_t *mask = J->present ? malloc((size_t)T * n) : NULL;
+    if (!Xc || !Xh || (J->present && !mask)) {
+        free(Xc), free(Xh), free(mask);
         J->st[c] = flce_fail(&J->err[c], FLCE_ERR_NOMEM, "trace: out of memory");
         return;
     }
@@ -50,7 +52,9 @@ static void complete_class(void *ctx, int c) {
         memcpy(Xh, Xc, (size_t)T * n * sizeof *Xh);
     } else {
         flce_completion_info info;
-        J->st[c] = flce_complete(Xc, tr->selected, T, n, &cc, (uint32_t)c, Xh, &info, &J->err[c]);
+        if (mask) /* the reading "unobserved": a selected client's missing prototype is no observation */
+            for (size_t i = 0; i < (size_t)T * n; i++) mask[i] = tr->selected[i] && J->present[i * C + (size_t)c];
+        J->st[c] = flce_complete(Xc, mask ? mask : tr->selected, T, n, &cc, (uint32_t)c, Xh, &info, &J->err[c]);
         if (!J->st[c]) {
             res->rank[c] = info.rank;
             res->iters[c] = info.iters;
@@ -62,7 +66,7 @@ static void complete_class(void *ctx, int c) {
     if (!J->st[c])
         for (int t = 0; t < T; t++)
             for (int k = 0; k < n; k++) res->X[((size_t)t * n + k) * C + c] = Xh[t * n + k];
-    free(Xc), free(Xh);
+    free(Xc), free(Xh), free(mask);
 }
 
 flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const flce_completion_cfg *cc,
@@ -81,7 +85,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
     res->cv_error = malloc((size_t)C * sizeof *res->cv_error);
     res->cv_grid = malloc((size_t)C * FLCE_CV_NRANKS * FLCE_CV_NMUS * sizeof *res->cv_grid);
     double *g = flce_calloc((size_t)C * d, sizeof *g), *Qt = malloc((size_t)n * C * sizeof *Qt);
-    uint8_t *has_g = flce_calloc((size_t)C, 1), *present = malloc((size_t)n * C);
+    uint8_t *has_g = flce_calloc((size_t)C, 1), *present = malloc((size_t)n * C), *pres_all = NULL;
     flce_status st = FLCE_OK;
     if (!res->Q || !res->X || !res->CE || !res->rank || !res->iters || !res->mu || !res->cv_error || !res->cv_grid || !g || !Qt || !has_g || !present) {
         st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
@@ -89,6 +93,16 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
     }
     for (int c = 0; c < C; c++) res->mu[c] = NAN, res->cv_error[c] = NAN;
     for (int i = 0; i < C * FLCE_CV_NRANKS * FLCE_CV_NMUS; i++) res->cv_grid[i] = NAN;
+    if (cc->missing_unobserved && !(ab && ab->no_completion)) {
+        if (!tr->prototypes) {
+            st = flce_fail(e, FLCE_ERR_ARG, "trace: the reading --missing unobserved needs prototypes.npy (this trace has Q.npy only)");
+            goto out;
+        }
+        if (!(pres_all = malloc(tnc))) {
+            st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
+            goto out;
+        }
+    }
     if (!tr->prototypes) { /* the recorded momentum: only the completion and the totals to redo */
         if (ab && (ab->no_mass || ab->no_velocity || ab->no_momentum)) {
             st = flce_fail(e, FLCE_ERR_ARG, "trace: the ablations M, V and Q need prototypes.npy (this trace has Q.npy only)");
@@ -125,6 +139,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
                     goto out;
                 }
                 present[k * C + c] = sel && nans == 0;
+                if (pres_all) pres_all[((size_t)t * n + k) * C + c] = present[k * C + c];
                 any |= present[k * C + c];
             }
         }
@@ -153,7 +168,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
             st = flce_fail(e, FLCE_ERR_NOMEM, "trace: out of memory");
             goto out;
         }
-        class_job J = {tr, ab, cc, res, sts, errs};
+        class_job J = {tr, ab, cc, pres_all, res, sts, errs};
         flce_parallel_for(C, cc->threads, complete_class, &J);
         for (int c = 0; c < C && !st; c++)
             if ((st = sts[c]) && e) *e = errs[c];
@@ -162,7 +177,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
     }
     flce_final_contribution(res->X, T, n, C, tr->round_weights, tr->class_weights, res->CE);
 out:
-    free(g), free(Qt), free(has_g), free(present);
+    free(g), free(Qt), free(has_g), free(present), free(pres_all);
     if (st) flce_eval_result_free(res);
     return st;
 }

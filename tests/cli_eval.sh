@@ -88,12 +88,12 @@ expect 2 "Q.npy but no prototypes.npy" eval "$t/qonly" --ablate M
 # does not know is refused (status 2), not computed differently
 mkdir "$t/v"; "$fixtures" trace "$t/v"
 "$flce" eval "$t/v" --out "$t/v1" > /dev/null || fail "eval for the version check"
-grep -q '"version":[[:space:]]*1' "$t/v1/completion_eval.json" || fail "completion_eval.json: version 1 not recorded"
+grep -q '"completion_version":[[:space:]]*1' "$t/v1/completion_eval.json" || fail "completion_eval.json: version 1 not recorded"
 printf '{"seed": 1, "ablate": "", "rank": "auto", "mu": "auto"}\n' > "$t/v/completion.json"
 "$flce" eval "$t/v" --out "$t/vold" > "$t/v.log" || fail "eval of a record without a version: $(cat "$t/v.log")"
 grep -q "completion: version 1," "$t/v.log" || fail "a record without a version: not version 1: $(grep completion: "$t/v.log")"
 cmp -s "$t/vold/contributions.csv" "$t/v1/contributions.csv" || fail "a record without a version: other contributions"
-printf '{"seed": 1, "version": 9}\n' > "$t/v/completion.json"
+printf '{"seed": 1, "completion_version": 9}\n' > "$t/v/completion.json"
 expect 2 "completion version 9: this build knows version 1 only" eval "$t/v"
 expect 2 "--threads 65" eval "$t/trace" --threads 65
 expect 2 "--tol -1" eval "$t/trace" --tol -1

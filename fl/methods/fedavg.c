@@ -7,5 +7,6 @@
 const flce_method flce_method_fedavg = {
     .name = "fedavg",
     .summary = "FedAvg: data-size-weighted average; cosine-rule contributions",
+    .flags = FLCE_M_COSINE_RULES,
     .server = flce_eng_fedavg_cosine,
 };

@@ -83,5 +83,6 @@ const flce_method flce_method_fedfv = {
     .summary = "FedFV: conflict-projected update directions; cosine-rule contributions on them",
     .state_size = fedfv_state_size,
     .client_begin = fedfv_client_begin,
+    .flags = FLCE_M_COSINE_RULES,
     .server = fedfv_server,
 };

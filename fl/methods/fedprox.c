@@ -13,6 +13,7 @@ static flce_status fedprox_local_step(engine *E, int slot, int nb, int first, fl
 
 const flce_method flce_method_fedprox = {
     .name = "fedprox",
+    .flags = FLCE_M_COSINE_RULES,
     .summary = "FedProx: FedAvg with a proximal term in local training; cosine-rule contributions",
     .local_step = fedprox_local_step,
     .server = flce_eng_fedavg_cosine,

@@ -29,7 +29,7 @@ static flce_status flce_open(engine *E, flce_err *e) {
     if (!E->writer) return FLCE_OK;
     char p[1200], ab[32];
     flce_completion_cfg cc = E->cfg->completion;
-    cc.seed = E->cfg->seed;
+    cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
     ablate_text(E->cfg, ab, sizeof ab);
     snprintf(p, sizeof p, "%s/trace/completion.json", E->dir);
     return flce_completion_record(p, &cc, ab, 0, NULL, e);
@@ -63,12 +63,13 @@ static flce_status flce_client_end(engine *E, int slot, flce_err *e) {
             held[y[i]]++;
         }
     }
-    if (!st) {
-        flce_prototypes(z, label, pred, (int)nk, d, C, E->protos + (size_t)k * C * d, count);
-        for (int c = 0; c < C; c++) {
-            E->present[(size_t)k * C + c] = count[c] > 0;
-            E->nc_slot[slot] += held[c] > 0 && count[c] == 0;
-        }
+    if (!st) { /* both readings from the same features: the run's (uploaded, aggregated with) and the
+                * other (the trace's prototypes_alt.npy, for flce eval --proto-samples) */
+        float *mine = E->protos + (size_t)k * C * d, *other = E->protos_alt + (size_t)k * C * d;
+        flce_prototypes(z, label, pred, (int)nk, d, C, E->cfg->proto_all ? other : mine, count); /* correct: the text */
+        for (int c = 0; c < C; c++) E->nc_slot[slot] += held[c] > 0 && count[c] == 0;
+        flce_prototypes(z, label, label, (int)nk, d, C, E->cfg->proto_all ? mine : other, held); /* all: the equation */
+        for (int c = 0; c < C; c++) E->present[(size_t)k * C + c] = (E->cfg->proto_all ? held[c] : count[c]) > 0;
     }
     free(z), free(label), free(pred), free(count), free(held), free(y);
     return st;
@@ -121,7 +122,7 @@ static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err 
     if (!st) {
         flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL};
         flce_completion_cfg cc = E->cfg->completion;
-        cc.seed = E->cfg->seed;
+        cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
         flce_eval_result res;
         double t0 = now_s();
         st = flce_eval_trace(&tr, &E->cfg->ablate, &cc, &res, e);
