@@ -21,7 +21,7 @@ static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
     "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
     "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
-    "                 [--proto-samples correct|all] [--missing zero|unobserved]\n"
+    "                 [--proto-samples correct|all] [--missing zero|unobserved] [--rounds R]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
@@ -138,7 +138,7 @@ int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
                *kind = NULL, *proto_s = NULL, *missing_s = NULL;
     cli_list ablate = {{0}, 0};
-    int max_iter = 500, heldout = 0, version = FLCE_COMPLETION_VERSION, threads = 0;
+    int max_iter = 500, heldout = 0, version = FLCE_COMPLETION_VERSION, threads = 0, upto = 0;
     double tol = 0;
     uint64_t seed = 1;
     cli_opt opts[] = {
@@ -156,6 +156,7 @@ int flce_cmd_eval(int argc, char **argv) {
         {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default 1e-10)", 0},
         {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text) or all (the equation); default: the run's (a run records the other in prototypes_alt.npy)", 0},
         {"missing", CLI_STR, &missing_s, "a selected client's missing prototype: zero (an observed 0, default) or unobserved (the completion fills it); default: the run's", 0},
+        {"rounds", CLI_INT, &upto, "evaluate the first R rounds only (what FLCE would have reported had training stopped there)", 0},
         {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
         {0},
     };
@@ -239,6 +240,13 @@ int flce_cmd_eval(int argc, char **argv) {
         ab.no_mass = ab.no_velocity = ab.no_momentum = 0;
     }
     if (tf.tr.prototypes) ab_rec = ab;
+    if (cli_find(opts, "rounds")->seen) {
+        if (upto < 1 || upto > tf.tr.T) {
+            flce_trace_files_free(&tf);
+            return cli_usage_error(prog, "--rounds %d: the trace has %d rounds", upto, tf.tr.T);
+        }
+        tf.tr.T = upto; /* every array is round-major: the first R rounds are its prefix */
+    }
     int T = tf.tr.T, n = tf.tr.n, C = tf.tr.C, d = tf.tr.d;
     const double *sizes = tf.sizes;
     if (!(shares = malloc((size_t)n * sizeof *shares))) {

@@ -226,17 +226,24 @@ static int claims_ablation(run_t *runs, group_t *g, int ng, char **ckeys, const 
     return rows;
 }
 
-/* Server cost: FLCE comparable to FedAvg (within 10x), FedSV orders of magnitude above (100x). */
+/* Server cost: FLCE comparable to FedAvg (within 10x), FedSV orders of magnitude above (100x).
+ * Judged on the whole run's server time: FLCE's rounds plus its work after the last round as
+ * the paper describes it (one fixed-rank fit a class: costs.txt final_server_seconds_paper), over
+ * FedAvg's as run (its server step includes the cosine-rule contributions: both then produce
+ * contributions, the fair comparison); the harness's cross-validated completion (the runs' own,
+ * final_server_seconds) is shown beside it, not judged. */
 static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int a, const char *conf, FILE *md, FILE *ht) {
     const char *ck = ckeys[g[a].m[0]];
     int rows = 0;
-    /* server cost: FLCE comparable to FedAvg (within 10x), FedSV orders of magnitude above (100x) */
-    double sf = 0, sa = NAN, ss = NAN, fin = 0;
-    int unrec = 0; /* FLCE runs that did not record the work after the last round (its completion) */
+    double sf = 0, sp = 0, sa = NAN, ss = NAN, fin = 0, finp = 0;
+    int unrec = 0, unrec_p = 0; /* FLCE runs that did not record the work after the last round */
     for (int q = 0; q < g[a].n; q++) {
         const run_t *r = &runs[g[a].m[q]];
-        unrec += isnan(r->srv_final);
+        unrec += isnan(r->srv_final), unrec_p += isnan(r->srv_paper);
+        double T = r->T > 0 ? r->T : 1;
         sf += r->srv_all / g[a].n, fin += (r->srv_all - r->srv_mean) / g[a].n; /* srv_all: the completion spread over the rounds */
+        sp += (r->srv_mean + (isnan(r->srv_paper) ? 0 : r->srv_paper / T)) / g[a].n;
+        finp += (isnan(r->srv_paper) ? 0 : r->srv_paper / T) / g[a].n;
     }
     for (int b = 0; b < ng; b++) {
         const run_t *fb = &runs[g[b].m[0]];
@@ -247,18 +254,20 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
         if (!strcmp(fb->algo, "fedsv")) ss = m;
     }
     if (!isnan(sa) && sa > 0) {
-        char meas[320];
-        int ok = sf / sa <= 10 && (isnan(ss) || ss / sa >= 100);
-        char fl[120];
-        if (unrec) snprintf(fl, sizeof fl, "FLCE %.4g (its completion after the last round not recorded by %d of its %d runs)", sf, unrec, g[a].n);
-        else snprintf(fl, sizeof fl, "FLCE %.4g (of which its completion after the last round %.4g)", sf, fin);
-        if (isnan(ss)) snprintf(meas, sizeof meas, "server s/round: %s, FedAvg %.4g (%.2gx); no FedSV run", fl, sa, sf / sa);
-        else snprintf(meas, sizeof meas, "server s/round: %s, FedAvg %.4g (%.2gx), FedSV %.4g (%.3gx FedAvg)", fl, sa, sf / sa, ss, ss / sa);
+        char meas[480], fl[200], au[160];
+        int ok = sp / sa <= 10 && (isnan(ss) || ss / sa >= 100);
+        if (unrec_p) snprintf(fl, sizeof fl, "FLCE with the paper's completion: not timed by %d of its %d runs", unrec_p, g[a].n);
+        else snprintf(fl, sizeof fl, "FLCE with the paper's completion %.4g (%.2gx; completion %.3g)", sp, sp / sa, finp);
+        if (unrec) snprintf(au, sizeof au, "with the harness's cross-validated one: not recorded by %d runs", unrec);
+        else snprintf(au, sizeof au, "with the harness's cross-validated one %.4g (%.2gx)", sf, sf / sa);
+        if (isnan(ss)) snprintf(meas, sizeof meas, "server s/round, the whole run: %s, %s; FedAvg with its cosine rule %.4g; no FedSV run", fl, au, sa);
+        else snprintf(meas, sizeof meas, "server s/round, the whole run: %s, %s; FedAvg with its cosine rule %.4g; FedSV %.4g (%.3gx)", fl,
+                      au, sa, ss, ss / sa);
         /* without the completion's time FLCE's cost is understated: a verdict for it would flatter */
-        const char *w = unrec && ok ? "inconclusive" : ok ? "holds" : "does not hold";
+        const char *w = unrec_p && ok ? "inconclusive" : ok ? "holds" : "does not hold";
         const char *cl = "FLCE's server cost comparable to FedAvg's, FedSV's orders of magnitude above";
-        claims_csv_line(cl, conf, "FLCE / FedAvg server seconds per round (at most 10)", sf / sa, 0, NAN, g[a].n,
-                        sf / sa <= 10 ? 1 : -1, w);
+        claims_csv_line(cl, conf, "FLCE (the paper's completion) / FedAvg server seconds per round over the whole run (at most 10)", sp / sa, 0, NAN,
+                        g[a].n, sp / sa <= 10 ? 1 : -1, w);
         if (!isnan(ss)) claims_csv_line(cl, conf, "FedSV / FedAvg server seconds per round (at least 100)", ss / sa, 0, NAN,
                                         g[a].n, ss / sa >= 100 ? 1 : -1, w);
         fprintf(md, "| FLCE's server cost comparable to FedAvg's, FedSV's orders of magnitude above | %s | %s | %s | **%s** |\n", conf,
@@ -359,8 +368,10 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
         "when there is one seed). A claim **holds** when all its comparisons hold, **does not hold** when one fails, and is "
         "**inconclusive** otherwise. The Dirichlet claims compare the smallest and the largest parameter of a sweep "
         "(unpaired: the interval of the difference of the two means). Server cost: holds when FLCE's mean server seconds "
-        "per round (its completion after the last round spread over the rounds) are within 10x FedAvg's and FedSV's at least "
-        "100x FedAvg's; inconclusive where a run did not record its completion's time and the rest would hold. Shapley-based methods (FedSV, GTG-Shapley) "
+        "per round over the whole run (its completion after the last round as the paper describes it, one fixed-rank fit a class, "
+        "spread over the rounds) are within 10x FedAvg's (FedAvg as run: with its cosine-rule contributions) and FedSV's at least "
+        "100x FedAvg's; the harness's cross-validated completion is shown beside, not judged; inconclusive where a run did not "
+        "time the paper's completion and the rest would hold. Shapley-based methods (FedSV, GTG-Shapley) "
         "are left out of the KL, distance and diversity claims, as in the paper.";
     fprintf(md, "\n%s\n", rule);
     fprintf(ht, "<p>%s</p>\n", rule);

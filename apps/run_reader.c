@@ -174,12 +174,14 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
         }
         free(dv);
     }
-    r->srv_final = NAN; /* runs made before costs.txt existed did not record it */
+    r->srv_final = r->srv_paper = NAN; /* runs made before costs.txt existed did not record it */
     snprintf(p, sizeof p, "%s/costs.txt", dir);
     char *ct = slurp(p, NULL);
     if (ct) {
         double v;
         if (sscanf(ct, "final_server_seconds %lf", &v) == 1 && v >= 0) r->srv_final = v;
+        const char *pp = strstr(ct, "\nfinal_server_seconds_paper ");
+        if (pp && sscanf(pp + 1, "final_server_seconds_paper %lf", &v) == 1 && v >= 0) r->srv_paper = v;
         free(ct);
     }
     snprintf(p, sizeof p, "%s/digests.txt", dir);

@@ -21,6 +21,8 @@ typedef struct {
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
     double srv_final;  /* server seconds after the last round (costs.txt: FLCE's completion); NAN where not recorded */
     double srv_all;    /* srv_mean plus srv_final spread over the rounds (srv_mean where not recorded) */
+    double srv_paper;  /* server seconds after the last round as the paper describes that work (costs.txt
+                        * final_server_seconds_paper: FLCE's one fixed-rank fit a class); NAN where not recorded */
     double *rc;        /* [T][clients] round contributions, NaN where not selected (NULL if absent) */
     char partdig[17];  /* the partition digest */
     char shapley[16];

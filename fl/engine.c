@@ -371,7 +371,8 @@ static flce_status npy_prealloc(engine *E, const char *name, flce_npy_dtype dt, 
  * of the trace's rows written so far; the whole file ends with its own xxh3-64, so that a
  * flipped bit, a NaN written in, an edited round count or a truncation is refused, never
  * continued from. Written atomically after every round (and before the first). */
-#define STATE_MAGIC 0x32534c46u /* "FLS2" */
+#define STATE_MAGIC 0x33534c46u  /* "FLS3": since 2026-11-27 the settings it belongs to, in its header */
+#define STATE_MAGIC2 0x32534c46u /* "FLS2": before; refused (it does not say whose it is) */
 
 static int bn_layers(flce_model *m, flce_bn_l **out) {
     int k = 0;
@@ -409,9 +410,14 @@ static int state_fields(engine *E, int done, state_field *f) {
 }
 
 /* header, fields, and the checksum of all before it */
+/* The settings a state belongs to: config.json as this run writes it (compact) and the digest of
+ * the partition drawn (which the subset and the seed decide): what must be equal for a state to
+ * be this run's. Computed once, at open_run_files. */
+static size_t settings_len(const engine *E) { return E->settings ? strlen(E->settings) : 0; }
+
 static size_t state_size(engine *E, int done) {
     state_field f[64];
-    size_t sz = 16 + 8;
+    size_t sz = 16 + 4 + settings_len(E) + 8;
     for (int i = 0, n = state_fields(E, done, f); i < n; i++) sz += f[i].bytes;
     return sz;
 }
@@ -420,8 +426,10 @@ static flce_status save_state(engine *E, int done, flce_err *e) {
     size_t sz = state_size(E, done);
     unsigned char *b = malloc(sz), *p = b;
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
-    uint32_t hdr[4] = {STATE_MAGIC, (uint32_t)done, (uint32_t)E->S, (uint32_t)E->n};
+    uint32_t hdr[4] = {STATE_MAGIC, (uint32_t)done, (uint32_t)E->S, (uint32_t)E->n}, sl = (uint32_t)settings_len(E);
     memcpy(p, hdr, 16), p += 16;
+    memcpy(p, &sl, 4), p += 4;
+    if (sl) memcpy(p, E->settings, sl), p += sl;
     state_field f[64];
     for (int i = 0, n = state_fields(E, done, f); i < n; i++)
         if (f[i].bytes) memcpy(p, f[i].p, f[i].bytes), p += f[i].bytes;
@@ -434,6 +442,31 @@ static flce_status save_state(engine *E, int done, flce_err *e) {
     return st;
 }
 
+/* The first setting in which two settings texts (settings_text) differ, as "its lr is 0.02, this
+ * run's 0.01", into out. */
+static void flce_settings_diff(const char *theirs, const char *mine, char *out, size_t cap) {
+    const char *nl1 = strrchr(theirs, '\n'), *nl2 = strrchr(mine, '\n');
+    char *a = strndup(theirs, nl1 ? (size_t)(nl1 - theirs) : strlen(theirs)), *b = strndup(mine, nl2 ? (size_t)(nl2 - mine) : strlen(mine));
+    cJSON *ja = a ? cJSON_Parse(a) : NULL, *jb = b ? cJSON_Parse(b) : NULL;
+    int found = 0;
+    if (ja && jb) {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, jb) {
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(ja, x->string);
+            char *vx = cJSON_PrintUnformatted(x), *vy = y ? cJSON_PrintUnformatted(y) : NULL;
+            if (vx && (!vy || strcmp(vx, vy))) {
+                snprintf(out, cap, "its %s is %.60s, this run's %.60s", x->string, vy ? vy : "absent", vx);
+                found = 1;
+            }
+            free(vx), free(vy);
+            if (found) break;
+        }
+    }
+    if (!found && nl1 && nl2 && strcmp(nl1, nl2)) snprintf(out, cap, "another partition of the data: %.40s against %.40s", nl1 + 1, nl2 + 1);
+    cJSON_Delete(ja), cJSON_Delete(jb);
+    free(a), free(b);
+}
+
 static flce_status load_state(engine *E, int *done, flce_err *e) {
     char path[1200];
     snprintf(path, sizeof path, "%s/state.bin", E->dir);
@@ -442,13 +475,27 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
     fseek(f, 0, SEEK_END);
     long fs = ftell(f);
     rewind(f);
-    uint32_t hdr[4];
+    uint32_t hdr[4], sl = 0;
     unsigned char *b = NULL;
     flce_status st = FLCE_OK;
-    if (fs < 16 || fread(hdr, 4, 4, f) != 4 || hdr[0] != STATE_MAGIC || hdr[2] != (uint32_t)E->S || hdr[3] != (uint32_t)E->n ||
-        hdr[1] > (uint32_t)E->T)
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a state file of this configuration", path);
-    else if ((size_t)fs != state_size(E, (int)hdr[1]))
+    int got = fs >= 20 && fread(hdr, 4, 4, f) == 4 && fread(&sl, 4, 1, f) == 1;
+    if (got && hdr[0] == STATE_MAGIC2)
+        st = flce_fail(e, FLCE_ERR_ARG, "--resume: %s was written by a build before 2026-11-27, which did not record whose run it is: "
+                       "rerun without --resume (--force)", path);
+    else if (!got || hdr[0] != STATE_MAGIC)
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a state file (no FLS3 header)", path);
+    else if (sl != settings_len(E) || hdr[2] != (uint32_t)E->S || hdr[3] != (uint32_t)E->n || hdr[1] > (uint32_t)E->T ||
+             (size_t)fs < 20 + (size_t)sl + 8) {
+        /* another run's: say what differs where its settings can be read */
+        char *other = (size_t)fs >= 20 + (size_t)sl + 8 && sl < (1u << 24) ? malloc((size_t)sl + 1) : NULL;
+        char what[400] = "its model size, clients or rounds";
+        if (other && fread(other, 1, sl, f) == sl) {
+            other[sl] = '\0';
+            flce_settings_diff(other, E->settings, what, sizeof what);
+        }
+        free(other);
+        st = flce_fail(e, FLCE_ERR_ARG, "--resume: %s belongs to another run (%s)", path, what);
+    } else if ((size_t)fs != state_size(E, (int)hdr[1]))
         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: %ld bytes, but %d rounds done need %zu: damaged", path, fs, (int)hdr[1],
                        state_size(E, (int)hdr[1]));
     else if (!(b = malloc((size_t)fs))) st = flce_fail(e, FLCE_ERR_NOMEM, "state: out of memory");
@@ -467,8 +514,17 @@ static flce_status load_state(engine *E, int *done, flce_err *e) {
         free(b);
         return flce_fail(e, FLCE_ERR_FORMAT, "%s: checksum mismatch: the file was changed or damaged since it was written", path);
     }
+    if (sl && memcmp(b + 20, E->settings, sl) != 0) {
+        char *other = malloc((size_t)sl + 1), what[400] = "its settings";
+        if (other) {
+            memcpy(other, b + 20, sl), other[sl] = '\0';
+            flce_settings_diff(other, E->settings, what, sizeof what);
+        }
+        free(other), free(b);
+        return flce_fail(e, FLCE_ERR_ARG, "--resume: %s belongs to another run (%s)", path, what);
+    }
     *done = (int)hdr[1];
-    const unsigned char *p = b + 16;
+    const unsigned char *p = b + 20 + sl;
     state_field fl[64];
     for (int i = 0, n = state_fields(E, *done, fl); i < n; i++)
         if (fl[i].bytes) memcpy(fl[i].p, p, fl[i].bytes), p += fl[i].bytes;
@@ -738,7 +794,13 @@ static flce_status check_dir(engine *E, flce_err *e) {
     if (c->resume) {
         if (!exists) return flce_fail(e, FLCE_ERR_ARG, "--resume: %s holds no run (no config.json)", E->dir);
     } else if (exists && !c->force) {
-        return flce_fail(e, FLCE_ERR_ARG, "--out %s already holds a run (use --resume to continue it or --force to overwrite)", E->dir);
+        /* a run that died before its first state.bin (while loading its data) holds nothing to keep:
+         * a plain rerun replaces it */
+        char q[1200];
+        snprintf(p, sizeof p, "%s/state.bin", E->dir);
+        snprintf(q, sizeof q, "%s/digests.txt", E->dir);
+        if (stat(p, &sb) == 0 || stat(q, &sb) == 0)
+            return flce_fail(e, FLCE_ERR_ARG, "--out %s already holds a run (use --resume to continue it or --force to overwrite)", E->dir);
     } else if (!c->force) { /* files a run would write, without a run: someone else's, never overwritten silently */
         const char *ours[] = {"metrics.csv", "contributions.csv", "digests.txt", "model.safetensors", "state.bin", "trace"};
         for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
@@ -759,9 +821,11 @@ static flce_status make_dir(engine *E, flce_err *e) {
     snprintf(p, sizeof p, "%s/trace", E->dir);
     if (mkdir(p, 0755) != 0 && errno != EEXIST) return flce_fail(e, FLCE_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
     if (c->force && !c->resume) { /* start over: nothing of the old run may survive */
-        const char *old[] = {"state.bin", "metrics.csv", "contributions.csv", "digests.txt", "model.safetensors",
-                             "trace/prototypes.npy", "trace/selected.npy", "trace/Q.npy", "trace/X_completed.npy",
-                             "trace/contributions.csv", "trace/class_weights.npy", "trace/completion.json", "trace/data_sizes.npy"};
+        const char *old[] = {"state.bin", "metrics.csv", "contributions.csv", "digests.txt", "model.safetensors", "costs.txt",
+                             "round_contributions.csv", "round_contributions_rules.csv", "contributions_rules.csv",
+                             "trace/prototypes.npy", "trace/prototypes_alt.npy", "trace/selected.npy", "trace/Q.npy",
+                             "trace/X_completed.npy", "trace/contributions.csv", "trace/class_weights.npy", "trace/completion.json",
+                             "trace/data_sizes.npy"};
         for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
             snprintf(p, sizeof p, "%s/%s", E->dir, old[i]);
             remove(p);
@@ -885,7 +949,7 @@ static void engine_free(engine *E) {
     free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->protos_alt), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->g), free(E->has_g), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc), free(E->feat2);
-    free(E->feat3), free(E->dzx), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->rules), free(E->rules_hist), free(E->pacc), free(E->nc_slot), free(E->owner);
+    free(E->feat3), free(E->dzx), free(E->settings), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->rules), free(E->rules_hist), free(E->pacc), free(E->nc_slot), free(E->owner);
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_proto_alt > 0) close(E->fd_proto_alt);
     if (E->fd_sel > 0) close(E->fd_sel);
@@ -1016,6 +1080,8 @@ void flce_engine_close(engine *E) { engine_free(E); }
  * that it holds these settings and the state to continue from: the rounds done into *done),
  * device.txt, clients.csv, the trace of a method that uploads prototypes, the method's own
  * (open), and the state before the first round. */
+static flce_status write_round_rules(engine *E, int rounds, flce_err *e);
+
 static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
     int n = E->n, C = E->C, d = E->d;
@@ -1028,8 +1094,22 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
         return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
     int done = 0;
+    { /* what a state.bin of this run says it belongs to */
+        char *txt = cJSON_PrintUnformatted(cj);
+        size_t tl = txt ? strlen(txt) : 0;
+        if (txt && (E->settings = malloc(tl + 40)))
+            snprintf(E->settings, tl + 40, "%s\npartition %016llx", txt, (unsigned long long)flce_partition_digest(&E->part));
+        free(txt);
+        if (!E->settings) {
+            cJSON_Delete(cj);
+            return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        }
+    }
+    snprintf(p, sizeof p, "%s/state.bin", E->dir);
+    struct stat sst;
+    int fresh = cfg->resume && stat(p, &sst) != 0; /* --resume of a run that died before its first state: from round 0 */
     if (cfg->resume) {
-        if (!(st = same_settings(E, cj, e)) && !(st = load_state(E, &done, e))) E->resume_done = done;
+        if (!(st = same_settings(E, cj, e)) && !fresh && !(st = load_state(E, &done, e))) E->resume_done = done;
     } else {
         snprintf(p, sizeof p, "%s/config.json", E->dir);
         st = flce_json_write(p, cj, e);
@@ -1076,10 +1156,14 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
             snprintf(p, sizeof p, "%s/trace/class_weights.npy", E->dir);
             if ((st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, cfg->class_weights, e))) return st;
         }
-        if (cfg->resume && (st = verify_trace(E, done, e))) return st;
+        if (cfg->resume && !fresh && (st = verify_trace(E, done, e))) return st;
     }
     if (E->algo->open && (st = E->algo->open(E, e))) return st; /* the settings and the folder are checked */
-    if (!cfg->resume && (st = save_state(E, 0, e))) return st; /* a run killed in its first round can be resumed */
+    if ((!cfg->resume || fresh) && (st = save_state(E, 0, e))) return st; /* a run killed in its first round can be resumed */
+    if (cfg->resume && !fresh) { /* the per-round files hold exactly the rounds the state says are done */
+        if ((st = write_metrics(E, done, e)) || (st = write_round_contributions(E, done, e))) return st;
+        if (E->rules_hist && (st = write_round_rules(E, done, e))) return st;
+    }
     *done_out = done;
     return FLCE_OK;
 }

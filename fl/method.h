@@ -143,6 +143,8 @@ struct engine {
     double *vcache;                /* Shapley utility cache per round, [2^K] */
     /* files */
     char dir[1024];
+    char *settings;                  /* the settings a state.bin belongs to (config.json compact, newline, the
+                                      * partition's digest): in its header, compared on --resume */
     int fd_proto, fd_proto_alt, fd_sel;
     size_t proto_off, proto_alt_off, sel_off;
     uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */

@@ -226,7 +226,8 @@ flce_status flce_completion_record(const char *path, const flce_completion_cfg *
                                    const flce_eval_result *res, flce_err *e) {
     cJSON *o = cJSON_CreateObject(), *classes = NULL;
     int ok = o && flce_json_add_number(o, "seed", (double)cc->seed) && cJSON_AddStringToObject(o, "ablate", ablate) &&
-             flce_completion_settings_add(o, cc) && (classes = cJSON_AddArrayToObject(o, "classes"));
+             flce_completion_settings_add(o, cc) && (!res || flce_json_add_number(o, "seconds", res->seconds)) &&
+             (classes = cJSON_AddArrayToObject(o, "classes"));
     for (int c = 0; ok && c < C && res; c++) {
         cJSON *k = cJSON_CreateObject();
         ok = k && cJSON_AddItemToArray(classes, k) && flce_json_add_number(k, "class", c) &&

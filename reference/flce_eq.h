@@ -199,6 +199,7 @@ typedef struct {
     double *cv_grid;    /* [C][FLCE_CV_NRANKS][FLCE_CV_NMUS] with auto, else NaN */
     int *iters;         /* [C] completion iterations */
     int64_t fallback_rounds; /* rounds where omega fell back to data sizes */
+    double seconds;          /* wall time of the evaluation (a cost, not a result: in no digest) */
 } flce_eval_result;
 
 /* Run the server equations round by round over the trace, complete, and combine.

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flce_eq.h"
 #include "parallel.h"
@@ -72,6 +73,8 @@ static void complete_class(void *ctx, int c) {
 flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const flce_completion_cfg *cc,
                             flce_eval_result *res, flce_err *e) {
     memset(res, 0, sizeof *res);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int T = tr->T, n = tr->n, C = tr->C, d = tr->d;
     if (T < 1 || n < 1 || C < 1 || (tr->prototypes ? d < 1 : !tr->Q))
         return flce_fail(e, FLCE_ERR_FORMAT, "trace: empty dimension (T %d, n %d, C %d, d %d)", T, n, C, d);
@@ -176,6 +179,11 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
         if (st) goto out;
     }
     flce_final_contribution(res->X, T, n, C, tr->round_weights, tr->class_weights, res->CE);
+    {
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        res->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    }
 out:
     free(g), free(Qt), free(has_g), free(present), free(pres_all);
     if (st) flce_eval_result_free(res);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# study_pack.sh pack|unpack [STUDY_DIR]: carry the finished runs of a long study from one
+# study_pack.sh pack|unpack [STUDY_DIR] [ARCHIVE]: carry the finished runs of a long study from one
 # machine (or session) to the next through git. The study (scripts/presets/run.sh all small
 # runs/study) takes hours; what a finished run leaves that the report and flce eval read is
 # small. pack: every finished run folder of STUDY_DIR (default runs/study) into
@@ -13,14 +13,20 @@
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-}; study=${2:-runs/study}
-arch=docs/results/fmnist-small/runs.tar.xz
+arch=${3:-docs/results/fmnist-small/runs.tar.xz}
+# the readings experiment and the horizon (ARCHIVE under docs/results/fmnist-readings): no
+# prototypes are carried (scripts/readings_eval.sh has evaluated every reading of them into
+# RUN/readings/ first; rerunning a run makes them again, bit for bit)
+case "$arch" in *fmnist-readings*) readings=1;; *) readings=0;; esac
 case "$what" in
   pack)
     [ -d "$study" ] || { echo "study_pack.sh: $study: no such folder" >&2; exit 2; }
+    if [ $readings = 1 ]; then ./scripts/readings_eval.sh "$study"/*/; fi # before the prototypes are left out
     list=$(mktemp); trap 'rm -f "$list"' EXIT
     for d in "$study"/*/; do
       d=${d%/}; name=$(basename "$d")
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
+      [ $readings = 1 ] && keep_trace=0
       if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
       else # a folder of several methods, unfinished: its finished methods, with the state.bin
            # that lets --resume take them as done (a run cut short is not carried)
@@ -32,7 +38,8 @@ case "$what" in
       for p in $parts; do
         find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
           case "$f" in */state.bin) [ $keep_state = 1 ] || continue;; esac
-          case "$f" in */trace/prototypes.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
+          case "$f" in */trace/prototypes.npy|*/trace/prototypes_alt.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
+          case "$f" in */readings/*/Q.npy|*/readings/*/X_completed.npy|*.tmp) continue;; esac
           echo "${f#"$study"/}"
         done >> "$list"
       done
@@ -46,5 +53,5 @@ case "$what" in
     mkdir -p "$study"
     xz -dc "$arch" | tar -C "$study" -xf -
     echo "unpacked into $study: $(ls "$study" | wc -l) folders";;
-  *) echo "usage: scripts/study_pack.sh pack|unpack [STUDY_DIR]" >&2; exit 2;;
+  *) echo "usage: scripts/study_pack.sh pack|unpack [STUDY_DIR] [ARCHIVE]" >&2; exit 2;;
 esac

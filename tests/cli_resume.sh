@@ -5,7 +5,10 @@
 # trace/prototypes.npy, a byte flipped in trace/selected.npy, other data of the same shape.
 # A run killed before its first round ends resumes to the uninterrupted run's digests and
 # model.safetensors (num_batches_tracked included); a folder with someone's metrics.csv but
-# no config.json is not overwritten without --force.
+# no config.json is not overwritten without --force. A state of another run (other settings or
+# method) is refused naming what differs; after a resume every per-round file holds the rounds
+# the state says are done; a run that died before its first state resumes from round 0 or is
+# replaced by a plain rerun.
 set -u
 flce=$1
 PROG=$flce
@@ -52,6 +55,31 @@ lb=$(od -An -tu1 -j 8 -N1 "$t/lab" | tr -d ' ')
 printf "$(printf '\\%03o' $(((lb + 1) % 10)))" | dd of="$t/lab" bs=1 seek=8 conv=notrunc 2>/dev/null
 gzip -c "$t/lab" > "$t/fm/t10k-labels-idx1-ubyte.gz"
 expect 1 "not the data this run used" run --algo flce $tiny --out "$t/d" --resume
+# a state belongs to one run (issue 35): another run's state.bin is refused, naming what differs
+"$flce" run --algo fedavg $tiny --out "$t/fa" > /dev/null 2>&1 || fail "fedavg run"
+FLCE_TEST_KILL_AFTER=1 "$flce" run --algo fedavg $tiny --lr 0.02 --out "$t/lr" > /dev/null 2>&1
+cp "$t/fa/state.bin" "$t/lr/state.bin"
+expect 2 "belongs to another run (its lr is 0.01, this run's 0.02)" run --algo fedavg $tiny --lr 0.02 --out "$t/lr" --resume
+FLCE_TEST_KILL_AFTER=1 "$flce" run --algo fedprox $tiny --out "$t/px" > /dev/null 2>&1
+cp "$t/fa/state.bin" "$t/px/state.bin"
+expect 2 'belongs to another run (its algo is "fedavg", this run'"'"'s "fedprox")' run --algo fedprox $tiny --out "$t/px" --resume
+# the same settings, a finished run's state in a run killed after round 1: the per-round files
+# then hold the three rounds the state says are done, not the one the killed run wrote
+FLCE_TEST_KILL_AFTER=1 "$flce" run --algo fedavg $tiny --out "$t/sw" > /dev/null 2>&1
+cp "$t/fa/state.bin" "$t/sw/state.bin"
+"$flce" run --algo fedavg $tiny --out "$t/sw" --resume > /dev/null 2>&1 || fail "resume with a finished state"
+[ "$(wc -l < "$t/sw/metrics.csv")" = 4 ] || fail "after a resume metrics.csv holds $(($(wc -l < "$t/sw/metrics.csv") - 1)) rounds, not 3"
+cmp -s "$t/sw/metrics.csv" "$t/fa/metrics.csv" || fail "after a resume metrics.csv is not the run's"
+cmp -s "$t/sw/round_contributions.csv" "$t/fa/round_contributions.csv" || fail "after a resume round_contributions.csv is not the run's"
+# a run that died before its first state.bin (config.json only): --resume starts it from round 0,
+# and a plain rerun replaces it without --force; both end at the uninterrupted digests
+for how in resume rerun; do
+  FLCE_TEST_KILL_AFTER=0 "$flce" run --algo flce $tiny --out "$t/dead$how" > /dev/null 2>&1
+  rm -f "$t/dead$how/state.bin"
+  if [ $how = resume ]; then "$flce" run --algo flce $tiny --out "$t/dead$how" --resume > /dev/null 2>&1 || fail "--resume of a run without state"
+  else "$flce" run --algo flce $tiny --out "$t/dead$how" > /dev/null 2>&1 || fail "rerun of a run without state"; fi
+  cmp -s "$t/full/digests.txt" "$t/dead$how/digests.txt" || fail "a run without state, $how: digests differ"
+done
 # someone's metrics.csv without a run
 mkdir "$t/theirs" && echo "their,numbers" > "$t/theirs/metrics.csv"
 expect 2 "holds metrics.csv but no run" run --algo fedavg $tiny --out "$t/theirs"

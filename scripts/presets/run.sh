@@ -1,6 +1,8 @@
 #!/bin/sh
 # run.sh EXPERIMENT SCALE [OUT]: one experiment of the FLCE paper, ending in a report.
 #   EXPERIMENT: normal | ablation | classweights | heterogeneity | noise | main | moreseeds | cost | all
+#               | readings | horizon  (issue 30's, small scale only, not part of `all`; their plan,
+#               seeds included, is in docs/decisions.md: readings seeds 101-105, horizon 201-203)
 #   (moreseeds: seeds 4 and 5 of the normal configurations for FLCE, FedAvg and FedSV only, beside
 #   the normal experiment's seeds 1-3 of all eleven methods: five seeds where the paper's headline
 #   comparison is, FLCE's KL against FedAvg's cosine rule; not part of `all`)
@@ -19,14 +21,17 @@
 # FLCE_PRESET_DIRICHLETS="0.1 0.3 1 5": the heterogeneity sweep's parameters (default 0.1 0.3 0.5
 # 1 5; the normal experiment's non-IID runs are the 0.5 point when they are in OUT).
 # FLCE_PRESET_REPORT=0: no report at the end (the study makes one report over all experiments).
+# FLCE_PRESET_PARTS="iid noniid": readings and horizon: only these of their configurations
+# (readings: iid noniid dir0.1 qskew; horizon: iid noniid), to split them over two streams.
 # FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
 # paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
 # report groups them (means, confidence intervals, paired differences).
 set -eu
 cd "$(dirname "$0")/../.."
 exp=${1:-}; scale=${2:-}
-case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all) ;; *)
-  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all small|paper [OUT]" >&2; exit 2;; esac
+case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon) ;; *)
+  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon small|paper [OUT]" >&2; exit 2;; esac
+case "$exp:$scale" in readings:paper|horizon:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
 case "$scale" in small|paper) ;; *) echo "run.sh: SCALE must be small or paper" >&2; exit 2;; esac
 out=${3:-runs/$exp-$scale}
 flce=${FLCE_BIN:-./build/flce}  # FLCE_BIN: another build of flce (a copy kept still while build/ changes)
@@ -92,6 +97,29 @@ for ds in $datasets; do
       run "$ds-main" --algo flce,fedavg,fedsv --dataset "$ds" $df --iid --lr 0.05
       common=$keep
     fi ;; esac
+  case "$exp" in readings)
+    # every reading the paper leaves open (docs/decisions.md, issue 30): FLCE (correct) with the
+    # cosine-rule baselines in one folder (each records all four readings of the rule), FLCE
+    # (all) in a second; seeds 101-105
+    first=101; keep=$seeds; seeds=$((100 + ${FLCE_PRESET_SEEDS:-5}))
+    for part in "iid:--iid" "noniid:--dirichlet 0.5" "dir0.1:--dirichlet 0.1" "qskew:--quantity-skew 0.5"; do
+      tag=${part%%:*}; flag=${part#*:}
+      case " ${FLCE_PRESET_PARTS:-iid noniid dir0.1 qskew} " in *" $tag "*) ;; *) continue;; esac
+      run "$ds-readings-$tag" --algo flce,fedavg,fedprox,fedfv --dataset "$ds" $df $flag
+      run "$ds-readings-$tag-flceall" --algo flce --proto-samples all --dataset "$ds" $df $flag
+    done
+    first=1; seeds=$keep ;; esac
+  case "$exp" in horizon)
+    # 200 rounds (docs/decisions.md, issue 30): FLCE (correct, all), FedAvg, FedFV; seeds 201-203
+    first=201; keep=$seeds; seeds=$((200 + ${FLCE_PRESET_SEEDS:-3})); keepc=$common
+    [ -n "${FLCE_PRESET_ROUNDS:-}" ] || common=$(echo "$common" | sed "s/--rounds [0-9]*/--rounds 200/")
+    for part in "iid:--iid" "noniid:--dirichlet 0.5"; do
+      tag=${part%%:*}; flag=${part#*:}
+      case " ${FLCE_PRESET_PARTS:-iid noniid} " in *" $tag "*) ;; *) continue;; esac
+      run "$ds-horizon-$tag" --algo flce,fedavg,fedfv --dataset "$ds" $df $flag
+      run "$ds-horizon-$tag-flceall" --algo flce --proto-samples all --dataset "$ds" $df $flag
+    done
+    first=1; seeds=$keep; common=$keepc ;; esac
   case "$exp" in noise|all)
     # small scale: non-IID and the methods the claims need (FLCE, FedAvg, CGSV, FedSV): all eleven
     # on both partitions would take about five hours of a 2-core machine at three seeds

@@ -1,0 +1,36 @@
+#!/bin/sh
+# readings_eval.sh RUN_DIR...: FLCE's evaluation under every reading (docs/decisions.md, the
+# readings experiment) for each finished FLCE run among RUN_DIR (a folder with digests.txt and
+# trace/prototypes_alt.npy; folders of several methods are searched one level down):
+#   RUN/readings/<correct|all>-<zero|unobserved>-r<R>/  contributions.csv, completion_eval.json,
+#   eval.txt (flce eval's output), for R = 30, 100, 200 where the run has that many rounds, and
+#   R = its rounds. What is there already is kept (a rerun continues). The trace's prototypes can
+#   then be left out of an archive (scripts/study_pack.sh): these are what the report reads.
+# FLCE_BIN: the flce to use (default build/flce).
+set -eu
+cd "$(dirname "$0")/.."
+flce=${FLCE_BIN:-./build/flce}
+[ -x "$flce" ] || { echo "readings_eval.sh: build first (scripts/setup.sh)" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/readings_eval.sh RUN_DIR..." >&2; exit 2; }
+done_n=0; new_n=0
+for top in "$@"; do
+  [ -d "$top" ] || { echo "readings_eval.sh: $top: no such folder" >&2; exit 2; }
+  for run in "$top" "$top"/*/; do
+    run=${run%/}
+    [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes_alt.npy" ] || continue
+    T=$(sed -n 's/.*"rounds":[[:space:]]*\([0-9]*\).*/\1/p' "$run/config.json" | head -1)
+    case "$T" in ''|*[!0-9]*) echo "readings_eval.sh: $run/config.json: no rounds" >&2; exit 1;; esac
+    rs=""; for R in 30 100 200; do [ "$R" -lt "$T" ] && rs="$rs $R"; done; rs="$rs $T"
+    for ps in correct all; do for m in zero unobserved; do for R in $rs; do
+      out="$run/readings/$ps-$m-r$R"
+      if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi
+      mkdir -p "$out"
+      "$flce" eval "$run/trace" --out "$out" --proto-samples "$ps" --missing "$m" --rounds "$R" > "$out/eval.txt.tmp" ||
+        { echo "readings_eval.sh: flce eval failed on $run ($ps, $m, $R rounds): $(tail -1 "$out/eval.txt.tmp")" >&2; exit 1; }
+      rm -f "$out/Q.npy" "$out/X_completed.npy" # the completion's matrices: large, and made again by the same command
+      mv "$out/eval.txt.tmp" "$out/eval.txt"
+      new_n=$((new_n + 1))
+    done; done; done
+  done
+done
+echo "readings_eval.sh: $new_n evaluations made, $done_n there already"
