@@ -6,6 +6,7 @@
  * distance to exact Shapley needs a FedSV run on the same partition; class contributions an
  * FLCE run; the heterogeneity sweep runs of one method at several Dirichlet parameters; the
  * noise section runs with noise. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -639,6 +640,41 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
     return nd;
 }
 
+/* The absolute path path names once made: its deepest existing ancestor resolved (links
+ * followed), the rest appended as written (malloc'd; NULL when out of memory or no ancestor
+ * resolves). */
+static char *canonical_path(const char *path) {
+    size_t n = strlen(path);
+    char *head = malloc(n + 3);
+    if (!head) return NULL;
+    snprintf(head, n + 3, "%s", path[0] ? path : ".");
+    for (;;) {
+        char *r = realpath(head, NULL);
+        if (r) {
+            const char *rest = path + strlen(head);
+            size_t rl = strlen(r) + strlen(rest) + 2;
+            char *full = malloc(rl);
+            if (full) snprintf(full, rl, "%s%s%s", r, *rest && *rest != '/' ? "/" : "", rest);
+            free(r), free(head);
+            return full;
+        }
+        char *slash = strrchr(head, '/');
+        if (!slash) { /* a relative name with nothing left: the working folder */
+            char *cwd = realpath(".", NULL);
+            size_t rl = (cwd ? strlen(cwd) : 0) + n + 2;
+            char *full = cwd ? malloc(rl) : NULL;
+            if (full) snprintf(full, rl, "%s/%s", cwd, path);
+            free(cwd), free(head);
+            return full;
+        }
+        if (!strcmp(head, "/")) break; /* not even the root resolves */
+        if (slash == head) slash[1] = '\0'; /* "/" */
+        else *slash = '\0';
+    }
+    free(head);
+    return NULL;
+}
+
 int flce_cmd_report(int argc, char **argv) {
     const char *prog = "flce report", *out = NULL;
     int window = 10, quiet = 0;
@@ -674,6 +710,24 @@ int flce_cmd_report(int argc, char **argv) {
         }
         flce_run_finish(&runs[nr], window);
         nr++;
+    }
+    { /* inputs are read, never written: --out may not be, or be inside, a run folder it reads */
+        char *ro = canonical_path(out);
+        for (int i = 0; ro && i < nr; i++) {
+            char *rd = realpath(runs[i].dir, NULL);
+            size_t l = rd ? strlen(rd) : 0;
+            int inside = rd && !strncmp(ro, rd, l) && (ro[l] == '\0' || ro[l] == '/');
+            free(rd);
+            if (inside) {
+                int rc2 = cli_usage_error(prog, "--out %s: inside the run folder %s, which the report reads: choose a folder outside the runs",
+                                          out, runs[i].dir);
+                free(ro);
+                for (int j = 0; j < nr; j++) flce_run_free(&runs[j]);
+                free(runs);
+                return rc2;
+            }
+        }
+        free(ro);
     }
     if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
     report R0 = {runs, nr, window, out, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec}, *R = &R0;

@@ -49,3 +49,14 @@ json_has "$t/d/config.json" '"class_weights":[0.5,0.5]' || fail "could not plant
 grep -q "class_weights is not a list of 10 non-negative numbers" "$t/cw.err" || fail "the short class_weights list was not reported: $(cat "$t/cw.err")"
 [ -s "$t/rep-cw/class_contributions_00.png" ] || fail "no class contributions figure"
 echo "ok: damaged run files are refused in one line"
+# inputs are read, never written (issue 35): an --out that is a run folder, inside one, or a
+# link to one is refused with status 2, and the run's files stay as they were
+before=$(cat "$t/b/contributions.csv")
+expect 2 "inside the run folder" report "$t/b" --out "$t/b"
+expect 2 "inside the run folder" report "$t/b" --out "$t/b/report/deeper"
+ln -s "$t/b" "$t/blink"
+expect 2 "inside the run folder" report "$t/b" --out "$t/blink/r"
+( cd "$t/b" && "$flce" report . --out rep > /dev/null 2>&1 ) && fail "report . --out rep inside the run: exit 0"
+[ "$(cat "$t/b/contributions.csv")" = "$before" ] || fail "a refused report changed the run's contributions.csv"
+[ -e "$t/b/report" ] || [ -e "$t/b/rep" ] && fail "a refused report made a folder inside the run"
+echo "ok: --out inside an input run is refused"
