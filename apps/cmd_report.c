@@ -621,7 +621,8 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
             continue;
         }
         snprintf(p, sizeof p, "%s/summary.csv", pos[i]);
-        FILE *f = fopen(p, "r");
+        FILE *f = flce_fopen_input(p);
+        if (!f && flce_input_why[0]) return cli_usage_error(prog, "%s: %s", p, flce_input_why), -1;
         if (!f) return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]), -1;
         char line[1400];
         if (!fgets(line, sizeof line, f)) line[0] = '\0';

@@ -2,15 +2,47 @@
 #include "data.h"
 #include "run_reader.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "flce_eq.h"
 
+char flce_input_why[160];
+
+FILE *flce_fopen_input(const char *path) {
+    flce_input_why[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
+    if (fd < 0) {
+        if (errno != ENOENT) snprintf(flce_input_why, sizeof flce_input_why, "%s", strerror(errno));
+        return NULL;
+    }
+    struct stat sb;
+    const char *what = NULL;
+    if (fstat(fd, &sb) != 0) what = "cannot be examined";
+    else if (S_ISDIR(sb.st_mode)) what = "a folder, not a file";
+    else if (S_ISFIFO(sb.st_mode)) what = "a FIFO, not a file";
+    else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)) what = "a device, not a file";
+    else if (!S_ISREG(sb.st_mode)) what = "not a regular file";
+    else if (sb.st_size > FLCE_INPUT_MAX) what = "larger than 1 GiB: not a run's file";
+    if (what) {
+        snprintf(flce_input_why, sizeof flce_input_why, "%s", what);
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, 0);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) close(fd);
+    return f;
+}
+
 static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = flce_fopen_input(path);
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
@@ -36,7 +68,8 @@ static void jstr(const cJSON *o, const char *key, char *out, size_t cap) {
 static int load_metrics(run_t *r, const char *dir, flce_err *e) {
     char p[1200];
     snprintf(p, sizeof p, "%s/metrics.csv", dir);
-    FILE *f = fopen(p, "r");
+    FILE *f = flce_fopen_input(p);
+    if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no metrics.csv", dir), 2;
     char line[1024];
     int cap = r->rounds > 0 ? r->rounds : 16;
@@ -70,7 +103,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
     char p[1200], line[1024];
     FILE *f;
     snprintf(p, sizeof p, "%s/contributions.csv", dir);
-    f = fopen(p, "r");
+    f = flce_fopen_input(p);
+    if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
     r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
     if (!r->contrib || !r->samples || !r->held) {
@@ -85,7 +119,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
     }
     fclose(f);
     snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
-    f = fopen(p, "r");
+    f = flce_fopen_input(p);
+    if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (f) {
         r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
         for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
@@ -99,7 +134,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         fclose(f);
     }
     snprintf(p, sizeof p, "%s/clients.csv", dir);
-    f = fopen(p, "r");
+    f = flce_fopen_input(p);
+    if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (f) {
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
         while (fgets(line, sizeof line, f)) {

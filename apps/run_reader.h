@@ -35,6 +35,14 @@ typedef struct {
 /* Load one run directory: 0, or 2 when it is not a run directory (a usage error) and 1 when a
  * file is malformed, with the message in e. r is to be freed with flce_run_free either way. */
 int flce_run_load(run_t *r, const char *dir, flce_err *e);
+/* An input file opened for reading only if it is a regular file of at most FLCE_INPUT_MAX bytes
+ * (a device, FIFO, folder or link loop in its place is refused, never read: /dev/zero once made
+ * the report spin forever). NULL: missing (flce_input_why "") or refused (flce_input_why says
+ * why, one line). */
+#define FLCE_INPUT_MAX (1L << 30)
+#include <stdio.h>
+FILE *flce_fopen_input(const char *path);
+extern char flce_input_why[160];
 /* The summary figures: accuracy and F1 over the last `window` rounds, KL to the data shares. */
 void flce_run_finish(run_t *r, int window);
 void flce_run_free(run_t *r);

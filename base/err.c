@@ -40,18 +40,24 @@ flce_status flce_write_file_atomic(const char *path, const void *data, size_t le
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
         return flce_fail(e, FLCE_ERR_ARG, "%s: path too long", path);
+    struct stat sb; /* only a regular file is ever replaced: never a device, a FIFO, a folder or a link */
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return flce_fail(e, FLCE_ERR_IO, "%s: not a regular file (%s): not replaced", path,
+                         S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : S_ISFIFO(sb.st_mode) ? "a FIFO"
+                         : S_ISDIR(sb.st_mode) ? "a folder" : S_ISLNK(sb.st_mode) ? "a symbolic link" : "a special file");
     FILE *f = fopen(tmp, "wb");
     if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    int ok = fwrite(data, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
+    int ok = fwrite(data, 1, len, f) == len, er = ok ? 0 : errno;
+    if (fflush(f) != 0 && ok) ok = 0, er = errno;
+    if (fclose(f) != 0 && ok) ok = 0, er = errno;
     if (!ok) {
-        remove(tmp);
-        return flce_fail(e, FLCE_ERR_IO, "%s: write failed: %s", path, strerror(errno));
+        remove(tmp); /* nothing half-written stays */
+        return flce_fail(e, FLCE_ERR_IO, "%s: write failed: %s", path, strerror(er ? er : EIO));
     }
     if (rename(tmp, path) != 0) {
-        int er = errno;
+        int rer = errno;
         remove(tmp);
-        return flce_fail(e, FLCE_ERR_IO, "%s: cannot rename into place: %s", path, strerror(er));
+        return flce_fail(e, FLCE_ERR_IO, "%s: cannot rename into place: %s", path, strerror(rer));
     }
     return FLCE_OK;
 }

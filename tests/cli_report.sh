@@ -60,3 +60,19 @@ expect 2 "inside the run folder" report "$t/b" --out "$t/blink/r"
 [ "$(cat "$t/b/contributions.csv")" = "$before" ] || fail "a refused report changed the run's contributions.csv"
 [ -e "$t/b/report" ] || [ -e "$t/b/rep" ] && fail "a refused report made a folder inside the run"
 echo "ok: --out inside an input run is refused"
+# readers open regular files only (issue 35): a run file that is a link to /dev/zero once made the
+# report spin forever; now one line naming the file, status 1, at once; a FIFO likewise (not
+# waited on), a folder too
+for f in contributions.csv clients.csv round_contributions.csv metrics.csv; do
+  rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/$f"; ln -s /dev/zero "$t/z/$f"
+  timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
+  [ $rc = 1 ] || fail "$f linked to /dev/zero: status $rc (124: it hung), expected 1"
+  grep -q "$f: a device, not a file" "$t/z.err" || fail "$f linked to /dev/zero: $(cat "$t/z.err")"
+done
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/contributions.csv"; mkfifo "$t/z/contributions.csv"
+timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
+[ $rc = 1 ] && grep -q "a FIFO, not a file" "$t/z.err" || fail "contributions.csv a FIFO: status $rc: $(cat "$t/z.err")"
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/clients.csv"; mkdir "$t/z/clients.csv"
+timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
+[ $rc = 1 ] && grep -q "a folder, not a file" "$t/z.err" || fail "clients.csv a folder: status $rc: $(cat "$t/z.err")"
+echo "ok: devices, FIFOs and folders in place of run files are refused"

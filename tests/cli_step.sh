@@ -28,4 +28,13 @@ expect 1 "one step takes N 1..65536" step --init-seed 1 --classes 4 --input "$t/
 "$fixtures" npy-header "$t/X0.npy" 0 3 16 16 || fail "fixtures npy-header"
 expect 1 "one step takes N 1..65536" step --init-seed 1 --classes 4 --input "$t/X0.npy" --labels "$t/Y.npy" --out "$t/o"
 [ -e "$t/o" ] && fail "output left behind after a failure"
+# outputs go where asked, whole or not at all (issue 35): the atomic writer replaces only regular
+# files (flce step --out /dev/full once exited 0 and, as root, replaced the device with a file),
+# and a FIFO or a link in the way is refused the same way, each left as it was
+mkfifo "$t/fifo"; ln -s "$t/init.st" "$t/link"
+for o in /dev/full "$t/fifo" "$t/link"; do
+  expect 1 "not a regular file" step --init-seed 7 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --backend cpu --out "$o"
+done
+[ -c /dev/full ] || fail "/dev/full is no longer a device"
+[ -p "$t/fifo" ] && [ -L "$t/link" ] || fail "a FIFO or link in the way was replaced"
 echo "cli_step: all checks passed"
