@@ -599,6 +599,9 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
 /* ---- several processes (flce_comm, engine.h) ------------------------------------------ */
 /* Every rank's status agreed: when any rank failed, every rank fails with the message of the
  * lowest failing rank, prefixed with its number (rank 0's own message as it is). */
+static void flce_settings_diff(const char *theirs, const char *mine, char *out, size_t cap);
+static cJSON *config_json(engine *E);
+
 static flce_status agree(engine *E, flce_status st, flce_err *e) {
     const flce_comm *c = E->comm;
     if (!c || c->size < 2) return st;
@@ -644,6 +647,38 @@ static flce_status same_everywhere(engine *E, flce_err *e) {
     const char *what = root[0] != mine[0] ? "another flce program (version)" : root[1] != mine[1] ? "another bit-exact contract"
                      : root[2] != mine[2] ? "other data (its digest differs from rank 0's)" : NULL;
     if (what) st = flce_fail(e, FLCE_ERR_ARG, "runs %s: every rank must run the same program on the same data", what);
+    if ((st = agree(E, st, e))) return st;
+    /* and the same settings, every one that decides the results (config.json as it will be
+     * written, the partition drawn): a rank with another --lr once ended with exit 0 and other
+     * digests, one with another --seed or --rounds waited forever in a collective */
+    cJSON *cj = config_json(E);
+    char *txt = cj ? cJSON_PrintUnformatted(cj) : NULL, *mytext = NULL;
+    cJSON_Delete(cj);
+    size_t tl = txt ? strlen(txt) + 40 : 0;
+    if (txt && (mytext = malloc(tl)))
+        snprintf(mytext, tl, "%s\npartition %016llx", txt, (unsigned long long)flce_partition_digest(&E->part));
+    free(txt);
+    if (!mytext) return agree(E, flce_fail(e, FLCE_ERR_NOMEM, "out of memory"), e);
+    uint64_t len = strlen(mytext) + 1;
+    if ((st = c->bcast((flce_comm *)c, &len, sizeof len, 0, e))) {
+        free(mytext);
+        return st;
+    }
+    char *roots = len < (1u << 24) ? malloc((size_t)len) : NULL;
+    uint64_t ok = roots != NULL;
+    if (roots && c->rank == 0) memcpy(roots, mytext, (size_t)len);
+    if (roots && (st = c->bcast((flce_comm *)c, roots, (size_t)len, 0, e))) {
+        free(mytext), free(roots);
+        return st;
+    }
+    st = FLCE_OK;
+    if (!ok) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory for rank 0's settings");
+    else if (strcmp(roots, mytext)) {
+        char diff[400] = "its settings";
+        flce_settings_diff(roots, mytext, diff, sizeof diff); /* "its X is <rank 0's>, this run's <mine>" */
+        st = flce_fail(e, FLCE_ERR_ARG, "runs other settings than rank 0 (rank 0: %s): every rank must be started with the same flags", diff);
+    }
+    free(mytext), free(roots);
     return agree(E, st, e);
 }
 

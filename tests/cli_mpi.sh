@@ -60,4 +60,17 @@ FLCE_TEST_MISMATCH_RANK=2 mpi -x FLCE_TEST_MISMATCH_RANK -n 3 "$flce" run --algo
 # (our lines only: an Open MPI installation may add notices of its own, e.g. about network devices)
 [ "$(grep -c '^flce' "$t/m.err")" = 1 ] && grep -q '^flce run: rank 2: runs other data' "$t/m.err" || fail "mismatch message: $(cat "$t/m.err")"
 [ -e "$t/m/config.json" ] && fail "a refused run wrote config.json"
+# ranks agree or stop (issue 35): a rank started with another --lr (once: exit 0 and other
+# digests) or another --seed (once: a collective that waited forever) is refused before any
+# work, status 2 on every rank, one line naming the rank and the setting
+M="--algo fedavg --clients 8 --per-round 4 --rounds 1 --train-subset 600 --test-subset 100 --val-size 40 --quiet --backend cpu"
+for other in "--lr 0.02 --seed 1" "--lr 0.01 --seed 2"; do
+  rm -rf "$t/s"
+  timeout 300 mpirun -q --oversubscribe -n 2 "$flce" run $M --lr 0.01 --seed 1 --out "$t/s" : -n 1 "$flce" run $M $other --out "$t/s"     > /dev/null 2> "$t/s.err"; rc=$?
+  [ $rc = 2 ] || fail "a rank with $other: status $rc (124: it hung)"
+  case "$other" in *0.02*) want="rank 2: runs other settings than rank 0 (rank 0: its lr is 0.01, this run's 0.02)";;
+                   *) want="rank 2: runs other settings than rank 0 (rank 0: its seed is 1, this run's 2)";; esac
+  [ "$(grep -c '^flce' "$t/s.err")" = 1 ] && grep -qF "$want" "$t/s.err" || fail "a rank with $other: $(cat "$t/s.err")"
+  [ -e "$t/s/config.json" ] && fail "a refused run wrote config.json"
+done
 echo "cli_mpi: all checks passed"
