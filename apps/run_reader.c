@@ -90,6 +90,12 @@ static int load_metrics(run_t *r, const char *dir, flce_err *e) {
             fclose(f);
             return flce_fail(e, FLCE_ERR_FORMAT, "%s: malformed row %d", p, r->T + 2), 1;
         }
+        const char *bad = !(s >= 0 && s < 1e9) ? "server seconds" : !(c >= 0 && c < 1e9) ? "client seconds"
+                        : !(a >= 0 && a <= 1) ? "accuracy" : !(fl >= 0 && fl <= 1) ? "macro-F1" : rd != r->T + 1 ? "round number" : NULL;
+        if (bad) { /* an impossible number (negative seconds once made the cost claim "hold") */
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: its %s is impossible", p, r->T + 2, bad), 1;
+        }
         r->acc[r->T] = a, r->f1[r->T] = fl, r->kl[r->T] = k, r->srv[r->T] = s, r->cli[r->T] = c, r->pacc[r->T] = got == 12 ? pa : NAN;
         r->T++;
     }
@@ -215,10 +221,12 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     char *ct = slurp(p, NULL);
     if (ct) {
         double v;
-        if (sscanf(ct, "final_server_seconds %lf", &v) == 1 && v >= 0) r->srv_final = v;
         const char *pp = strstr(ct, "\nfinal_server_seconds_paper ");
-        if (pp && sscanf(pp + 1, "final_server_seconds_paper %lf", &v) == 1 && v >= 0) r->srv_paper = v;
+        int bad = 0;
+        if (sscanf(ct, "final_server_seconds %lf", &v) == 1) bad |= !(v >= 0 && v < 1e9), r->srv_final = v;
+        if (pp && sscanf(pp + 1, "final_server_seconds_paper %lf", &v) == 1) bad |= !(v >= 0 && v < 1e9), r->srv_paper = v;
         free(ct);
+        if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: impossible seconds (negative, not a number or over 1e9)", p), 1;
     }
     snprintf(p, sizeof p, "%s/digests.txt", dir);
     char *dg = slurp(p, NULL);

@@ -76,3 +76,11 @@ rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/clients.csv"; mkdir "$t/z/clients.c
 timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
 [ $rc = 1 ] && grep -q "a folder, not a file" "$t/z.err" || fail "clients.csv a folder: status $rc: $(cat "$t/z.err")"
 echo "ok: devices, FIFOs and folders in place of run files are refused"
+# impossible numbers are refused naming the file and row (negative server seconds once made the
+# cost claim "hold" with a ratio of -2273)
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"
+awk -F, 'BEGIN { OFS = "," } NR == 2 { $6 = -5 } { print }' "$t/b/metrics.csv" > "$t/z/metrics.csv"
+expect 1 "metrics.csv: row 2: its server seconds is impossible" report "$t/z" --out "$t/zr"
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"; printf 'final_server_seconds -3\n' > "$t/z/costs.txt"
+expect 1 "costs.txt: impossible seconds" report "$t/z" --out "$t/zr"
+echo "ok: impossible numbers are refused"
