@@ -691,6 +691,8 @@ int flce_cmd_report(int argc, char **argv) {
                            opts, argc, argv, pos, MAXRUNS, &np);
     if (rc) return rc == 1 ? 0 : rc;
     if (!out) return cli_usage_error(prog, "--out DIR is required");
+    if (strlen(out) > 900) /* the report's files are --out plus a name, in buffers of 1,200: refused, not truncated */
+        return cli_usage_error(prog, "--out: a path of %zu characters; at most 900", strlen(out));
     if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR");
     if (window < 1) return cli_usage_error(prog, "--window %d: must be at least 1", window);
     static char dirs[MAXRUNS][1024];

@@ -820,6 +820,10 @@ static flce_status share_state(engine *E, int *done, flce_err *e) {
  * over) or --resume (continue). make_dir then makes it (under --force, emptied of the old run). */
 static flce_status check_dir(engine *E, flce_err *e) {
     const flce_run_cfg *c = E->cfg;
+    /* every file of a run is E->dir plus at most 40 characters, in buffers of 1,200: a longer
+     * --out is refused rather than written to a truncated path */
+    if (!c->out || strlen(c->out) > FLCE_MAX_OUT_PATH)
+        return flce_fail(e, FLCE_ERR_ARG, "--out: a path of %zu characters; at most %d", c->out ? strlen(c->out) : 0, FLCE_MAX_OUT_PATH);
     snprintf(E->dir, sizeof E->dir, "%s", c->out);
     if (!E->writer) return FLCE_OK; /* rank 0's folder */
     struct stat sb;

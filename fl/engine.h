@@ -28,6 +28,9 @@ typedef struct flce_comm {
     flce_status (*sum_i64)(struct flce_comm *c, int64_t *v, int n, flce_err *e);
 } flce_comm;
 
+/* The longest --out a run accepts (its files' paths are built in fixed buffers). */
+#define FLCE_MAX_OUT_PATH 900
+
 typedef struct {
     const char *algo;         /* a method of the registry (flce_method_names()) */
     const struct flce_method *method; /* or a method given directly (method.h); NULL: by the name in algo */

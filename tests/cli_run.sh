@@ -102,4 +102,10 @@ expect 2 "--out DIR is required" report "$t/a"
 [ -e "$t/x" ] && fail "a refused run left $t/x behind"
 "$flce" run --algo flce $tiny --out "$t/a" --force > /dev/null || fail "--force"
 cmp -s "$t/a/digests.txt" "$t/b/digests.txt" || fail "--force rerun differs"
+# a long --out is refused, not truncated (issue 35: 1,185 characters once wrote the run to a
+# truncated path with exit 0; a report --out of about 1,480 wrote outside it)
+seg=$(printf 'd%.0s' $(seq 1 98)); long="$t"; for i in 1 2 3 4 5 6 7 8 9 10 11 12; do long="$long/$seg"; done # about 1,210 characters
+expect 2 "--out: a path of" run --algo fedavg $tiny --out "$long"
+expect 2 "--out: a path of" report "$t/a" --out "$long"
+ls "$t" | grep -q '^ddddd' && fail "a refused long --out left a folder behind"
 echo "cli_run: all checks passed"
