@@ -764,6 +764,7 @@ int flce_cmd_report(int argc, char **argv) {
     R->figs_ok &= report_seeds(runs, nr, out, md, ht);
     progress(R, "seeds, paired differences and claims");
     report_completion(runs, nr, out, md, ht); /* FLCE's completion varied on the runs' traces */
+    report_reference(runs, nr, out, md, ht);  /* trivial rules and the noise AUC (issue 30) */
     progress(R, "completion sensitivity");
     section_ablation(R);
     section_shapley(R);

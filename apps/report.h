@@ -36,4 +36,10 @@ int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
  * and which field keeps runs of one method apart. Returns 0 when a figure failed. */
 int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
 
+/* The reference rows (report_reference.c, issue 30): trivial contribution rules from the runs'
+ * own selections and their KL beside each method's, Spearman correlations with data sizes and
+ * selection counts, and for runs with noisy clients the AUC at ranking them below the clean
+ * ones. Returns 0 when out of memory. */
+int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
+
 #endif

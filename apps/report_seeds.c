@@ -61,8 +61,12 @@ static const char *base_label(const run_t *r, char *o, size_t cap) {
 const char *report_configuration(const run_t *r, char *o, size_t cap) {
     size_t n = 0;
     o[0] = '\0';
-    flce_catf(o, cap, &n, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
-    if (strcmp(r->partition, "iid")) flce_catf(o, cap, &n, " %g", r->dirichlet);
+    const cJSON *qs = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "quantity_skew") : NULL;
+    if (!strcmp(r->partition, "quantity") && cJSON_IsNumber(qs)) flce_catf(o, cap, &n, "%s; quantity skew %g", r->dataset, qs->valuedouble);
+    else {
+        flce_catf(o, cap, &n, "%s; %s", r->dataset, strcmp(r->partition, "iid") ? "Dirichlet" : "IID");
+        if (strcmp(r->partition, "iid")) flce_catf(o, cap, &n, " %g", r->dirichlet);
+    }
     if (r->label_noise > 0 || r->feature_noise > 0) flce_catf(o, cap, &n, "; noise L%g F%g", r->label_noise, r->feature_noise);
     const cJSON *lr = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "lr") : NULL; /* said where not the paper's 0.01 */
     if (cJSON_IsNumber(lr) && lr->valuedouble != 0.01) flce_catf(o, cap, &n, "; lr %g", lr->valuedouble);

@@ -113,7 +113,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (!f) return flce_fail(e, FLCE_ERR_ARG, "%s: no contributions.csv", dir), 2;
     r->contrib = calloc((size_t)r->clients, 8), r->samples = calloc((size_t)r->clients, 8), r->held = calloc((size_t)r->clients, sizeof(int));
-    if (!r->contrib || !r->samples || !r->held) {
+    r->noisy_k = calloc((size_t)r->clients, sizeof(int));
+    if (!r->contrib || !r->samples || !r->held || !r->noisy_k) {
         fclose(f);
         return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for %d clients", dir, r->clients), 1;
     }
@@ -147,7 +148,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         while (fgets(line, sizeof line, f)) {
             int k, h, nz;
             double sm;
-            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients) r->samples[k] = sm, r->held[k] = h;
+            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients)
+                r->samples[k] = sm, r->held[k] = h, r->noisy_k[k] = nz != 0;
         }
         fclose(f);
     }
@@ -261,6 +263,7 @@ void flce_run_free(run_t *r) {
     free(r->cw);
     free(r->rc);
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);
+    free(r->noisy_k);
 }
 
 

@@ -18,6 +18,7 @@ typedef struct {
     double *acc, *f1, *kl, *srv, *cli, *pacc;
     double *contrib, *samples;
     int *held;
+    int *noisy_k;      /* [clients] 1 where the client's data were made noisy (clients.csv) */
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
     double srv_final;  /* server seconds after the last round (costs.txt: FLCE's completion); NAN where not recorded */
     double srv_all;    /* srv_mean plus srv_final spread over the rounds (srv_mean where not recorded) */

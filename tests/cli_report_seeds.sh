@@ -33,6 +33,21 @@ got=$(awk -F, '$1 == "fedavg" && $3 == 3 { printf "%.6f %.6f", $4, $5 }' "$t/rep
 awk -v w="$d" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); exit !((a[1]-b[1])^2 < 1e-12 && (a[2]-b[2])^2 < 1e-12) }' ||
   fail "paired FLCE - FedAvg accuracy: $got, worked out here $d"
 grep -q '## Seeds: means and 95% confidence intervals' "$t/rep/report.md" || fail "no seeds section"
+# the reference rows (issue 30): the trivial rules' KL worked out here from clients.csv and
+# round_contributions.csv (uniform; rounds selected; data-size weights summed over the rounds
+# selected), KL(rule || data shares), mean over the three seeds
+rules() { # rules RUN: "uniform selected sizew" KL of each
+  awk -F, 'FNR == 1 { f++; next } f == 1 { n[$1] = $2; tot += $2; k++ } f == 2 { sel[$1 "," $2] = 1; cnt[$2]++; rnd[$1] = 1 }
+    END { for (r in rnd) { s = 0; for (c in n) if ((r "," c) in sel) s += n[c]; for (c in n) if ((r "," c) in sel) w[c] += n[c] / s }
+      sc = 0; sw = 0; for (c in n) { sc += cnt[c]; sw += w[c] }
+      for (c in n) { p = n[c] / tot; u += (1 / k) * log((1 / k) / p); if (cnt[c] > 0) a += cnt[c] / sc * log(cnt[c] / sc / p); if (w[c] > 0) b += w[c] / sw * log(w[c] / sw / p) }
+      printf "%.10f %.10f %.10f\n", u, a, b }' "$1/clients.csv" "$1/round_contributions.csv"; }
+want=$(for s in 1 2 3; do rules "$t/s$s/fedavg"; done | awk '{ u += $1 / 3; a += $2 / 3; b += $3 / 3 } END { printf "%.6f %.6f %.6f", u, a, b }')
+got=$(awk -F, '$1 !~ /; 3 rounds$/ { next } $2 == "uniform" { u = $4 } $2 == "rounds selected" { a = $4 } $2 ~ /^data-size/ { b = $4 } END { printf "%.6f %.6f %.6f", u, a, b }' \
+  "$t/rep/reference_rules.csv")
+awk -v w="$want" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); for (i = 1; i <= 3; i++) if ((a[i] - b[i]) ^ 2 > 1e-11) exit 1 }' ||
+  fail "trivial rules' KL: the report $got, worked out here $want"
+grep -q '^## Reference rules and a second ground truth' "$t/rep/report.md" || fail "no reference section"
 # the claims table: the accuracy claim's verdict follows from the paired interval by the rule
 # written under the table (one baseline here: the claim's verdict is its comparison's)
 grep -q '^Verdicts: each comparison is FLCE against one method' "$t/rep/report.md" || fail "no rule under the claims table"
