@@ -44,6 +44,8 @@ flce_status flce_read_weights(const char *path, int len, double **out, flce_err 
                     char *end;
                     double v = strtod(tok, &end);
                     if (*end) {
+                        for (char *q = tok; *q; q++) /* the file's bytes never reach the terminal raw */
+                            if (!isprint((unsigned char)*q)) *q = '?';
                         st = flce_fail(e, FLCE_ERR_FORMAT, "%s: '%s' is not a number", path, tok);
                         break;
                     }
@@ -55,6 +57,9 @@ flce_status flce_read_weights(const char *path, int len, double **out, flce_err 
                     tl = 0;
                 }
                 if (c == EOF) break;
+            } else if (c == '\0') { /* a NUL inside a token once cut it short and dropped the rest silently */
+                st = flce_fail(e, FLCE_ERR_FORMAT, "%s: a NUL byte at byte %ld: not a text list of numbers", path, ftell(f) - 1);
+                break;
             } else if (tl < (int)sizeof tok - 1) {
                 tok[tl++] = (char)c;
             } else {

@@ -64,6 +64,13 @@ echo "1" > "$t/cw1.txt"
 expect 2 "1 weights, expected 2" eval "$t/trace" --class-weights "$t/cw1.txt"
 echo "1 -2" > "$t/cwn.txt"
 expect 2 "must be finite and >= 0" eval "$t/trace" --class-weights "$t/cwn.txt"
+# a NUL byte inside a number once cut it short and dropped the rest of the list silently; a
+# terminal escape in a bad token is not echoed raw (issue 35)
+printf '1\0002, 3\n' > "$t/cwz.txt"
+expect 2 "a NUL byte at byte 1" eval "$t/trace" --class-weights "$t/cwz.txt"
+printf '1, \033[31mred\n' > "$t/cwe.txt"
+"$flce" eval "$t/trace" --class-weights "$t/cwe.txt" > /dev/null 2> "$t/cwe.err"
+grep -q "'?\[31mred' is not a number" "$t/cwe.err" && ! grep -q "$(printf '\033')" "$t/cwe.err" || fail "escape echoed: $(od -c "$t/cwe.err" | head -3)"
 mkdir "$t/bad1" "$t/bad2" "$t/bad3"
 "$fixtures" trace "$t/bad1" bad-unselected; "$fixtures" trace "$t/bad2" bad-partial
 expect 1 "was not selected" eval "$t/bad1"
