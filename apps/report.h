@@ -21,6 +21,8 @@ int gnuplot(const char *dir, const char *name, const char *body);
 int report_mean_ci(const double *v, int n, double *mean, double *half);
 /* "m ± h", "m (n=1)" or "n/a", with `digits` decimals. */
 void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits);
+/* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
+double report_spearman(const double *x, const double *y, int n);
 /* A run's configuration in words: "fmnist; Dirichlet 0.5", with its noise and weights. */
 const char *report_configuration(const run_t *r, char *o, size_t cap);
 

@@ -105,19 +105,6 @@ static const char *csv_safe(const char *t) {
     return o;
 }
 
-/* Spearman's rank correlation of x and y over the k pairs (ties: average ranks). */
-static double spearman(const double *x, const double *y, int k) {
-    double rx[NV], ry[NV];
-    for (int i = 0; i < k; i++) {
-        double lx = 0, ex = 0, ly = 0, ey = 0;
-        for (int j = 0; j < k; j++) lx += x[j] < x[i], ex += x[j] == x[i], ly += y[j] < y[i], ey += y[j] == y[i];
-        rx[i] = lx + (ex + 1) / 2, ry[i] = ly + (ey + 1) / 2;
-    }
-    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
-    for (int i = 0; i < k; i++) mx += rx[i] / k, my += ry[i] / k;
-    for (int i = 0; i < k; i++) sxy += (rx[i] - mx) * (ry[i] - my), sxx += (rx[i] - mx) * (rx[i] - mx), syy += (ry[i] - my) * (ry[i] - my);
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-}
 
 /* One configuration's table: the variants' KL over its seeds and held-out errors. */
 static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*err)[NV], FILE *md, FILE *ht) {
@@ -143,7 +130,7 @@ static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*e
         fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", VNAME[v], H(c1), H(c2));
     }
     fprintf(ht, "</table>\n");
-    double rho = spearman(xs, ys, masked);
+    double rho = report_spearman(xs, ys, masked);
     fprintf(md, "\nOver the %d masked completions: Spearman's rank correlation of held-out error and KL, ρ = %.2f "
                 "(positive: the settings that predict the momentum better also give a lower KL).\n", masked, rho);
     fprintf(ht, "<p>Over the %d masked completions: Spearman's rank correlation of held-out error and KL, ρ = %.2f "

@@ -20,22 +20,6 @@
 enum { RULE_UNIFORM, RULE_SELECTED, RULE_SIZEW, NRULES };
 static const char *const RULE_NAMES[NRULES] = {"uniform", "rounds selected", "data-size weights summed over the rounds selected"};
 
-/* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
-static double spearman_n(const double *x, const double *y, int n) {
-    double *rx = malloc(sizeof(double) * (size_t)n * 2), *ry = rx ? rx + n : NULL;
-    if (!rx) return NAN;
-    for (int i = 0; i < n; i++) {
-        double lx = 0, ex = 0, ly = 0, ey = 0;
-        for (int j = 0; j < n; j++) lx += x[j] < x[i], ex += x[j] == x[i], ly += y[j] < y[i], ey += y[j] == y[i];
-        rx[i] = lx + (ex + 1) / 2, ry[i] = ly + (ey + 1) / 2;
-    }
-    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
-    for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
-    for (int i = 0; i < n; i++) sxy += (rx[i] - mx) * (ry[i] - my), sxx += (rx[i] - mx) * (rx[i] - mx), syy += (ry[i] - my) * (ry[i] - my);
-    free(rx);
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-}
-
 /* The trivial rules of run r into tr [NRULES][n] (each normalised) and the selection counts into
  * sel [n]; 0 when the run recorded no selections. */
 static int trivial_rules(const run_t *r, double *tr, double *sel) {
@@ -137,8 +121,8 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
         for (int q = 0; q < NRULES; q++)
             if (isnan(C->rule_kl[q][s])) C->rule_kl[q][s] = flce_kl(tr + (size_t)q * n, sh, n, NULL);
         C->kl[m][s] = r->kl_final;
-        C->sp_size[m][s] = spearman_n(r->contrib, r->samples, n);
-        C->sp_sel[m][s] = spearman_n(r->contrib, sel, n);
+        C->sp_size[m][s] = report_spearman(r->contrib, r->samples, n);
+        C->sp_sel[m][s] = report_spearman(r->contrib, sel, n);
         C->auc[m][s] = noisy_auc(r);
         C->noisy |= !isnan(C->auc[m][s]);
         free(tr);

@@ -1,4 +1,5 @@
 /* report_util.c: see report.h. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,3 +70,18 @@ int gnuplot(const char *dir, const char *name, const char *body) {
     return cli_gnuplot(dir, script);
 }
 
+/* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
+double report_spearman(const double *x, const double *y, int n) {
+    double *rx = malloc(sizeof(double) * (size_t)n * 2), *ry = rx ? rx + n : NULL;
+    if (!rx) return NAN;
+    for (int i = 0; i < n; i++) {
+        double lx = 0, ex = 0, ly = 0, ey = 0;
+        for (int j = 0; j < n; j++) lx += x[j] < x[i], ex += x[j] == x[i], ly += y[j] < y[i], ey += y[j] == y[i];
+        rx[i] = lx + (ex + 1) / 2, ry[i] = ly + (ey + 1) / 2;
+    }
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+    for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
+    for (int i = 0; i < n; i++) sxy += (rx[i] - mx) * (ry[i] - my), sxx += (rx[i] - mx) * (rx[i] - mx), syy += (ry[i] - my) * (ry[i] - my);
+    free(rx);
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
