@@ -34,12 +34,13 @@ case "$what" in
         # are run again rather than carried through git)
         parts=$(for m in "$d"/*/; do [ -f "$m/digests.txt" ] && [ "$(wc -c < "$m/state.bin" 2>/dev/null || echo 0)" -le 4000000 ] &&
           echo "${m%/}"; done; true); keep_state=1
+        keep_trace=1 # --resume of the folder checks a finished method's trace against its state.bin
       fi
       for p in $parts; do
         find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
           case "$f" in */state.bin) [ $keep_state = 1 ] || continue;; esac
           case "$f" in */trace/prototypes.npy|*/trace/prototypes_alt.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
-          case "$f" in */readings/*/Q.npy|*/readings/*/X_completed.npy|*.tmp) continue;; esac
+          case "${f#"$study"/}" in */readings/*/Q.npy|*/readings/*/X_completed.npy|*.tmp) continue;; esac # (the run's own: kept)
           echo "${f#"$study"/}"
         done >> "$list"
       done
