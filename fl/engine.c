@@ -602,6 +602,17 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
 static void flce_settings_diff(const char *theirs, const char *mine, char *out, size_t cap);
 static cJSON *config_json(engine *E);
 
+/* The settings a run's results depend on, as text (malloc'd; NULL when out of memory): config.json
+ * cj compact, a newline, the digest of the partition drawn. What a state.bin belongs to and what
+ * every rank must share. */
+static char *settings_text(engine *E, const cJSON *cj) {
+    char *txt = cJSON_PrintUnformatted(cj), *out = NULL;
+    size_t tl = txt ? strlen(txt) + 40 : 0;
+    if (txt && (out = malloc(tl))) snprintf(out, tl, "%s\npartition %016llx", txt, (unsigned long long)flce_partition_digest(&E->part));
+    free(txt);
+    return out;
+}
+
 static flce_status agree(engine *E, flce_status st, flce_err *e) {
     const flce_comm *c = E->comm;
     if (!c || c->size < 2) return st;
@@ -652,12 +663,8 @@ static flce_status same_everywhere(engine *E, flce_err *e) {
      * written, the partition drawn): a rank with another --lr once ended with exit 0 and other
      * digests, one with another --seed or --rounds waited forever in a collective */
     cJSON *cj = config_json(E);
-    char *txt = cj ? cJSON_PrintUnformatted(cj) : NULL, *mytext = NULL;
+    char *mytext = cj ? settings_text(E, cj) : NULL;
     cJSON_Delete(cj);
-    size_t tl = txt ? strlen(txt) + 40 : 0;
-    if (txt && (mytext = malloc(tl)))
-        snprintf(mytext, tl, "%s\npartition %016llx", txt, (unsigned long long)flce_partition_digest(&E->part));
-    free(txt);
     if (!mytext) return agree(E, flce_fail(e, FLCE_ERR_NOMEM, "out of memory"), e);
     uint64_t len = strlen(mytext) + 1;
     if ((st = c->bcast((flce_comm *)c, &len, sizeof len, 0, e))) {
@@ -1134,11 +1141,7 @@ static flce_status open_run_files(engine *E, int *done_out, flce_err *e) {
     }
     int done = 0;
     { /* what a state.bin of this run says it belongs to */
-        char *txt = cJSON_PrintUnformatted(cj);
-        size_t tl = txt ? strlen(txt) : 0;
-        if (txt && (E->settings = malloc(tl + 40)))
-            snprintf(E->settings, tl + 40, "%s\npartition %016llx", txt, (unsigned long long)flce_partition_digest(&E->part));
-        free(txt);
+        E->settings = settings_text(E, cj);
         if (!E->settings) {
             cJSON_Delete(cj);
             return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
