@@ -28,7 +28,7 @@ static const char *USAGE =
     "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
     "                [--proto-samples correct|all] [--missing zero|unobserved]\n"
-    "                [--denormals auto|preserve|ftz]\n"
+    "                [--denormals auto|preserve|ftz] [--rank-timeout 1800]\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed;\n"
     "`all`: every one of them. METHOD:\n";
 
@@ -179,12 +179,13 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
     return 0;
 }
 
-static int cmd_run(int argc, char **argv, flce_comm *comm) {
+static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
                *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0;
+    double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
     flce_run_cfg c;
     flce_run_cfg_default(&c);
     cli_opt opts[] = {
@@ -233,6 +234,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
         {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
         {"force", CLI_FLAG, &c.force, "overwrite the run in --out", 0},
         {"quiet", CLI_FLAG, &quiet, "no progress line", 0},
+        {"rank-timeout", CLI_DOUBLE, &rank_timeout, "under mpirun: seconds a rank waits for the others in one exchange before it names the ranks that do not answer and ends the job (default 1800; 0: forever)", 0},
         {0},
     };
     const char *pos[1];
@@ -262,6 +264,12 @@ static int cmd_run(int argc, char **argv, flce_comm *comm) {
             return cli_usage_error(prog, "--quantity-skew %g: must be a number > 0", c.part.quantity_skew);
     }
     if (c.resume && c.force) return cli_usage_error(prog, "--resume and --force exclude each other");
+    if (!(rank_timeout >= 0 && rank_timeout <= 1e7)) return cli_usage_error(prog, "--rank-timeout %g: seconds, 0 to 1e7", rank_timeout);
+#ifdef FLCE_HAVE_MPI
+    if (comm) flce_comm_set_wait(comm, rank_timeout, say_fd);
+#else
+    (void)say_fd;
+#endif
     c.part.iid = iid;
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
@@ -330,7 +338,10 @@ int flce_cmd_run(int argc, char **argv) {
     int failed;
     flce_comm *comm = flce_comm_open(&failed);
     if (failed) return 1;
+    int say_fd = 2;
     if (comm && comm->rank > 0) { /* rank 0 speaks for the run: errors of other ranks reach it */
+        say_fd = dup(2); /* ... except the line of a rank that finds another lost (--rank-timeout) */
+        if (say_fd < 0) say_fd = 2;
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) { /* keep going: only the noise differs */ }
     }
     if (comm && comm->rank == 0 && comm->size > 1) { /* mpirun ends the job with SIGTERM when a process dies */
@@ -338,7 +349,7 @@ int flce_cmd_run(int argc, char **argv) {
         stop_len = n;
         signal(SIGTERM, on_stop);
     }
-    int rc = cmd_run(argc, argv, comm);
+    int rc = cmd_run(argc, argv, comm, say_fd);
     /* done (or failed and said so): when mpirun now ends the others, nothing more to say, and
      * rank 0 keeps its own exit status */
     stop_len = 0;
@@ -346,6 +357,6 @@ int flce_cmd_run(int argc, char **argv) {
     flce_comm_close(comm);
     return rc;
 #else
-    return cmd_run(argc, argv, NULL);
+    return cmd_run(argc, argv, NULL, 2);
 #endif
 }

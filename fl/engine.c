@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1275,6 +1276,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
     flce_data_shares(E->sizes, NULL, C, n, Qd);
     for (int k = 0; k < n; k++) all[k] = 1;
     for (; E->t < E->T && !st; E->t++) {
+        if (E->comm) ((flce_comm *)E->comm)->round = E->t + 1;
         flce_round_metrics *m = &E->metrics[E->t];
         memset(m, 0, sizeof *m);
         m->round = E->t + 1;
@@ -1338,6 +1340,9 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
          * would, after round N */
         const char *kill = getenv("FLCE_TEST_KILL_AFTER"), *kr = getenv("FLCE_TEST_KILL_RANK");
         if (kill && atoi(kill) == E->t + 1 && (!kr || (E->comm && atoi(kr) == E->comm->rank))) _exit(137);
+        /* ... or stop as a SIGSTOP would (the --rank-timeout test): that rank, after round N */
+        const char *stop = getenv("FLCE_TEST_STOP_AFTER"), *sr = getenv("FLCE_TEST_STOP_RANK");
+        if (stop && atoi(stop) == E->t + 1 && E->comm && sr && atoi(sr) == E->comm->rank) raise(SIGSTOP);
     }
     free(Qd), free(run), free(all), free(selrow);
     return st;

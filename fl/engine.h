@@ -21,6 +21,7 @@
  * writes the run folder. NULL in flce_run_cfg: one process. */
 typedef struct flce_comm {
     int rank, size;
+    int round;                /* the round under way (set by the engine; 0: before the first), for messages */
     void *ctx;
     /* bytes of root's buf into every rank's buf */
     flce_status (*bcast)(struct flce_comm *c, void *buf, size_t bytes, int root, flce_err *e);

@@ -6,7 +6,7 @@
 # and 3 processes, the digests of the plain program; a run killed after its first round with 2
 # processes and resumed with 3 ends with the same digests; a rank whose data differ is refused
 # at start-up with one line naming it (exit 2); a rank that dies mid-run stops the job and the
-# run folder resumes to the same digests.
+# run folder resumes to the same digests; a stopped rank ends the job after --rank-timeout.
 set -u
 flce=$1
 command -v mpirun > /dev/null || { echo "SKIPPED: no mpirun (openmpi-bin)"; exit 77; }
@@ -73,4 +73,18 @@ for other in "--lr 0.02 --seed 1" "--lr 0.01 --seed 2"; do
   [ "$(grep -c '^flce' "$t/s.err")" = 1 ] && grep -qF "$want" "$t/s.err" || fail "a rank with $other: $(cat "$t/s.err")"
   [ -e "$t/s/config.json" ] && fail "a refused run wrote config.json"
 done
+# no wait is endless (issue 35): a rank stopped (SIGSTOP) after round 1 once hung the job for
+# good; with --rank-timeout 5 the job ends within seconds, one line names the rank and the round,
+# no process is left, and the run resumes to the digests of the plain run
+"$flce" run $B --rank-timeout -1 --out "$t/x" > /dev/null 2>&1; [ $? = 2 ] || fail "--rank-timeout -1: not a usage error"
+FLCE_TEST_STOP_AFTER=1 FLCE_TEST_STOP_RANK=1 timeout 300 mpirun -q --oversubscribe -x FLCE_TEST_STOP_AFTER -x FLCE_TEST_STOP_RANK -n 3 \
+  "$flce" run $B --rank-timeout 5 --out "$t/h" > "$t/h.log" 2>&1; rc=$?
+[ $rc = 124 ] && fail "a stopped rank hung the job (300 s)"
+[ $rc = 0 ] && fail "a stopped rank: exit 0"
+[ "$(grep -c '^flce' "$t/h.log")" = 1 ] && grep -q '^flce run: rank 1 did not answer for 5 s (--rank-timeout) during round 2: the job ends' "$t/h.log" ||
+  fail "a stopped rank: $(cat "$t/h.log")"
+sleep 1
+pgrep -f "$t/h" > /dev/null && { pkill -9 -f "$t/h"; fail "a stopped rank: processes left behind"; }
+"$flce" run $B --out "$t/h" --resume > /dev/null 2>&1 || fail "resume after a stopped rank"
+for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/h/$m/digests.txt" || fail "resumed after a stopped rank, $m: digests differ"; done
 echo "cli_mpi: all checks passed"
