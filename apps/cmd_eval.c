@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -258,7 +259,24 @@ int flce_cmd_eval(int argc, char **argv) {
     cc.seed = seed;
     if ((st = flce_eval_trace(&tr, &ab, &cc, &res, &e))) goto fail;
 
-    if ((st = write_results(out, &res, T, n, C, &e))) goto fail;
+    /* the four files, whole or not at all: a failed write (a full disk) removes them all, and the
+     * folder where this call made it, before anything is printed */
+    struct stat osb;
+    int made = stat(out, &osb) != 0;
+    char ablate_s[32];
+    snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", ab_rec.no_mass ? "M " : "", ab_rec.no_velocity ? "V " : "",
+             ab_rec.no_momentum ? "Q " : "", ab_rec.no_completion ? "CMC" : "");
+    snprintf(p, sizeof p, "%s/completion_eval.json", out);
+    if ((st = write_results(out, &res, T, n, C, &e)) || (st = flce_completion_record(p, &cc, ablate_s, C, &res, &e))) {
+        static const char *files[] = {"Q.npy", "X_completed.npy", "contributions.csv", "completion_eval.json"};
+        for (int i = 0; i < 4; i++) {
+            snprintf(p, sizeof p, "%s/%s", out, files[i]);
+            if (lstat(p, &osb) == 0 && S_ISREG(osb.st_mode)) remove(p);
+        }
+        if (made) rmdir(out);
+        snprintf(e.msg + strlen(e.msg), sizeof e.msg - strlen(e.msg), " (nothing written)");
+        goto fail;
+    }
     flce_data_shares(sizes, NULL, C, n, shares);
     if (tr.prototypes) printf("trace %s: T %d rounds, n %d clients, C %d classes, d %d\n", dir, T, n, C, d);
     else printf("trace %s: T %d rounds, n %d clients, C %d classes; from Q.npy (no prototypes.npy): the completion and totals redone\n", dir, T, n, C);
@@ -270,11 +288,6 @@ int flce_cmd_eval(int argc, char **argv) {
     if (kl < 0) printf("KL(contributions || data shares): undefined (%s)\n", e.msg);
     else printf("KL(contributions || data shares) = %.6f\n", kl);
     if (heldout && !ab.no_completion && !cc.literal && (st = print_heldout(&tr, &cc, &res, &e))) goto fail;
-    char ablate_s[32];
-    snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", ab_rec.no_mass ? "M " : "", ab_rec.no_velocity ? "V " : "",
-             ab_rec.no_momentum ? "Q " : "", ab_rec.no_completion ? "CMC" : "");
-    snprintf(p, sizeof p, "%s/completion_eval.json", out);
-    if ((st = flce_completion_record(p, &cc, ablate_s, C, &res, &e))) goto fail;
     printf("wrote %s/contributions.csv, Q.npy, X_completed.npy, completion_eval.json\n", out);
     status = 0;
     goto fail;

@@ -97,23 +97,22 @@ static void remove_figure(const char *out, const char *name) { /* a figure of an
     }
 }
 
-/* The per-round data (runNN_metrics.csv) and the accuracy, macro-F1 and KL figures; 2 after a
- * usage error (the folder cannot be written). */
+/* The per-round data (runNN_metrics.csv) and the accuracy, macro-F1 and KL figures; 1 when the
+ * folder cannot be written. */
 static int section_curves(report *R) {
     run_t *runs = R->runs;
     int nr = R->nr;
     const char *out = R->out;
-    const char *prog = R->prog;
     /* the data behind the figures */
     char p[1400];
     for (int i = 0; i < nr; i++) {
         snprintf(p, sizeof p, "%s/run%02d_metrics.csv", out, i);
-        FILE *f = fopen(p, "w");
-        if (!f) return cli_usage_error(prog, "--out %s: cannot write", out);
+        FILE *f = report_fopen(p);
+        if (!f) return 1; /* said by report_out_failed */
         fprintf(f, "round,accuracy,macro_f1,kl,server_seconds\n");
         for (int t = 0; t < runs[i].T; t++)
             fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", t + 1, runs[i].acc[t], runs[i].f1[t], runs[i].kl[t], runs[i].srv[t]);
-        fclose(f);
+        report_fclose(f);
     }
     const char *what[3][3] = {{"accuracy", "2", "test accuracy of the global model"},
                               {"macro_f1", "3", "macro-F1 of the global model"},
@@ -145,21 +144,21 @@ static void section_contributions(report *R) {
     char p[1400];
     /* contributions per client, against the data shares */
     snprintf(p, sizeof p, "%s/contributions.csv", out);
-    FILE *f = fopen(p, "w");
+    FILE *f = report_fopen(p);
     int n0 = nr ? runs[0].clients : 0, same_n = 1;
     for (int i = 0; i < nr; i++) same_n &= runs[i].clients == n0;
     if (f && same_n && nr) {
         double tot = 0;
         for (int k = 0; k < n0; k++) tot += runs[0].samples[k];
         fprintf(f, "client,data_share");
-        for (int i = 0; i < nr; i++) fprintf(f, ",%s", runs[i].label);
+        for (int i = 0; i < nr; i++) fprintf(f, ",%s", csv_q(runs[i].label));
         fprintf(f, "\n");
         for (int k = 0; k < n0; k++) {
             fprintf(f, "%d,%.6f", k, tot > 0 ? runs[0].samples[k] / tot : 0);
             for (int i = 0; i < nr; i++) fprintf(f, ",%.6f", runs[i].contrib[k]);
             fprintf(f, "\n");
         }
-        fclose(f);
+        report_fclose(f);
         if (nr > MANY_RUNS) { /* a bar per run and client: unreadable; the CSV has them */
             remove_figure(out, "contributions");
             return;
@@ -173,7 +172,7 @@ static void section_contributions(report *R) {
         flce_sbuf_printf(&b, "\n");
         R->figs_ok &= !b.oom && gnuplot(out, "contributions", b.s) == 0;
         flce_sbuf_free(&b);
-    } else if (f) fclose(f);
+    } else if (f) report_fclose(f);
 }
 
 /* Server seconds per round of each run (figure and CSV). */
@@ -184,16 +183,16 @@ static void section_server_cost(report *R) {
     char p[1400], body[16384];
     /* server cost per method */
     snprintf(p, sizeof p, "%s/server_cost.csv", out);
-    FILE *f = fopen(p, "w");
+    FILE *f = report_fopen(p);
     if (f) {
         fprintf(f, "method,server_seconds_per_round,color\n");
-        for (int i = 0; i < nr; i++) fprintf(f, "%s,%.9f,%s\n", runs[i].label, runs[i].srv_all > 0 ? runs[i].srv_all : 1e-9, color_of(runs[i].algo));
-        fclose(f);
+        for (int i = 0; i < nr; i++) fprintf(f, "%s,%.9f,%s\n", csv_q(runs[i].label), runs[i].srv_all > 0 ? runs[i].srv_all : 1e-9, color_of(runs[i].algo));
+        report_fclose(f);
         const char *csv = "server_cost.csv";
         if (nr > MANY_RUNS) { /* a bar per method: the mean over its runs (server_cost_methods.csv) */
             csv = "server_cost_methods.csv";
             snprintf(p, sizeof p, "%s/%s", out, csv);
-            if (!(f = fopen(p, "w"))) return;
+            if (!(f = report_fopen(p))) return;
             fprintf(f, "method,server_seconds_per_round,runs\n");
             for (int i = 0; i < nr; i++) {
                 char m[96];
@@ -202,9 +201,9 @@ static void section_server_cost(report *R) {
                 double sum = 0;
                 for (int j = 0; j < nr; j++)
                     if (!strcmp(runs[j].algo, runs[i].algo) && !strcmp(runs[j].ablate, runs[i].ablate)) sum += runs[j].srv_all;
-                fprintf(f, "%s,%.9f,%d\n", m, sum / k > 0 ? sum / k : 1e-9, k);
+                fprintf(f, "%s,%.9f,%d\n", csv_q(m), sum / k > 0 ? sum / k : 1e-9, k);
             }
-            fclose(f);
+            report_fclose(f);
         }
         snprintf(body, sizeof body,
                  "  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
@@ -238,7 +237,7 @@ static void section_table(report *R) {
         else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
         if (r->label_noise > 0 || r->feature_noise > 0)
             snprintf(part + strlen(part), sizeof part - strlen(part), ", noise L%g F%g", r->label_noise, r->feature_noise);
-        fprintf(md, "| %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", r->label, r->dataset, part, r->T, r->fin_acc,
+        fprintf(md, "| %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", MD(r->label), r->dataset, part, r->T, r->fin_acc,
                 r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
         fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.5f</td><td>%.5f</td><td>%.4g</td></tr>\n",
                 H(r->label), H(r->dataset), H(part), r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
@@ -283,7 +282,7 @@ static void section_ablation(report *R) {
             if (!strcmp(runs[i].algo, "flce") && !runs[i].ablate[0]) base = runs[i].kl_final;
         for (int i = 0; i < nr; i++) {
             if (strcmp(runs[i].algo, "flce")) continue;
-            fprintf(md, "| %s | %.5f | %+.5f | %.4f |\n", runs[i].label, runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
+            fprintf(md, "| %s | %.5f | %+.5f | %.4f |\n", MD(runs[i].label), runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
             fprintf(ht, "<tr><td>%s</td><td>%.5f</td><td>%+.5f</td><td>%.4f</td></tr>\n", H(runs[i].label), runs[i].kl_final,
                     runs[i].kl_final - base, runs[i].fin_acc);
         }
@@ -308,10 +307,10 @@ static void section_shapley(report *R) {
         run_t *S0 = &runs[sv];
         int nrow = 0;
         snprintf(p, sizeof p, "%s/shapley_distance.csv", out);
-        FILE *fd = fopen(p, "w");
+        FILE *fd = report_fopen(p);
         fprintf(fd, "round");
         for (int i = 0; i < nr; i++)
-            if (i != sv && runs[i].rc && !strcmp(runs[i].partdig, S0->partdig) && runs[i].T == S0->T) fprintf(fd, ",%s", runs[i].label);
+            if (i != sv && runs[i].rc && !strcmp(runs[i].partdig, S0->partdig) && runs[i].T == S0->T) fprintf(fd, ",%s", csv_q(runs[i].label));
         fprintf(fd, "\n");
         double *a = malloc(sizeof(double) * (size_t)S0->clients), *b = malloc(sizeof(double) * (size_t)S0->clients);
         double meanE[MAXRUNS] = {0}, meanK[MAXRUNS] = {0}, cumE[MAXRUNS] = {0}, cumK[MAXRUNS] = {0};
@@ -342,7 +341,7 @@ static void section_shapley(report *R) {
             cumK[i] = flce_run_shapley_cum(r, S0, &cumE[i]);
             nrow++;
         }
-        fclose(fd);
+        report_fclose(fd);
         free(a), free(b);
         if (nrow) {
             flce_sbuf gp = {0};
@@ -359,16 +358,16 @@ static void section_shapley(report *R) {
             flce_sbuf_printf(&gp, "\n");
             R->figs_ok &= !gp.oom && gnuplot(out, "shapley_distance", gp.s) == 0;
             flce_sbuf_free(&gp);
-            fprintf(md, "\n## Distance to the canonical Shapley value\n\nAgainst `%s` (exact Shapley per round, same partition): per round, the selected clients' "
+            fprintf(md, "\n## Distance to the canonical Shapley value\n\nAgainst %s (exact Shapley per round, same partition): per round, the selected clients' "
                         "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.\n\n"
-                        "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", S0->dir);
+                        "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", MD(S0->dir));
             fprintf(ht, "<h2>Distance to the canonical Shapley value</h2><p>Against <code>%s</code> (exact Shapley per round, same partition): per round, the selected clients' "
                         "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.</p>"
                         "<table><tr><th>method</th><th>mean Euclidean per round</th><th>mean KL per round</th><th>cumulative Euclidean</th><th>cumulative KL</th></tr>\n", H(S0->dir));
             for (int i = 0; i < nr; i++) {
                 run_t *r = &runs[i];
                 if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
-                fprintf(md, "| %s | %.4f | %.4f | %.4f | %.4f |\n", r->label, meanE[i], meanK[i], cumE[i], cumK[i]);
+                fprintf(md, "| %s | %.4f | %.4f | %.4f | %.4f |\n", MD(r->label), meanE[i], meanK[i], cumE[i], cumK[i]);
                 fprintf(ht, "<tr><td>%s</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", H(r->label), meanE[i], meanK[i], cumE[i], cumK[i]);
             }
             fprintf(ht, "</table><img src='shapley_distance.svg' width='860' alt='distance to Shapley per round'>\n");
@@ -419,7 +418,7 @@ static void section_class_contributions(report *R) {
                     prog, r->dir, C, C);
         for (int c = 0; c < C; c++) btot += bw[c];
         snprintf(p, sizeof p, "%s/class_contributions_%02d.csv", out, i);
-        FILE *fc = fopen(p, "w");
+        FILE *fc = report_fopen(p);
         fprintf(fc, "client");
         for (int c = 0; c < C; c++) fprintf(fc, ",%d", c);
         fprintf(fc, "\n");
@@ -434,12 +433,12 @@ static void section_class_contributions(report *R) {
             }
             fprintf(fc, "\n");
         }
-        fclose(fc);
+        report_fclose(fc);
         snprintf(p, sizeof p, "%s/class_global_%02d.csv", out, i);
-        fc = fopen(p, "w");
+        fc = report_fopen(p);
         fprintf(fc, "class,contribution_share,class_weight_share\n");
         for (int c = 0; c < C; c++) fprintf(fc, "%d,%.6f,%.6f\n", c, tot > 0 ? g[c] / tot : 0, bw[c] / btot);
-        fclose(fc);
+        report_fclose(fc);
         snprintf(body, sizeof body,
                  "  set multiplot layout 1,2 title 'FLCE class contributions: %s'\n"
                  "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key top left\n"
@@ -451,7 +450,7 @@ static void section_class_contributions(report *R) {
         snprintf(nm, sizeof nm, "class_contributions_%02d", i);
         R->figs_ok &= gnuplot(out, nm, body) == 0;
         fprintf(md, "\n## Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
-                    "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", r->label, i, nm, nm);
+                    "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", MD(r->label), i, nm, nm);
         fprintf(ht, "<h2>Class contributions: %s</h2><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
                     "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", H(r->label), nm);
         free(bw), free(g);
@@ -477,7 +476,7 @@ static void section_heterogeneity(report *R) {
                 sweep = 1;
     if (sweep) {
         snprintf(p, sizeof p, "%s/heterogeneity.csv", out);
-        FILE *fh = fopen(p, "w");
+        FILE *fh = report_fopen(p);
         fprintf(fh, "method,dirichlet,accuracy,kl\n");
         fprintf(md, "\n## Heterogeneity sweep\n\n| method | Dirichlet | accuracy | KL |\n|---|---|---|---|\n");
         fprintf(ht, "<h2>Heterogeneity sweep</h2><table><tr><th>method</th><th>Dirichlet</th><th>accuracy</th><th>KL</th></tr>\n");
@@ -488,18 +487,18 @@ static void section_heterogeneity(report *R) {
             if (strcmp(r->partition, "dirichlet") || r->label_noise > 0 || r->feature_noise > 0 || r->ablate[0] ||
                 r->ncw != 0)
                 continue; /* the sweep compares plain runs only */
-            fprintf(fh, "%s,%g,%.6f,%.6f\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
+            fprintf(fh, "%s,%g,%.6f,%.6f\n", csv_q(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
             fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
             fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
             int seen = 0;
             for (int a2 = 0; a2 < na; a2++) seen |= !strcmp(algos[a2], r->algo);
             if (!seen && na < 16) snprintf(algos[na++], 32, "%s", r->algo);
         }
-        fclose(fh);
+        report_fclose(fh);
         fprintf(ht, "</table>\n");
         for (int a2 = 0; a2 < na; a2++) { /* one file per method, by Dirichlet parameter (no shell pipe in the script) */
             snprintf(p, sizeof p, "%s/heterogeneity_%02d.csv", out, a2);
-            FILE *fa = fopen(p, "w");
+            FILE *fa = report_fopen(p);
             if (!fa) continue;
             double last = -1;
             for (;;) { /* the next larger Dirichlet parameter of this method */
@@ -512,10 +511,10 @@ static void section_heterogeneity(report *R) {
                     if (best < 0 || r->dirichlet < runs[best].dirichlet) best = i;
                 }
                 if (best < 0) break;
-                fprintf(fa, "%s,%g,%.6f,%.6f\n", gp_safe(runs[best].algo), runs[best].dirichlet, runs[best].fin_acc, runs[best].kl_final);
+                fprintf(fa, "%s,%g,%.6f,%.6f\n", csv_q(gp_safe(runs[best].algo)), runs[best].dirichlet, runs[best].fin_acc, runs[best].kl_final);
                 last = runs[best].dirichlet;
             }
-            fclose(fa);
+            report_fclose(fa);
         }
         flce_sbuf b = {0};
         flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set logscale x\n  set xlabel 'Dirichlet parameter (log scale)'\n  set grid\n  set key bottom right\n");
@@ -551,7 +550,7 @@ static void section_noise(report *R) {
             char part[32];
             if (!strcmp(r->partition, "iid")) snprintf(part, sizeof part, "IID");
             else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
-            fprintf(md, "| %s | %s | %g | %g | %g | %.4f | %.5f |\n", r->label, part, r->label_noise, r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
+            fprintf(md, "| %s | %s | %g | %g | %g | %.4f | %.5f |\n", MD(r->label), part, r->label_noise, r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
             fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%g</td><td>%g</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->label), part, r->label_noise,
                     r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
         }
@@ -577,15 +576,15 @@ static void section_runs(report *R) {
             const char *a = strstr(runs[i].digests, "final_model "), *b = strstr(runs[i].digests, "contributions ");
             if (a) sscanf(a, "final_model %16s", fm);
             if (b) sscanf(b, "contributions %16s", ct);
-            fprintf(md, "| %s | `%s` | %llu | `%s` | `%s` |\n", runs[i].label, runs[i].dir, runs[i].seed, fm, ct);
+            fprintf(md, "| %s | %s | %llu | %s | %s |\n", MD(runs[i].label), MD(runs[i].dir), runs[i].seed, MD(fm), MD(ct));
         }
     }
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
-        if (nr <= 12) fprintf(md, "### %s\n\n`%s`: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s\n\n"
-                    "Digests:\n\n```\n%s```\n\nConfiguration (`config.json`):\n\n```json\n%s```\n",
-                r->label, r->dir, r->dataset, r->clients, r->per_round, r->rounds, r->seed, r->version, r->backend, r->device,
-                r->denormals, r->digests, r->config);
+        if (nr <= 12) fprintf(md, "### %s\n\n%s: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s\n\n"
+                    "Digests:\n\n%s\n%s%s\n\nConfiguration (`config.json`):\n\n%sjson\n%s%s\n",
+                MD(r->label), MD(r->dir), MD(r->dataset), r->clients, r->per_round, r->rounds, r->seed, MD(r->version), MD(r->backend), MD(r->device),
+                MD(r->denormals), md_fence(r->digests), r->digests, md_fence(r->digests), md_fence(r->config), r->config, md_fence(r->config));
         fprintf(ht, "<h3>%s</h3><p><code>%s</code>: %s, %d clients, %d per round, %d rounds, seed %llu; flce %s, backend %s, device %s, denormals %s</p>"
                     "<p>Digests:</p><pre>%s</pre><details><summary>Configuration (config.json)</summary><pre>%s</pre></details>\n",
                 H(r->label), H(r->dir), H(r->dataset), r->clients, r->per_round, r->rounds, r->seed, H(r->version), H(r->backend), H(r->device),
@@ -597,7 +596,7 @@ static void section_runs(report *R) {
             if (!flce_json_equal(runs[i].cfg, runs[j].cfg)) continue;
             int same = !strcmp(runs[i].digests, runs[j].digests);
             if (!groups++) fprintf(md, "\n## Repeated runs\n\n"), fprintf(ht, "<h2>Repeated runs</h2>\n");
-            fprintf(md, "- `%s` and `%s` (one configuration): digests %s\n", runs[i].dir, runs[j].dir, same ? "identical, bit for bit" : "**differ**");
+            fprintf(md, "- %s and %s (one configuration): digests %s\n", MD(runs[i].dir), MD(runs[j].dir), same ? "identical, bit for bit" : "**differ**");
             fprintf(ht, "<p><code>%s</code> and <code>%s</code> (one configuration): digests %s</p>\n", H(runs[i].dir), H(runs[j].dir),
                     same ? "identical, bit for bit" : "<b>differ</b>");
         }
@@ -732,28 +731,34 @@ int flce_cmd_report(int argc, char **argv) {
         }
         free(ro);
     }
-    if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
+    struct stat osb;
+    int made = stat(out, &osb) != 0, status = 0;
+    if (flce_mkdirs(out) != 0) {
+        status = cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
+        goto done;
+    }
+    report_out_begin(out, made);
     report R0 = {runs, nr, window, out, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec}, *R = &R0;
     char what[64];
     snprintf(what, sizeof what, "read %d runs", nr);
     progress(R, what);
     make_labels(R);
     /* the data behind the figures, and the figures */
-    if (section_curves(R)) {
-        for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
-        free(runs);
-        return 2;
-    }
+    if (section_curves(R)) goto written;
     section_contributions(R);
     section_server_cost(R);
     progress(R, "figures of every run");
     /* the report, in Markdown and HTML */
     char p[1400];
     snprintf(p, sizeof p, "%s/report.md", out);
-    FILE *md = R->md = fopen(p, "w");
+    FILE *md = R->md = report_fopen(p);
     snprintf(p, sizeof p, "%s/report.html", out);
-    FILE *ht = R->ht = fopen(p, "w");
-    if (!md || !ht) return cli_usage_error(prog, "--out %s: cannot write the report", out);
+    FILE *ht = R->ht = report_fopen(p);
+    if (!md || !ht) {
+        if (md) report_fclose(md);
+        if (ht) report_fclose(ht);
+        goto written;
+    }
     fprintf(md, "# FLCE-harness report\n\n%d runs. Every number below comes from the run files.\n\n", nr);
     fprintf(ht, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>FLCE-harness report</title>"
                 "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}table{border-collapse:collapse}"
@@ -775,11 +780,25 @@ int flce_cmd_report(int argc, char **argv) {
     section_runs(R);
     progress(R, "class contributions, heterogeneity, noise, runs");
     fprintf(ht, "</body></html>\n");
-    fclose(md);
-    fclose(ht);
+    report_fclose(md);
+    report_fclose(ht);
+written:; /* whole or not at all: a failed write (a full disk) takes the report's files with it */
+    const char *wf = report_out_failed();
+    if (wf) {
+        fprintf(stderr, "%s: %s (the report's files are removed)\n", prog, wf);
+        report_out_discard();
+        status = 1;
+    } else {
+        if (!R->figs_ok) {
+            const char *g = report_gnuplot_failed();
+            fprintf(stderr, "%s: %s\n", prog, g ? g : "a figure's data could not be made (out of memory)");
+            status = 1;
+        }
+        printf("report: %s/report.html (and report.md)\n", out);
+    }
+    report_out_end();
+done:
     for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
     free(runs);
-    if (!R->figs_ok) fprintf(stderr, "%s: gnuplot failed for some figures (is gnuplot-nox installed?)\n", prog);
-    printf("report: %s/report.html (and report.md)\n", out);
-    return R->figs_ok ? 0 : 1;
+    return status;
 }

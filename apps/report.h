@@ -11,9 +11,30 @@
 const char *color_of(const char *algo);
 /* Text from run files for a gnuplot script: only letters, digits and " _.,:()+-/=#" survive. */
 const char *gp_safe(const char *s);
+/* Text from run files for report.md outside code (no raw HTML, no broken table cell), and the
+ * code fence that text needs inside a fenced block. Rotating buffers. */
+const char *MD(const char *s);
+const char *md_fence(const char *text);
+/* Text from run files as one CSV field (quoted where it holds , " or a line break). */
+const char *csv_q(const char *s);
 /* Text from run files for report.html, escaped (& < > " '). Rotating buffers. */
 const char *H(const char *s);
-/* Write DIR/NAME.gp (the terminal set-up, then body) and run gnuplot on it in DIR. */
+/* The report's outputs, whole or not at all: report_out_begin notes what --out held before (made:
+ * created by this report); every file is opened with report_fopen and closed with report_fclose,
+ * which note the first failed write (file and error); report_out_failed says it ("PATH: write
+ * failed: No space left on device"), or NULL, after probing that the folder takes a file (a
+ * failure inside gnuplot is told apart from a full disk); report_out_discard removes what this
+ * report wrote (and the folder if it made it); report_out_end frees the notes. */
+void report_out_begin(const char *dir, int made);
+FILE *report_fopen(const char *path);
+int report_fclose(FILE *f);
+const char *report_out_failed(void);
+void report_out_discard(void);
+void report_out_end(void);
+/* The first gnuplot failure in words ("gnuplot not found ...", "gnuplot failed on NAME.gp ..."), or NULL. */
+const char *report_gnuplot_failed(void);
+/* Write DIR/NAME.gp (the terminal set-up, then body) and run gnuplot on it in DIR (report_fopen):
+ * 0, gnuplot's exit status (127: not found), or -1 when the script could not be written. */
 int gnuplot(const char *dir, const char *name, const char *body);
 
 /* The mean of v [n] (NaN entries left out) and the half-width of its 95% confidence interval

@@ -94,18 +94,6 @@ static int evaluate_run(const run_t *r, double kl[NV], double err[NV], flce_err 
     return ok ? 1 : 0;
 }
 
-/* Text for a CSV field: commas and quotes become spaces (rotating buffers). */
-static const char *csv_safe(const char *t) {
-    static char buf[4][1100];
-    static int k;
-    char *o = buf[k++ & 3];
-    snprintf(o, sizeof buf[0], "%s", t);
-    for (char *c = o; *c; c++)
-        if (*c == ',' || *c == '"' || *c == '\n') *c = ' ';
-    return o;
-}
-
-
 /* One configuration's table: the variants' KL over its seeds and held-out errors. */
 static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*err)[NV], FILE *md, FILE *ht) {
     char conf[160], c1[64], c2[64];
@@ -175,7 +163,7 @@ int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) 
                     "observed entries. The default (auto) was fixed before the study (docs/decisions.md).</p>\n");
         char p[1400];
         snprintf(p, sizeof p, "%s/completion_sensitivity.csv", out);
-        FILE *cs = fopen(p, "w");
+        FILE *cs = report_fopen(p);
         if (cs) fprintf(cs, "run,seed,configuration,completion,kl,heldout_mse\n");
         int *done = calloc((size_t)ne, sizeof *done);
         for (int a = 0; a < ne && done; a++) {
@@ -192,7 +180,7 @@ int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) 
                     char conf[160];
                     report_configuration(&runs[idx[b]], conf, sizeof conf);
                     for (int v = 0; cs && v < NV; v++)
-                        fprintf(cs, "%s,%llu,%s,%s,%.17g,%.17g\n", csv_safe(runs[idx[b]].dir), runs[idx[b]].seed, csv_safe(conf),
+                        fprintf(cs, "%s,%llu,%s,%s,%.17g,%.17g\n", csv_q(runs[idx[b]].dir), runs[idx[b]].seed, csv_q(conf),
                                 VID[v], kl[b][v], err[b][v]);
                 }
                 free(kb);
@@ -201,7 +189,7 @@ int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) 
             free(ka), free(gk), free(ge);
         }
         free(done);
-        if (cs) fclose(cs);
+        if (cs) report_fclose(cs);
     }
     for (int i = 0; i < ne; i++) free(key[i]);
     free(kl), free(err);

@@ -133,9 +133,9 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
     }
     char p[1400];
     snprintf(p, sizeof p, "%s/reference_rules.csv", out);
-    FILE *f = fopen(p, "w");
+    FILE *f = report_fopen(p);
     snprintf(p, sizeof p, "%s/noise_auc.csv", out);
-    FILE *fa = fopen(p, "w");
+    FILE *fa = report_fopen(p);
     if (f) fprintf(f, "configuration,rule_or_method,seeds,kl_mean,kl_half,spearman_sizes_mean,spearman_selected_mean\n");
     if (fa) fprintf(fa, "configuration,method,seeds,auc_mean,auc_half\n");
     fprintf(md, "\n## Reference rules and a second ground truth\n\n"
@@ -166,7 +166,7 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             report_fmt_ci(a, sizeof a, C->rule_kl[q], C->nseeds, 4);
             fprintf(md, "| *%s* | %s | | |\n", RULE_NAMES[q], a);
             fprintf(ht, "<tr><td><i>%s</i></td><td>%s</td><td></td><td></td></tr>\n", RULE_NAMES[q], H(a));
-            if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,,\n", C->conf, RULE_NAMES[q], C->nseeds, mean, half);
+            if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,,\n", csv_q(C->conf), RULE_NAMES[q], C->nseeds, mean, half);
         }
         char worse[400] = "";
         size_t wl = 0;
@@ -180,7 +180,7 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             report_fmt_ci(c3, sizeof c3, C->sp_sel[m], C->nseeds, 2);
             fprintf(md, "| %s (n=%d) | %s | %s | %s |\n", C->method[m], k, a, b, c3);
             fprintf(ht, "<tr><td>%s (n=%d)</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(C->method[m]), k, H(a), H(b), H(c3));
-            if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,%.6f,%.6f\n", C->conf, C->method[m], k, mean, half, ss, ls);
+            if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half, ss, ls);
             if (k && !(mean < best)) flce_catf(worse, sizeof worse, &wl, "%s%s", wl ? ", " : "", C->method[m]);
         }
         fprintf(ht, "</table>\n");
@@ -199,12 +199,12 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             report_fmt_ci(a, sizeof a, C->auc[m], C->nseeds, 3);
             fprintf(md, "| %s (n=%d) | %s |\n", C->method[m], k, a);
             fprintf(ht, "<tr><td>%s (n=%d)</td><td>%s</td></tr>\n", H(C->method[m]), k, H(a));
-            if (fa) fprintf(fa, "%s,%s,%d,%.6f,%.6f\n", C->conf, C->method[m], k, mean, half);
+            if (fa) fprintf(fa, "%s,%s,%d,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half);
         }
         fprintf(ht, "</table>\n");
     }
-    if (f) fclose(f);
-    if (fa) fclose(fa);
+    if (f) report_fclose(f);
+    if (fa) report_fclose(fa);
     free(cs);
     return 1;
 }

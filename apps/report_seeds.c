@@ -344,7 +344,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
     int rows = 0;
     char path[1100];
     snprintf(path, sizeof path, "%s/claims.csv", out);
-    claims_csv = fopen(path, "w"); /* a missing CSV loses no verdict: the table is the report */
+    claims_csv = report_fopen(path); /* a missing CSV loses no verdict: the table is the report */
     if (claims_csv) fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict\n");
     fprintf(md, "\n## Claims of the paper, measured\n\n| claim | configuration | the paper | measured | verdict |\n|---|---|---|---|---|\n");
     fprintf(ht, "<h2>Claims of the paper, measured</h2><table><tr><th>claim</th><th>configuration</th><th>the paper</th>"
@@ -380,7 +380,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
     fprintf(md, "\n%s\n", rule);
     fprintf(ht, "<p>%s</p>\n", rule);
     if (claims_csv) {
-        fclose(claims_csv), claims_csv = NULL;
+        report_fclose(claims_csv), claims_csv = NULL;
         static const char *csv_note = "Each comparison behind the table: its mean difference as named (A minus B), the "
                                       "direction the claim wants (+1 above 0, -1 below; empty for a ratio against the "
                                       "threshold in its name), the 95% half-width, n and its verdict: ";
@@ -455,7 +455,7 @@ static void seeds_table(seeds_ctx *S) {
                 "partition and seed.</p><table><tr><th>method</th><th>configuration</th><th>n</th><th>accuracy</th><th>macro-F1</th>"
                 "<th>KL</th><th>KL (diversity)</th><th>distance to Shapley</th></tr>\n");
     snprintf(path, sizeof path, "%s/seeds.csv", out);
-    FILE *cs = fopen(path, "w");
+    FILE *cs = report_fopen(path);
     if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci\n");
     for (int j = 0; j < ng; j++) {
         double v[5][64];
@@ -473,7 +473,7 @@ static void seeds_table(seeds_ctx *S) {
         fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(lab),
                 H(conf), n, H(c[0]), H(c[1]), H(c[2]), H(c[3]), H(c[4]));
         if (cs) {
-            fprintf(cs, "%s,%s,%d", gp_safe(lab), gp_safe(conf), n);
+            fprintf(cs, "%s,%s,%d", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), n);
             for (int k = 0; k < 5; k++) {
                 double m, h;
                 report_mean_ci(v[k], n, &m, &h);
@@ -482,7 +482,7 @@ static void seeds_table(seeds_ctx *S) {
             fprintf(cs, "\n");
         }
     }
-    if (cs) fclose(cs);
+    if (cs) report_fclose(cs);
     fprintf(ht, "</table>\n");
 }
 
@@ -500,7 +500,7 @@ static void paired_table(seeds_ctx *S) {
                 "<th>configuration</th><th>pairs</th><th>Δ accuracy</th><th>wins/losses</th><th>Δ macro-F1</th><th>Δ KL</th>"
                 "<th>wins/losses</th></tr>\n");
     snprintf(path, sizeof path, "%s/paired.csv", out);
-    FILE *pc = fopen(path, "w");
+    FILE *pc = report_fopen(path);
     if (pc) fprintf(pc, "baseline,configuration,pairs,d_accuracy,d_accuracy_ci,acc_wins,acc_losses,d_macro_f1,d_macro_f1_ci,d_kl,d_kl_ci,kl_wins,kl_losses\n");
     for (int a = 0; a < ng; a++) {
         const run_t *fa = &runs[g[a].m[0]];
@@ -529,12 +529,12 @@ static void paired_table(seeds_ctx *S) {
             if (pc) {
                 double m[3], h[3];
                 for (int k = 0; k < 3; k++) report_mean_ci(d[k], np, &m[k], &h[k]);
-                fprintf(pc, "%s,%s,%d,%.6f,%.6f,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d\n", gp_safe(lab), gp_safe(conf), np, m[0], h[0], aw, al,
+                fprintf(pc, "%s,%s,%d,%.6f,%.6f,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d\n", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), np, m[0], h[0], aw, al,
                         m[1], h[1], m[2], h[2], kw, kls);
             }
         }
     }
-    if (pc) fclose(pc);
+    if (pc) report_fclose(pc);
     fprintf(ht, "</table>\n");
 }
 
@@ -557,7 +557,7 @@ static int seeds_figures(seeds_ctx *S) {
             const run_t *r0 = &runs[g[j].m[0]];
             int T = r0->T;
             snprintf(path, sizeof path, "%s/seeds_%s_%02d.csv", out, what[w][0], j);
-            FILE *f = fopen(path, "w");
+            FILE *f = report_fopen(path);
             if (!f) continue;
             fprintf(f, "round,mean,min,max\n");
             for (int t = 0; t < T; t++) {
@@ -571,7 +571,7 @@ static int seeds_figures(seeds_ctx *S) {
                 }
                 if (k) fprintf(f, "%d,%.6f,%.6f,%.6f\n", t + 1, s / k, lo, hi);
             }
-            fclose(f);
+            report_fclose(f);
             flce_sbuf_printf(&b, "%s'seeds_%s_%02d.csv' skip 1 using 1:3:4 with filledcurves lc rgb '%s' notitle, "
                                  "'' skip 1 using 1:2 with lines lw 2 lc rgb '%s'%s title '%s (n=%d)'",
                              curves ? ", \\\n       " : "", what[w][0], j, color_of(r0->algo), color_of(r0->algo),

@@ -1,8 +1,12 @@
 /* report_util.c: see report.h. */
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "report.h"
@@ -34,6 +38,56 @@ const char *gp_safe(const char *s) {
     return o;
 }
 
+/* Text from run files as one CSV field: as it is when it holds no comma, quote or line break;
+ * else quoted, quotes doubled, line breaks made spaces (one row stays one line). Rotating buffers. */
+const char *csv_q(const char *s) {
+    static char *buf[8];
+    static int k;
+    if (!strpbrk(s, ",\"\r\n")) return s;
+    char **o = &buf[k++ & 7];
+    free(*o);
+    if (!(*o = malloc(2 * strlen(s) + 3))) return "\"\"";
+    char *w = *o;
+    *w++ = '"';
+    for (; *s; s++) {
+        if (*s == '"') *w++ = '"';
+        *w++ = *s == '\n' || *s == '\r' ? ' ' : *s;
+    }
+    *w++ = '"', *w = '\0';
+    return *o;
+}
+
+/* Text from run files into report.md, outside code: & < > as entities (no raw HTML), | and `
+ * escaped (a table cell stays one cell), line breaks made spaces. Rotating buffers. */
+const char *MD(const char *s) {
+    static char *buf[16];
+    static int k;
+    char **o = &buf[k++ & 15];
+    free(*o);
+    if (!(*o = malloc(5 * strlen(s) + 1))) return "";
+    char *w = *o;
+    for (; *s; s++) {
+        const char *r = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '|' ? "\\|" : *s == '`' ? "\\`"
+                      : *s == '\n' || *s == '\r' ? " " : NULL;
+        if (r) w += sprintf(w, "%s", r);
+        else *w++ = *s;
+    }
+    *w = '\0';
+    return *o;
+}
+
+/* A Markdown code fence for text: backticks, one more than the longest run of them in it. */
+const char *md_fence(const char *text) {
+    static char f[8][40];
+    static int k;
+    char *o = f[k++ & 7];
+    int run = 0, most = 0;
+    for (const char *c = text; *c; c++) run = *c == '`' ? run + 1 : 0, most = run > most ? run : most;
+    int n = most + 1 < 3 ? 3 : most + 1 > 39 ? 39 : most + 1;
+    memset(o, '`', (size_t)n), o[n] = '\0';
+    return o;
+}
+
 /* Text from run files into report.html: & < > " ' escaped. Rotating buffers, as gp_safe. */
 const char *H(const char *s) {
     static char *buf[16];
@@ -53,21 +107,145 @@ const char *H(const char *s) {
     return *o;
 }
 
+/* The report's outputs (see report.h): the names in the folder before, the files written, the
+ * first failure. One report per process. */
+static struct {
+    char dir[1200];
+    int made;
+    char **before, **written;
+    int nb, nw, cb, cw;
+    FILE *open[64];
+    char *open_path[64];
+    char failed[1500];
+    char gp_failed[200];
+} out_io;
+
+static void names_add(char ***v, int *n, int *cap, const char *s) {
+    if (*n == *cap) {
+        int c = *cap ? *cap * 2 : 64;
+        char **w = realloc(*v, sizeof *w * (size_t)c);
+        if (!w) return; /* out of memory: that name is not removed on failure, nothing worse */
+        *v = w, *cap = c;
+    }
+    char *d = strdup(s);
+    if (d) (*v)[(*n)++] = d;
+}
+
+static int names_has(char **v, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v[i], s)) return 1;
+    return 0;
+}
+
+static void fail_io(const char *path, const char *what, int err) {
+    if (!out_io.failed[0]) snprintf(out_io.failed, sizeof out_io.failed, "%s: %s: %s", path, what, strerror(err ? err : EIO));
+}
+
+void report_out_begin(const char *dir, int made) {
+    snprintf(out_io.dir, sizeof out_io.dir, "%s", dir);
+    out_io.made = made;
+    DIR *d = opendir(dir);
+    for (struct dirent *en; d && (en = readdir(d));) names_add(&out_io.before, &out_io.nb, &out_io.cb, en->d_name);
+    if (d) closedir(d);
+}
+
+static const char *base_name(const char *path) {
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+FILE *report_fopen(const char *path) {
+    names_add(&out_io.written, &out_io.nw, &out_io.cw, base_name(path));
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fail_io(path, "cannot create", errno);
+        return NULL;
+    }
+    for (int i = 0; i < 64; i++)
+        if (!out_io.open[i]) {
+            out_io.open[i] = f, out_io.open_path[i] = strdup(path);
+            break;
+        }
+    return f;
+}
+
+int report_fclose(FILE *f) {
+    if (!f) return -1;
+    const char *path = "a report file";
+    int slot = -1;
+    for (int i = 0; i < 64; i++)
+        if (out_io.open[i] == f) slot = i, path = out_io.open_path[i] ? out_io.open_path[i] : path;
+    int bad = ferror(f), err = bad ? errno : 0;
+    if (fflush(f) != 0 && !bad) bad = 1, err = errno;
+    if (fclose(f) != 0 && !bad) bad = 1, err = errno;
+    if (bad) fail_io(path, "write failed", err);
+    if (slot >= 0) free(out_io.open_path[slot]), out_io.open[slot] = NULL, out_io.open_path[slot] = NULL;
+    return bad ? -1 : 0;
+}
+
+const char *report_out_failed(void) {
+    if (!out_io.failed[0]) { /* a write that fails silently elsewhere (gnuplot's): does the folder take a file? */
+        char p[1300];
+        snprintf(p, sizeof p, "%s/.flce-report-probe", out_io.dir);
+        static char block[65536];
+        FILE *f = fopen(p, "w");
+        int ok = f && fwrite(block, 1, sizeof block, f) == sizeof block, err = ok ? 0 : errno;
+        if (f && fclose(f) != 0 && ok) ok = 0, err = errno;
+        remove(p);
+        if (!ok) snprintf(out_io.failed, sizeof out_io.failed, "%s: cannot write: %s", out_io.dir, strerror(err ? err : EIO));
+    }
+    return out_io.failed[0] ? out_io.failed : NULL;
+}
+
+void report_out_discard(void) {
+    for (int i = 0; i < 64; i++)
+        if (out_io.open[i]) fclose(out_io.open[i]), free(out_io.open_path[i]), out_io.open[i] = NULL;
+    DIR *d = opendir(out_io.dir);
+    for (struct dirent *en; d && (en = readdir(d));) {
+        if (!strcmp(en->d_name, ".") || !strcmp(en->d_name, "..")) continue;
+        if (names_has(out_io.before, out_io.nb, en->d_name) && !names_has(out_io.written, out_io.nw, en->d_name)) continue;
+        char p[1500];
+        snprintf(p, sizeof p, "%s/%s", out_io.dir, en->d_name);
+        struct stat sb;
+        if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) remove(p);
+    }
+    if (d) closedir(d);
+    if (out_io.made) rmdir(out_io.dir);
+}
+
+const char *report_gnuplot_failed(void) { return out_io.gp_failed[0] ? out_io.gp_failed : NULL; }
+
+void report_out_end(void) {
+    for (int i = 0; i < out_io.nb; i++) free(out_io.before[i]);
+    for (int i = 0; i < out_io.nw; i++) free(out_io.written[i]);
+    free(out_io.before), free(out_io.written);
+    out_io.before = out_io.written = NULL, out_io.nb = out_io.nw = out_io.cb = out_io.cw = 0;
+}
+
 /* Write DIR/NAME.gp and run gnuplot on it in DIR, with an argument vector (no shell): the
  * script names every file relative to DIR, so DIR's own name never enters it. */
 int gnuplot(const char *dir, const char *name, const char *body) {
     char p[1200];
     snprintf(p, sizeof p, "%s/%s.gp", dir, name);
-    FILE *f = fopen(p, "w");
+    FILE *f = report_fopen(p);
     if (!f) return -1;
+    for (const char *ext = "png"; ext; ext = strcmp(ext, "png") ? NULL : "svg") { /* gnuplot's outputs */
+        snprintf(p, sizeof p, "%s.%s", name, ext);
+        names_add(&out_io.written, &out_io.nw, &out_io.cw, p);
+    }
     fprintf(f, "# made by flce report\nset datafile separator ','\n"
                "do for [fmt in 'png svg'] {\n"
                "  if (fmt eq 'png') { set terminal pngcairo size 860,480 font ',11' } else { set terminal svg size 860,480 }\n"
                "  set output '%s.'.fmt\n%s}\n", name, body);
-    if (fclose(f) != 0) return -1;
+    if (report_fclose(f) != 0) return -1;
     char script[80];
     snprintf(script, sizeof script, "%s.gp", name);
-    return cli_gnuplot(dir, script);
+    int rc = cli_gnuplot(dir, script);
+    if (rc && !out_io.gp_failed[0]) {
+        if (rc == 127) snprintf(out_io.gp_failed, sizeof out_io.gp_failed, "gnuplot not found: no figures (install gnuplot-nox)");
+        else snprintf(out_io.gp_failed, sizeof out_io.gp_failed, "gnuplot failed on %s (status %d): figures missing", script, rc);
+    }
+    return rc;
 }
 
 /* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */

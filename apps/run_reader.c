@@ -191,6 +191,15 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     if (!(pr >= 1 && pr <= cl && pr == floor(pr)))
         return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"per_round\" is missing or not a whole number from 1 to clients", dir), 1;
     if (!r->algo[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: no \"algo\"", dir), 1;
+    { /* names go into tables, CSV files and figures: only what a name of this harness holds */
+        const char *key[] = {"algo", "ablate", "dataset", "partition", "shapley"};
+        const char *val[] = {r->algo, r->ablate, r->dataset, r->partition, r->shapley};
+        for (int i = 0; i < 5; i++)
+            for (const char *c = val[i]; *c; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr(" ._+-", *c)))
+                    return flce_fail(e, FLCE_ERR_FORMAT, "%s/config.json: \"%s\" holds a character no name of this harness has "
+                                     "(letters, digits, space and ._+- only)", dir, key[i]), 1;
+    }
     r->clients = (int)cl, r->per_round = (int)pr, r->rounds = (int)nrd; /* in range: checked above */
     /* class weights: null, or a list of non-negative numbers (its length is checked where used) */
     const cJSON *cw = cJSON_GetObjectItemCaseSensitive(o, "class_weights");

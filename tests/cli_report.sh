@@ -3,28 +3,40 @@
 #  - an --out path with a quote and $(...) (once made gnuplot's shell run `touch PWNED`),
 #  - a run directory named x'.system("touch PWNED").'<img src=x onerror=alert(1)> (once ran
 #    through gnuplot's own system() and went into report.html as markup),
-#  - "algo": "x'.system('touch PWNED2').'" in a run's config.json,
+#  - "algo": "x'.system('touch PWNED2').'" in a run's config.json (refused since issue 35: a
+#    name holds letters, digits, space and ._+- only),
 #  - an ordinary apostrophe (--out "Bob's runs"), which once gave no figures;
-# every figure is still made, no PWNED file appears, and report.html holds the names escaped.
+# every figure is still made, no PWNED file appears, and report.html holds the names escaped;
+# report.md holds no markup from them and the CSV files keep their columns (the name, with a
+# comma and a bar, reaches the labels: issue 35).
 set -u
 flce=$1
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-report-XXXXXX); trap 'rm -rf "$t"' EXIT
 cd "$t" || fail "cd $t"
-evil="x'.system(\"touch PWNED\").'<img src=x onerror=alert(1)>"
+evil="x'.system(\"touch PWNED\").'<img src=x onerror=alert(1)>,a|b"
 "$flce" run --algo flce --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 \
   --batch 16 --seed 3 --quiet --out "$t/$evil" > /dev/null 2>&1 || fail "flce run into a hostile directory name"
 cp -r "$t/$evil" "$t/b"
-sed -i -E "s/\"algo\":[[:space:]]*\"flce\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/b/config.json"
-grep -q "PWNED2" "$t/b/config.json" || fail "the test could not plant the algo name"
+cp -r "$t/b" "$t/c"
+sed -i -E "s/\"algo\":[[:space:]]*\"flce\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/c/config.json"
+grep -q "PWNED2" "$t/c/config.json" || fail "the test could not plant the algo name"
+expect 1 '"algo" holds a character no name of this harness has' report "$t/c" --out "$t/rep-c"
 for out in "r'\$(touch PWNED)'x" "Bob's runs"; do
-  "$flce" report "$t/$evil" "$t/b" --out "$t/$out" > "$t/log" 2>&1 || fail "flce report --out $out: $(cat "$t/log")"
+  # the second run's label is "flce (<parent>/<its folder>)": the hostile name enters the labels
+  "$flce" report "$t/b" "$t/$evil" --out "$t/$out" > "$t/log" 2>&1 || fail "flce report --out $out: $(cat "$t/log")"
   for f in accuracy.png accuracy.svg macro_f1.png kl.png contributions.png server_cost.png; do
     [ -s "$t/$out/$f" ] || fail "report --out $out: figure $f missing ($(cat "$t/log"))"
   done
   grep -q '<img src=x' "$t/$out/report.html" && fail "report.html holds a run name as markup"
   grep -q '&lt;img src=x onerror=alert(1)&gt;' "$t/$out/report.html" || fail "report.html does not show the run name escaped"
+  grep -q '<img' "$t/$out/report.md" && fail "report.md holds a run name as markup: $(grep -m1 '<img' "$t/$out/report.md")"
+  grep -q '&lt;img src=x onerror=alert(1)&gt;,a\\|b' "$t/$out/report.md" || fail "report.md does not show the run name escaped"
+  python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert len(rows[0]) == 4 and all(len(r) == 4 for r in rows), [len(r) for r in rows]
+assert rows[0][3].endswith(",a|b)"), rows[0][3]' "$t/$out/contributions.csv" || fail "contributions.csv: the name shifted its columns"
 done
 found=$(find "$t" \( -name PWNED -o -name PWNED2 \) 2>/dev/null | head -3)
 [ -z "$found" ] || fail "a command ran: $found"
