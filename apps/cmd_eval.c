@@ -29,14 +29,15 @@ static const char *USAGE =
 
 
 /* A trace written by `flce run` records its completion seed, settings and ablations: taken
- * where the command line does not give them; 0, or 2 after a usage error. */
+ * where the command line does not give them; 0, or the exit status after an error said here (1:
+ * a damaged record, a failure of the work; 2: a usage error). */
 static int from_completion_json(const char *prog, const char *cj, cli_opt *opts, flce_completion_cfg *ccp, flce_ablation *abp,
                                 int ablate_given, uint64_t *seed, int *version, int *recorded_all) {
     flce_completion_cfg cc = *ccp;
     flce_ablation ab = *abp;
         flce_completion_file cf;
         flce_err ce;
-        if (flce_completion_read(cj, &cf, &ce)) return cli_usage_error(prog, "%s", ce.msg), 2;
+        if (flce_completion_read(cj, &cf, &ce)) return fprintf(stderr, "%s: %s\n", prog, ce.msg), 1; /* damaged: like any trace file */
         if (cf.has_seed && !cli_find(opts, "seed")->seen) *seed = cf.seed;
         *version = cf.version;
         if (cf.missing[0] && !cli_find(opts, "missing")->seen) cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
@@ -47,7 +48,7 @@ static int from_completion_json(const char *prog, const char *cj, cli_opt *opts,
         for (int i = 0; i < 4; i++)
             if (vals[i][0] && !cli_find(opts, flags[i])->seen) got_v[i] = vals[i];
         if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
-            return cli_usage_error(prog, "%s: %s", cj, ce.msg), 2;
+            return fprintf(stderr, "%s: %s: %s\n", prog, cj, ce.msg), 1;
         if (ablate_given == 0)
             for (char *t = strtok(cf.ablate, " "); t; t = strtok(NULL, " ")) {
                 if (!strcmp(t, "M")) ab.no_mass = 1;
@@ -199,7 +200,8 @@ int flce_cmd_eval(int argc, char **argv) {
         return cli_usage_error(prog, "--missing '%s': zero or unobserved", missing_s);
     if (missing_s) cc.missing_unobserved = !strcmp(missing_s, "unobserved");
     int recorded_all = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
-    if (stat(cj, &cs) == 0 && from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version, &recorded_all)) return 2;
+    int cjs = stat(cj, &cs) == 0 ? from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version, &recorded_all) : 0;
+    if (cjs) return cjs;
     int want_all = proto_s ? !strcmp(proto_s, "all") : recorded_all;
     const char *proto_file = want_all == recorded_all ? NULL : "prototypes_alt.npy";
     cc.proto_all = want_all;

@@ -16,28 +16,17 @@
 char flce_input_why[160];
 
 FILE *flce_fopen_input(const char *path) {
-    flce_input_why[0] = '\0';
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
-    if (fd < 0) {
-        if (errno != ENOENT) snprintf(flce_input_why, sizeof flce_input_why, "%s", strerror(errno));
+    FILE *f = flce_fopen_regular(path, flce_input_why, sizeof flce_input_why);
+    if (!f) {
+        if (errno == ENOENT) flce_input_why[0] = '\0'; /* missing: the caller says what was expected */
         return NULL;
     }
     struct stat sb;
-    const char *what = NULL;
-    if (fstat(fd, &sb) != 0) what = "cannot be examined";
-    else if (S_ISDIR(sb.st_mode)) what = "a folder, not a file";
-    else if (S_ISFIFO(sb.st_mode)) what = "a FIFO, not a file";
-    else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)) what = "a device, not a file";
-    else if (!S_ISREG(sb.st_mode)) what = "not a regular file";
-    else if (sb.st_size > FLCE_INPUT_MAX) what = "larger than 1 GiB: not a run's file";
-    if (what) {
-        snprintf(flce_input_why, sizeof flce_input_why, "%s", what);
-        close(fd);
+    if (fstat(fileno(f), &sb) == 0 && sb.st_size > FLCE_INPUT_MAX) {
+        snprintf(flce_input_why, sizeof flce_input_why, "larger than 1 GiB: not a run's file");
+        fclose(f);
         return NULL;
     }
-    fcntl(fd, F_SETFL, 0);
-    FILE *f = fdopen(fd, "rb");
-    if (!f) close(fd);
     return f;
 }
 

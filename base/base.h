@@ -10,6 +10,7 @@
 #define FLCE_BASE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #ifndef FLCE_VERSION
@@ -57,6 +58,10 @@ int flce_mkdirs(const char *path);
 /* Write a whole file atomically: data goes to PATH.tmp, then is renamed to PATH.
  * On any failure nothing named PATH is left half-written. */
 flce_status flce_write_file_atomic(const char *path, const void *data, size_t len, flce_err *e);
+/* path opened for reading ("rb") only when it is a regular file: a FIFO does not block the open,
+ * and a FIFO, device or folder is refused. NULL with why (cap bytes) saying what the path is ("a
+ * FIFO, not a file") or why the open failed (strerror); errno is ENOENT when there is nothing. */
+FILE *flce_fopen_regular(const char *path, char *why, size_t cap);
 
 /* ---- tensors and digests ---------------------------------------------------------- */
 #define FLCE_MAX_DIMS 4

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 flce_status flce_fail(flce_err *e, flce_status s, const char *fmt, ...) {
     if (e) {
@@ -60,6 +62,37 @@ flce_status flce_write_file_atomic(const char *path, const void *data, size_t le
         return flce_fail(e, FLCE_ERR_IO, "%s: cannot rename into place: %s", path, strerror(rer));
     }
     return FLCE_OK;
+}
+
+FILE *flce_fopen_regular(const char *path, char *why, size_t cap) {
+    if (cap) why[0] = '\0';
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block the open */
+    if (fd < 0) {
+        int er = errno;
+        if (cap) snprintf(why, cap, "%s", strerror(er));
+        errno = er;
+        return NULL;
+    }
+    struct stat sb;
+    const char *what = NULL;
+    if (fstat(fd, &sb) != 0) what = "cannot be examined";
+    else if (S_ISDIR(sb.st_mode)) what = "a folder, not a file";
+    else if (S_ISFIFO(sb.st_mode)) what = "a FIFO, not a file";
+    else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)) what = "a device, not a file";
+    else if (!S_ISREG(sb.st_mode)) what = "not a regular file";
+    if (what) {
+        if (cap) snprintf(why, cap, "%s", what);
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, 0);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        if (cap) snprintf(why, cap, "%s", strerror(errno));
+        close(fd);
+    }
+    return f;
 }
 
 int flce_mkdirs(const char *path) {

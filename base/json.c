@@ -8,9 +8,10 @@
 #include <string.h>
 
 cJSON *flce_json_read(const char *path, size_t max_bytes, flce_status *st, flce_err *e) {
-    FILE *f = fopen(path, "rb");
+    char why[96];
+    FILE *f = flce_fopen_regular(path, why, sizeof why);
     if (!f) {
-        *st = flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        *st = flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, why);
         return NULL;
     }
     char *b = malloc(max_bytes + 1);

@@ -137,8 +137,9 @@ static flce_status parse_header(const char *path, const char *h, size_t len, flc
 
 flce_status flce_npy_read(const char *path, flce_npy *a, flce_err *e) {
     memset(a, 0, sizeof *a);
-    FILE *f = fopen(path, "rb");
-    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char why[96];
+    FILE *f = flce_fopen_regular(path, why, sizeof why);
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, why);
     flce_status st = FLCE_OK;
     char *hdr = NULL;
     unsigned char pre[12];

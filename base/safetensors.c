@@ -109,8 +109,9 @@ static flce_status check_coverage(const char *path, const flce_st_file *f, flce_
 
 flce_status flce_st_read(const char *path, flce_st_file *f, flce_err *e) {
     memset(f, 0, sizeof *f);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char why[96];
+    FILE *fp = flce_fopen_regular(path, why, sizeof why);
+    if (!fp) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, why);
     flce_status st = FLCE_OK;
     char *hdr = NULL;
     cJSON *root = NULL;

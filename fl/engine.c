@@ -471,8 +471,10 @@ static void flce_settings_diff(const char *theirs, const char *mine, char *out, 
 static flce_status load_state(engine *E, int *done, flce_err *e) {
     char path[1200];
     snprintf(path, sizeof path, "%s/state.bin", E->dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) return flce_fail(e, FLCE_ERR_ARG, "--resume: %s has no state.bin (nothing to continue)", E->dir);
+    char why[96];
+    FILE *f = flce_fopen_regular(path, why, sizeof why);
+    if (!f && errno == ENOENT) return flce_fail(e, FLCE_ERR_ARG, "--resume: %s has no state.bin (nothing to continue)", E->dir);
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "--resume: %s: cannot open: %s", path, why);
     fseek(f, 0, SEEK_END);
     long fs = ftell(f);
     rewind(f);
@@ -1020,7 +1022,7 @@ static flce_status final_contributions(engine *E, double *CE, double comp_s[2], 
 }
 
 static uint64_t file_digest(const char *path) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = flce_fopen_regular(path, NULL, 0);
     if (!f) return 0;
     XXH3_state_t *s = XXH3_createState();
     XXH3_64bits_reset(s);

@@ -13,8 +13,9 @@
 flce_status flce_read_weights(const char *path, int len, double **out, flce_err *e) {
     *out = NULL;
     if (len < 1) return flce_fail(e, FLCE_ERR_FORMAT, "%s: no weights expected", path);
-    FILE *f = fopen(path, "rb");
-    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char why[96];
+    FILE *f = flce_fopen_regular(path, why, sizeof why);
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, why);
     char magic[6] = {0};
     size_t got = fread(magic, 1, 6, f);
     double *w = malloc((size_t)len * sizeof *w);

@@ -104,4 +104,26 @@ printf '{"seed": 1, "completion_version": 9}\n' > "$t/v/completion.json"
 expect 2 "completion version 9: this build knows version 1 only" eval "$t/v"
 expect 2 "--threads 65" eval "$t/trace" --threads 65
 expect 2 "--tol -1" eval "$t/trace" --tol -1
+# a damaged trace file is a failure of the work (status 1), never a usage error, whichever file
+# (completion.json once gave 2): each file of a run's trace cut to 40 bytes in turn
+"$flce" run --algo flce --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 \
+  --seed 3 --quiet --backend cpu --out "$t/run" > /dev/null 2>&1 || fail "the run for the damaged trace files"
+for f in completion.json data_sizes.npy prototypes.npy selected.npy prototypes_alt.npy; do
+  [ -f "$t/run/trace/$f" ] || fail "the run's trace has no $f"
+  rm -rf "$t/dt"; cp -r "$t/run/trace" "$t/dt"; head -c 40 "$t/run/trace/$f" > "$t/dt/$f"
+  ps=""; [ $f = prototypes_alt.npy ] && ps="--proto-samples all"
+  expect 1 "$t/dt/$f" eval "$t/dt" $ps --out "$t/dt-out"
+done
+# ... and a FIFO (once waited on for ever), a folder or a link loop in place of a trace file:
+# status 1 at once, one line saying what the path is
+for f in selected.npy completion.json; do
+  for kind in fifo folder loop; do
+    rm -rf "$t/dt"; cp -r "$t/run/trace" "$t/dt"; rm "$t/dt/$f"
+    case $kind in fifo) mkfifo "$t/dt/$f"; want="a FIFO, not a file";; folder) mkdir "$t/dt/$f"; want="a folder, not a file";;
+                  loop) ln -s "$t/dt/$f" "$t/dt/$f"; want="Too many levels of symbolic links";; esac
+    err=$(timeout 60 "$flce" eval "$t/dt" --out "$t/dt-out" 2>&1 > /dev/null); rc=$?
+    [ $rc = 1 ] || fail "$f a $kind: status $rc (124: it waited), expected 1"
+    case "$err" in *"$t/dt/$f: cannot open: $want"*) ;; *) fail "$f a $kind: $err";; esac
+  done
+done
 echo "cli_eval: all checks passed"
