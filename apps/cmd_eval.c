@@ -200,7 +200,7 @@ int flce_cmd_eval(int argc, char **argv) {
         return cli_usage_error(prog, "--missing '%s': zero or unobserved", missing_s);
     if (missing_s) cc.missing_unobserved = !strcmp(missing_s, "unobserved");
     int recorded_all = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
-    int cjs = stat(cj, &cs) == 0 ? from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version, &recorded_all) : 0;
+    int cjs = lstat(cj, &cs) == 0 ? from_completion_json(prog, cj, opts, &cc, &ab, ablate.n, &seed, &version, &recorded_all) : 0;
     if (cjs) return cjs;
     int want_all = proto_s ? !strcmp(proto_s, "all") : recorded_all;
     const char *proto_file = want_all == recorded_all ? NULL : "prototypes_alt.npy";
