@@ -1125,6 +1125,9 @@ flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err 
 
 void flce_engine_close(engine *E) { engine_free(E); }
 
+flce_status flce_engine_state_save(engine *E, int done, flce_err *e) { return save_state(E, done, e); }
+flce_status flce_engine_state_load(engine *E, int *done, flce_err *e) { return load_state(E, done, e); }
+
 /* The run folder's files before the first round: config.json (or, with --resume, the check
  * that it holds these settings and the state to continue from: the rounds done into *done),
  * device.txt, clients.csv, the trace of a method that uploads prototypes, the method's own

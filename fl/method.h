@@ -163,6 +163,11 @@ flce_status flce_engine_open_synthetic(engine *E, const flce_run_cfg *cfg, const
 /* Another method on the same synthetic engine: its state allocated afresh and initialised. */
 flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err *e);
 void flce_engine_close(engine *E);
+/* state.bin of E->dir written for `done` rounds, or read back and checked as --resume does
+ * (E->settings: the settings text it must belong to; *done: the rounds it holds). For the tests
+ * and the state.bin fuzz target; a run uses them through flce_run. */
+flce_status flce_engine_state_save(engine *E, int done, flce_err *e);
+flce_status flce_engine_state_load(engine *E, int *done, flce_err *e);
 
 /* The default local step: forward and backward of L_CE + lambda L_CL on E->m (L_CL skipped when
  * lambda is 0), then plain SGD (no momentum, no weight decay) at the run's learning rate. */

@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift 2>/dev/null || true
-targets=${*:-"npy safetensors idx cifar jpeg weights trace run"}
+targets=${*:-"npy safetensors idx cifar jpeg weights trace run state"}
 missing=""
 for p in clang libclang-rt-14-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 c=$here/corpus
 t=$(mktemp -d /tmp/flce-corpus-XXXXXX); trap 'rm -rf "$t"' EXIT
 fx=$b/tests/fixtures
-rm -rf "$c"; mkdir -p "$c"/npy "$c"/safetensors "$c"/idx "$c"/cifar "$c"/jpeg "$c"/weights "$c"/trace "$c"/run
+rm -rf "$c"; mkdir -p "$c"/npy "$c"/safetensors "$c"/idx "$c"/cifar "$c"/jpeg "$c"/weights "$c"/trace "$c"/run "$c"/state
 # npy: float32 [2,1,4,4], int64 [2], float64 weights, uint8
 "$fx" batch "$t" 2 1 4 4 3
 cp "$t/X.npy" "$c/npy/x_f32.npy"; cp "$t/Y.npy" "$c/npy/y_i64.npy"
@@ -45,3 +45,15 @@ r=$t/run
 "$fx" pack "$c/run/fedavg" 0:"$r/config.json" 1:"$r/device.txt" 2:"$r/digests.txt" 3:"$r/metrics.csv" \
   4:"$r/contributions.csv" 5:"$r/round_contributions.csv" 6:"$r/clients.csv"
 ls -R "$c" | head -40
+# state: odd first byte, a valid state of the target's engine (second byte: rounds done) with
+# edits (offset LE, xor) and the checksum redone; even, the bytes as they are
+printf '\001\000' > "$c/state/valid_0"
+printf '\001\003' > "$c/state/valid_3"
+printf '\001\002\004\000\001' > "$c/state/rounds_edited"
+printf '\001\001\030\000\001' > "$c/state/settings_edited"
+printf '\001\001\020\000\001' > "$c/state/size_edited"
+printf '\000FLS2\001\000\000\000' > "$c/state/old_magic"
+printf '\000' > "$c/state/empty"
+"$b/flce" run --algo fedavg --clients 4 --per-round 2 --rounds 1 --train-subset 200 --test-subset 40 --val-size 20 --seed 1 \
+  --backend cpu --quiet --out "$t/st" > /dev/null
+{ printf '\000'; head -c 3000 "$t/st/state.bin"; } > "$c/state/another_run_cut"
