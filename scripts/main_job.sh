@@ -38,7 +38,7 @@ awk -F, -v out="$out" -v want="$study_order" '
     printf "main job: final global models %s test accuracy%s; KL of the contributions to the data shares %s; server time %s.\n", s,
       ok ? "" : " (BELOW the 70% this configuration was chosen for)", k, c
     if (got == want)
-      print "main job: each of the study'"'"'s three seeds of this configuration gives this ordering (with three seeds the paired interval of FLCE minus FedAvg still contains 0); on non-IID data FedAvg'"'"'s cosine rule was closer to the data shares than FLCE: at Dirichlet 0.5 on 4 of 5 seeds, at 0.1 and 0.3 on every seed: the README'"'"'s \"What the harness found\" and docs/results/fmnist-small/."
+      print "main job: each of the study'"'"'s three seeds of this configuration gives this ordering (with three seeds the paired interval of FLCE minus FedAvg still contains 0); on non-IID data FedAvg'"'"'s cosine rule was closer to the data shares than FLCE: at Dirichlet 0.5 on 4 of 5 seeds, at 0.1 and 0.3 on every seed: docs/findings.md and docs/results/fmnist-small/."
     else
       print "main job: this ordering (" got ") differs from the one the study found for this configuration (" want "): docs/results/fmnist-small/"
   }' "$out/summary.csv"
