@@ -7,8 +7,10 @@
 
 #include "run_reader.h"
 
-/* A method's colour in every figure. */
+/* A method's colour in every figure, and whether its contributions are Shapley values: from the
+ * method registry (fl/methods/, flce_method's color and FLCE_M_SHAPLEY). */
 const char *color_of(const char *algo);
+int is_shapley(const char *algo);
 /* Text from run files for a gnuplot script: only letters, digits and " _.,:()+-/=#" survive. */
 const char *gp_safe(const char *s);
 /* Text from run files for report.md outside code (no raw HTML, no broken table cell), and the

@@ -164,7 +164,6 @@ static void claim_row(FILE *md, FILE *ht, const char *claim, const char *conf, c
     fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td><b>%s</b></td></tr>\n", H(claim), H(conf), H(paper), H(meas), w);
 }
 
-static int is_shapley(const char *algo) { return !strcmp(algo, "fedsv") || !strcmp(algo, "gtg"); }
 
 /* The claims of the FLCE paper that the given runs can test (report.h), one row each. */
 /* FLCE (group a) against each baseline of its configuration: accuracy, F1, KL (under noise

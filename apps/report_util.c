@@ -9,15 +9,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "method.h"
 #include "report.h"
 
 const char *color_of(const char *algo) {
-    static const char *names[] = {"flce", "fedavg", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg", "fedfa", "fedsv", "gtg"};
-    static const char *cols[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
-                                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79"};
-    for (int i = 0; i < 11; i++)
-        if (!strcmp(algo, names[i])) return cols[i];
-    return "#000000";
+    const flce_method *m = flce_method_find(algo);
+    return m && m->color ? m->color : "#000000";
+}
+
+int is_shapley(const char *algo) {
+    const flce_method *m = flce_method_find(algo);
+    return m && (m->flags & FLCE_M_SHAPLEY);
 }
 
 /* Text from run files (labels, method names) that goes into a gnuplot script: only letters,

@@ -38,6 +38,8 @@ enum {
     FLCE_M_COSINE_RULES = 32,   /* contributions by the cosine rule (flce_eng_cosine_rule): the engine also records
                                    every reading of that rule (FLCE_RULE_*) in round_contributions_rules.csv and
                                    contributions_rules.csv */
+    FLCE_M_SHAPLEY = 64,        /* contributions are Shapley values (exact or sampled): the paper leaves these out
+                                   of its KL, distance and diversity comparisons, and so does the report */
 };
 
 /* The readings of "the similarity from the local model of participants to the global model"
@@ -55,6 +57,7 @@ extern const char *const FLCE_RULE_NAMES[FLCE_NRULES];
 typedef struct flce_method {
     const char *name;    /* the --algo name: lower case, no spaces */
     const char *summary; /* one line for the help text: the rule and the contributions */
+    const char *color;   /* its colour in the report's figures ("#rrggbb") */
     unsigned flags;      /* FLCE_M_* */
     /* The method's own settings checked (usage errors name the flag). */
     flce_status (*check)(const flce_run_cfg *c, flce_err *e);

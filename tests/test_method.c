@@ -154,6 +154,14 @@ Test(method, registry_lists_every_method_once) {
         cr_assert_not_null(flce_method_at(i)->server, "%s: no server step", a);
         cr_assert_not_null(strstr(flce_method_help(), a));
         for (int j = 0; j < i; j++) cr_assert_str_neq(a, flce_method_name(j));
+        /* the report draws each method in its own colour: "#rrggbb", none shared */
+        const char *c = flce_method_at(i)->color;
+        cr_assert(c && strlen(c) == 7 && c[0] == '#' && strspn(c + 1, "0123456789abcdef") == 6, "%s: colour '%s'", a, c ? c : "(none)");
+        for (int j = 0; j < i; j++) cr_assert_str_neq(c, flce_method_at(j)->color, "%s and %s share a colour", a, flce_method_name(j));
     }
     cr_assert_null(flce_method_find("nope"));
+    /* the Shapley methods, which the report leaves out of the KL, distance and diversity claims */
+    cr_assert(flce_method_find("fedsv")->flags & FLCE_M_SHAPLEY);
+    cr_assert(flce_method_find("gtg")->flags & FLCE_M_SHAPLEY);
+    cr_assert_not(flce_method_find("fedavg")->flags & FLCE_M_SHAPLEY);
 }

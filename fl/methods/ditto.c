@@ -56,6 +56,7 @@ static flce_status ditto_client_end(engine *E, int slot, flce_err *e) {
 const flce_method flce_method_ditto = {
     .name = "ditto",
     .summary = "Ditto: FedAvg on the global copies beside personal models; cosine-rule contributions",
+    .color = "#2ca02c",
     .flags = FLCE_M_PERSONAL | FLCE_M_CLIENT_STATE | FLCE_M_COSINE_RULES,
     .state_size = ditto_state_size,
     .client_begin = ditto_client_begin,

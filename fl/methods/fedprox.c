@@ -15,6 +15,7 @@ const flce_method flce_method_fedprox = {
     .name = "fedprox",
     .flags = FLCE_M_COSINE_RULES,
     .summary = "FedProx: FedAvg with a proximal term in local training; cosine-rule contributions",
+    .color = "#ff7f0e",
     .local_step = fedprox_local_step,
     .server = flce_eng_fedavg_cosine,
 };

@@ -33,7 +33,8 @@ static flce_status fedsv_server(engine *E, flce_err *e) {
 const flce_method flce_method_fedsv = {
     .name = "fedsv",
     .summary = "FedSV: FedAvg; per-round Shapley values (exact, or Monte-Carlo) summed as contributions",
-    .flags = FLCE_M_CLAMP | FLCE_M_ALL_COALITIONS,
+    .color = "#17becf",
+    .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP | FLCE_M_ALL_COALITIONS,
     .check = fedsv_check,
     .server = fedsv_server,
 };

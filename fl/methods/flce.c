@@ -160,6 +160,7 @@ static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err 
 const flce_method flce_method_flce = {
     .name = "flce",
     .summary = "FLCE: class contribution momentum from prototypes; aggregation and completed contributions from it",
+    .color = "#d62728",
     .flags = FLCE_M_PROTOTYPES,
     .open = flce_open,
     .local_step = flce_local_step,

@@ -68,7 +68,8 @@ static flce_status gtg_server(engine *E, flce_err *e) {
 const flce_method flce_method_gtg = {
     .name = "gtg",
     .summary = "GTG-Shapley: FedAvg; guided, truncated Monte-Carlo Shapley values summed as contributions",
-    .flags = FLCE_M_CLAMP,
+    .color = "#393b79",
+    .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP,
     .check = gtg_check,
     .server = gtg_server,
 };

@@ -25,6 +25,7 @@ static flce_status qfedavg_server(engine *E, flce_err *e) {
 const flce_method flce_method_qfedavg = {
     .name = "qfedavg",
     .summary = "q-FedAvg: loss-weighted (q = 1) update; F^q / sum h summed as contributions",
+    .color = "#7f7f7f",
     .client_begin = qfedavg_client_begin,
     .server = qfedavg_server,
 };
