@@ -26,17 +26,6 @@
 #include "data.h"
 #include "run_reader.h"
 
-/* What every section of the report reads and writes. */
-typedef struct {
-    run_t *runs;
-    int nr, window;
-    const char *out, *prog;
-    FILE *md, *ht; /* report.md, report.html */
-    int figs_ok;   /* 0 once a figure failed */
-    int quiet;     /* --quiet: no progress lines */
-    double t;      /* when the current part began (progress) */
-} report;
-
 /* A part of a long report done: one line on stderr where it took 2 s or more (the small-scale
  * study's report takes minutes), so that a short report stays silent. */
 static void progress(report *R, const char *part) {
@@ -69,10 +58,11 @@ static void make_labels(report *R) {
     }
 }
 
-/* Beyond this many runs a figure with a line or a bar per run is unreadable: the per-round
- * figures name each method once, the server cost is drawn per method, and the final
- * contributions are left to their CSV (the seeds section draws the configurations). */
-#define MANY_RUNS 24
+/* Beyond this many runs a figure with a line or a bar per run is unreadable (and its legend
+ * longer than a dozen entries): the per-run figures of runs.html are left out (their data stay
+ * in runNN_metrics.csv and contributions.csv; report.html draws each configuration's seed means),
+ * and the server cost is drawn per method. */
+#define MANY_RUNS 12
 
 /* The method of run i with its ablation ("flce -M"), the number of runs of it, and whether i is
  * its first run. */
@@ -117,18 +107,17 @@ static int section_curves(report *R) {
     const char *what[3][3] = {{"accuracy", "2", "test accuracy of the global model"},
                               {"macro_f1", "3", "macro-F1 of the global model"},
                               {"kl", "4", "KL(running contributions || data shares)"}};
-    for (int w = 0; w < 3; w++) { /* one curve per run: a buffer that grows (the study has about 190) */
+    if (nr > MANY_RUNS) { /* no figure of every run (nor one of an earlier report in OUT) */
+        for (int w = 0; w < 3; w++) remove_figure(out, what[w][0]);
+        return 0;
+    }
+    for (int w = 0; w < 3; w++) { /* one curve per run */
         flce_sbuf b = {0};
         flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ", what[w][2]);
-        for (int i = 0; i < nr; i++) {
-            char title[160] = "notitle", m[96];
-            int first, k = method_of(runs, nr, i, m, sizeof m, &first);
-            if (nr <= MANY_RUNS) snprintf(title, sizeof title, "title '%s'", gp_safe(runs[i].label));
-            else if (first) snprintf(title, sizeof title, "title '%s (%d runs)'", gp_safe(m), k); /* each method once */
-            flce_sbuf_printf(&b, "%s'run%02d_metrics.csv' skip 1 using 1:%s with %s lc rgb '%s'%s %s", i ? ", \\\n       " : "", i,
-                             what[w][1], nr <= MANY_RUNS ? "linespoints lw 2 pt 7 ps 0.5" : "lines lw 1", color_of(runs[i].algo),
-                             runs[i].ablate[0] ? " dt 2" : "", title);
-        }
+        for (int i = 0; i < nr; i++)
+            flce_sbuf_printf(&b, "%s'run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
+                             i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo), runs[i].ablate[0] ? " dt 2" : "",
+                             gp_safe(runs[i].label));
         flce_sbuf_printf(&b, "\n");
         R->figs_ok &= !b.oom && gnuplot(out, what[w][0], b.s) == 0;
         flce_sbuf_free(&b);
@@ -213,6 +202,20 @@ static void section_server_cost(report *R) {
     }
 }
 
+/* The server's cost per round (the figure made by section_server_cost). */
+static void section_server_figure(report *R) {
+    char p[1400];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/server_cost.png", R->out);
+    if (stat(p, &sb) != 0) return;
+    const char *what = R->nr > MANY_RUNS ? "mean over the runs of each method (server_cost_methods.csv)" : "each run (server_cost.csv)";
+    fprintf(R->md, "\n## Server cost\n\nServer seconds per round, %s, FLCE's completion after the last round spread over the rounds "
+                   "(the claims table judges the completion as the paper describes it).\n\n![server cost](server_cost.png) ([SVG](server_cost.svg))\n", what);
+    fprintf(R->ht, "<h2>Server cost</h2><p>Server seconds per round, %s, FLCE's completion after the last round spread over the rounds "
+                   "(the claims table judges the completion as the paper describes it).</p><img src='server_cost.svg' width='860' height='480' "
+                   "alt='server seconds per round'>\n", what);
+}
+
 /* The summary table (accuracy, macro-F1, KL, server cost) and the figures made so far. */
 static void section_table(report *R) {
     run_t *runs = R->runs;
@@ -221,14 +224,14 @@ static void section_table(report *R) {
     FILE *md = R->md, *ht = R->ht;
     int window = R->window;
     char p[1400];
-    fprintf(md, "## Accuracy, macro-F1 and contribution KL\n\nMeans over the last %d rounds (the paper: the last 100 of 1,000). "
+    fprintf(md, "\n## Every run: accuracy, macro-F1 and contribution KL\n\nMeans over the last %d rounds (the paper: the last 100 of 1,000). "
                 "KL: the final contributions against the data shares (plain, and diversity-weighted). Server s/round: the rounds' "
                 "server time and the work after the last round (FLCE's completion, `costs.txt`) spread over them.\n\n"
-                "| method | dataset | partition | rounds | accuracy | macro-F1 | KL | KL (diversity) | server s/round |\n|---|---|---|---|---|---|---|---|---|\n", window);
-    fprintf(ht, "<h2>Accuracy, macro-F1 and contribution KL</h2><p>Means over the last %d rounds (the paper: the last 100 of 1,000). "
+                "| # | method | dataset | partition | rounds | accuracy | macro-F1 | KL | KL (diversity) | server s/round |\n|---|---|---|---|---|---|---|---|---|---|\n", window);
+    fprintf(ht, "<h2>Every run: accuracy, macro-F1 and contribution KL</h2><p>Means over the last %d rounds (the paper: the last 100 of 1,000). "
                 "KL: the final contributions against the data shares (plain, and diversity-weighted). Server s/round: the rounds' "
                 "server time and the work after the last round (FLCE's completion) spread over them.</p>"
-                "<table><tr><th>method</th><th>dataset</th><th>partition</th><th>rounds</th><th>accuracy</th><th>macro-F1</th><th>KL</th>"
+                "<table><tr><th>#</th><th>method</th><th>dataset</th><th>partition</th><th>rounds</th><th>accuracy</th><th>macro-F1</th><th>KL</th>"
                 "<th>KL (diversity)</th><th>server s/round</th></tr>\n", window);
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
@@ -237,27 +240,25 @@ static void section_table(report *R) {
         else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
         if (r->label_noise > 0 || r->feature_noise > 0)
             snprintf(part + strlen(part), sizeof part - strlen(part), ", noise L%g F%g", r->label_noise, r->feature_noise);
-        fprintf(md, "| %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", MD(r->label), r->dataset, part, r->T, r->fin_acc,
+        fprintf(md, "| %02d | %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", i, MD(r->label), r->dataset, part, r->T, r->fin_acc,
                 r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
-        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.5f</td><td>%.5f</td><td>%.4g</td></tr>\n",
-                H(r->label), H(r->dataset), H(part), r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
+        fprintf(ht, "<tr><td>%02d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.5f</td><td>%.5f</td><td>%.4g</td></tr>\n",
+                i, H(r->label), H(r->dataset), H(part), r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
     }
     fprintf(ht, "</table>\n");
-    const char *figs[5][2] = {{"accuracy", "Test accuracy of the global model per round"},
+    const char *figs[4][2] = {{"accuracy", "Test accuracy of the global model per round"},
                               {"macro_f1", "Macro-F1 of the global model per round"},
                               {"kl", "KL of the running contributions to the data shares per round (FLCE: before completion)"},
-                              {"contributions", "Final contributions per client against the data shares"},
-                              {"server_cost", "Server seconds per round (mean over the run; FLCE's completion after the last round spread over the rounds)"}};
+                              {"contributions", "Final contributions per client against the data shares"}};
     if (nr > MANY_RUNS) {
-        figs[4][1] = "Server seconds per round, mean over the runs of each method (server_cost_methods.csv; FLCE's "
-                     "completion after the last round spread over the rounds)";
-        static const char *many = "More than 24 runs: the per-round figures draw a thin line per run and name each method "
-                                  "once; the final contributions per client are in contributions.csv, not drawn; the "
-                                  "seeds section below draws each configuration's mean and band.";
+        static const char *many = "More than 12 runs: a figure with a line or a bar per run would be unreadable; each run's "
+                                  "numbers per round are in runNN_metrics.csv (NN: its # above), the final contributions "
+                                  "per client in contributions.csv, and the report draws each configuration's seed means and "
+                                  "bands (report.html, Each configuration).";
         fprintf(md, "\n%s\n", many);
         fprintf(ht, "<p>%s</p>\n", many);
     }
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 4; i++) {
         snprintf(p, sizeof p, "%s/%s.png", out, figs[i][0]);
         struct stat sb;
         if (stat(p, &sb) != 0) continue;
@@ -449,9 +450,9 @@ static void section_class_contributions(report *R) {
         char nm[32];
         snprintf(nm, sizeof nm, "class_contributions_%02d", i);
         R->figs_ok &= gnuplot(out, nm, body) == 0;
-        fprintf(md, "\n## Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
+        fprintf(md, "\n### Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
                     "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", MD(r->label), i, nm, nm);
-        fprintf(ht, "<h2>Class contributions: %s</h2><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
+        fprintf(ht, "<h3>Class contributions: %s</h3><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
                     "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", H(r->label), nm);
         free(bw), free(g);
         flce_npy_free(&X);
@@ -478,8 +479,15 @@ static void section_heterogeneity(report *R) {
         snprintf(p, sizeof p, "%s/heterogeneity.csv", out);
         FILE *fh = report_fopen(p);
         fprintf(fh, "method,dirichlet,accuracy,kl\n");
-        fprintf(md, "\n## Heterogeneity sweep\n\n| method | Dirichlet | accuracy | KL |\n|---|---|---|---|\n");
-        fprintf(ht, "<h2>Heterogeneity sweep</h2><table><tr><th>method</th><th>Dirichlet</th><th>accuracy</th><th>KL</th></tr>\n");
+        int rows = nr <= MANY_RUNS; /* many runs: each run's numbers in heterogeneity.csv, the figure draws the sweep */
+        fprintf(md, "\n## Heterogeneity sweep\n\nEach method's final accuracy and KL against the Dirichlet parameter of otherwise equal "
+                    "settings (every run: [heterogeneity.csv](heterogeneity.csv)).\n\n");
+        fprintf(ht, "<h2>Heterogeneity sweep</h2><p>Each method's final accuracy and KL against the Dirichlet parameter of otherwise equal "
+                    "settings (every run: <a href='heterogeneity.csv'>heterogeneity.csv</a>).</p>\n");
+        if (rows) {
+            fprintf(md, "| method | Dirichlet | accuracy | KL |\n|---|---|---|---|\n");
+            fprintf(ht, "<table><tr><th>method</th><th>Dirichlet</th><th>accuracy</th><th>KL</th></tr>\n");
+        }
         char algos[16][32];
         int na = 0;
         for (int i = 0; i < nr; i++) {
@@ -488,14 +496,16 @@ static void section_heterogeneity(report *R) {
                 r->ncw != 0)
                 continue; /* the sweep compares plain runs only */
             fprintf(fh, "%s,%g,%.6f,%.6f\n", csv_q(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
-            fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
-            fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
+            if (rows) {
+                fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
+                fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
+            }
             int seen = 0;
             for (int a2 = 0; a2 < na; a2++) seen |= !strcmp(algos[a2], r->algo);
             if (!seen && na < 16) snprintf(algos[na++], 32, "%s", r->algo);
         }
         report_fclose(fh);
-        fprintf(ht, "</table>\n");
+        if (rows) fprintf(ht, "</table>\n");
         for (int a2 = 0; a2 < na; a2++) { /* one file per method, by Dirichlet parameter (no shell pipe in the script) */
             snprintf(p, sizeof p, "%s/heterogeneity_%02d.csv", out, a2);
             FILE *fa = report_fopen(p);
@@ -529,7 +539,7 @@ static void section_heterogeneity(report *R) {
         R->figs_ok &= !b.oom && gnuplot(out, "heterogeneity", b.s) == 0;
         flce_sbuf_free(&b);
         fprintf(md, "\n![heterogeneity](heterogeneity.png) ([SVG](heterogeneity.svg))\n");
-        fprintf(ht, "<img src='heterogeneity.svg' width='860' alt='heterogeneity sweep'>\n");
+        fprintf(ht, "<img src='heterogeneity.svg' width='860' height='480' alt='heterogeneity sweep'>\n");
     }
 }
 
@@ -675,6 +685,131 @@ static char *canonical_path(const char *path) {
     return NULL;
 }
 
+/* ---- the pages: the sections in order, a table of contents, the page around them ---- */
+
+static void sec_what_was_run(report *R) { report_what_was_run(R); }
+static void sec_verdicts(report *R) { R->figs_ok &= report_verdicts(R); }
+static void sec_configurations(report *R) { R->figs_ok &= report_configurations(R); progress(R, "claims and configurations"); }
+static void sec_completion(report *R) { report_completion(R->runs, R->nr, R->out, R->md, R->ht); progress(R, "completion sensitivity"); }
+static void sec_reference(report *R) { report_reference(R->runs, R->nr, R->out, R->md, R->ht); }
+static void sec_apart(report *R) { report_configurations_apart(R); }
+
+/* A section writes its own headings (## for the contents, ### below) into R->md and R->ht, or
+ * nothing where the runs hold nothing for it. Adding a section: a function and a line here
+ * (docs/adding-a-report-section.md). Page 0: report.md/.html, what a reader came for; page 1:
+ * runs.md/.html, every run's detail. */
+typedef struct {
+    void (*write)(report *R);
+    int page;
+} report_section;
+
+static const report_section SECTIONS[] = {
+    {sec_what_was_run, 0},
+    {sec_verdicts, 0},
+    {sec_configurations, 0},
+    {section_heterogeneity, 0},
+    {section_server_figure, 0},
+    {sec_completion, 0},
+    {sec_reference, 0},
+    {section_table, 1},
+    {section_ablation, 1},
+    {section_shapley, 1},
+    {section_noise, 1},
+    {section_class_contributions, 1},
+    {sec_apart, 1},
+    {section_runs, 1},
+};
+
+static const char *PAGE_CSS =
+    "<style>body{font-family:sans-serif;max-width:1000px;margin:1em auto;line-height:1.35}table{border-collapse:collapse;margin:0.5em 0}"
+    "td,th{border:1px solid #ccc;padding:2px 7px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
+    "table.small{font-size:80%}table.small td{text-align:left;padding:1px 6px}code{font-size:90%}nav{font-size:88%;margin:0.4em 0 0.8em}nav a{margin-right:0.9em}"
+    "h1{margin:0.2em 0}h2{margin:1.2em 0 0.4em;border-bottom:1px solid #ddd}figure{margin:0.6em 0}figcaption{font-size:85%;color:#444}"
+    "img{max-width:100%;height:auto}table.claims{font-size:85%}td.holds{background:#dff0d8}td.fails{background:#f2dede}"
+    "td.open{background:#eee}ul.small{font-size:85%}details{margin:0.3em 0}summary{cursor:pointer}</style>";
+
+/* The id of the n-th <h2> of a page, and its Markdown slug (GitHub's: lower case, spaces to -,
+ * punctuation dropped). */
+static void md_slug(const char *title, char *o, size_t cap) {
+    size_t k = 0;
+    for (const char *c = title; *c && k + 1 < cap; c++) {
+        unsigned char u = (unsigned char)*c;
+        if (u >= 'A' && u <= 'Z') o[k++] = (char)(u + 32);
+        else if ((u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') || u == '-' || u == '_' || u >= 0x80) o[k++] = (char)u;
+        else if (u == ' ') o[k++] = '-';
+    }
+    o[k] = '\0';
+}
+
+/* One page: its sections into memory, then the file: title, contents (every <h2> of it, and a link
+ * to the other page), the sections with ids on their <h2>. 0, or 1 when a file could not be
+ * written (report_out_failed says which). */
+static int write_page(report *R, int page) {
+    enum { NS = sizeof SECTIONS / sizeof SECTIONS[0] };
+    char *mb[NS] = {0}, *hb[NS] = {0};
+    size_t ml[NS] = {0}, hl[NS] = {0};
+    for (int i = 0; i < (int)NS; i++) {
+        if (SECTIONS[i].page != page) continue;
+        R->md = open_memstream(&mb[i], &ml[i]), R->ht = open_memstream(&hb[i], &hl[i]);
+        if (!R->md || !R->ht) {
+            fprintf(stderr, "%s: out of memory\n", R->prog);
+            return 1;
+        }
+        SECTIONS[i].write(R);
+        fclose(R->md), fclose(R->ht);
+        R->md = R->ht = NULL;
+    }
+    char p[1400];
+    const char *base = page ? "runs" : "report";
+    snprintf(p, sizeof p, "%s/%s.md", R->out, base);
+    FILE *md = report_fopen(p);
+    snprintf(p, sizeof p, "%s/%s.html", R->out, base);
+    FILE *ht = report_fopen(p);
+    int bad = !md || !ht;
+    if (!bad) {
+        const char *title = page ? "FLCE-harness report: every run" : "FLCE-harness report";
+        fprintf(md, "# %s\n\n", title);
+        fprintf(ht, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>%s</head><body><h1>%s</h1>\n", title, PAGE_CSS, title);
+        if (page) fprintf(md, "Back to [the report](report.md). "), fprintf(ht, "<p>Back to <a href='report.html'>the report</a>.</p>\n");
+        fprintf(md, "Every number comes from the run files.\n\nContents:");
+        fprintf(ht, "<nav>Contents:");
+        int id = 0;
+        for (int i = 0; i < (int)NS; i++) /* the contents: every <h2> */
+            for (const char *h = hb[i]; h && (h = strstr(h, "<h2>"));) {
+                const char *e = strstr(h, "</h2>");
+                if (!e) break;
+                char t[200], slug[200];
+                snprintf(t, sizeof t, "%.*s", (int)(e - h - 4) < 199 ? (int)(e - h - 4) : 199, h + 4);
+                md_slug(t, slug, sizeof slug);
+                fprintf(ht, " <a href='#s%d'>%s</a>", ++id, t); /* the title is HTML already (escaped by the section) */
+                fprintf(md, "%s [%s](#%s)", id > 1 ? " ·" : "", t, slug);
+                h = e;
+            }
+        fprintf(ht, " <a href='%s'>%s</a></nav>\n", page ? "report.html" : "runs.html", page ? "(the report)" : "Every run (runs.html)");
+        fprintf(md, " · [%s](%s)\n", page ? "(the report)" : "Every run", page ? "report.md" : "runs.md");
+        id = 0;
+        for (int i = 0; i < (int)NS; i++) {
+            if (!mb[i]) continue;
+            fwrite(mb[i], 1, ml[i], md);
+            for (const char *h = hb[i], *n; h && *h; h = n) { /* the section, with an id on each <h2> */
+                n = strstr(h, "<h2>");
+                if (!n) {
+                    fputs(h, ht);
+                    break;
+                }
+                fwrite(h, 1, (size_t)(n - h), ht);
+                fprintf(ht, "<h2 id='s%d'>", ++id);
+                n += 4;
+            }
+        }
+        fprintf(ht, "</body></html>\n");
+    }
+    for (int i = 0; i < (int)NS; i++) free(mb[i]), free(hb[i]);
+    if (md) report_fclose(md);
+    if (ht) report_fclose(ht);
+    return bad;
+}
+
 int flce_cmd_report(int argc, char **argv) {
     const char *prog = "flce report", *out = NULL;
     int window = 10, quiet = 0;
@@ -738,50 +873,25 @@ int flce_cmd_report(int argc, char **argv) {
         goto done;
     }
     report_out_begin(out, made);
-    report R0 = {runs, nr, window, out, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec}, *R = &R0;
+    report R0 = {runs, nr, window, out, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL}, *R = &R0;
     char what[64];
     snprintf(what, sizeof what, "read %d runs", nr);
     progress(R, what);
     make_labels(R);
-    /* the data behind the figures, and the figures */
+    if (!report_seeds_open(R)) {
+        fprintf(stderr, "%s: out of memory grouping the runs\n", prog);
+        status = 1;
+        report_seeds_close(R);
+        report_out_discard();
+        report_out_end();
+        goto done;
+    }
+    /* the data behind the per-run figures, and the figures (runs.html) */
     if (section_curves(R)) goto written;
     section_contributions(R);
     section_server_cost(R);
     progress(R, "figures of every run");
-    /* the report, in Markdown and HTML */
-    char p[1400];
-    snprintf(p, sizeof p, "%s/report.md", out);
-    FILE *md = R->md = report_fopen(p);
-    snprintf(p, sizeof p, "%s/report.html", out);
-    FILE *ht = R->ht = report_fopen(p);
-    if (!md || !ht) {
-        if (md) report_fclose(md);
-        if (ht) report_fclose(ht);
-        goto written;
-    }
-    fprintf(md, "# FLCE-harness report\n\n%d runs. Every number below comes from the run files.\n\n", nr);
-    fprintf(ht, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>FLCE-harness report</title>"
-                "<style>body{font-family:sans-serif;max-width:980px;margin:2em auto}table{border-collapse:collapse}"
-                "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
-                "code{font-size:90%%}</style></head><body><h1>FLCE-harness report</h1><p>%d runs. Every number below comes from the run files.</p>\n", nr);
-    section_table(R);
-    /* seeds: configurations over several seeds, means, intervals, paired differences */
-    R->figs_ok &= report_seeds(runs, nr, out, md, ht);
-    progress(R, "seeds, paired differences and claims");
-    report_completion(runs, nr, out, md, ht); /* FLCE's completion varied on the runs' traces */
-    report_reference(runs, nr, out, md, ht);  /* trivial rules and the noise AUC (issue 30) */
-    progress(R, "completion sensitivity");
-    section_ablation(R);
-    section_shapley(R);
-    progress(R, "distances to canonical Shapley");
-    section_class_contributions(R);
-    section_heterogeneity(R);
-    section_noise(R);
-    section_runs(R);
-    progress(R, "class contributions, heterogeneity, noise, runs");
-    fprintf(ht, "</body></html>\n");
-    report_fclose(md);
-    report_fclose(ht);
+    if (write_page(R, 0) || write_page(R, 1)) goto written;
 written:; /* whole or not at all: a failed write (a full disk) takes the report's files with it */
     const char *wf = report_out_failed();
     if (wf) {
@@ -797,6 +907,7 @@ written:; /* whole or not at all: a failed write (a full disk) takes the report'
         printf("report: %s/report.html (and report.md)\n", out);
     }
     report_out_end();
+    report_seeds_close(R);
 done:
     for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
     free(runs);

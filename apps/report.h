@@ -7,6 +7,18 @@
 
 #include "run_reader.h"
 
+/* What every section of the report reads and writes (cmd_report.c walks the sections). */
+typedef struct report {
+    run_t *runs;
+    int nr, window;
+    const char *out, *prog;
+    FILE *md, *ht; /* the page the section is written into (a buffer the walker owns) */
+    int figs_ok;   /* 0 once a figure failed */
+    int quiet;     /* --quiet: no progress lines */
+    double t;      /* when the current part began (progress) */
+    struct seeds_ctx *S; /* the runs as configurations over seeds (report_seeds.c) */
+} report;
+
 /* A method's colour in every figure, and whether its contributions are Shapley values: from the
  * method registry (fl/methods/, flce_method's color and FLCE_M_SHAPLEY). */
 const char *color_of(const char *algo);
@@ -38,6 +50,8 @@ const char *report_gnuplot_failed(void);
 /* Write DIR/NAME.gp (the terminal set-up, then body) and run gnuplot on it in DIR (report_fopen):
  * 0, gnuplot's exit status (127: not found), or -1 when the script could not be written. */
 int gnuplot(const char *dir, const char *name, const char *body);
+/* ... at w x h pixels (gnuplot: 860 x 480). */
+int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *body);
 
 /* The mean of v [n] (NaN entries left out) and the half-width of its 95% confidence interval
  * (Student t, n - 1 degrees of freedom; NaN with one value); returns how many counted. */
@@ -55,11 +69,25 @@ const char *report_configuration(const run_t *r, char *o, size_t cap);
  * nothing could be evaluated for a reason worth saying (said on stderr). */
 int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
 
-/* The seeds section (report_seeds.c): runs whose config.json differ only in the seed, as one
- * configuration: means and 95% confidence intervals (Student t) of the summary figures, paired
- * differences FLCE minus each baseline seed by seed, the per-round figures as mean and band,
- * and which field keeps runs of one method apart. Returns 0 when a figure failed. */
-int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
+/* Seeds as a dimension of every result (report_seeds.c): runs whose config.json differ only in
+ * the seed are one group, groups that differ only in the method one configuration.
+ * report_seeds_open groups them (0: out of memory), report_seeds_close frees that. The sections
+ * built on it: what was run (configurations, methods, seeds); the claims of the paper with their
+ * forest plot; each configuration with its per-round figures (seed means and bands), its means
+ * and intervals, FLCE minus each baseline seed by seed and FLCE's class contributions; the
+ * configurations of one method that are not one over seeds. The int ones return 0 when a
+ * figure failed. */
+int report_seeds_open(report *R);
+void report_seeds_close(report *R);
+void report_what_was_run(report *R);
+int report_verdicts(report *R);
+int report_configurations(report *R);
+void report_configurations_apart(report *R);
+/* Run r's class contributions (FLCE: trace/X_completed.npy summed over rounds and clients,
+ * weighted by b_c) as shares into share [C] and the class weights' shares into wshare [C]; the
+ * number of classes C (at most cap), or 0 where the run has none (said on stderr when its file
+ * does not fit the run). */
+int report_class_shares(const run_t *r, double *share, double *wshare, int cap);
 
 /* The reference rows (report_reference.c, issue 30): trivial contribution rules from the runs'
  * own selections and their KL beside each method's, Spearman correlations with data sizes and

@@ -100,7 +100,7 @@ static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*e
     report_configuration(r0, conf, sizeof conf);
     fprintf(md, "\n### %s (%d seed%s)\n\n| completion | KL (mean ± 95%% CI) | held-out MSE (mean ± 95%% CI) |\n|---|---|---|\n", conf, nrun,
             nrun == 1 ? "" : "s");
-    fprintf(ht, "<h3>%s (%d seed%s)</h3><table><tr><th>completion</th><th>KL (mean ± 95%% CI)</th><th>held-out MSE (mean ± 95%% CI)</th></tr>\n",
+    fprintf(ht, "<details><summary>%s (%d seed%s)</summary><table><tr><th>completion</th><th>KL (mean ± 95%% CI)</th><th>held-out MSE (mean ± 95%% CI)</th></tr>\n",
             H(conf), nrun, nrun == 1 ? "" : "s");
     double mk[NV], me[NV], h;
     int masked = 0;
@@ -117,7 +117,7 @@ static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*e
         fprintf(md, "| %s | %s | %s |\n", VNAME[v], c1, c2);
         fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", VNAME[v], H(c1), H(c2));
     }
-    fprintf(ht, "</table>\n");
+    fprintf(ht, "</table></details>\n");
     double rho = report_spearman(xs, ys, masked);
     fprintf(md, "\nOver the %d masked completions: Spearman's rank correlation of held-out error and KL, ρ = %.2f "
                 "(positive: the settings that predict the momentum better also give a lower KL).\n", masked, rho);

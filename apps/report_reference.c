@@ -155,7 +155,7 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
         conf_t *C = &cs[c];
         fprintf(md, "\n### %s (%d seeds)\n\n| rule or method | KL to data shares | Spearman with data sizes | Spearman with rounds selected |\n|---|---|---|---|\n",
                 C->conf, C->nseeds);
-        fprintf(ht, "<h3>%s (%d seeds)</h3>\n<table><tr><th>rule or method</th><th>KL to data shares</th><th>Spearman with data sizes</th>"
+        fprintf(ht, "<details><summary>%s (%d seeds)</summary>\n<table><tr><th>rule or method</th><th>KL to data shares</th><th>Spearman with data sizes</th>"
                     "<th>Spearman with rounds selected</th></tr>\n", H(C->conf), C->nseeds);
         double best = INFINITY;
         int bq = 0;
@@ -188,7 +188,10 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             fprintf(md, "\nNot below the best trivial rule (*%s*, KL %.4f): %s.\n", RULE_NAMES[bq], best, worse);
             fprintf(ht, "<p>Not below the best trivial rule (<i>%s</i>, KL %.4f): %s.</p>\n", RULE_NAMES[bq], best, H(worse));
         }
-        if (!C->noisy) continue;
+        if (!C->noisy) {
+            fprintf(ht, "</details>\n");
+            continue;
+        }
         fprintf(md, "\nNoisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):\n\n| method | AUC |\n|---|---|\n");
         fprintf(ht, "<p>Noisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):</p>\n<table><tr><th>method</th>"
                     "<th>AUC</th></tr>\n");
@@ -201,7 +204,7 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             fprintf(ht, "<tr><td>%s (n=%d)</td><td>%s</td></tr>\n", H(C->method[m]), k, H(a));
             if (fa) fprintf(fa, "%s,%s,%d,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half);
         }
-        fprintf(ht, "</table>\n");
+        fprintf(ht, "</table></details>\n");
     }
     if (f) report_fclose(f);
     if (fa) report_fclose(fa);

@@ -80,7 +80,7 @@ enum { M_ACC, M_F1, M_KL, M_KLDIV, M_SHAP };
 typedef struct {
     int pairs, hold, fail, undecided;
     char worst[160]; /* the comparison furthest from the claim */
-    double worst_d;
+    double worst_d, worst_half; /* its mean in the claim's direction (> 0: as claimed) and 95% half-width */
     int ncmp; /* each comparison, for claims.csv */
     struct {
         char name[128];
@@ -142,7 +142,7 @@ static void compare(run_t *runs, const group_t *A, const group_t *B, int m, int 
         v->ncmp++;
     }
     if (!v->worst[0] || mean < v->worst_d) { /* shown as the plain difference, A minus B */
-        v->worst_d = mean;
+        v->worst_d = mean, v->worst_half = n > 1 ? half : NAN;
         if (n > 1) snprintf(v->worst, sizeof v->worst, "%s %+.4f ± %.4f (n=%d)", name, sign * mean, half, n);
         else snprintf(v->worst, sizeof v->worst, "%s %+.4f (n=1)", name, sign * mean);
     }
@@ -152,16 +152,61 @@ static const char *verdict_word(const verdict_t *v) {
     return !v->pairs ? NULL : v->fail ? "does not hold" : v->undecided ? "inconclusive" : "holds";
 }
 
-static void claim_row(FILE *md, FILE *ht, const char *claim, const char *conf, const char *paper, const verdict_t *v, int comps) {
+/* The forest plot's rows (report_verdicts): one per claim and configuration, the comparison
+ * furthest from the claim, in the claim's direction; panel: the claim (or the family of claims). */
+typedef struct {
+    char panel[96], row[176];
+    double d, half;
+    int verdict; /* 1 holds, -1 does not hold, 0 inconclusive */
+} forest_row;
+static forest_row forest[512];
+static int nforest;
+
+static void forest_add(const char *panel, const char *row, const verdict_t *v, const char *w) {
+    if (nforest == 512 || isnan(v->worst_d)) return;
+    forest_row *f = &forest[nforest++];
+    size_t k = 0; /* "FLCE's accuracy at least every baseline's" -> "FLCE accuracy at least every baseline" (a figure title) */
+    for (const char *c = panel; *c && k + 1 < sizeof f->panel; c++)
+        if (c[0] == '\'' && c[1] == 's') c++;
+        else f->panel[k++] = *c;
+    f->panel[k] = '\0';
+    snprintf(f->row, sizeof f->row, "%s", row);
+    f->d = v->worst_d, f->half = v->worst_half;
+    f->verdict = !strcmp(w, "holds") ? 1 : !strcmp(w, "does not hold") ? -1 : 0;
+}
+
+/* What the paper reports for each claim, listed once under the claims table. */
+static struct {
+    char claim[112], paper[200];
+} papers[32];
+static int npapers;
+
+static void paper_add(const char *claim, const char *paper) {
+    for (int i = 0; i < npapers; i++)
+        if (!strcmp(papers[i].claim, claim)) return;
+    if (npapers == 32) return;
+    snprintf(papers[npapers].claim, sizeof papers[0].claim, "%s", claim);
+    snprintf(papers[npapers].paper, sizeof papers[0].paper, "%s", paper);
+    npapers++;
+}
+
+static void claim_row_in(FILE *md, FILE *ht, const char *claim, const char *conf, const char *paper, const verdict_t *v, int comps,
+                         const char *panel, const char *frow) {
     const char *w = verdict_word(v);
     if (!w) return;
-    char meas[320];
-    snprintf(meas, sizeof meas, "%d of %d comparisons hold, %d fail, %d inconclusive; furthest from the claim: %s", v->hold, comps,
-             v->fail, v->undecided, v->worst);
-    fprintf(md, "| %s | %s | %s | %s | **%s** |\n", claim, conf, paper, meas, w);
+    forest_add(panel ? panel : claim, frow ? frow : conf, v, w);
+    paper_add(claim, paper);
+    char cnt[64];
+    snprintf(cnt, sizeof cnt, "%d / %d / %d of %d", v->hold, v->fail, v->undecided, comps);
+    fprintf(md, "| %s | %s | %s | %s | **%s** |\n", claim, conf, cnt, v->worst, w);
     for (int i = 0; i < v->ncmp; i++)
         claims_csv_line(claim, conf, v->cmp[i].name, v->cmp[i].d, v->cmp[i].sign, v->cmp[i].half, v->cmp[i].n, v->cmp[i].verdict, w);
-    fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td><b>%s</b></td></tr>\n", H(claim), H(conf), H(paper), H(meas), w);
+    fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class='%s'><b>%s</b></td></tr>\n", H(claim), H(conf), cnt, H(v->worst),
+            !strcmp(w, "holds") ? "holds" : !strcmp(w, "does not hold") ? "fails" : "open", w);
+}
+
+static void claim_row(FILE *md, FILE *ht, const char *claim, const char *conf, const char *paper, const verdict_t *v, int comps) {
+    claim_row_in(md, ht, claim, conf, paper, v, comps, NULL, NULL);
 }
 
 
@@ -224,7 +269,9 @@ static int claims_ablation(run_t *runs, group_t *g, int ng, char **ckeys, const 
         compare(runs, &g[b], &g[a], M_KL, 1, shd, nm, &v);
         char claim[96];
         snprintf(claim, sizeof claim, "ablation %s raises KL", lab);
-        if (v.pairs) claim_row(md, ht, claim, conf, "every variant's KL above FLCE's (ablation table)", &v, 1), rows++;
+        char frow[176];
+        snprintf(frow, sizeof frow, "%s: %s", lab + 5 /* "flce -M" -> "-M" */, conf);
+        if (v.pairs) claim_row_in(md, ht, claim, conf, "every variant's KL above FLCE's (ablation table)", &v, 1, "each ablation raises KL", frow), rows++;
     }
     return rows;
 }
@@ -273,10 +320,10 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
                         g[a].n, sp / sa <= 10 ? 1 : -1, w);
         if (!isnan(ss)) claims_csv_line(cl, conf, "FedSV / FedAvg server seconds per round (at least 100)", ss / sa, 0, NAN,
                                         g[a].n, ss / sa >= 100 ? 1 : -1, w);
-        fprintf(md, "| FLCE's server cost comparable to FedAvg's, FedSV's orders of magnitude above | %s | %s | %s | **%s** |\n", conf,
-                "FLCE close to FedAvg; FedSV far above (computational cost table)", meas, w);
-        fprintf(ht, "<tr><td>FLCE's server cost comparable to FedAvg's, FedSV's orders of magnitude above</td><td>%s</td><td>FLCE "
-                    "close to FedAvg; FedSV far above (computational cost table)</td><td>%s</td><td><b>%s</b></td></tr>\n", H(conf), H(meas), w);
+        paper_add(cl, "FLCE close to FedAvg; FedSV far above (computational cost table)");
+        fprintf(md, "| %s | %s | ratios | %s | **%s** |\n", cl, conf, meas, w);
+        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>ratios</td><td>%s</td><td class='%s'><b>%s</b></td></tr>\n", H(cl), H(conf), H(meas),
+                !strcmp(w, "holds") ? "holds" : !strcmp(w, "does not hold") ? "fails" : "open", w);
         rows++;
     }
     return rows;
@@ -323,6 +370,7 @@ static int claims_heterogeneity(run_t *runs, group_t *g, int ng, FILE *md, FILE 
             v.hold = verdict == 1, v.fail = verdict == -1, v.undecided = verdict == 0;
             /* as named: the largest parameter's mean minus the smallest's; the claim wants KL down, accuracy up */
             v.ncmp = 1, v.cmp[0].d = mh - ml, v.cmp[0].sign = k ? 1 : -1, v.cmp[0].half = half;
+            v.worst_d = d, v.worst_half = half;
             v.cmp[0].n = nl < nh ? nl : nh, v.cmp[0].verdict = verdict;
             snprintf(v.cmp[0].name, sizeof v.cmp[0].name, "Dirichlet %g minus Dirichlet %g (unpaired)", runs[g[hi].m[0]].dirichlet,
                      runs[g[lo].m[0]].dirichlet);
@@ -339,16 +387,18 @@ static int claims_heterogeneity(run_t *runs, group_t *g, int ng, FILE *md, FILE 
     return rows;
 }
 
-static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const double *shd, const char *out, FILE *md, FILE *ht) {
+static void report_claims(run_t *runs, group_t *g, int ng, const int *order, char **ckeys, const double *shd, const char *out, FILE *md, FILE *ht) {
     int rows = 0;
     char path[1100];
     snprintf(path, sizeof path, "%s/claims.csv", out);
     claims_csv = report_fopen(path); /* a missing CSV loses no verdict: the table is the report */
     if (claims_csv) fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict\n");
-    fprintf(md, "\n## Claims of the paper, measured\n\n| claim | configuration | the paper | measured | verdict |\n|---|---|---|---|---|\n");
-    fprintf(ht, "<h2>Claims of the paper, measured</h2><table><tr><th>claim</th><th>configuration</th><th>the paper</th>"
-                "<th>measured</th><th>verdict</th></tr>\n");
-    for (int a = 0; a < ng; a++) {
+    npapers = 0;
+    fprintf(md, "\n| claim | configuration | comparisons hold / fail / inconclusive | furthest from the claim | verdict |\n|---|---|---|---|---|\n");
+    fprintf(ht, "<table class='claims'><tr><th>claim</th><th>configuration</th><th>comparisons hold / fail / inconclusive</th>"
+                "<th>furthest from the claim</th><th>verdict</th></tr>\n");
+    for (int o = 0; o < ng; o++) {
+        int a = order ? order[o] : o; /* the configurations' order */
         const run_t *fa = &runs[g[a].m[0]];
         if (strcmp(fa->algo, "flce") || fa->ablate[0]) continue;
         char conf[160];
@@ -378,6 +428,15 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
         "are left out of the KL, distance and diversity claims, as in the paper.";
     fprintf(md, "\n%s\n", rule);
     fprintf(ht, "<p>%s</p>\n", rule);
+    if (npapers) {
+        fprintf(md, "\nWhat the paper reports, claim by claim:\n\n");
+        fprintf(ht, "<p>What the paper reports, claim by claim:</p><ul class='small'>\n");
+        for (int i = 0; i < npapers; i++) {
+            fprintf(md, "- %s: %s\n", papers[i].claim, papers[i].paper);
+            fprintf(ht, "<li>%s: %s</li>\n", H(papers[i].claim), H(papers[i].paper));
+        }
+        fprintf(ht, "</ul>\n");
+    }
     if (claims_csv) {
         report_fclose(claims_csv), claims_csv = NULL;
         static const char *csv_note = "Each comparison behind the table: its mean difference as named (A minus B), the "
@@ -391,7 +450,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, char **ckeys, const d
 /* The runs grouped into configurations (equal settings but the seed; a run that repeats a
  * configuration and seed of its group is left out: it is a repeat, compared under "Repeated
  * runs"), and the distances to exact Shapley. */
-typedef struct {
+typedef struct seeds_ctx {
     run_t *runs;
     int nr, ng;
     group_t g[MAXG];
@@ -399,6 +458,8 @@ typedef struct {
     double shd[MAXRUNS];                  /* cumulative KL distance to an exact FedSV run of the partition, NaN: none */
     const char *out;
     FILE *md, *ht;
+    int nconf, conf[MAXG]; /* configurations (equal ckeys): the first group of each, in the report's order */
+    int conf_of[MAXG];     /* each group's configuration (an index into conf) */
 } seeds_ctx;
 
 static int group_runs(seeds_ctx *S) {
@@ -430,47 +491,256 @@ static int group_runs(seeds_ctx *S) {
     return 1;
 }
 
-#define SEEDS_LOCALS                                                                                  \
-    run_t *runs = S->runs;                                                                            \
-    int ng = S->ng;                                                                                   \
-    group_t *g = S->g;                                                                                \
-    FILE *md = S->md, *ht = S->ht;                                                                    \
-    char lab[96], path[1400];                                                                         \
-    (void)runs, (void)ng, (void)g, (void)md, (void)ht, (void)lab, (void)path
+/* The order of configurations: IID before label skew (by Dirichlet parameter, smallest first)
+ * before quantity skew; without noise before with; then by the configuration's words. */
+static int conf_cmp(const run_t *a, const run_t *b) {
+    int pa = !strcmp(a->partition, "iid") ? 0 : !strcmp(a->partition, "dirichlet") ? 1 : 2;
+    int pb = !strcmp(b->partition, "iid") ? 0 : !strcmp(b->partition, "dirichlet") ? 1 : 2;
+    if (pa != pb) return pa - pb;
+    int na = a->label_noise > 0 || a->feature_noise > 0, nb = b->label_noise > 0 || b->feature_noise > 0;
+    if (na != nb) return na - nb;
+    if (pa == 1 && a->dirichlet != b->dirichlet) return a->dirichlet < b->dirichlet ? -1 : 1;
+    char ca[200], cb[200];
+    report_configuration(a, ca, sizeof ca), report_configuration(b, cb, sizeof cb);
+    int c = strcmp(ca, cb);
+    return c ? c : strcmp(a->dir, b->dir);
+}
 
-/* Each configuration's means and intervals over its seeds (and seeds.csv). */
-static void seeds_table(seeds_ctx *S) {
-    SEEDS_LOCALS;
-    const char *out = S->out;
-    const double *shd = S->shd;
-    fprintf(md, "\n## Seeds: means and 95%% confidence intervals\n\nRuns whose `config.json` differ only in the seed are one "
-                "configuration; each cell is the mean over its n seeds ± the half-width of the 95%% confidence interval (Student t, "
-                "n - 1 degrees of freedom). Accuracy and macro-F1: means over the last rounds as above; KL: final contributions to "
-                "the data shares; Shapley: the cumulative KL distance to an exact FedSV run of the same partition and seed.\n\n"
-                "| method | configuration | n | accuracy | macro-F1 | KL | KL (diversity) | distance to Shapley |\n|---|---|---|---|---|---|---|---|\n");
-    fprintf(ht, "<h2>Seeds: means and 95%% confidence intervals</h2><p>Runs whose <code>config.json</code> differ only in the seed "
-                "are one configuration; each cell is the mean over its n seeds ± the half-width of the 95%% confidence interval "
-                "(Student t, n - 1 degrees of freedom). Shapley: the cumulative KL distance to an exact FedSV run of the same "
-                "partition and seed.</p><table><tr><th>method</th><th>configuration</th><th>n</th><th>accuracy</th><th>macro-F1</th>"
-                "<th>KL</th><th>KL (diversity)</th><th>distance to Shapley</th></tr>\n");
-    snprintf(path, sizeof path, "%s/seeds.csv", out);
-    FILE *cs = report_fopen(path);
-    if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci\n");
-    for (int j = 0; j < ng; j++) {
-        double v[5][64];
-        int n = g[j].n;
-        for (int q = 0; q < n; q++) {
-            const run_t *r = &runs[g[j].m[q]];
-            v[0][q] = r->fin_acc, v[1][q] = r->fin_f1, v[2][q] = r->kl_final, v[3][q] = r->kl_div, v[4][q] = shd[g[j].m[q]];
+static void find_configurations(seeds_ctx *S) {
+    for (int j = 0; j < S->ng; j++) {
+        int c = 0;
+        while (c < S->nconf && strcmp(S->ckeys[S->g[S->conf[c]].m[0]], S->ckeys[S->g[j].m[0]])) c++;
+        if (c == S->nconf) S->conf[S->nconf++] = j;
+    }
+    for (int a = 1; a < S->nconf; a++) /* insertion sort: a handful */
+        for (int b = a; b > 0 && conf_cmp(&S->runs[S->g[S->conf[b]].m[0]], &S->runs[S->g[S->conf[b - 1]].m[0]]) < 0; b--) {
+            int t = S->conf[b];
+            S->conf[b] = S->conf[b - 1], S->conf[b - 1] = t;
         }
-        char c[5][64], conf[160];
-        for (int k = 0; k < 5; k++) report_fmt_ci(c[k], sizeof c[k], v[k], n, k < 2 ? 4 : 5);
-        const run_t *r0 = &runs[g[j].m[0]];
+    for (int j = 0; j < S->ng; j++)
+        for (int c = 0; c < S->nconf; c++)
+            if (!strcmp(S->ckeys[S->g[S->conf[c]].m[0]], S->ckeys[S->g[j].m[0]])) S->conf_of[j] = c;
+}
+
+int report_seeds_open(report *R) {
+    seeds_ctx *S = calloc(1, sizeof *S);
+    if (!S) return 0;
+    S->runs = R->runs, S->nr = R->nr, S->out = R->out;
+    R->S = S;
+    nforest = 0;
+    if (!group_runs(S)) return 0;
+    find_configurations(S);
+    return 1;
+}
+
+void report_seeds_close(report *R) {
+    seeds_ctx *S = R->S;
+    if (!S) return;
+    for (int i = 0; i < S->nr; i++) free(S->keys[i]), free(S->ckeys[i]);
+    free(S);
+    R->S = NULL;
+}
+
+/* The seeds of group j, as "1-3" or "1, 4, 7" (in o). */
+static const char *seed_list(const seeds_ctx *S, const int *m, int n, char *o, size_t cap) {
+    unsigned long long v[MAXRUNS];
+    int k = 0;
+    for (int q = 0; q < n && k < MAXRUNS; q++) {
+        unsigned long long x = S->runs[m[q]].seed;
+        int seen = 0;
+        for (int i = 0; i < k; i++) seen |= v[i] == x;
+        if (!seen) v[k++] = x;
+    }
+    for (int a = 1; a < k; a++)
+        for (int b = a; b > 0 && v[b] < v[b - 1]; b--) {
+            unsigned long long t = v[b];
+            v[b] = v[b - 1], v[b - 1] = t;
+        }
+    size_t len = 0;
+    o[0] = '\0';
+    for (int i = 0; i < k;) {
+        int j = i;
+        while (j + 1 < k && v[j + 1] == v[j] + 1) j++;
+        if (j > i + 1) flce_catf(o, cap, &len, "%s%llu-%llu", i ? ", " : "", v[i], v[j]);
+        else
+            for (int q = i; q <= j; q++) flce_catf(o, cap, &len, "%s%llu", q ? ", " : "", v[q]);
+        i = j + 1;
+    }
+    return o;
+}
+
+/* The runs of configuration c (all its groups), for seed_list. */
+static int conf_runs(const seeds_ctx *S, int c, int *m, int cap) {
+    int n = 0;
+    for (int j = 0; j < S->ng; j++)
+        if (S->conf_of[j] == c)
+            for (int q = 0; q < S->g[j].n && n < cap; q++) m[n++] = S->g[j].m[q];
+    return n;
+}
+
+void report_what_was_run(report *R) {
+    seeds_ctx *S = R->S;
+    FILE *md = R->md, *ht = R->ht;
+    char lab[96], seeds[200], conf[200];
+    int methods = 0, abl = 0;
+    for (int j = 0; j < S->ng; j++) { /* distinct methods and FLCE variants over all configurations */
+        const run_t *r = &S->runs[S->g[j].m[0]];
+        int first = 1;
+        for (int k = 0; k < j && first; k++) {
+            const run_t *o = &S->runs[S->g[k].m[0]];
+            first = strcmp(o->algo, r->algo) || strcmp(o->ablate, r->ablate);
+        }
+        if (first) methods += !r->ablate[0], abl += r->ablate[0] != 0;
+    }
+    static int all[MAXRUNS];
+    for (int i = 0; i < S->nr; i++) all[i] = i;
+    seed_list(S, all, S->nr, seeds, sizeof seeds);
+    char variants[64] = "";
+    if (abl) snprintf(variants, sizeof variants, " and %d FLCE variant%s", abl, abl > 1 ? "s" : "");
+    fprintf(md, "%d runs: %d method%s%s in %d configuration%s, seeds %s. Each configuration has its section below "
+                "([Each configuration](#each-configuration)); every run's numbers, figures and digests: [runs.md](runs.md).\n\n"
+                "| configuration | methods | seeds |\n|---|---|---|\n",
+            S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", seeds);
+    fprintf(ht, "<p>%d runs: %d method%s%s in %d configuration%s, seeds %s. Every run's numbers, figures and digests: "
+                "<a href='runs.html'>runs.html</a>.</p><table class='small'><tr><th>configuration</th><th>methods</th><th>seeds</th></tr>\n",
+            S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", H(seeds));
+    for (int c = 0; c < S->nconf; c++) {
+        int m[MAXRUNS];
+        int n = conf_runs(S, c, m, MAXRUNS);
+        seed_list(S, m, n, seeds, sizeof seeds);
+        char ms[600] = "", vs[200] = "";
+        size_t len = 0, vl = 0;
+        for (int j = 0; j < S->ng; j++) { /* the methods, then FLCE's variants in one parenthesis */
+            const run_t *r = &S->runs[S->g[j].m[0]];
+            if (S->conf_of[j] != c) continue;
+            if (r->ablate[0]) flce_catf(vs, sizeof vs, &vl, "%s%s", vl ? ", " : "", base_label(r, lab, sizeof lab) + 5);
+            else flce_catf(ms, sizeof ms, &len, "%s%s", len ? ", " : "", r->algo);
+        }
+        if (vl) flce_catf(ms, sizeof ms, &len, " (FLCE variants %s)", vs);
+        report_configuration(&S->runs[S->g[S->conf[c]].m[0]], conf, sizeof conf);
+        fprintf(md, "| [%s](#conf-%d) | %s | %s |\n", MD(conf), c + 1, MD(ms), seeds);
+        fprintf(ht, "<tr><td><a href='#conf-%d'>%s</a></td><td>%s</td><td>%s</td></tr>\n", c + 1, H(conf), H(ms), H(seeds));
+    }
+    fprintf(ht, "</table>\n");
+}
+
+/* The forest plot of the claims (forest.png/.svg, forest_NN.csv): a panel per claim, a row per
+ * configuration, the comparison furthest from the claim with its 95% interval, in the claim's
+ * direction, coloured by the claim's verdict; 0 when the figure failed. */
+static int forest_figure(const char *out, int *height) {
+    char panels[32][96];
+    int np = 0, rows[32] = {0};
+    for (int i = 0; i < nforest; i++) {
+        int p = 0;
+        while (p < np && strcmp(panels[p], forest[i].panel)) p++;
+        if (p == np) {
+            if (np == 32) continue;
+            snprintf(panels[np++], sizeof panels[0], "%s", forest[i].panel);
+        }
+        rows[p]++;
+    }
+    if (!np) return 1;
+    const int row_px = 20, panel_px = 70, top_px = 6, bottom_px = 30;
+    int H = top_px + bottom_px;
+    for (int p = 0; p < np; p++) H += panel_px + row_px * rows[p];
+    *height = H;
+    flce_sbuf b = {0};
+    flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen 0.40\n  set rmargin at screen 0.97\n  set grid xtics\n"
+                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9'\n");
+    int y = top_px;
+    for (int p = 0; p < np; p++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/forest_%02d.csv", out, p);
+        FILE *f = report_fopen(path);
+        if (!f) break;
+        fprintf(f, "y,difference,low,high,color,configuration,verdict\n");
+        double lo = 0, hi = 0;
+        int k = rows[p], r = 0;
+        for (int i = 0; i < nforest; i++) {
+            if (strcmp(forest[i].panel, panels[p])) continue;
+            double h = isnan(forest[i].half) ? 0 : forest[i].half, d = forest[i].d;
+            int col = forest[i].verdict > 0 ? 0x2ca02c : forest[i].verdict < 0 ? 0xd62728 : 0x7f7f7f;
+            fprintf(f, "%d,%.6g,%.6g,%.6g,%d,%s,%s\n", k - 1 - r, d, d - h, d + h, col, csv_q(gp_safe(forest[i].row)),
+                    forest[i].verdict > 0 ? "holds" : forest[i].verdict < 0 ? "does not hold" : "inconclusive");
+            lo = fmin(lo, d - h), hi = fmax(hi, d + h), r++;
+        }
+        report_fclose(f);
+        double pad = (hi - lo) * 0.06 + 1e-9;
+        double top = 1 - (double)(y + 26) / H, bot = 1 - (double)(y + panel_px - 26 + row_px * k) / H;
+        flce_sbuf_printf(&b, "  set tmargin at screen %.4f\n  set bmargin at screen %.4f\n  set title '%s' font ',10' offset 0,-0.4\n"
+                             "  set xrange [%.6g:%.6g]\n  set yrange [-0.6:%d.4]\n  unset arrow\n"
+                             "  set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'\n"
+                             "  plot 'forest_%02d.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle\n",
+                         top, bot, gp_safe(panels[p]), lo - pad, hi + pad, k - 1, p);
+        y += panel_px + row_px * k;
+    }
+    flce_sbuf_printf(&b, "  unset multiplot\n");
+    int ok = !b.oom && gnuplot_sized(out, "forest", 1000, H, b.s) == 0;
+    flce_sbuf_free(&b);
+    return ok;
+}
+
+int report_verdicts(report *R) {
+    seeds_ctx *S = R->S;
+    /* the claims table first, into memory: it gathers the forest's rows */
+    char *mb = NULL, *hb = NULL;
+    size_t ml = 0, hl = 0;
+    FILE *md = open_memstream(&mb, &ml), *ht = open_memstream(&hb, &hl);
+    if (!md || !ht) {
+        if (md) fclose(md);
+        if (ht) fclose(ht);
+        free(mb), free(hb);
+        return 0;
+    }
+    nforest = 0;
+    int order[MAXG], no = 0;
+    for (int c = 0; c < S->nconf; c++)
+        for (int j = 0; j < S->ng; j++)
+            if (S->conf_of[j] == c) order[no++] = j;
+    report_claims(S->runs, S->g, S->ng, order, S->ckeys, S->shd, S->out, md, ht);
+    fclose(md), fclose(ht);
+    int H = 0, ok = forest_figure(S->out, &H);
+    fprintf(R->md, "\n## Claims of the paper, measured\n\n");
+    fprintf(R->ht, "<h2>Claims of the paper, measured</h2>\n");
+    if (nforest) {
+        static const char *cap = "Each row: a claim in one configuration; the dot is the mean paired difference of the comparison "
+                                 "furthest from the claim (FLCE minus that baseline, or a variant minus FLCE), turned so that "
+                                 "right of the dashed zero line is the claim's side; the bar its 95% interval. Green: the claim "
+                                 "holds there, red: it does not hold, grey: inconclusive. Each panel has its own units (accuracy, "
+                                 "KL, distance). Server cost is a ratio: in the table.";
+        fprintf(R->md, "![The claims: FLCE minus the baseline furthest from each claim, 95%% intervals](forest.png) ([SVG](forest.svg))\n\n%s\n", cap);
+        fprintf(R->ht, "<figure class='verdicts'><img src='forest.svg' width='1000' height='%d' alt='forest plot of the claims'>"
+                       "<figcaption>%s</figcaption></figure>\n", H, cap);
+    }
+    fwrite(mb, 1, ml, R->md), fwrite(hb, 1, hl, R->ht);
+    free(mb), free(hb);
+    return ok;
+}
+
+/* The means and intervals of the groups of configuration c (md, ht; every group into cs). */
+static void conf_means(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *cs) {
+    run_t *runs = S->runs;
+    char lab[96];
+    fprintf(md, "\n| method | n | accuracy | macro-F1 | KL | KL (diversity) | distance to Shapley |\n|---|---|---|---|---|---|---|\n");
+    fprintf(ht, "<table><tr><th>method</th><th>n</th><th>accuracy</th><th>macro-F1</th><th>KL</th><th>KL (diversity)</th>"
+                "<th>distance to Shapley</th></tr>\n");
+    for (int pass = 0; pass < 2; pass++) /* the methods, then FLCE's variants */
+    for (int j = 0; j < S->ng; j++) {
+        if (S->conf_of[j] != c || (runs[S->g[j].m[0]].ablate[0] != 0) != pass) continue;
+        double v[5][64];
+        int n = S->g[j].n;
+        for (int q = 0; q < n; q++) {
+            const run_t *r = &runs[S->g[j].m[q]];
+            v[0][q] = r->fin_acc, v[1][q] = r->fin_f1, v[2][q] = r->kl_final, v[3][q] = r->kl_div, v[4][q] = S->shd[S->g[j].m[q]];
+        }
+        char cc[5][64], conf[200];
+        for (int k = 0; k < 5; k++) report_fmt_ci(cc[k], sizeof cc[k], v[k], n, k < 2 ? 4 : 5);
+        const run_t *r0 = &runs[S->g[j].m[0]];
         report_configuration(r0, conf, sizeof conf);
         base_label(r0, lab, sizeof lab);
-        fprintf(md, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", lab, conf, n, c[0], c[1], c[2], c[3], c[4]);
-        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(lab),
-                H(conf), n, H(c[0]), H(c[1]), H(c[2]), H(c[3]), H(c[4]));
+        fprintf(md, "| %s | %d | %s | %s | %s | %s | %s |\n", lab, n, cc[0], cc[1], cc[2], cc[3], cc[4]);
+        fprintf(ht, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(lab), n, H(cc[0]),
+                H(cc[1]), H(cc[2]), H(cc[3]), H(cc[4]));
         if (cs) {
             fprintf(cs, "%s,%s,%d", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), n);
             for (int k = 0; k < 5; k++) {
@@ -481,32 +751,21 @@ static void seeds_table(seeds_ctx *S) {
             fprintf(cs, "\n");
         }
     }
-    if (cs) report_fclose(cs);
     fprintf(ht, "</table>\n");
 }
 
-/* FLCE minus each baseline of the same configuration, paired by partition (and paired.csv). */
-static void paired_table(seeds_ctx *S) {
-    SEEDS_LOCALS;
-    const char *out = S->out;
-    char **ckeys = S->ckeys;
-    /* FLCE minus each baseline, paired by seed (the same partition) */
-    fprintf(md, "\n### FLCE minus each baseline, seed by seed\n\nPairs: the runs of FLCE and of the baseline on the same partition (the "
-                "same partition digest) in the same configuration. Accuracy and F1: FLCE wins when higher; KL: when lower.\n\n"
-                "| baseline | configuration | pairs | Δ accuracy | wins/losses | Δ macro-F1 | Δ KL | wins/losses |\n|---|---|---|---|---|---|---|---|\n");
-    fprintf(ht, "<h3>FLCE minus each baseline, seed by seed</h3><p>Pairs: the runs of FLCE and of the baseline on the same partition in "
-                "the same configuration. Accuracy and F1: FLCE wins when higher; KL: when lower.</p><table><tr><th>baseline</th>"
-                "<th>configuration</th><th>pairs</th><th>Δ accuracy</th><th>wins/losses</th><th>Δ macro-F1</th><th>Δ KL</th>"
-                "<th>wins/losses</th></tr>\n");
-    snprintf(path, sizeof path, "%s/paired.csv", out);
-    FILE *pc = report_fopen(path);
-    if (pc) fprintf(pc, "baseline,configuration,pairs,d_accuracy,d_accuracy_ci,acc_wins,acc_losses,d_macro_f1,d_macro_f1_ci,d_kl,d_kl_ci,kl_wins,kl_losses\n");
-    for (int a = 0; a < ng; a++) {
+/* FLCE minus each baseline of configuration c, paired by partition (md, ht; paired.csv). */
+static void conf_paired(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *pc) {
+    run_t *runs = S->runs;
+    group_t *g = S->g;
+    char lab[96];
+    int rows = 0;
+    for (int a = 0; a < S->ng; a++) {
         const run_t *fa = &runs[g[a].m[0]];
-        if (strcmp(fa->algo, "flce") || fa->ablate[0]) continue;
-        for (int b = 0; b < ng; b++) {
+        if (S->conf_of[a] != c || strcmp(fa->algo, "flce") || fa->ablate[0]) continue;
+        for (int b = 0; b < S->ng; b++) {
             const run_t *fb = &runs[g[b].m[0]];
-            if (b == a || !strcmp(fb->algo, "flce") || strcmp(ckeys[g[a].m[0]], ckeys[g[b].m[0]])) continue;
+            if (b == a || S->conf_of[b] != c || !strcmp(fb->algo, "flce")) continue;
             double d[3][64];
             int np = 0, aw = 0, al = 0, kw = 0, kls = 0;
             for (int x = 0; x < g[a].n; x++)
@@ -518,85 +777,195 @@ static void paired_table(seeds_ctx *S) {
                     np++;
                 }
             if (!np) continue;
-            char c[3][64], conf[160];
-            for (int k = 0; k < 3; k++) report_fmt_ci(c[k], sizeof c[k], d[k], np, k < 2 ? 4 : 5);
+            if (!rows++) {
+                fprintf(md, "\nFLCE minus each baseline, paired seed by seed (the same partition); FLCE wins with a higher accuracy "
+                            "and F1, a lower KL.\n\n| baseline | pairs | Δ accuracy | wins/losses | Δ macro-F1 | Δ KL | wins/losses |\n"
+                            "|---|---|---|---|---|---|---|\n");
+                fprintf(ht, "<details><summary>FLCE minus each baseline, paired seed by seed (the same partition); FLCE wins with a "
+                            "higher accuracy and F1, a lower KL</summary><table><tr><th>baseline</th><th>pairs</th><th>Δ accuracy</th><th>wins/losses</th>"
+                            "<th>Δ macro-F1</th><th>Δ KL</th><th>wins/losses</th></tr>\n");
+            }
+            char cc[3][64], conf[200];
+            for (int k = 0; k < 3; k++) report_fmt_ci(cc[k], sizeof cc[k], d[k], np, k < 2 ? 4 : 5);
             report_configuration(fb, conf, sizeof conf);
             base_label(fb, lab, sizeof lab);
-            fprintf(md, "| %s | %s | %d | %s | %d/%d | %s | %s | %d/%d |\n", lab, conf, np, c[0], aw, al, c[1], c[2], kw, kls);
-            fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%d/%d</td></tr>\n",
-                    H(lab), H(conf), np, H(c[0]), aw, al, H(c[1]), H(c[2]), kw, kls);
+            fprintf(md, "| %s | %d | %s | %d/%d | %s | %s | %d/%d |\n", lab, np, cc[0], aw, al, cc[1], cc[2], kw, kls);
+            fprintf(ht, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%d/%d</td></tr>\n", H(lab), np,
+                    H(cc[0]), aw, al, H(cc[1]), H(cc[2]), kw, kls);
             if (pc) {
                 double m[3], h[3];
                 for (int k = 0; k < 3; k++) report_mean_ci(d[k], np, &m[k], &h[k]);
-                fprintf(pc, "%s,%s,%d,%.6f,%.6f,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d\n", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), np, m[0], h[0], aw, al,
-                        m[1], h[1], m[2], h[2], kw, kls);
+                fprintf(pc, "%s,%s,%d,%.6f,%.6f,%d,%d,%.6f,%.6f,%.6f,%.6f,%d,%d\n", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), np, m[0], h[0],
+                        aw, al, m[1], h[1], m[2], h[2], kw, kls);
             }
         }
     }
-    if (pc) report_fclose(pc);
-    fprintf(ht, "</table>\n");
+    if (rows) fprintf(ht, "</table></details>\n");
 }
 
-/* Per round: the seed mean and the min-max band of every configuration with several seeds; 0
- * when a figure failed. */
-static int seeds_figures(seeds_ctx *S) {
-    SEEDS_LOCALS;
-    const char *out = S->out;
-    int figs_ok = 1;
-    /* per round: the seed mean and the min-max band of every configuration with several seeds */
-    static const char *what[3][3] = {{"accuracy", "test accuracy of the global model"}, {"macro_f1", "macro-F1"}, {"kl", "KL(running contributions || data shares)"}};
-    for (int w = 0; w < 3; w++) {
-        flce_sbuf b = {0}; /* the gnuplot script: one band and line per configuration (it grows) */
-        flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n"
-                             "  set key outside right\n  set grid\n  set style fill transparent solid 0.15 noborder\n  plot ",
-                         what[w][1]);
+/* Configuration c's per-round figures: the seed mean and min-max band of each method (variants:
+ * ablations 0, only the plain methods; 1, FLCE and its variants), accuracy and KL side by side;
+ * the figure's name into name, 0 when it failed, -1 when it has no line. */
+static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, size_t cap) {
+    run_t *runs = S->runs;
+    char lab[96], path[1400];
+    snprintf(name, cap, "conf%02d_%s", c + 1, variants ? "ablations" : "rounds");
+    if (variants) { /* only where FLCE has variants in this configuration */
+        int any = 0;
+        for (int j = 0; j < S->ng; j++) any |= S->conf_of[j] == c && runs[S->g[j].m[0]].ablate[0];
+        if (!any) return -1;
+    }
+    flce_sbuf b = {0};
+    flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set xlabel 'round'\n  set grid\n  set style fill transparent solid 0.15 noborder\n"
+                         "  set key font ',9' spacing 0.9\n");
+    int lines = 0;
+    for (int w = 0; w < 2; w++) {
+        flce_sbuf_printf(&b, "  set ylabel '%s'\n  set key %s\n  plot ", w ? "KL(running contributions || data shares)" : "test accuracy",
+                         w ? "top right" : "bottom right");
         int curves = 0;
-        for (int j = 0; j < ng; j++) {
-            if (g[j].n < 2) continue;
-            const run_t *r0 = &runs[g[j].m[0]];
-            int T = r0->T;
-            snprintf(path, sizeof path, "%s/seeds_%s_%02d.csv", out, what[w][0], j);
-            FILE *f = report_fopen(path);
-            if (!f) continue;
-            fprintf(f, "round,mean,min,max\n");
-            for (int t = 0; t < T; t++) {
-                double s = 0, lo = INFINITY, hi = -INFINITY;
-                int k = 0;
-                for (int q = 0; q < g[j].n; q++) {
-                    const run_t *r = &runs[g[j].m[q]];
-                    if (t >= r->T) continue;
-                    double x = w == 0 ? r->acc[t] : w == 1 ? r->f1[t] : r->kl[t];
-                    s += x, k++, lo = fmin(lo, x), hi = fmax(hi, x);
+        for (int j = 0; j < S->ng; j++) {
+            const run_t *r0 = &runs[S->g[j].m[0]];
+            if (S->conf_of[j] != c) continue;
+            if (variants ? strcmp(r0->algo, "flce") : r0->ablate[0] != 0) continue;
+            snprintf(path, sizeof path, "%s/%s_%02d.csv", S->out, name, j);
+            if (w == 0) { /* the data, once */
+                FILE *f = report_fopen(path);
+                if (!f) continue;
+                fprintf(f, "round,accuracy,accuracy_min,accuracy_max,kl,kl_min,kl_max\n");
+                for (int t = 0; t < r0->T; t++) {
+                    double sa = 0, la = INFINITY, ha = -INFINITY, sk = 0, lk = INFINITY, hk = -INFINITY;
+                    int k = 0;
+                    for (int q = 0; q < S->g[j].n; q++) {
+                        const run_t *r = &runs[S->g[j].m[q]];
+                        if (t >= r->T) continue;
+                        sa += r->acc[t], la = fmin(la, r->acc[t]), ha = fmax(ha, r->acc[t]);
+                        sk += r->kl[t], lk = fmin(lk, r->kl[t]), hk = fmax(hk, r->kl[t]), k++;
+                    }
+                    if (k) fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t + 1, sa / k, la, ha, sk / k, lk, hk);
                 }
-                if (k) fprintf(f, "%d,%.6f,%.6f,%.6f\n", t + 1, s / k, lo, hi);
+                report_fclose(f);
             }
-            report_fclose(f);
-            flce_sbuf_printf(&b, "%s'seeds_%s_%02d.csv' skip 1 using 1:3:4 with filledcurves lc rgb '%s' notitle, "
-                                 "'' skip 1 using 1:2 with lines lw 2 lc rgb '%s'%s title '%s (n=%d)'",
-                             curves ? ", \\\n       " : "", what[w][0], j, color_of(r0->algo), color_of(r0->algo),
-                             r0->ablate[0] ? " dt 2" : "", gp_safe(base_label(r0, lab, sizeof lab)), g[j].n);
+            const char *col = color_of(r0->algo), *dt = "";
+            if (r0->ablate[0]) { /* the variants: FLCE's red, dashed in turn */
+                static const char *dts[] = {" dt 2", " dt 3", " dt 4", " dt 5", " dt (8,4,2,4)"};
+                dt = dts[curves % 5];
+            }
+            char title[140] = "notitle"; /* the legend once, in the KL panel: each method named once */
+            if (w) snprintf(title, sizeof title, "title '%s (n=%d)'", gp_safe(base_label(r0, lab, sizeof lab)), S->g[j].n);
+            flce_sbuf_printf(&b, "%s'%s_%02d.csv' skip 1 using 1:%d:%d with filledcurves lc rgb '%s' notitle, "
+                                 "'' skip 1 using 1:%d with lines lw 2 lc rgb '%s'%s %s",
+                             curves ? ", \\\n       " : "", name, j, w ? 6 : 3, w ? 7 : 4, col, w ? 5 : 2, col, dt, title);
             curves++;
         }
-        if (!curves) {
-            flce_sbuf_free(&b);
-            break;
-        }
+        if (!curves) flce_sbuf_printf(&b, "NaN notitle");
         flce_sbuf_printf(&b, "\n");
-        char name[64];
-        snprintf(name, sizeof name, "seeds_%s", what[w][0]);
-        figs_ok &= !b.oom && gnuplot(out, name, b.s) == 0;
-        flce_sbuf_free(&b);
-        fprintf(md, "\n![%s per round: seed mean, band min to max](%s.png) ([SVG](%s.svg))\n", what[w][1], name, name);
-        fprintf(ht, "<h3>%s per round</h3><p>Lines: the mean over seeds; bands: the smallest to the largest value over seeds.</p>"
-                    "<img src='%s.svg' width='860' alt='%s per round, seed mean and band'>\n", what[w][1], name, what[w][1]);
+        lines += curves;
     }
-    return figs_ok;
+    flce_sbuf_printf(&b, "  unset multiplot\n");
+    int ok = lines == 0 ? -1 : !b.oom && gnuplot_sized(S->out, name, 980, 310, b.s) == 0;
+    flce_sbuf_free(&b);
+    return ok;
+}
+
+/* The class contributions of configuration c's FLCE runs (plain FLCE): each class's share of the
+ * completed matrix (weighted by b_c), the mean over seeds with its range, against the class
+ * weights' shares; 0 when it failed, -1 when there is nothing to draw. */
+static int conf_class_figure(seeds_ctx *S, int c, char *name, size_t cap) {
+    run_t *runs = S->runs;
+    int j = 0;
+    while (j < S->ng && (S->conf_of[j] != c || strcmp(runs[S->g[j].m[0]].algo, "flce") || runs[S->g[j].m[0]].ablate[0])) j++;
+    if (j == S->ng) return -1;
+    double share[64][128], wshare[128];
+    int n = 0, C = 0;
+    for (int q = 0; q < S->g[j].n && n < 64; q++) {
+        int Cq = report_class_shares(&runs[S->g[j].m[q]], share[n], wshare, 128);
+        if (Cq > 0 && (!C || Cq == C)) C = Cq, n++;
+    }
+    if (!n) return -1;
+    snprintf(name, cap, "conf%02d_classes", c + 1);
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s.csv", S->out, name);
+    FILE *f = report_fopen(path);
+    if (!f) return 0;
+    fprintf(f, "class,share_mean,share_min,share_max,class_weight_share\n");
+    for (int k = 0; k < C; k++) {
+        double s = 0, lo = INFINITY, hi = -INFINITY;
+        for (int q = 0; q < n; q++) s += share[q][k], lo = fmin(lo, share[q][k]), hi = fmax(hi, share[q][k]);
+        fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", k, s / n, lo, hi, wshare[k]);
+    }
+    report_fclose(f);
+    char body[1200];
+    snprintf(body, sizeof body,
+             "  set style data histograms\n  set style histogram errorbars gap 1 lw 1\n  set style fill solid 0.85\n  set xlabel 'class'\n"
+             "  set ylabel 'share of the completed contributions'\n  set key top right\n  set yrange [0:*]\n"
+             "  plot '%s.csv' skip 1 using 2:3:4:xtic(1) title 'FLCE (seed mean, range over %d seed%s)' lc rgb '%s', "
+             "'' skip 1 using 5:5:5 title 'class weight' lc rgb '#bbbbbb'\n",
+             name, n, n > 1 ? "s" : "", color_of("flce"));
+    return gnuplot_sized(S->out, name, 760, 240, body) == 0;
+}
+
+int report_configurations(report *R) {
+    seeds_ctx *S = R->S;
+    FILE *md = R->md, *ht = R->ht;
+    char path[1400], conf[200], seeds[200], name[64];
+    int ok = 1;
+    snprintf(path, sizeof path, "%s/seeds.csv", S->out);
+    FILE *cs = report_fopen(path);
+    if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci\n");
+    snprintf(path, sizeof path, "%s/paired.csv", S->out);
+    FILE *pc = report_fopen(path);
+    if (pc) fprintf(pc, "baseline,configuration,pairs,d_accuracy,d_accuracy_ci,acc_wins,acc_losses,d_macro_f1,d_macro_f1_ci,d_kl,d_kl_ci,kl_wins,kl_losses\n");
+    fprintf(md, "\n## Each configuration\n\nRuns whose `config.json` differ only in the method and the seed. Each cell: the mean over "
+                "the n seeds ± the half-width of its 95%% confidence interval (Student t, n - 1 degrees of freedom); accuracy and "
+                "macro-F1 over the last %d rounds, KL of the final contributions to the data shares, distance to Shapley: the "
+                "cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: the seed mean per round, "
+                "the band from the smallest to the largest seed.\n", R->window);
+    fprintf(ht, "<h2>Each configuration</h2><p>Runs whose <code>config.json</code> differ only in the method and the seed. Each "
+                "cell: the mean over the n seeds ± the half-width of its 95%% confidence interval (Student t, n - 1 degrees of "
+                "freedom); accuracy and macro-F1 over the last %d rounds, KL of the final contributions to the data shares, "
+                "distance to Shapley: the cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: "
+                "the seed mean per round, the band from the smallest to the largest seed.</p>\n", R->window);
+    for (int c = 0; c < S->nconf; c++) {
+        int m[MAXRUNS];
+        int n = conf_runs(S, c, m, MAXRUNS);
+        report_configuration(&S->runs[S->g[S->conf[c]].m[0]], conf, sizeof conf);
+        seed_list(S, m, n, seeds, sizeof seeds);
+        fprintf(md, "\n### %s\n\n<a id='conf-%d'></a>Seeds %s.\n", MD(conf), c + 1, seeds);
+        fprintf(ht, "<h3 id='conf-%d'>%s</h3><p>Seeds %s.</p>\n", c + 1, H(conf), H(seeds));
+        for (int v = 0; v < 2; v++) {
+            int f = conf_rounds_figure(S, c, v, name, sizeof name);
+            if (f < 0) continue;
+            ok &= f;
+            const char *what = v ? "FLCE and its ablations" : "Accuracy and KL per round";
+            fprintf(md, "\n![%s: %s](%s.png) ([SVG](%s.svg))\n", what, MD(conf), name, name);
+            fprintf(ht, "<img class='rounds' src='%s.svg' width='980' height='310' alt='%s per round, %s'>\n", name, what, H(conf));
+        }
+        conf_means(S, c, md, ht, cs);
+        conf_paired(S, c, md, ht, pc);
+        int f = conf_class_figure(S, c, name, sizeof name);
+        if (f >= 0) {
+            ok &= f;
+            fprintf(md, "\nFLCE's class contributions (the completed matrix, weighted by b_c, summed over rounds and clients): "
+                        "![class contributions](%s.png) ([SVG](%s.svg))\n", name, name);
+            fprintf(ht, "<p>FLCE's class contributions: each class's share of the completed contribution matrix (weighted by b_c), "
+                        "the mean over seeds and its range, against the class weights' shares.</p><img src='%s.svg' width='760' "
+                        "height='240' alt='class contributions, %s'>\n", name, H(conf));
+        }
+    }
+    if (cs) report_fclose(cs);
+    if (pc) report_fclose(pc);
+    return ok;
 }
 
 /* Each method's configurations that are not one over seeds, and the fields that set them apart. */
-static void configurations_apart(seeds_ctx *S) {
-    SEEDS_LOCALS;
-    for (int a = 0; a < ng; a++) {
+void report_configurations_apart(report *R) {
+    seeds_ctx *S = R->S;
+    run_t *runs = S->runs;
+    group_t *g = S->g;
+    FILE *md = R->md, *ht = R->ht;
+    char lab[96], path[1400];
+    int said = 0;
+    for (int a = 0; a < S->ng; a++) {
         const run_t *ra = &runs[g[a].m[0]];
         base_label(ra, lab, sizeof lab);
         int first = 1, count = 1;
@@ -604,7 +973,7 @@ static void configurations_apart(seeds_ctx *S) {
         if (!first) continue; /* said with the method's first configuration */
         char diff[600] = "", one[400];
         size_t used = 0;
-        for (int b = a + 1; b < ng; b++) {
+        for (int b = a + 1; b < S->ng; b++) {
             const run_t *rb = &runs[g[b].m[0]];
             if (strcmp(base_label(rb, path, sizeof path), lab)) continue;
             count++;
@@ -616,32 +985,11 @@ static void configurations_apart(seeds_ctx *S) {
             }
         }
         if (count < 2) continue;
+        if (!said++) {
+            fprintf(md, "\n## Configurations of one method\n");
+            fprintf(ht, "<h2>Configurations of one method</h2>\n");
+        }
         fprintf(md, "\n- %s: %d configurations, not one over seeds: they differ in %s.\n", lab, count, diff);
         fprintf(ht, "<p>%s: %d configurations, not one over seeds: they differ in %s.</p>\n", H(lab), count, H(diff));
     }
-}
-
-int report_seeds(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
-    seeds_ctx *S = calloc(1, sizeof *S);
-    if (!S) return 0;
-    S->runs = runs, S->nr = nr, S->out = out, S->md = md, S->ht = ht;
-    int figs_ok = 1;
-    if (!group_runs(S)) goto done;
-    int multi = 0;
-    for (int j = 0; j < S->ng; j++) multi |= S->g[j].n > 1;
-    if (!multi) {
-        fprintf(md, "\n## Seeds\n\nEvery configuration here has one seed: no mean or interval over seeds.\n");
-        fprintf(ht, "<h2>Seeds</h2><p>Every configuration here has one seed: no mean or interval over seeds.</p>\n");
-        report_claims(runs, S->g, S->ng, S->ckeys, S->shd, S->out, md, ht); /* with one seed every comparison is inconclusive: said so */
-    } else {
-        seeds_table(S);
-        paired_table(S);
-        report_claims(runs, S->g, S->ng, S->ckeys, S->shd, S->out, md, ht);
-        figs_ok = seeds_figures(S);
-    }
-    configurations_apart(S);
-done:
-    for (int i = 0; i < nr; i++) free(S->keys[i]), free(S->ckeys[i]);
-    free(S);
-    return figs_ok;
 }

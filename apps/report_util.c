@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "data.h"
 #include "method.h"
+#include "npy.h"
 #include "report.h"
 
 const char *color_of(const char *algo) {
@@ -226,7 +228,9 @@ void report_out_end(void) {
 
 /* Write DIR/NAME.gp and run gnuplot on it in DIR, with an argument vector (no shell): the
  * script names every file relative to DIR, so DIR's own name never enters it. */
-int gnuplot(const char *dir, const char *name, const char *body) {
+int gnuplot(const char *dir, const char *name, const char *body) { return gnuplot_sized(dir, name, 860, 480, body); }
+
+int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *body) {
     char p[1200];
     snprintf(p, sizeof p, "%s/%s.gp", dir, name);
     FILE *f = report_fopen(p);
@@ -237,8 +241,8 @@ int gnuplot(const char *dir, const char *name, const char *body) {
     }
     fprintf(f, "# made by flce report\nset datafile separator ','\n"
                "do for [fmt in 'png svg'] {\n"
-               "  if (fmt eq 'png') { set terminal pngcairo size 860,480 font ',11' } else { set terminal svg size 860,480 }\n"
-               "  set output '%s.'.fmt\n%s}\n", name, body);
+               "  if (fmt eq 'png') { set terminal pngcairo size %d,%d font ',11' } else { set terminal svg size %d,%d }\n"
+               "  set output '%s.'.fmt\n%s}\n", w, h, w, h, name, body);
     if (report_fclose(f) != 0) return -1;
     char script[80];
     snprintf(script, sizeof script, "%s.gp", name);
@@ -264,4 +268,31 @@ double report_spearman(const double *x, const double *y, int n) {
     for (int i = 0; i < n; i++) sxy += (rx[i] - mx) * (ry[i] - my), sxx += (rx[i] - mx) * (rx[i] - mx), syy += (ry[i] - my) * (ry[i] - my);
     free(rx);
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+int report_class_shares(const run_t *r, double *share, double *wshare, int cap) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/trace/X_completed.npy", r->dir);
+    flce_npy X;
+    if (flce_npy_read(p, &X, NULL)) return 0;
+    int C = flce_dataset_classes(r->dataset) ? flce_dataset_classes(r->dataset) : 10;
+    if (X.dtype != FLCE_NPY_F64 || X.ndim != 3 || X.shape[0] != r->T || X.shape[1] != r->clients || X.shape[2] != C || C > cap) {
+        flce_npy_free(&X);
+        return 0;
+    }
+    int T = r->T, N = r->clients;
+    const double *x = X.data;
+    double tot = 0, btot = 0;
+    for (int c = 0; c < C; c++) wshare[c] = r->cw && r->ncw == C ? r->cw[c] : 1.0 / C, btot += wshare[c];
+    for (int c = 0; c < C; c++) share[c] = 0;
+    for (int k = 0; k < N; k++) /* the order of the per-run class figure (runs.html) */
+        for (int c = 0; c < C; c++) {
+            double v = 0;
+            for (int t = 0; t < T; t++) v += x[((size_t)t * N + k) * C + c];
+            v *= wshare[c];
+            share[c] += v, tot += v;
+        }
+    for (int c = 0; c < C; c++) share[c] = tot > 0 ? share[c] / tot : 0, wshare[c] = btot > 0 ? wshare[c] / btot : 0;
+    flce_npy_free(&X);
+    return C;
 }

@@ -29,10 +29,12 @@ for out in "r'\$(touch PWNED)'x" "Bob's runs"; do
   for f in accuracy.png accuracy.svg macro_f1.png kl.png contributions.png server_cost.png; do
     [ -s "$t/$out/$f" ] || fail "report --out $out: figure $f missing ($(cat "$t/log"))"
   done
-  grep -q '<img src=x' "$t/$out/report.html" && fail "report.html holds a run name as markup"
-  grep -q '&lt;img src=x onerror=alert(1)&gt;' "$t/$out/report.html" || fail "report.html does not show the run name escaped"
-  grep -q '<img' "$t/$out/report.md" && fail "report.md holds a run name as markup: $(grep -m1 '<img' "$t/$out/report.md")"
-  grep -q '&lt;img src=x onerror=alert(1)&gt;,a\\|b' "$t/$out/report.md" || fail "report.md does not show the run name escaped"
+  for pg in report runs; do
+    grep -q '<img src=x' "$t/$out/$pg.html" && fail "$pg.html holds a run name as markup"
+    grep -q '<img' "$t/$out/$pg.md" && fail "$pg.md holds a run name as markup: $(grep -m1 '<img' "$t/$out/$pg.md")"
+  done
+  grep -q '&lt;img src=x onerror=alert(1)&gt;' "$t/$out/runs.html" || fail "runs.html does not show the run name escaped"
+  grep -q '&lt;img src=x onerror=alert(1)&gt;,a\\|b' "$t/$out/runs.md" || fail "runs.md does not show the run name escaped"
   python3 -c 'import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert len(rows[0]) == 4 and all(len(r) == 4 for r in rows), [len(r) for r in rows]

@@ -64,16 +64,18 @@ for a in fedavg fedprox ditto moon fedfv cgsv qfedavg fedfa fedsv gtg; do
 done
 [ -f "$t/nested/m/summary.csv" ] || fail "no summary.csv"
 
-# the report of these runs: figures, tables, and the repeat (a, b) recognised as bit-identical
+# the report of these runs (13: more than 12, so no figure of every run): the report's figures
+# and tables, the runs' page, and the repeat (a, b) recognised as bit-identical
 "$flce" report "$t/a" "$t/b" "$t/nested/m" --out "$t/rep" > /dev/null || fail "flce report"
-for f in report.html report.md accuracy.png accuracy.svg macro_f1.png kl.png contributions.png server_cost.png; do
+for f in report.html report.md runs.html runs.md forest.png forest.svg conf01_rounds.png conf01_rounds.svg server_cost.png; do
   [ -s "$t/rep/$f" ] || fail "report: missing $f"
 done
-grep -q "identical, bit for bit" "$t/rep/report.md" || fail "report: the repeated run was not recognised"
-grep -q "<img src='accuracy.svg'" "$t/rep/report.html" || fail "report.html does not show its figures"
-grep -q "| gtg |" "$t/rep/report.md" || fail "report: a method row is missing"
-grep -q "## Distance to the canonical Shapley value" "$t/rep/report.md" || fail "report: no distance to Shapley"
-grep -q "## Class contributions" "$t/rep/report.md" || fail "report: no class contributions"
+grep -q "identical, bit for bit" "$t/rep/runs.md" || fail "report: the repeated run was not recognised"
+grep -q "<img class='rounds' src='conf01_rounds.svg'" "$t/rep/report.html" || fail "report.html does not show its figures"
+grep -q "<img src='forest.svg'" "$t/rep/report.html" || fail "report.html does not show the claims' forest plot"
+grep -q "| gtg |" "$t/rep/runs.md" || fail "report: a method row is missing"
+grep -q "## Distance to the canonical Shapley value" "$t/rep/runs.md" || fail "report: no distance to Shapley"
+grep -q "## Class contributions" "$t/rep/runs.md" || fail "report: no class contributions"
 
 expect 2 "unknown option '--bogus'" run --algo flce --seed 1 --out "$t/x" --bogus
 expect 2 "--per-round 9 exceeds --clients 4" run --algo flce $base --per-round 9 --out "$t/x"
