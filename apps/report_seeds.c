@@ -597,13 +597,14 @@ void report_what_was_run(report *R) {
     seed_list(S, all, S->nr, seeds, sizeof seeds);
     char variants[64] = "";
     if (abl) snprintf(variants, sizeof variants, " and %d FLCE variant%s", abl, abl > 1 ? "s" : "");
-    fprintf(md, "%d runs: %d method%s%s in %d configuration%s, seeds %s. Each configuration has its section below "
+    const char *sw = strpbrk(seeds, ",-") ? "seeds" : "seed";
+    fprintf(md, "%d runs: %d method%s%s in %d configuration%s, %s %s. Each configuration has its section below "
                 "([Each configuration](#each-configuration)); every run's numbers, figures and digests: [runs.md](runs.md).\n\n"
                 "| configuration | methods | seeds |\n|---|---|---|\n",
-            S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", seeds);
-    fprintf(ht, "<p>%d runs: %d method%s%s in %d configuration%s, seeds %s. Every run's numbers, figures and digests: "
+            S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", sw, seeds);
+    fprintf(ht, "<p>%d runs: %d method%s%s in %d configuration%s, %s %s. Every run's numbers, figures and digests: "
                 "<a href='runs.html'>runs.html</a>.</p><table class='small'><tr><th>configuration</th><th>methods</th><th>seeds</th></tr>\n",
-            S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", H(seeds));
+            S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", sw, H(seeds));
     for (int c = 0; c < S->nconf; c++) {
         int m[MAXRUNS];
         int n = conf_runs(S, c, m, MAXRUNS);

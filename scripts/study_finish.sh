@@ -3,9 +3,11 @@
 # complete, its report into docs/results/fmnist-small/report/ (Markdown, HTML, PNG and SVG
 # figures, gnuplot scripts and the CSVs behind them; not the run folders, which
 # scripts/study_pack.sh carries), with the command that made it and its wall time in
-# docs/results/fmnist-small/report/COMMAND.txt, and a screenshot of the page in headless
-# Chromium (docs/results/fmnist-small/report-screenshot.png, the top 4,000 pixels of the page; the browser check of
-# tests/report_browser.sh: it fails when a figure does not load or a link is broken).
+# docs/results/fmnist-small/report/COMMAND.txt, and a screenshot of the report's first screen
+# in headless Chromium at 1280 x 800 (docs/results/fmnist-small/report-screenshot.png; the
+# browser check of tests/report_browser.sh on report.html and runs.html: it fails when a figure
+# does not load, a link or anchor is broken, a per-round figure has more than 12 legend entries,
+# or the first screen holds no verdict figure).
 # Checks the claims table's verdicts against their numbers (scripts/check_claims.sh).
 # Refuses while a configuration of the study lacks a seed (the presets' folder names say which).
 # FLCE_BIN=PATH: another build of flce.
@@ -48,7 +50,8 @@ find "$tmp/report" -maxdepth 1 -type f \( -name '*.md' -o -name '*.html' -o -nam
 } > "$dest/report.tmp/COMMAND.txt"
 rm -rf "$dest/report" && mv "$dest/report.tmp" "$dest/report"
 if [ -d tests/browser/node_modules ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-  SHOT_MAX_HEIGHT=4000 NODE_PATH=tests/browser/node_modules node tests/browser/check_report.js "$dest/report/report.html" "$dest/report-screenshot.png"
+  FIRST_SCREEN_VERDICT=1 SHOT_MAX_HEIGHT=800 NODE_PATH=tests/browser/node_modules node tests/browser/check_report.js "$dest/report/report.html" "$dest/report-screenshot.png"
+  NODE_PATH=tests/browser/node_modules node tests/browser/check_report.js "$dest/report/runs.html" "$tmp/runs.png"
 else
   echo "study_finish.sh: no Chromium or playwright-core here (scripts/test.sh installs them): no screenshot" >&2
 fi

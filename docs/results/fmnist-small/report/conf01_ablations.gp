@@ -1,0 +1,28 @@
+# made by flce report
+set datafile separator ','
+do for [fmt in 'png svg'] {
+  if (fmt eq 'png') { set terminal pngcairo size 980,310 font ',11' } else { set terminal svg size 980,310 }
+  set output 'conf01_ablations.'.fmt
+  set multiplot layout 1,2
+  set xlabel 'round'
+  set grid
+  set style fill transparent solid 0.15 noborder
+  set key font ',9' spacing 0.9
+  set ylabel 'test accuracy'
+  set key bottom right
+  plot 'conf01_ablations_13.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' dt 2 notitle, \
+       'conf01_ablations_14.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' dt 3 notitle, \
+       'conf01_ablations_15.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' dt 4 notitle, \
+       'conf01_ablations_16.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' dt 5 notitle, \
+       'conf01_ablations_17.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' dt (8,4,2,4) notitle, \
+       'conf01_ablations_18.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' notitle
+  set ylabel 'KL(running contributions || data shares)'
+  set key top right
+  plot 'conf01_ablations_13.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' dt 2 title 'flce -CL (n=3)', \
+       'conf01_ablations_14.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' dt 3 title 'flce -CMC (n=3)', \
+       'conf01_ablations_15.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' dt 4 title 'flce -M (n=3)', \
+       'conf01_ablations_16.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' dt 5 title 'flce -Q (n=3)', \
+       'conf01_ablations_17.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' dt (8,4,2,4) title 'flce -V (n=3)', \
+       'conf01_ablations_18.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' title 'flce (n=5)'
+  unset multiplot
+}
