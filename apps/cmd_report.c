@@ -224,15 +224,18 @@ static void section_table(report *R) {
     FILE *md = R->md, *ht = R->ht;
     int window = R->window;
     char p[1400];
-    fprintf(md, "\n## Every run: accuracy, macro-F1 and contribution KL\n\nMeans over the last %d rounds (the paper: the last 100 of 1,000). "
-                "KL: the final contributions against the data shares (plain, and diversity-weighted). Server s/round: the rounds' "
-                "server time and the work after the last round (FLCE's completion, `costs.txt`) spread over them.\n\n"
-                "| # | method | dataset | partition | rounds | accuracy | macro-F1 | KL | KL (diversity) | server s/round |\n|---|---|---|---|---|---|---|---|---|---|\n", window);
-    fprintf(ht, "<h2>Every run: accuracy, macro-F1 and contribution KL</h2><p>Means over the last %d rounds (the paper: the last 100 of 1,000). "
-                "KL: the final contributions against the data shares (plain, and diversity-weighted). Server s/round: the rounds' "
-                "server time and the work after the last round (FLCE's completion) spread over them.</p>"
-                "<table><tr><th>#</th><th>method</th><th>dataset</th><th>partition</th><th>rounds</th><th>accuracy</th><th>macro-F1</th><th>KL</th>"
-                "<th>KL (diversity)</th><th>server s/round</th></tr>\n", window);
+    static const char *intro = "Means over the last %d rounds (the paper: the last 100 of 1,000). KL: the final contributions "
+                               "against the data shares (plain, and diversity-weighted). Server s/round: the rounds' server time and "
+                               "the work after the last round (FLCE's completion, costs.txt) spread over them.";
+    static const char *heads[] = {"#", "method", "dataset", "partition", "rounds", "accuracy", "macro-F1", "KL", "KL (diversity)", "server s/round"};
+    fprintf(md, "\n## Every run: accuracy, macro-F1 and contribution KL\n\n");
+    fprintf(md, intro, window);
+    fprintf(md, "\n");
+    fprintf(ht, "<h2>Every run: accuracy, macro-F1 and contribution KL</h2><p>");
+    fprintf(ht, intro, window);
+    fprintf(ht, "</p>\n");
+    rtable t;
+    rt_begin(&t, md, ht, 10, heads);
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
         char part[96];
@@ -240,12 +243,10 @@ static void section_table(report *R) {
         else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
         if (r->label_noise > 0 || r->feature_noise > 0)
             snprintf(part + strlen(part), sizeof part - strlen(part), ", noise L%g F%g", r->label_noise, r->feature_noise);
-        fprintf(md, "| %02d | %s | %s | %s | %d | %.4f | %.4f | %.5f | %.5f | %.4g |\n", i, MD(r->label), r->dataset, part, r->T, r->fin_acc,
-                r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
-        fprintf(ht, "<tr><td>%02d</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%.4f</td><td>%.4f</td><td>%.5f</td><td>%.5f</td><td>%.4g</td></tr>\n",
-                i, H(r->label), H(r->dataset), H(part), r->T, r->fin_acc, r->fin_f1, r->kl_final, r->kl_div, r->srv_all);
+        rt_rowt(&t, r->label, 1, "%02d\t%s\t%s\t%d\t%.4f\t%.4f\t%.5f\t%.5f\t%.4g", i, r->dataset, part, r->T, r->fin_acc, r->fin_f1,
+                r->kl_final, r->kl_div, r->srv_all);
     }
-    fprintf(ht, "</table>\n");
+    rt_end(&t);
     const char *figs[4][2] = {{"accuracy", "Test accuracy of the global model per round"},
                               {"macro_f1", "Macro-F1 of the global model per round"},
                               {"kl", "KL of the running contributions to the data shares per round (FLCE: before completion)"},
@@ -276,18 +277,19 @@ static void section_ablation(report *R) {
     int have_abl = 0;
     for (int i = 0; i < nr; i++) have_abl |= !strcmp(runs[i].algo, "flce") && runs[i].ablate[0];
     if (have_abl) {
-        fprintf(md, "\n## Ablation (KL of FLCE and its variants)\n\n| variant | KL | delta to FLCE | accuracy |\n|---|---|---|---|\n");
-        fprintf(ht, "<h2>Ablation (KL of FLCE and its variants)</h2><table><tr><th>variant</th><th>KL</th><th>delta to FLCE</th><th>accuracy</th></tr>\n");
+        static const char *heads[] = {"variant", "KL", "delta to FLCE", "accuracy"};
+        fprintf(md, "\n## Ablation (KL of FLCE and its variants), run by run\n");
+        fprintf(ht, "<h2>Ablation (KL of FLCE and its variants), run by run</h2>\n");
+        rtable t;
+        rt_begin(&t, md, ht, 4, heads);
         double base = NAN;
         for (int i = 0; i < nr; i++)
             if (!strcmp(runs[i].algo, "flce") && !runs[i].ablate[0]) base = runs[i].kl_final;
         for (int i = 0; i < nr; i++) {
             if (strcmp(runs[i].algo, "flce")) continue;
-            fprintf(md, "| %s | %.5f | %+.5f | %.4f |\n", MD(runs[i].label), runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
-            fprintf(ht, "<tr><td>%s</td><td>%.5f</td><td>%+.5f</td><td>%.4f</td></tr>\n", H(runs[i].label), runs[i].kl_final,
-                    runs[i].kl_final - base, runs[i].fin_acc);
+            rt_rowt(&t, runs[i].label, 0, "%.5f\t%+.5f\t%.4f", runs[i].kl_final, runs[i].kl_final - base, runs[i].fin_acc);
         }
-        fprintf(ht, "</table>\n");
+        rt_end(&t);
     }
 }
 
@@ -360,18 +362,19 @@ static void section_shapley(report *R) {
             R->figs_ok &= !gp.oom && gnuplot(out, "shapley_distance", gp.s) == 0;
             flce_sbuf_free(&gp);
             fprintf(md, "\n## Distance to the canonical Shapley value\n\nAgainst %s (exact Shapley per round, same partition): per round, the selected clients' "
-                        "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.\n\n"
-                        "| method | mean Euclidean per round | mean KL per round | cumulative Euclidean | cumulative KL |\n|---|---|---|---|---|\n", MD(S0->dir));
+                        "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.\n", MD(S0->dir));
             fprintf(ht, "<h2>Distance to the canonical Shapley value</h2><p>Against <code>%s</code> (exact Shapley per round, same partition): per round, the selected clients' "
-                        "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.</p>"
-                        "<table><tr><th>method</th><th>mean Euclidean per round</th><th>mean KL per round</th><th>cumulative Euclidean</th><th>cumulative KL</th></tr>\n", H(S0->dir));
+                        "contributions of the round (clamped at 0, normalised) against the round's Shapley values; cumulative: the final sums.</p>\n", H(S0->dir));
+            static const char *heads[] = {"method", "mean Euclidean per round", "mean KL per round", "cumulative Euclidean", "cumulative KL"};
+            rtable t;
+            rt_begin(&t, md, ht, 5, heads);
             for (int i = 0; i < nr; i++) {
                 run_t *r = &runs[i];
                 if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
-                fprintf(md, "| %s | %.4f | %.4f | %.4f | %.4f |\n", MD(r->label), meanE[i], meanK[i], cumE[i], cumK[i]);
-                fprintf(ht, "<tr><td>%s</td><td>%.4f</td><td>%.4f</td><td>%.4f</td><td>%.4f</td></tr>\n", H(r->label), meanE[i], meanK[i], cumE[i], cumK[i]);
+                rt_rowt(&t, r->label, 0, "%.4f\t%.4f\t%.4f\t%.4f", meanE[i], meanK[i], cumE[i], cumK[i]);
             }
-            fprintf(ht, "</table><img src='shapley_distance.svg' width='860' alt='distance to Shapley per round'>\n");
+            rt_end(&t);
+            fprintf(ht, "<img src='shapley_distance.svg' width='860' height='480' alt='distance to Shapley per round'>\n");
             fprintf(md, "\n![distance to Shapley per round](shapley_distance.png) ([SVG](shapley_distance.svg))\n");
         }
     }
@@ -484,10 +487,9 @@ static void section_heterogeneity(report *R) {
                     "settings (every run: [heterogeneity.csv](heterogeneity.csv)).\n\n");
         fprintf(ht, "<h2>Heterogeneity sweep</h2><p>Each method's final accuracy and KL against the Dirichlet parameter of otherwise equal "
                     "settings (every run: <a href='heterogeneity.csv'>heterogeneity.csv</a>).</p>\n");
-        if (rows) {
-            fprintf(md, "| method | Dirichlet | accuracy | KL |\n|---|---|---|---|\n");
-            fprintf(ht, "<table><tr><th>method</th><th>Dirichlet</th><th>accuracy</th><th>KL</th></tr>\n");
-        }
+        static const char *heads[] = {"method", "Dirichlet", "accuracy", "KL"};
+        rtable t;
+        if (rows) rt_begin(&t, md, ht, 4, heads);
         char algos[16][32];
         int na = 0;
         for (int i = 0; i < nr; i++) {
@@ -496,16 +498,13 @@ static void section_heterogeneity(report *R) {
                 r->ncw != 0)
                 continue; /* the sweep compares plain runs only */
             fprintf(fh, "%s,%g,%.6f,%.6f\n", csv_q(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
-            if (rows) {
-                fprintf(md, "| %s | %g | %.4f | %.5f |\n", r->algo, r->dirichlet, r->fin_acc, r->kl_final);
-                fprintf(ht, "<tr><td>%s</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
-            }
+            if (rows) rt_rowt(&t, r->algo, 0, "%g\t%.4f\t%.5f", r->dirichlet, r->fin_acc, r->kl_final);
             int seen = 0;
             for (int a2 = 0; a2 < na; a2++) seen |= !strcmp(algos[a2], r->algo);
             if (!seen && na < 16) snprintf(algos[na++], 32, "%s", r->algo);
         }
         report_fclose(fh);
-        if (rows) fprintf(ht, "</table>\n");
+        if (rows) rt_end(&t);
         for (int a2 = 0; a2 < na; a2++) { /* one file per method, by Dirichlet parameter (no shell pipe in the script) */
             snprintf(p, sizeof p, "%s/heterogeneity_%02d.csv", out, a2);
             FILE *fa = report_fopen(p);
@@ -552,19 +551,20 @@ static void section_noise(report *R) {
     int noisy = 0;
     for (int i = 0; i < nr; i++) noisy |= runs[i].label_noise > 0 || runs[i].feature_noise > 0;
     if (noisy) {
-        fprintf(md, "\n## Noise experiments\n\n| method | partition | label noise | feature noise | noisy clients | accuracy | KL |\n|---|---|---|---|---|---|---|\n");
-        fprintf(ht, "<h2>Noise experiments</h2><table><tr><th>method</th><th>partition</th><th>label noise</th><th>feature noise</th><th>noisy clients</th><th>accuracy</th><th>KL</th></tr>\n");
+        static const char *heads[] = {"method", "partition", "label noise", "feature noise", "noisy clients", "accuracy", "KL"};
+        fprintf(md, "\n## Noise experiments, run by run\n");
+        fprintf(ht, "<h2>Noise experiments, run by run</h2>\n");
+        rtable t;
+        rt_begin(&t, md, ht, 7, heads);
         for (int i = 0; i < nr; i++) {
             run_t *r = &runs[i];
             if (!(r->label_noise > 0 || r->feature_noise > 0)) continue;
             char part[32];
             if (!strcmp(r->partition, "iid")) snprintf(part, sizeof part, "IID");
             else snprintf(part, sizeof part, "Dirichlet %g", r->dirichlet);
-            fprintf(md, "| %s | %s | %g | %g | %g | %.4f | %.5f |\n", MD(r->label), part, r->label_noise, r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
-            fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%g</td><td>%g</td><td>%g</td><td>%.4f</td><td>%.5f</td></tr>\n", H(r->label), part, r->label_noise,
-                    r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
+            rt_rowt(&t, r->label, 0, "%s\t%g\t%g\t%g\t%.4f\t%.5f", part, r->label_noise, r->feature_noise, r->noisy, r->fin_acc, r->kl_final);
         }
-        fprintf(ht, "</table>\n");
+        rt_end(&t);
     }
 }
 

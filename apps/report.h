@@ -29,6 +29,19 @@ const char *gp_safe(const char *s);
  * code fence that text needs inside a fenced block. Rotating buffers. */
 const char *MD(const char *s);
 const char *md_fence(const char *text);
+/* A table written once for both pages' formats: rt_begin (the header), rt_row (cells as plain
+ * text, escaped here: MD for Markdown, H for HTML) or rt_rowf (cells separated by tabs in what
+ * the format makes), rt_end. */
+typedef struct {
+    FILE *md, *ht;
+    int cols;
+} rtable;
+void rt_begin(rtable *t, FILE *md, FILE *ht, int cols, const char *const *heads);
+void rt_row(rtable *t, const char *const *cells);
+void rt_rowf(rtable *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ... with text from run files (a label, a folder: never split at a tab) as cell number `at`. */
+void rt_rowt(rtable *t, const char *text, int at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void rt_end(rtable *t);
 /* Text from run files as one CSV field (quoted where it holds , " or a line break). */
 const char *csv_q(const char *s);
 /* Text from run files for report.html, escaped (& < > " '). Rotating buffers. */

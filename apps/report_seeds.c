@@ -722,9 +722,9 @@ int report_verdicts(report *R) {
 static void conf_means(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *cs) {
     run_t *runs = S->runs;
     char lab[96];
-    fprintf(md, "\n| method | n | accuracy | macro-F1 | KL | KL (diversity) | distance to Shapley |\n|---|---|---|---|---|---|---|\n");
-    fprintf(ht, "<table><tr><th>method</th><th>n</th><th>accuracy</th><th>macro-F1</th><th>KL</th><th>KL (diversity)</th>"
-                "<th>distance to Shapley</th></tr>\n");
+    static const char *heads[] = {"method", "n", "accuracy", "macro-F1", "KL", "KL (diversity)", "distance to Shapley"};
+    rtable t;
+    rt_begin(&t, md, ht, 7, heads);
     for (int pass = 0; pass < 2; pass++) /* the methods, then FLCE's variants */
     for (int j = 0; j < S->ng; j++) {
         if (S->conf_of[j] != c || (runs[S->g[j].m[0]].ablate[0] != 0) != pass) continue;
@@ -739,9 +739,7 @@ static void conf_means(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *cs) {
         const run_t *r0 = &runs[S->g[j].m[0]];
         report_configuration(r0, conf, sizeof conf);
         base_label(r0, lab, sizeof lab);
-        fprintf(md, "| %s | %d | %s | %s | %s | %s | %s |\n", lab, n, cc[0], cc[1], cc[2], cc[3], cc[4]);
-        fprintf(ht, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(lab), n, H(cc[0]),
-                H(cc[1]), H(cc[2]), H(cc[3]), H(cc[4]));
+        rt_rowf(&t, "%s\t%d\t%s\t%s\t%s\t%s\t%s", lab, n, cc[0], cc[1], cc[2], cc[3], cc[4]);
         if (cs) {
             fprintf(cs, "%s,%s,%d", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), n);
             for (int k = 0; k < 5; k++) {
@@ -752,7 +750,7 @@ static void conf_means(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *cs) {
             fprintf(cs, "\n");
         }
     }
-    fprintf(ht, "</table>\n");
+    rt_end(&t);
 }
 
 /* FLCE minus each baseline of configuration c, paired by partition (md, ht; paired.csv). */
@@ -761,6 +759,7 @@ static void conf_paired(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *pc) {
     group_t *g = S->g;
     char lab[96];
     int rows = 0;
+    rtable t;
     for (int a = 0; a < S->ng; a++) {
         const run_t *fa = &runs[g[a].m[0]];
         if (S->conf_of[a] != c || strcmp(fa->algo, "flce") || fa->ablate[0]) continue;
@@ -779,20 +778,18 @@ static void conf_paired(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *pc) {
                 }
             if (!np) continue;
             if (!rows++) {
+                static const char *heads[] = {"baseline", "pairs", "Δ accuracy", "wins/losses", "Δ macro-F1", "Δ KL", "wins/losses"};
                 fprintf(md, "\nFLCE minus each baseline, paired seed by seed (the same partition); FLCE wins with a higher accuracy "
-                            "and F1, a lower KL.\n\n| baseline | pairs | Δ accuracy | wins/losses | Δ macro-F1 | Δ KL | wins/losses |\n"
-                            "|---|---|---|---|---|---|---|\n");
+                            "and F1, a lower KL.\n");
                 fprintf(ht, "<details><summary>FLCE minus each baseline, paired seed by seed (the same partition); FLCE wins with a "
-                            "higher accuracy and F1, a lower KL</summary><table><tr><th>baseline</th><th>pairs</th><th>Δ accuracy</th><th>wins/losses</th>"
-                            "<th>Δ macro-F1</th><th>Δ KL</th><th>wins/losses</th></tr>\n");
+                            "higher accuracy and F1, a lower KL</summary>");
+                rt_begin(&t, md, ht, 7, heads);
             }
             char cc[3][64], conf[200];
             for (int k = 0; k < 3; k++) report_fmt_ci(cc[k], sizeof cc[k], d[k], np, k < 2 ? 4 : 5);
             report_configuration(fb, conf, sizeof conf);
             base_label(fb, lab, sizeof lab);
-            fprintf(md, "| %s | %d | %s | %d/%d | %s | %s | %d/%d |\n", lab, np, cc[0], aw, al, cc[1], cc[2], kw, kls);
-            fprintf(ht, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%d/%d</td><td>%s</td><td>%s</td><td>%d/%d</td></tr>\n", H(lab), np,
-                    H(cc[0]), aw, al, H(cc[1]), H(cc[2]), kw, kls);
+            rt_rowf(&t, "%s\t%d\t%s\t%d/%d\t%s\t%s\t%d/%d", lab, np, cc[0], aw, al, cc[1], cc[2], kw, kls);
             if (pc) {
                 double m[3], h[3];
                 for (int k = 0; k < 3; k++) report_mean_ci(d[k], np, &m[k], &h[k]);
@@ -801,7 +798,7 @@ static void conf_paired(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *pc) {
             }
         }
     }
-    if (rows) fprintf(ht, "</table></details>\n");
+    if (rows) rt_end(&t), fprintf(ht, "</details>\n");
 }
 
 /* Configuration c's per-round figures: the seed mean and min-max band of each method (variants:

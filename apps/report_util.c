@@ -1,5 +1,6 @@
 /* report_util.c: see report.h. */
 #include <dirent.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -296,3 +297,58 @@ int report_class_shares(const run_t *r, double *share, double *wshare, int cap) 
     flce_npy_free(&X);
     return C;
 }
+
+void rt_begin(rtable *t, FILE *md, FILE *ht, int cols, const char *const *heads) {
+    t->md = md, t->ht = ht, t->cols = cols;
+    fprintf(md, "\n|");
+    for (int c = 0; c < cols; c++) fprintf(md, " %s |", MD(heads[c]));
+    fprintf(md, "\n|");
+    for (int c = 0; c < cols; c++) fprintf(md, "---|");
+    fprintf(md, "\n");
+    fprintf(ht, "<table><tr>");
+    for (int c = 0; c < cols; c++) fprintf(ht, "<th>%s</th>", H(heads[c]));
+    fprintf(ht, "</tr>\n");
+}
+
+void rt_row(rtable *t, const char *const *cells) {
+    fprintf(t->md, "|");
+    fprintf(t->ht, "<tr>");
+    for (int c = 0; c < t->cols; c++) {
+        fprintf(t->md, " %s |", MD(cells[c]));
+        fprintf(t->ht, "<td>%s</td>", H(cells[c]));
+    }
+    fprintf(t->md, "\n");
+    fprintf(t->ht, "</tr>\n");
+}
+
+static void rt_rowv(rtable *t, const char *text, int at, const char *fmt, va_list ap) {
+    char line[4096], *cells[64];
+    vsnprintf(line, sizeof line, fmt, ap);
+    int n = 0;
+    if (text && at == 0) cells[n++] = (char *)text;
+    for (char *c = line; n < t->cols && n < 64;) {
+        cells[n++] = c;
+        char *tab = strchr(c, '\t');
+        if (text && n == at && n < 64) cells[n++] = (char *)text; /* the text from run files, never split */
+        if (!tab) break;
+        *tab = '\0', c = tab + 1;
+    }
+    while (n < t->cols && n < 64) cells[n++] = "";
+    rt_row(t, (const char *const *)cells);
+}
+
+void rt_rowf(rtable *t, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rt_rowv(t, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
+void rt_rowt(rtable *t, const char *text, int at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    rt_rowv(t, text, at, fmt, ap);
+    va_end(ap);
+}
+
+void rt_end(rtable *t) { fprintf(t->ht, "</table>\n"); }
