@@ -725,7 +725,10 @@ static const char *PAGE_CSS =
     "td,th{border:1px solid #ccc;padding:2px 7px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
     "table.small{font-size:80%}table.small td{text-align:left;padding:1px 6px}code{font-size:90%}nav{font-size:88%;margin:0.4em 0 0.8em}nav a{margin-right:0.9em}"
     "h1{margin:0.2em 0}h2{margin:1.2em 0 0.4em;border-bottom:1px solid #ddd}figure{margin:0.6em 0}figcaption{font-size:85%;color:#444}"
-    "img{max-width:100%;height:auto}table.claims{font-size:85%}td.holds{background:#dff0d8}td.fails{background:#f2dede}"
+    "img{max-width:100%;height:auto}table.claims{font-size:82%}table.claims td{text-align:left;padding:1px 5px}"
+    "table.claims tr.first td{border-top:2px solid #888}table.claims{table-layout:fixed;width:100%}table.claims th{text-align:left}"
+    "table.claims th:nth-child(1){width:19%}table.claims th:nth-child(2){width:24%}table.claims th:nth-child(3){width:11%}"
+    "table.claims th:nth-child(4){width:34%}table.claims th:nth-child(5){width:12%}td.holds{background:#dff0d8}td.fails{background:#f2dede}"
     "td.open{background:#eee}ul.small{font-size:85%}details{margin:0.3em 0}summary{cursor:pointer}</style>";
 
 /* The id of the n-th <h2> of a page, and its Markdown slug (GitHub's: lower case, spaces to -,

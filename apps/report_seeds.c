@@ -175,6 +175,44 @@ static void forest_add(const char *panel, const char *row, const verdict_t *v, c
     f->verdict = !strcmp(w, "holds") ? 1 : !strcmp(w, "does not hold") ? -1 : 0;
 }
 
+/* The claims table's rows, kept until the table is written grouped by claim (each claim's rows
+ * together, in the order the claims first appear; within a claim, the configurations' order). */
+typedef struct {
+    char claim[112], conf[176], cnt[64], meas[480], verdict[16];
+} claim_line;
+static claim_line *clines;
+static int nclines, capclines;
+
+static void cline_add(const char *claim, const char *conf, const char *cnt, const char *meas, const char *w) {
+    if (nclines == capclines) {
+        int c = capclines ? 2 * capclines : 128;
+        claim_line *n = realloc(clines, sizeof *n * (size_t)c);
+        if (!n) return;
+        clines = n, capclines = c;
+    }
+    claim_line *l = &clines[nclines++];
+    snprintf(l->claim, sizeof l->claim, "%s", claim), snprintf(l->conf, sizeof l->conf, "%s", conf);
+    snprintf(l->cnt, sizeof l->cnt, "%s", cnt), snprintf(l->meas, sizeof l->meas, "%s", meas), snprintf(l->verdict, sizeof l->verdict, "%s", w);
+}
+
+static void clines_write(FILE *md, FILE *ht) {
+    char *done = calloc((size_t)nclines + 1, 1);
+    for (int i = 0; i < nclines; i++) {
+        if (done && done[i]) continue;
+        for (int j = i; j < nclines; j++) {
+            if ((done && done[j]) || strcmp(clines[j].claim, clines[i].claim)) continue;
+            if (done) done[j] = 1;
+            const claim_line *l = &clines[j];
+            const char *cls = !strcmp(l->verdict, "holds") ? "holds" : !strcmp(l->verdict, "does not hold") ? "fails" : "open";
+            fprintf(md, "| %s | %s | %s | %s | **%s** |\n", l->claim, l->conf, l->cnt, l->meas, l->verdict);
+            fprintf(ht, "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class='%s'><b>%s</b></td></tr>\n", j == i ? " class='first'" : "",
+                    j == i ? H(l->claim) : "", H(l->conf), H(l->cnt), H(l->meas), cls, l->verdict);
+        }
+    }
+    free(done);
+    nclines = 0;
+}
+
 /* What the paper reports for each claim, listed once under the claims table. */
 static struct {
     char claim[112], paper[200];
@@ -198,11 +236,9 @@ static void claim_row_in(FILE *md, FILE *ht, const char *claim, const char *conf
     paper_add(claim, paper);
     char cnt[64];
     snprintf(cnt, sizeof cnt, "%d / %d / %d of %d", v->hold, v->fail, v->undecided, comps);
-    fprintf(md, "| %s | %s | %s | %s | **%s** |\n", claim, conf, cnt, v->worst, w);
+    cline_add(claim, conf, cnt, v->worst, w);
     for (int i = 0; i < v->ncmp; i++)
         claims_csv_line(claim, conf, v->cmp[i].name, v->cmp[i].d, v->cmp[i].sign, v->cmp[i].half, v->cmp[i].n, v->cmp[i].verdict, w);
-    fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class='%s'><b>%s</b></td></tr>\n", H(claim), H(conf), cnt, H(v->worst),
-            !strcmp(w, "holds") ? "holds" : !strcmp(w, "does not hold") ? "fails" : "open", w);
 }
 
 static void claim_row(FILE *md, FILE *ht, const char *claim, const char *conf, const char *paper, const verdict_t *v, int comps) {
@@ -321,9 +357,7 @@ static int claim_server_cost(run_t *runs, group_t *g, int ng, char **ckeys, int 
         if (!isnan(ss)) claims_csv_line(cl, conf, "FedSV / FedAvg server seconds per round (at least 100)", ss / sa, 0, NAN,
                                         g[a].n, ss / sa >= 100 ? 1 : -1, w);
         paper_add(cl, "FLCE close to FedAvg; FedSV far above (computational cost table)");
-        fprintf(md, "| %s | %s | ratios | %s | **%s** |\n", cl, conf, meas, w);
-        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>ratios</td><td>%s</td><td class='%s'><b>%s</b></td></tr>\n", H(cl), H(conf), H(meas),
-                !strcmp(w, "holds") ? "holds" : !strcmp(w, "does not hold") ? "fails" : "open", w);
+        cline_add(cl, conf, "ratios", meas, w);
         rows++;
     }
     return rows;
@@ -395,7 +429,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, const int *order, cha
     if (claims_csv) fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict\n");
     npapers = 0;
     fprintf(md, "\n| claim | configuration | comparisons hold / fail / inconclusive | furthest from the claim | verdict |\n|---|---|---|---|---|\n");
-    fprintf(ht, "<table class='claims'><tr><th>claim</th><th>configuration</th><th>comparisons hold / fail / inconclusive</th>"
+    fprintf(ht, "<table class='claims'><tr><th>claim</th><th>configuration</th><th>hold / fail / inconclusive of n</th>"
                 "<th>furthest from the claim</th><th>verdict</th></tr>\n");
     for (int o = 0; o < ng; o++) {
         int a = order ? order[o] : o; /* the configurations' order */
@@ -408,6 +442,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, const int *order, cha
         rows += claim_server_cost(runs, g, ng, ckeys, a, conf, md, ht);
     }
     rows += claims_heterogeneity(runs, g, ng, md, ht);
+    clines_write(md, ht);
     fprintf(ht, "</table>\n");
     if (!rows) {
         fprintf(md, "| (no claim testable by these runs: they need FLCE and a baseline of one configuration) | | | | |\n");
