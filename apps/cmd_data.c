@@ -20,8 +20,10 @@ int flce_cmd_data(int argc, char **argv) {
     uint64_t seed = 1;
     flce_partition_cfg pc;
     flce_partition_cfg_default(&pc);
+    char dataset_help[200]; /* the names from the dataset table (data/dataset.c) */
+    snprintf(dataset_help, sizeof dataset_help, "%s (default fmnist; flce data --help)", flce_dataset_names());
     cli_opt opts[] = {
-        {"dataset", CLI_STR, &dataset, "fmnist (default), cifar10, cifar100 or eurosat (flce data --help)", 0},
+        {"dataset", CLI_STR, &dataset, dataset_help, 0},
         {"data", CLI_STR, &dir, "dataset folder (default for fmnist: " FLCE_FMNIST_DIR ")", 0},
         {"clients", CLI_INT, &clients, "number of clients (default 50)", 0},
         {"dirichlet", CLI_DOUBLE, &pc.dirichlet, "Dirichlet label-skew parameter delta > 0 (default 0.5)", 0},

@@ -188,10 +188,12 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
     flce_run_cfg c;
     flce_run_cfg_default(&c);
+    char dataset_help[200]; /* the names from the dataset table (data/dataset.c) */
+    snprintf(dataset_help, sizeof dataset_help, "%s (default fmnist; flce data --help)", flce_dataset_names());
     cli_opt opts[] = {
         {"algo", CLI_STR, &algos, "a method, a comma-separated list, or all", 0},
         {"ablate", CLI_LIST, &ablate, "FLCE ablation M, V, Q, CL or CMC (repeatable)", 0},
-        {"dataset", CLI_STR, &c.dataset, "fmnist (default), cifar10, cifar100 or eurosat (flce data --help)", 0},
+        {"dataset", CLI_STR, &c.dataset, dataset_help, 0},
         {"data", CLI_STR, &c.data_dir, "dataset folder", 0},
         {"clients", CLI_INT, &c.clients, "clients n (default 50)", 0},
         {"per-round", CLI_INT, &c.per_round, "clients selected per round K (default 10)", 0},

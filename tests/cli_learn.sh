@@ -21,7 +21,11 @@ fa=$(best fedavg)
 thr=$(awk -v f="$fa" 'BEGIN { t = 0.10 + 0.3 * (f - 0.10); if (t < 0.20) t = 0.20; printf "%.6f", t }')
 awk -v f="$fa" 'BEGIN { exit !(f >= 0.4) }' || fail "FedAvg itself reached only $fa: the configuration no longer tests anything"
 n=0
-for m in flce fedavg fedprox ditto moon fedfv cgsv qfedavg fedfa fedsv gtg; do
+# every method of the registry (`all` runs them; summary.csv lists them): a method added later is
+# checked too
+methods=$(awk -F, 'NR > 1 { print $1 }' "$t/r/summary.csv")
+[ "$(echo "$methods" | wc -l)" -ge 11 ] || fail "summary.csv lists $(echo "$methods" | wc -l) methods: $methods"
+for m in $methods; do
   [ -f "$t/r/$m/metrics.csv" ] || fail "no metrics for $m"
   [ "$(wc -l < "$t/r/$m/metrics.csv")" = 7 ] || fail "$m: six rounds expected in metrics.csv"
   b=$(best "$m")
