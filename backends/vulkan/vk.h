@@ -54,10 +54,11 @@ struct flce_buf {
     size_t bytes;
 };
 
-enum {
-    SH_PROBE, SH_FMATH, SH_CONV_FWD, SH_CONV_BWD_DATA, SH_CONV_BWD_WEIGHT, SH_SUM_ROWS, SH_BN_STATS, SH_BN_APPLY,
-    SH_BN_EVAL, SH_BN_BWD_STATS, SH_BN_BWD_APPLY, SH_ELTWISE, SH_AVGPOOL, SH_LINEAR_FWD, SH_LINEAR_BWD,
-    SH_SOFTMAX_CE, SH_SUPCON, SH_SGD, SH_WSUM, SH_CONV_FWD_T, SH_CONV_BWD_DATA_T, SH_CONV_BWD_WEIGHT_T, SH_COUNT
+enum { /* the shaders, from their one list */
+#define SHADER(id, name, wg) id,
+#include "vk_shaders.def"
+#undef SHADER
+    SH_COUNT
 };
 
 /* One command of the log: what vkCmd* would record, by value, zero where unused, so that two

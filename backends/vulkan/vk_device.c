@@ -613,11 +613,11 @@ static void destroy(flce_backend *be) {
             vk_flush(c); /* what is logged or held back */
             vkDeviceWaitIdle(c->dev);
             if (c->qpool) {
-                static const char *nm[SH_COUNT] = {"probe", "fmath", "conv_fwd", "conv_bwd_data", "conv_bwd_weight",
-                                                   "sum_rows", "bn_stats", "bn_apply", "bn_eval", "bn_bwd_stats",
-                                                   "bn_bwd_apply", "eltwise", "avgpool", "linear_fwd", "linear_bwd",
-                                                   "softmax_ce", "supcon", "sgd", "wsum", "conv_fwd_tiled",
-                                                   "conv_bwd_data_tiled", "conv_bwd_weight_tiled"};
+                static const char *nm[SH_COUNT] = {
+#define SHADER(id, name, wg) [id] = #name,
+#include "vk_shaders.def"
+#undef SHADER
+                };
                 double tot = 0;
                 for (int s = 0; s < SH_COUNT; s++) tot += c->sh_ns[s];
                 fprintf(stderr, "flce: vulkan profile (GPU time per shader, %ld dispatches, %ld submissions, %ld of "

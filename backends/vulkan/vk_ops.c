@@ -16,28 +16,9 @@ static const struct {
 } shader[SH_COUNT] = {
 #define S(id, name, wg)                                                                                                \
     [id] = {{spv_##name, spv_##name##_dp, spv_##name##_ftz}, {sizeof spv_##name, sizeof spv_##name##_dp, sizeof spv_##name##_ftz}, wg}
-    S(SH_PROBE, probe, 64),
-    S(SH_FMATH, fmath, 64),
-    S(SH_CONV_FWD, conv_fwd, 128),
-    S(SH_CONV_BWD_DATA, conv_bwd_data, 128),
-    S(SH_CONV_BWD_WEIGHT, conv_bwd_weight, 128),
-    S(SH_SUM_ROWS, sum_rows, 128),
-    S(SH_BN_STATS, bn_stats, 256),
-    S(SH_BN_APPLY, bn_apply, 256),
-    S(SH_BN_EVAL, bn_eval, 256),
-    S(SH_BN_BWD_STATS, bn_bwd_stats, 256),
-    S(SH_BN_BWD_APPLY, bn_bwd_apply, 256),
-    S(SH_ELTWISE, eltwise, 256),
-    S(SH_AVGPOOL, avgpool, 256),
-    S(SH_LINEAR_FWD, linear_fwd, 64),
-    S(SH_LINEAR_BWD, linear_bwd, 64),
-    S(SH_SOFTMAX_CE, softmax_ce, 64),
-    S(SH_SUPCON, supcon, 64),
-    S(SH_SGD, sgd, 256),
-    S(SH_WSUM, wsum, 256),
-    S(SH_CONV_FWD_T, conv_fwd_tiled, 128),
-    S(SH_CONV_BWD_DATA_T, conv_bwd_data_tiled, 128),
-    S(SH_CONV_BWD_WEIGHT_T, conv_bwd_weight_tiled, 128),
+#define SHADER(id, name, wg) S(id, name, wg),
+#include "vk_shaders.def"
+#undef SHADER
 #undef S
 };
 
