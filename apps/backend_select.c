@@ -86,3 +86,39 @@ flce_backend *flce_backend_open(const char *name, const char *device, flce_denor
     flce_fail(e, FLCE_ERR_ARG, "--backend '%s': unknown (%s)", name, flce_backend_names());
     return NULL;
 }
+
+int flce_backend_have_vulkan(void) {
+#ifdef FLCE_HAVE_VULKAN
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int flce_backend_gpu_present(char *seen, size_t cap) {
+#ifdef FLCE_HAVE_VULKAN
+    return flce_vulkan_gpu(seen, cap);
+#else
+    if (cap) snprintf(seen, cap, "this build has no Vulkan backend");
+    return 0;
+#endif
+}
+
+flce_backend *flce_backend_cpu_threads(int threads) { return flce_backend_cpu(threads); }
+
+flce_status flce_backend_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e) {
+#ifdef FLCE_HAVE_VULKAN
+    if (!strcmp(be->name, "vulkan")) return flce_vulkan_fmath(be, x, y, n, out, e);
+#else
+    (void)x, (void)y, (void)n, (void)out;
+#endif
+    return flce_fail(e, FLCE_ERR_ARG, "%s backend: no math library of its own to check", be->name);
+}
+
+long flce_backend_validation_messages(void) {
+#ifdef FLCE_HAVE_VULKAN
+    return flce_vulkan_validation_messages();
+#else
+    return 0;
+#endif
+}

@@ -17,4 +17,20 @@ int flce_backend_known(const char *name);
 /* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */
 const char *flce_backend_names(void);
 
+/* What else the programs need of the backends, here so that no program names one (no
+ * FLCE_HAVE_VULKAN outside this file; the backends' headers are private to it): */
+/* 1 when this build has the Vulkan backend. */
+int flce_backend_have_vulkan(void);
+/* 1 when a Vulkan GPU (not a CPU implementation such as lavapipe) is present; what was seen into
+ * seen (cap bytes). 0 without the Vulkan backend. */
+int flce_backend_gpu_present(char *seen, size_t cap);
+/* The CPU backend with a number of threads (flce-bench; `cpu` by name has 2). */
+flce_backend *flce_backend_cpu_threads(int threads);
+/* A backend's own self-test beyond the op table: recip, div, rsqrt, sqrt, exp and log of x (div:
+ * x / y) computed on the device into out [6 n] (Vulkan: the GLSL math library). FLCE_ERR_ARG for
+ * a backend without one. */
+flce_status flce_backend_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e);
+/* Messages of the Vulkan validation layer so far (0 without it). */
+long flce_backend_validation_messages(void);
+
 #endif

@@ -25,9 +25,6 @@
 #include "opcheck.h"
 #include "backend_select.h"
 #include "ref_backend.h"
-#ifdef FLCE_HAVE_VULKAN
-#include "vulkan.h"
-#endif
 
 static const char *USAGE =
     "usage: flce check [--backend all|cpu|vulkan] [--op NAME] [--steps 3] [--device D]\n"
@@ -77,7 +74,6 @@ static int op_matches(const char *name, const char *op) {
     return 1;
 }
 
-#ifdef FLCE_HAVE_VULKAN
 /* The GLSL math library against base/fmath.h: bits equal, or both NaN (NaN payloads are not
  * part of the contract: Vulkan does not promise to keep them). */
 static void check_fmath(flce_backend *be, const char *dev, tally *t) {
@@ -111,7 +107,7 @@ static void check_fmath(flce_backend *be, const char *dev, tally *t) {
         want[6 * i + 5] = fm_log(x[i]);
     }
     flce_err e;
-    if (flce_vulkan_fmath(be, x, y, n, got, &e)) {
+    if (flce_backend_fmath(be, x, y, n, got, &e)) {
         r.ok = 0;
         report(be->name, dev, name, &r, e.msg, t);
         goto out;
@@ -129,7 +125,6 @@ static void check_fmath(flce_backend *be, const char *dev, tally *t) {
 out:
     free(x), free(y), free(got), free(want);
 }
-#endif
 
 /* One tensor of a training step: read n floats from each side and compare. */
 static int step_cmp(flce_backend *ref, const flce_buf *rb, flce_backend *be, const flce_buf *bb, size_t n,
@@ -268,17 +263,13 @@ int flce_cmd_check(int argc, char **argv) {
     int explicit = strcmp(backend, "all") != 0;
     if (!explicit) {
         names[nb++] = "cpu";
-#ifdef FLCE_HAVE_VULKAN
-        names[nb++] = "vulkan";
-#endif
+        if (flce_backend_have_vulkan()) names[nb++] = "vulkan";
     } else if (!strcmp(backend, "cpu") || !strcmp(backend, "vulkan")) {
         names[nb++] = backend;
     } else {
         return cli_usage_error(prog, "--backend '%s': expected all, cpu or vulkan", backend);
     }
-#ifndef FLCE_HAVE_VULKAN
-    if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
-#endif
+    if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     int want_ops = !op || strncasecmp(op, "STEPS", 5) != 0;
     int want_steps = !op || op_matches("STEPS", op);
 
@@ -321,25 +312,21 @@ int flce_cmd_check(int argc, char **argv) {
             report(be->name, dev, name, &r, what, &t);
             fflush(stdout);
         }
-#ifdef FLCE_HAVE_VULKAN
         if (!strcmp(be->name, "vulkan") && op_matches("FMATH", op)) {
             unsigned saved = flce_fp_enter(be->ftz ? FLCE_DENORM_FTZ : FLCE_DENORM_PRESERVE); /* the host side in the same mode */
             check_fmath(be, dev, &t);
             flce_fp_leave(saved);
         }
-#endif
         if (want_steps && steps > 0) check_steps(ref, be, dev, &sc, &t);
         fflush(stdout);
         be->destroy(be);
     }
     ref_ftz->destroy(ref_ftz);
-#ifdef FLCE_HAVE_VULKAN
-    long vmsg = flce_vulkan_validation_messages();
+    long vmsg = flce_backend_validation_messages();
     if (vmsg) {
         printf("FAIL the Vulkan validation layer reported %ld messages (above, on stderr)\n", vmsg);
         t.failed++;
     }
-#endif
     if (t.cases == 0) {
         fprintf(stderr, "%s: no case matched%s%s\n", prog, op ? " --op " : "", op ? op : "");
         return 2;

@@ -246,9 +246,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     if (ul && usage[ul - 1] == '\n') usage[ul - 1] = '\0'; /* cli_parse ends the text itself */
     int np, rc = cli_parse(prog, usage, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
-#ifndef FLCE_HAVE_VULKAN
-    if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
-#endif
+    if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
     char every[512] = "";
     if (!strcmp(algos, "all")) { /* the registry's order */

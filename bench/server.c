@@ -22,7 +22,7 @@
 #include "cli.h"
 #include "util.h"
 #include "method.h"
-#include "cpu.h"
+#include "backend_select.h"
 #include "ref_backend.h"
 #include "parallel.h"
 #include "completion_before.h"
@@ -590,7 +590,7 @@ int flce_bench_server(int argc, char **argv) {
     if (threads < 0 || threads > 64) return cli_usage_error(prog, "--threads %d: must be 0 (one per CPU) to 64", threads);
     if (!threads) threads = flce_cpu_count();
     if (plot && !csv) return cli_usage_error(prog, "--plot needs --csv");
-    flce_backend *be = flce_backend_cpu(2);
+    flce_backend *be = flce_backend_cpu_threads(2);
     const int n = 50, K = 10;
     int nval = tiny ? 16 : quick ? 200 : 1000;
     long params10 = time_methods(prog, be, n, K, nval, reps, quick, full, tiny);

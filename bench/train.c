@@ -16,10 +16,6 @@
 #include "model.h"
 #include "peak.h"
 #include "backend_select.h"
-#include "cpu.h"
-#ifdef FLCE_HAVE_VULKAN
-#include "vulkan.h"
-#endif
 
 
 int flce_bench_train(int argc, char **argv) {
@@ -54,17 +50,13 @@ int flce_bench_train(int argc, char **argv) {
     if (batch < 2) return cli_usage_error(prog, "--batch %d: must be at least 2", batch);
     if (steps < 1 || repeats < 1) return cli_usage_error(prog, "--steps and --repeats must be at least 1");
     if (threads < 1 || threads > 16) return cli_usage_error(prog, "--threads %d: must be 1..16", threads);
-#ifdef FLCE_HAVE_VULKAN
+    if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (!backends) { /* a Vulkan row only where there is a GPU: on a CPU implementation it takes minutes */
         char seen[400];
-        backends = flce_vulkan_gpu(seen, sizeof seen) ? "cpu,vulkan,reference" : "cpu,reference";
-        if (!strstr(backends, "vulkan"))
+        backends = flce_backend_gpu_present(seen, sizeof seen) ? "cpu,vulkan,reference" : "cpu,reference";
+        if (flce_backend_have_vulkan() && !strstr(backends, "vulkan"))
             fprintf(stderr, "%s: no Vulkan GPU (%s): no vulkan row (--backend vulkan forces one)\n", prog, seen);
     }
-#else
-    if (device) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
-    if (!backends) backends = "cpu,reference";
-#endif
     char list[256];
     snprintf(list, sizeof list, "%s", backends);
     for (char *b = strtok(list, ","); b; b = strtok(NULL, ","))
@@ -101,7 +93,7 @@ int flce_bench_train(int argc, char **argv) {
     for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         flce_model m;
         flce_err e = {{0}};
-        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu(threads) : flce_backend_open(name, device, dmode, &e);
+        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu_threads(threads) : flce_backend_open(name, device, dmode, &e);
         if (be && !strcmp(name, "cpu") && dmode == FLCE_DENORM_FTZ) be = flce_backend_ftz(be);
         if (!be || flce_model_create(&m, be, C, H, W, 10, batch, &e)) {
             fprintf(stderr, "%s: %s: %s\n", prog, name, e.msg);
