@@ -37,6 +37,13 @@ typedef struct {
     int cols;
 } rtable;
 void rt_begin(rtable *t, FILE *md, FILE *ht, int cols, const char *const *heads);
+void rt_begin_class(rtable *t, FILE *md, FILE *ht, const char *table_class, int cols, const char *const *heads);
+/* A row cell by cell: a link (href: the HTML and Markdown target), a class for the HTML cell, bold. */
+void rt_row_begin(rtable *t, const char *tr_class);
+void rt_cell(rtable *t, const char *text, const char *href, const char *td_class, int strong);
+/* ... with another text for Markdown (a cell that the HTML leaves blank, say, to group rows). */
+void rt_cell2(rtable *t, const char *md_text, const char *html_text, const char *href, const char *td_class, int strong);
+void rt_row_end(rtable *t);
 void rt_row(rtable *t, const char *const *cells);
 void rt_rowf(rtable *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* ... with text from run files (a label, a folder: never split at a tab) as cell number `at`. */

@@ -195,7 +195,7 @@ static void cline_add(const char *claim, const char *conf, const char *cnt, cons
     snprintf(l->cnt, sizeof l->cnt, "%s", cnt), snprintf(l->meas, sizeof l->meas, "%s", meas), snprintf(l->verdict, sizeof l->verdict, "%s", w);
 }
 
-static void clines_write(FILE *md, FILE *ht) {
+static void clines_write(rtable *t) {
     char *done = calloc((size_t)nclines + 1, 1);
     for (int i = 0; i < nclines; i++) {
         if (done && done[i]) continue;
@@ -204,9 +204,13 @@ static void clines_write(FILE *md, FILE *ht) {
             if (done) done[j] = 1;
             const claim_line *l = &clines[j];
             const char *cls = !strcmp(l->verdict, "holds") ? "holds" : !strcmp(l->verdict, "does not hold") ? "fails" : "open";
-            fprintf(md, "| %s | %s | %s | %s | **%s** |\n", l->claim, l->conf, l->cnt, l->meas, l->verdict);
-            fprintf(ht, "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class='%s'><b>%s</b></td></tr>\n", j == i ? " class='first'" : "",
-                    j == i ? H(l->claim) : "", H(l->conf), H(l->cnt), H(l->meas), cls, l->verdict);
+            rt_row_begin(t, j == i ? "first" : NULL);
+            rt_cell2(t, l->claim, j == i ? l->claim : "", NULL, NULL, 0); /* the HTML names the claim once; Markdown on every row */
+            rt_cell(t, l->conf, NULL, NULL, 0);
+            rt_cell(t, l->cnt, NULL, NULL, 0);
+            rt_cell(t, l->meas, NULL, NULL, 0);
+            rt_cell(t, l->verdict, NULL, cls, 1);
+            rt_row_end(t);
         }
     }
     free(done);
@@ -428,9 +432,9 @@ static void report_claims(run_t *runs, group_t *g, int ng, const int *order, cha
     claims_csv = report_fopen(path); /* a missing CSV loses no verdict: the table is the report */
     if (claims_csv) fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict\n");
     npapers = 0;
-    fprintf(md, "\n| claim | configuration | comparisons hold / fail / inconclusive | furthest from the claim | verdict |\n|---|---|---|---|---|\n");
-    fprintf(ht, "<table class='claims'><tr><th>claim</th><th>configuration</th><th>hold / fail / inconclusive of n</th>"
-                "<th>furthest from the claim</th><th>verdict</th></tr>\n");
+    static const char *heads[] = {"claim", "configuration", "hold / fail / inconclusive of n", "furthest from the claim", "verdict"};
+    rtable t;
+    rt_begin_class(&t, md, ht, "claims", 5, heads);
     for (int o = 0; o < ng; o++) {
         int a = order ? order[o] : o; /* the configurations' order */
         const run_t *fa = &runs[g[a].m[0]];
@@ -442,8 +446,8 @@ static void report_claims(run_t *runs, group_t *g, int ng, const int *order, cha
         rows += claim_server_cost(runs, g, ng, ckeys, a, conf, md, ht);
     }
     rows += claims_heterogeneity(runs, g, ng, md, ht);
-    clines_write(md, ht);
-    fprintf(ht, "</table>\n");
+    clines_write(&t);
+    rt_end(&t);
     if (!rows) {
         fprintf(md, "| (no claim testable by these runs: they need FLCE and a baseline of one configuration) | | | | |\n");
         fprintf(ht, "<p>No claim is testable by these runs: they need FLCE and a baseline of one configuration.</p>\n");
@@ -634,12 +638,14 @@ void report_what_was_run(report *R) {
     if (abl) snprintf(variants, sizeof variants, " and %d FLCE variant%s", abl, abl > 1 ? "s" : "");
     const char *sw = strpbrk(seeds, ",-") ? "seeds" : "seed";
     fprintf(md, "%d runs: %d method%s%s in %d configuration%s, %s %s. Each configuration has its section below "
-                "([Each configuration](#each-configuration)); every run's numbers, figures and digests: [runs.md](runs.md).\n\n"
-                "| configuration | methods | seeds |\n|---|---|---|\n",
+                "([Each configuration](#each-configuration)); every run's numbers, figures and digests: [runs.md](runs.md).\n",
             S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", sw, seeds);
     fprintf(ht, "<p>%d runs: %d method%s%s in %d configuration%s, %s %s. Every run's numbers, figures and digests: "
-                "<a href='runs.html'>runs.html</a>.</p><table class='small'><tr><th>configuration</th><th>methods</th><th>seeds</th></tr>\n",
+                "<a href='runs.html'>runs.html</a>.</p>\n",
             S->nr, methods, methods > 1 ? "s" : "", variants, S->nconf, S->nconf > 1 ? "s" : "", sw, H(seeds));
+    static const char *heads[] = {"configuration", "methods", "seeds"};
+    rtable t;
+    rt_begin_class(&t, md, ht, "small", 3, heads);
     for (int c = 0; c < S->nconf; c++) {
         int m[MAXRUNS];
         int n = conf_runs(S, c, m, MAXRUNS);
@@ -654,10 +660,15 @@ void report_what_was_run(report *R) {
         }
         if (vl) flce_catf(ms, sizeof ms, &len, " (FLCE variants %s)", vs);
         report_configuration(&S->runs[S->g[S->conf[c]].m[0]], conf, sizeof conf);
-        fprintf(md, "| [%s](#conf-%d) | %s | %s |\n", MD(conf), c + 1, MD(ms), seeds);
-        fprintf(ht, "<tr><td><a href='#conf-%d'>%s</a></td><td>%s</td><td>%s</td></tr>\n", c + 1, H(conf), H(ms), H(seeds));
+        char href[32];
+        snprintf(href, sizeof href, "#conf-%d", c + 1);
+        rt_row_begin(&t, NULL);
+        rt_cell(&t, conf, href, NULL, 0);
+        rt_cell(&t, ms, NULL, NULL, 0);
+        rt_cell(&t, seeds, NULL, NULL, 0);
+        rt_row_end(&t);
     }
-    fprintf(ht, "</table>\n");
+    rt_end(&t);
 }
 
 /* The forest plot of the claims (forest.png/.svg, forest_NN.csv): a panel per claim, a row per

@@ -298,27 +298,52 @@ int report_class_shares(const run_t *r, double *share, double *wshare, int cap) 
     return C;
 }
 
-void rt_begin(rtable *t, FILE *md, FILE *ht, int cols, const char *const *heads) {
+void rt_begin(rtable *t, FILE *md, FILE *ht, int cols, const char *const *heads) { rt_begin_class(t, md, ht, NULL, cols, heads); }
+
+void rt_begin_class(rtable *t, FILE *md, FILE *ht, const char *table_class, int cols, const char *const *heads) {
     t->md = md, t->ht = ht, t->cols = cols;
     fprintf(md, "\n|");
     for (int c = 0; c < cols; c++) fprintf(md, " %s |", MD(heads[c]));
     fprintf(md, "\n|");
     for (int c = 0; c < cols; c++) fprintf(md, "---|");
     fprintf(md, "\n");
-    fprintf(ht, "<table><tr>");
+    if (table_class) fprintf(ht, "<table class='%s'><tr>", table_class);
+    else fprintf(ht, "<table><tr>");
     for (int c = 0; c < cols; c++) fprintf(ht, "<th>%s</th>", H(heads[c]));
     fprintf(ht, "</tr>\n");
 }
 
-void rt_row(rtable *t, const char *const *cells) {
+void rt_row_begin(rtable *t, const char *tr_class) {
     fprintf(t->md, "|");
-    fprintf(t->ht, "<tr>");
-    for (int c = 0; c < t->cols; c++) {
-        fprintf(t->md, " %s |", MD(cells[c]));
-        fprintf(t->ht, "<td>%s</td>", H(cells[c]));
-    }
+    if (tr_class) fprintf(t->ht, "<tr class='%s'>", tr_class);
+    else fprintf(t->ht, "<tr>");
+}
+
+void rt_cell(rtable *t, const char *text, const char *href, const char *td_class, int strong) {
+    rt_cell2(t, text, text, href, td_class, strong);
+}
+
+void rt_cell2(rtable *t, const char *md_text, const char *text, const char *href, const char *td_class, int strong) {
+    const char *b = strong ? "**" : "";
+    if (href) fprintf(t->md, " %s[%s](%s)%s |", b, MD(md_text), href, b);
+    else fprintf(t->md, " %s%s%s |", b, MD(md_text), b);
+    if (td_class) fprintf(t->ht, "<td class='%s'>", td_class);
+    else fprintf(t->ht, "<td>");
+    if (strong) fprintf(t->ht, "<b>");
+    if (href) fprintf(t->ht, "<a href='%s'>%s</a>", H(href), H(text));
+    else fprintf(t->ht, "%s", H(text));
+    fprintf(t->ht, "%s</td>", strong ? "</b>" : "");
+}
+
+void rt_row_end(rtable *t) {
     fprintf(t->md, "\n");
     fprintf(t->ht, "</tr>\n");
+}
+
+void rt_row(rtable *t, const char *const *cells) {
+    rt_row_begin(t, NULL);
+    for (int c = 0; c < t->cols; c++) rt_cell(t, cells[c], NULL, NULL, 0);
+    rt_row_end(t);
 }
 
 static void rt_rowv(rtable *t, const char *text, int at, const char *fmt, va_list ap) {
