@@ -941,11 +941,12 @@ static int conf_class_figure(seeds_ctx *S, int c, char *name, size_t cap) {
     char body[1200];
     snprintf(body, sizeof body,
              "  set style data histograms\n  set style histogram errorbars gap 1 lw 1\n  set style fill solid 0.85\n  set xlabel 'class'\n"
-             "  set ylabel 'share of the completed contributions'\n  set key top right\n  set yrange [0:*]\n"
-             "  plot '%s.csv' skip 1 using 2:3:4:xtic(1) title 'FLCE (seed mean, range over %d seed%s)' lc rgb '%s', "
+             "  set ylabel 'share' font ',9'\n  set key top right\n  set yrange [0:*]\n"
+             "  set key font ',8'\n  set xtics font ',8'\n  set ytics font ',8'\n"
+             "  plot '%s.csv' skip 1 using 2:3:4:xtic(1) title 'FLCE (%d seed%s)' lc rgb '%s', "
              "'' skip 1 using 5:5:5 title 'class weight' lc rgb '#bbbbbb'\n",
              name, n, n > 1 ? "s" : "", color_of("flce"));
-    return gnuplot_sized(S->out, name, 760, 240, body) == 0;
+    return gnuplot_sized(S->out, name, 360, 260, body) == 0;
 }
 
 int report_configurations(report *R) {
@@ -984,17 +985,21 @@ int report_configurations(report *R) {
             fprintf(md, "\n![%s: %s](%s.png) ([SVG](%s.svg))\n", what, MD(conf), name, name);
             fprintf(ht, "<img class='rounds' src='%s.svg' width='980' height='310' alt='%s per round, %s'>\n", name, what, H(conf));
         }
+        /* the means table and FLCE's class contributions side by side in HTML (they wrap on a narrow screen) */
+        fprintf(ht, "<div class='pair'><div>");
         conf_means(S, c, md, ht, cs);
-        conf_paired(S, c, md, ht, pc);
+        fprintf(ht, "</div>");
         int f = conf_class_figure(S, c, name, sizeof name);
         if (f >= 0) {
             ok &= f;
             fprintf(md, "\nFLCE's class contributions (the completed matrix, weighted by b_c, summed over rounds and clients): "
                         "![class contributions](%s.png) ([SVG](%s.svg))\n", name, name);
-            fprintf(ht, "<p>FLCE's class contributions: each class's share of the completed contribution matrix (weighted by b_c), "
-                        "the mean over seeds and its range, against the class weights' shares.</p><img src='%s.svg' width='760' "
-                        "height='240' alt='class contributions, %s'>\n", name, H(conf));
+            fprintf(ht, "<figure><img src='%s.svg' width='360' height='260' alt='class contributions, %s'><figcaption>FLCE's class "
+                        "contributions: each class's share of the completed matrix (weighted by b_c), seed mean and range, against "
+                        "the class weights' shares (grey)</figcaption></figure>", name, H(conf));
         }
+        fprintf(ht, "</div>\n");
+        conf_paired(S, c, md, ht, pc);
     }
     if (cs) report_fclose(cs);
     if (pc) report_fclose(pc);
