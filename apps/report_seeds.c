@@ -770,7 +770,7 @@ static void conf_means(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *cs) {
     char lab[96];
     static const char *heads[] = {"method", "n", "accuracy", "macro-F1", "KL", "KL (diversity)", "distance to Shapley"};
     rtable t;
-    rt_begin(&t, md, ht, 7, heads);
+    rt_begin_class(&t, md, ht, "means", 7, heads);
     for (int pass = 0; pass < 2; pass++) /* the methods, then FLCE's variants */
     for (int j = 0; j < S->ng; j++) {
         if (S->conf_of[j] != c || (runs[S->g[j].m[0]].ablate[0] != 0) != pass) continue;
@@ -946,7 +946,7 @@ static int conf_class_figure(seeds_ctx *S, int c, char *name, size_t cap) {
              "  plot '%s.csv' skip 1 using 2:3:4:xtic(1) title 'FLCE (%d seed%s)' lc rgb '%s', "
              "'' skip 1 using 5:5:5 title 'class weight' lc rgb '#bbbbbb'\n",
              name, n, n > 1 ? "s" : "", color_of("flce"));
-    return gnuplot_sized(S->out, name, 360, 260, body) == 0;
+    return gnuplot_sized(S->out, name, 330, 250, body) == 0;
 }
 
 int report_configurations(report *R) {
@@ -994,7 +994,7 @@ int report_configurations(report *R) {
             ok &= f;
             fprintf(md, "\nFLCE's class contributions (the completed matrix, weighted by b_c, summed over rounds and clients): "
                         "![class contributions](%s.png) ([SVG](%s.svg))\n", name, name);
-            fprintf(ht, "<figure><img src='%s.svg' width='360' height='260' alt='class contributions, %s'><figcaption>FLCE's class "
+            fprintf(ht, "<figure><img src='%s.svg' width='330' height='250' alt='class contributions, %s'><figcaption>FLCE's class "
                         "contributions: each class's share of the completed matrix (weighted by b_c), seed mean and range, against "
                         "the class weights' shares (grey)</figcaption></figure>", name, H(conf));
         }
