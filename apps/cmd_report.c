@@ -721,7 +721,7 @@ static const report_section SECTIONS[] = {
 };
 
 static const char *PAGE_CSS =
-    "<style>body{font-family:sans-serif;max-width:1000px;margin:1em auto;line-height:1.35}table{border-collapse:collapse;margin:0.5em 0}"
+    "<style>body{font-family:sans-serif;max-width:1120px;margin:1em auto;line-height:1.35}table{border-collapse:collapse;margin:0.5em 0}"
     "td,th{border:1px solid #ccc;padding:2px 7px;text-align:right}th{background:#eee}td:first-child{text-align:left}"
     "table.small{font-size:80%}table.small td{text-align:left;padding:1px 6px}code{font-size:90%}nav{font-size:88%;margin:0.4em 0 0.8em}nav a{margin-right:0.9em}"
     "h1{margin:0.2em 0}h2{margin:1.2em 0 0.4em;border-bottom:1px solid #ddd}figure{margin:0.6em 0}figcaption{font-size:85%;color:#444}"
