@@ -577,17 +577,25 @@ static void section_runs(report *R) {
     /* reproducibility: settings, seeds, program, backend, device, digests; repeated runs */
     fprintf(md, "\n## Runs, settings and digests\n\n");
     fprintf(ht, "<h2>Runs, settings and digests</h2>\n");
-    if (nr > 12) { /* many runs (a study): one row each in Markdown; the full settings in each folder's config.json */
-        fprintf(md, "Every run's settings are its folder's `config.json`; program, backend and device of the first: flce %s, %s, "
-                    "%s, denormals %s.\n\n| run | folder | seed | final model | contributions |\n|---|---|---|---|---|\n",
-                runs[0].version, runs[0].backend, runs[0].device, runs[0].denormals);
+    if (nr > 12) { /* many runs (a study): one row each; the full settings in each folder's config.json (and, in HTML, below) */
+        static const char *intro = "Every run's settings are its folder's config.json; program, backend and device of the first: ";
+        static const char *heads[] = {"run", "folder", "seed", "final model", "contributions"};
+        fprintf(md, "%sflce %s, %s, %s, denormals %s.\n", intro, MD(runs[0].version), MD(runs[0].backend), MD(runs[0].device),
+                MD(runs[0].denormals));
+        fprintf(ht, "<p>%sflce %s, %s, %s, denormals %s.</p>\n", intro, H(runs[0].version), H(runs[0].backend), H(runs[0].device),
+                H(runs[0].denormals));
+        rtable t;
+        rt_begin(&t, md, ht, 5, heads);
         for (int i = 0; i < nr; i++) {
-            char fm[17] = "", ct[17] = "";
+            char fm[17] = "", ct[17] = "", seed[24];
             const char *a = strstr(runs[i].digests, "final_model "), *b = strstr(runs[i].digests, "contributions ");
             if (a) sscanf(a, "final_model %16s", fm);
             if (b) sscanf(b, "contributions %16s", ct);
-            fprintf(md, "| %s | %s | %llu | %s | %s |\n", MD(runs[i].label), MD(runs[i].dir), runs[i].seed, MD(fm), MD(ct));
+            snprintf(seed, sizeof seed, "%llu", runs[i].seed);
+            const char *cells[5] = {runs[i].label, runs[i].dir, seed, fm, ct};
+            rt_row(&t, cells);
         }
+        rt_end(&t);
     }
     for (int i = 0; i < nr; i++) {
         run_t *r = &runs[i];
@@ -690,8 +698,8 @@ static char *canonical_path(const char *path) {
 static void sec_what_was_run(report *R) { report_what_was_run(R); }
 static void sec_verdicts(report *R) { R->figs_ok &= report_verdicts(R); }
 static void sec_configurations(report *R) { R->figs_ok &= report_configurations(R); progress(R, "claims and configurations"); }
-static void sec_completion(report *R) { report_completion(R->runs, R->nr, R->out, R->md, R->ht); progress(R, "completion sensitivity"); }
-static void sec_reference(report *R) { report_reference(R->runs, R->nr, R->out, R->md, R->ht); }
+static void sec_completion(report *R) { report_completion(R); progress(R, "completion sensitivity"); }
+static void sec_reference(report *R) { report_reference(R); }
 static void sec_apart(report *R) { report_configurations_apart(R); }
 
 /* A section writes its own headings (## for the contents, ### below) into R->md and R->ht, or

@@ -87,7 +87,7 @@ const char *report_configuration(const run_t *r, char *o, size_t cap);
  * again with the completion's settings varied (rank, ridge weight, solver, none, auto, the
  * literal reading), the KL of each over seeds and each setting's held-out error. Returns 0 when
  * nothing could be evaluated for a reason worth saying (said on stderr). */
-int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
+int report_completion(report *R);
 
 /* Seeds as a dimension of every result (report_seeds.c): runs whose config.json differ only in
  * the seed are one group, groups that differ only in the method one configuration.
@@ -113,6 +113,6 @@ int report_class_shares(const run_t *r, double *share, double *wshare, int cap);
  * own selections and their KL beside each method's, Spearman correlations with data sizes and
  * selection counts, and for runs with noisy clients the AUC at ranking them below the clean
  * ones. Returns 0 when out of memory. */
-int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht);
+int report_reference(report *R);
 
 #endif

@@ -98,10 +98,11 @@ static int evaluate_run(const run_t *r, double kl[NV], double err[NV], flce_err 
 static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*err)[NV], FILE *md, FILE *ht) {
     char conf[160], c1[64], c2[64];
     report_configuration(r0, conf, sizeof conf);
-    fprintf(md, "\n### %s (%d seed%s)\n\n| completion | KL (mean ± 95%% CI) | held-out MSE (mean ± 95%% CI) |\n|---|---|---|\n", conf, nrun,
-            nrun == 1 ? "" : "s");
-    fprintf(ht, "<details><summary>%s (%d seed%s)</summary><table><tr><th>completion</th><th>KL (mean ± 95%% CI)</th><th>held-out MSE (mean ± 95%% CI)</th></tr>\n",
-            H(conf), nrun, nrun == 1 ? "" : "s");
+    static const char *heads[] = {"completion", "KL (mean ± 95% CI)", "held-out MSE (mean ± 95% CI)"};
+    fprintf(md, "\n### %s (%d seed%s)\n", MD(conf), nrun, nrun == 1 ? "" : "s");
+    fprintf(ht, "<details><summary>%s (%d seed%s)</summary>", H(conf), nrun, nrun == 1 ? "" : "s");
+    rtable t;
+    rt_begin(&t, md, ht, 3, heads);
     double mk[NV], me[NV], h;
     int masked = 0;
     double xs[NV], ys[NV];
@@ -114,10 +115,10 @@ static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*e
         else snprintf(c2, sizeof c2, "%.3g (n=1)", me[v]);
         report_mean_ci(a, nrun, &mk[v], &h);
         if (!isnan(b[0])) xs[masked] = me[v], ys[masked] = mk[v], masked++;
-        fprintf(md, "| %s | %s | %s |\n", VNAME[v], c1, c2);
-        fprintf(ht, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", VNAME[v], H(c1), H(c2));
+        rt_rowf(&t, "%s\t%s\t%s", VNAME[v], c1, c2);
     }
-    fprintf(ht, "</table></details>\n");
+    rt_end(&t);
+    fprintf(ht, "</details>\n");
     double rho = report_spearman(xs, ys, masked);
     fprintf(md, "\nOver the %d masked completions: Spearman's rank correlation of held-out error and KL, ρ = %.2f "
                 "(positive: the settings that predict the momentum better also give a lower KL).\n", masked, rho);
@@ -125,7 +126,11 @@ static void config_table(const run_t *r0, int nrun, double (*kl)[NV], double (*e
                 "(positive: the settings that predict the momentum better also give a lower KL).</p>\n", masked, rho);
 }
 
-int report_completion(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
+int report_completion(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    FILE *md = R->md, *ht = R->ht;
     static const char *seed_f[] = {"seed"};
     int idx[MAXRUNS], ne = 0;
     double (*kl)[NV] = calloc(MAXRUNS, sizeof *kl), (*err)[NV] = calloc(MAXRUNS, sizeof *err);

@@ -87,7 +87,11 @@ static int seed_index(conf_t *c, unsigned long long seed) {
     return c->nseeds++;
 }
 
-int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
+int report_reference(report *R) {
+    run_t *runs = R->runs;
+    int nr = R->nr;
+    const char *out = R->out;
+    FILE *md = R->md, *ht = R->ht;
     conf_t *cs = calloc(MAXG, sizeof *cs);
     if (!cs) return 0;
     int nc = 0;
@@ -153,10 +157,11 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
     char a[64], b[64], c3[64];
     for (int c = 0; c < nc; c++) {
         conf_t *C = &cs[c];
-        fprintf(md, "\n### %s (%d seeds)\n\n| rule or method | KL to data shares | Spearman with data sizes | Spearman with rounds selected |\n|---|---|---|---|\n",
-                C->conf, C->nseeds);
-        fprintf(ht, "<details><summary>%s (%d seeds)</summary>\n<table><tr><th>rule or method</th><th>KL to data shares</th><th>Spearman with data sizes</th>"
-                    "<th>Spearman with rounds selected</th></tr>\n", H(C->conf), C->nseeds);
+        static const char *heads[] = {"rule or method", "KL to data shares", "Spearman with data sizes", "Spearman with rounds selected"};
+        fprintf(md, "\n### %s (%d seeds)\n", MD(C->conf), C->nseeds);
+        fprintf(ht, "<details><summary>%s (%d seeds)</summary>\n", H(C->conf), C->nseeds);
+        rtable t;
+        rt_begin(&t, md, ht, 4, heads);
         double best = INFINITY;
         int bq = 0;
         for (int q = 0; q < NRULES; q++) {
@@ -164,8 +169,7 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             report_mean_ci(C->rule_kl[q], C->nseeds, &mean, &half);
             if (mean < best) best = mean, bq = q;
             report_fmt_ci(a, sizeof a, C->rule_kl[q], C->nseeds, 4);
-            fprintf(md, "| *%s* | %s | | |\n", RULE_NAMES[q], a);
-            fprintf(ht, "<tr><td><i>%s</i></td><td>%s</td><td></td><td></td></tr>\n", RULE_NAMES[q], H(a));
+            rt_rowf(&t, "%s (rule)\t%s\t\t", RULE_NAMES[q], a);
             if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,,\n", csv_q(C->conf), RULE_NAMES[q], C->nseeds, mean, half);
         }
         char worse[400] = "";
@@ -178,12 +182,11 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             report_fmt_ci(a, sizeof a, C->kl[m], C->nseeds, 4);
             report_fmt_ci(b, sizeof b, C->sp_size[m], C->nseeds, 2);
             report_fmt_ci(c3, sizeof c3, C->sp_sel[m], C->nseeds, 2);
-            fprintf(md, "| %s (n=%d) | %s | %s | %s |\n", C->method[m], k, a, b, c3);
-            fprintf(ht, "<tr><td>%s (n=%d)</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", H(C->method[m]), k, H(a), H(b), H(c3));
+            rt_rowf(&t, "%s (n=%d)\t%s\t%s\t%s", C->method[m], k, a, b, c3);
             if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half, ss, ls);
             if (k && !(mean < best)) flce_catf(worse, sizeof worse, &wl, "%s%s", wl ? ", " : "", C->method[m]);
         }
-        fprintf(ht, "</table>\n");
+        rt_end(&t);
         if (wl) {
             fprintf(md, "\nNot below the best trivial rule (*%s*, KL %.4f): %s.\n", RULE_NAMES[bq], best, worse);
             fprintf(ht, "<p>Not below the best trivial rule (<i>%s</i>, KL %.4f): %s.</p>\n", RULE_NAMES[bq], best, H(worse));
@@ -192,19 +195,20 @@ int report_reference(run_t *runs, int nr, const char *out, FILE *md, FILE *ht) {
             fprintf(ht, "</details>\n");
             continue;
         }
-        fprintf(md, "\nNoisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):\n\n| method | AUC |\n|---|---|\n");
-        fprintf(ht, "<p>Noisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):</p>\n<table><tr><th>method</th>"
-                    "<th>AUC</th></tr>\n");
+        static const char *aheads[] = {"method", "AUC"};
+        fprintf(md, "\nNoisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):\n");
+        fprintf(ht, "<p>Noisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):</p>\n");
+        rt_begin(&t, md, ht, 2, aheads);
         for (int m = 0; m < C->nm; m++) {
             double mean, half;
             int k = report_mean_ci(C->auc[m], C->nseeds, &mean, &half);
             if (!k) continue;
             report_fmt_ci(a, sizeof a, C->auc[m], C->nseeds, 3);
-            fprintf(md, "| %s (n=%d) | %s |\n", C->method[m], k, a);
-            fprintf(ht, "<tr><td>%s (n=%d)</td><td>%s</td></tr>\n", H(C->method[m]), k, H(a));
+            rt_rowf(&t, "%s (n=%d)\t%s", C->method[m], k, a);
             if (fa) fprintf(fa, "%s,%s,%d,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half);
         }
-        fprintf(ht, "</table></details>\n");
+        rt_end(&t);
+        fprintf(ht, "</details>\n");
     }
     if (f) report_fclose(f);
     if (fa) report_fclose(fa);

@@ -447,11 +447,8 @@ static void report_claims(run_t *runs, group_t *g, int ng, const int *order, cha
     }
     rows += claims_heterogeneity(runs, g, ng, md, ht);
     clines_write(&t);
+    if (!rows) rt_rowf(&t, "(no claim testable by these runs: they need FLCE and a baseline of one configuration)\t\t\t\t");
     rt_end(&t);
-    if (!rows) {
-        fprintf(md, "| (no claim testable by these runs: they need FLCE and a baseline of one configuration) | | | | |\n");
-        fprintf(ht, "<p>No claim is testable by these runs: they need FLCE and a baseline of one configuration.</p>\n");
-    }
     static const char *rule =
         "Verdicts: each comparison is FLCE against one method (or one variant against FLCE) over the runs of one configuration "
         "on the same partition, seed by seed: the claim's direction (higher accuracy and F1, lower KL and distance) is the "
