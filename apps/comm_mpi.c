@@ -59,6 +59,13 @@ static void answer_calls(flce_comm *c) {
 static void give_up(flce_comm *c, const char *what) {
     mpi_state *s = c->ctx;
     int P = c->size, me = c->rank, lower_called = 0, called_before = s->called;
+    if (called_before) { /* another rank calls the roll and ends the job: no second call (it would silence that one) */
+        double t1 = MPI_Wtime();
+        while (MPI_Wtime() - t1 < 15) answer_calls(c), nap();
+        signal(SIGTERM, SIG_DFL);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+        _exit(1);
+    }
     char *heard = calloc((size_t)P, 1);
     if (!heard) MPI_Abort(MPI_COMM_WORLD, 1);
     heard[me] = 1;
@@ -96,6 +103,7 @@ static void give_up(flce_comm *c, const char *what) {
             snprintf(line, sizeof line, "flce run: rank %d waited more than %g s (--rank-timeout) for %s %s, and every rank "
                      "answers: one is slower than the limit (raise --rank-timeout); the job ends\n", me, s->timeout_s, what, where);
         if (write(s->say_fd, line, strlen(line)) < 0) { /* nothing more to do */ }
+        sleep(1); /* mpirun forwards the line before MPI_Abort ends everything (under load it lost it) */
     } else { /* another rank names them and ends the job; end it anyway if it cannot */
         double t1 = MPI_Wtime();
         while (MPI_Wtime() - t1 < 10) answer_calls(c), nap();
