@@ -21,14 +21,13 @@ static const char *USAGE =
     "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid | --quantity-skew A]\n"
     "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01]\n"
-    "                [--lambda 1]\n"
-    "                [--tau 0.5] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
-    "                [--shapley exact|mc] [--mc-perms 50] [--utility accuracy|loss] [--backend auto|cpu|vulkan|reference] [--device D]\n"
+    "                [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
+    "                [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
-    "                [--prox-mu 0.01] [--ditto-lambda 1] [--moon-mu 1] [--moon-tau 0.5]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
     "                [--proto-samples correct|all] [--missing zero|unobserved]\n"
     "                [--denormals auto|preserve|ftz] [--rank-timeout 1800]\n"
+    "                [METHOD SETTINGS (below)]\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed;\n"
     "`all`: every one of them. METHOD:\n";
 
@@ -154,10 +153,9 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
     return status;
 }
 
-/* The settings given as words (--ablate, --shapley, --utility) and the sizes that must be
- * positive when given; 0, or 2 after a usage error. */
-static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp, const cli_list *ablate, const char *shapley,
-                               const char *utility) {
+/* The settings given as words (--ablate) and the sizes that must be positive when given; 0, or 2
+ * after a usage error. */
+static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp, const cli_list *ablate) {
     flce_run_cfg c = *cp;
     for (int i = 0; i < ablate->n; i++) {
         const char *a = ablate->items[i];
@@ -168,10 +166,6 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
         else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
         else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
     }
-    if (strcmp(shapley, "exact") && strcmp(shapley, "mc")) return cli_usage_error(prog, "--shapley '%s': exact or mc", shapley);
-    c.shapley_mc = !strcmp(shapley, "mc");
-    if (strcmp(utility, "accuracy") && strcmp(utility, "loss")) return cli_usage_error(prog, "--utility '%s': accuracy or loss", utility);
-    c.utility_loss = !strcmp(utility, "loss");
     if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
     if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
     if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);
@@ -180,7 +174,7 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
 }
 
 static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
-    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *shapley = "exact", *utility = "accuracy", *device = NULL, *comp_rank = NULL,
+    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
                *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL;
     cli_list ablate = {{0}, 0};
@@ -190,7 +184,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     flce_run_cfg_default(&c);
     char dataset_help[200]; /* the names from the dataset table (data/dataset.c) */
     snprintf(dataset_help, sizeof dataset_help, "%s (default fmnist; flce data --help)", flce_dataset_names());
-    cli_opt opts[] = {
+    cli_opt fixed[] = {
         {"algo", CLI_STR, &algos, "a method, a comma-separated list, or all", 0},
         {"ablate", CLI_LIST, &ablate, "FLCE ablation M, V, Q, CL or CMC (repeatable)", 0},
         {"dataset", CLI_STR, &c.dataset, dataset_help, 0},
@@ -208,22 +202,12 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"epochs", CLI_INT, &c.epochs, "local epochs E (default 1)", 0},
         {"batch", CLI_INT, &c.batch, "local batch (default 64)", 0},
         {"lr", CLI_DOUBLE, &c.lr, "learning rate (default 0.01)", 0},
-        {"lambda", CLI_DOUBLE, &c.lambda, "FLCE: weight of L_CL (default 1)", 0},
-        {"tau", CLI_DOUBLE, &c.tau, "FLCE: temperature (default 0.5)", 0},
         {"proto-samples", CLI_STR, &proto_s, "FLCE: a prototype averages the samples classified right (correct, the paper's text; default) or all of its class (all, its equation)", 0},
         {"missing", CLI_STR, &missing_s, "FLCE completion: a selected client's missing prototype is an observed zero (zero, default) or unobserved (filled by the completion)", 0},
         {"class-weights", CLI_STR, &cw_path, "FLCE: b_c per class (.npy float64 [C] or a text list)", 0},
         {"train-subset", CLI_INT, &c.train_subset, "seeded stratified training subset", 0},
         {"test-subset", CLI_INT, &c.test_subset, "seeded stratified test subset", 0},
         {"val-size", CLI_INT, &c.val_size, "server validation set (default min(1000, 10% of training))", 0},
-        {"shapley", CLI_STR, &shapley, "FedSV: exact (default, K <= 12) or mc", 0},
-        {"mc-perms", CLI_INT, &c.mc_perms, "FedSV Monte-Carlo permutations (default 50)", 0},
-        {"mc-eps", CLI_DOUBLE, &c.mc_eps, "FedSV Monte-Carlo truncation (default 0.001)", 0},
-        {"utility", CLI_STR, &utility, "Shapley utility: accuracy (default) or loss", 0},
-        {"prox-mu", CLI_DOUBLE, &c.prox_mu, "FedProx: mu (default 0.01)", 0},
-        {"ditto-lambda", CLI_DOUBLE, &c.ditto_lambda, "Ditto: lambda (default 1)", 0},
-        {"moon-mu", CLI_DOUBLE, &c.moon_mu, "MOON: mu (default 1)", 0},
-        {"moon-tau", CLI_DOUBLE, &c.moon_tau, "MOON: tau (default 0.5)", 0},
         {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"rank", CLI_STR, &comp_rank, "FLCE completion rank: auto (default: held-out choice), rule (min(4, obs / (2 (T + n)))) or R", 0},
         {"mu", CLI_STR, &comp_mu, "FLCE completion ridge weight: auto (default: held-out choice) or MU", 0},
@@ -239,10 +223,33 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"rank-timeout", CLI_DOUBLE, &rank_timeout, "under mpirun: seconds a rank waits for the others in one exchange before it names the ranks that do not answer and ends the job (default 1800; 0: forever)", 0},
         {0},
     };
+    /* the methods' own settings, from their tables (fl/methods/): one option each */
+    enum { NFIXED = sizeof fixed / sizeof fixed[0] - 1 };
+    cli_opt opts[NFIXED + FLCE_MAX_SETTINGS + 1];
+    const char *setw[FLCE_MAX_SETTINGS] = {0}; /* a word */
+    double setx[FLCE_MAX_SETTINGS] = {0};      /* a number */
+    char set_help[FLCE_MAX_SETTINGS][200];
+    int nset = flce_setting_count();
+    memcpy(opts, fixed, sizeof(cli_opt) * NFIXED);
+    for (int i = 0; i < nset; i++) {
+        const flce_setting *s = flce_setting_at(i);
+        char d[64];
+        flce_setting_text(s, NAN, d, sizeof d);
+        if (s->choices) snprintf(set_help[i], sizeof set_help[i], "%s: %s (default %s)", s->help, s->choices, d);
+        else snprintf(set_help[i], sizeof set_help[i], "%s (default %s)", s->help, d);
+        opts[NFIXED + i] = s->choices ? (cli_opt){s->flag, CLI_STR, &setw[i], set_help[i], 0} : (cli_opt){s->flag, CLI_DOUBLE, &setx[i], set_help[i], 0};
+    }
+    memset(&opts[NFIXED + nset], 0, sizeof opts[0]);
     const char *pos[1];
-    char usage[8192]; /* the methods from the registry */
-    snprintf(usage, sizeof usage, "%s%s", USAGE, flce_method_help());
-    size_t ul = strlen(usage);
+    char usage[8192]; /* the methods and their settings from the registry */
+    size_t ul = 0;
+    flce_catf(usage, sizeof usage, &ul, "%s%s\nMETHOD SETTINGS (each applies to the methods named):\n", USAGE, flce_method_help());
+    for (int i = 0; i < nset; i++) {
+        const flce_setting *s = flce_setting_at(i);
+        char d[64], who[200];
+        flce_catf(usage, sizeof usage, &ul, "  --%-13s %-10s %s\n", s->flag, flce_setting_text(s, NAN, d, sizeof d),
+                  flce_setting_methods(s, who, sizeof who));
+    }
     if (ul && usage[ul - 1] == '\n') usage[ul - 1] = '\0'; /* cli_parse ends the text itself */
     int np, rc = cli_parse(prog, usage, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
@@ -278,10 +285,23 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         if (flce_completion_parse(comp_rank, comp_mu, comp_solver, comp_kind, &c.completion, &ce))
             return cli_usage_error(prog, "%s", ce.msg);
     }
-    if (settings_from_flags(prog, opts, &c, &ablate, shapley, utility)) return 2;
+    if (settings_from_flags(prog, opts, &c, &ablate)) return 2;
     char list[256], *names[16];
     int nm = parse_methods(prog, algos, list, sizeof list, names);
     if (nm < 0) return 2;
+    for (int i = 0; i < nset; i++) { /* a method setting given: its value checked, and a method run that has it */
+        const flce_setting *s = flce_setting_at(i);
+        if (!opts[NFIXED + i].seen) continue;
+        flce_err se;
+        if (s->choices ? flce_run_cfg_set(&c, s, setw[i], &se) : flce_run_cfg_set_value(&c, s, setx[i], &se))
+            return cli_usage_error(prog, "%s", se.msg);
+        int used = 0;
+        for (int j = 0; j < nm; j++) used |= flce_method_has_setting(names[j], s);
+        char who[200];
+        if (!used)
+            return cli_usage_error(prog, "--%s: a setting of %s, and --algo '%s' does not run it", s->flag,
+                                   flce_setting_methods(s, who, sizeof who), algos);
+    }
     int has_flce = 0;
     for (int i = 0; i < nm; i++) has_flce |= !strcmp(names[i], "flce");
     if ((comp_rank || comp_mu || comp_solver || comp_kind || proto_s || missing_s) && !has_flce)

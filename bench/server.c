@@ -183,7 +183,7 @@ static double time_server(bench_round *b, const char *name, int reps) {
         return NAN;
     }
     for (int k = 0; k < reps && k < 64; k++) {
-        memset(E->has_g, 0, (size_t)E->C); /* FLCE: every repeat sees the same round */
+        if (flce_engine_set_method(E, a, &e)) return NAN; /* the method's state afresh: every repeat sees the same round */
         flce_eng_utility_reset(E);
         double t0 = bench_now();
         a->server(E, &e);

@@ -32,6 +32,20 @@ typedef struct flce_comm {
 /* The longest --out a run accepts (its files' paths are built in fixed buffers). */
 #define FLCE_MAX_OUT_PATH 900
 
+/* A setting of a method, declared in the method's file next to its hooks (fl/method.h:
+ * flce_method.settings): the option parser, config.json (written, compared on --resume),
+ * validation and --help all walk these declarations. A number, or one of a few words (stored as
+ * the word's index). Several methods may share one (the Shapley utility). */
+typedef struct flce_setting {
+    const char *flag;    /* --flag; its config.json member is the flag with '_' for '-' */
+    const char *choices; /* NULL: a number; "a|b|c": one of these words */
+    double def;          /* the default (a word: its index) */
+    double lo, hi;       /* limits: lo <= v <= hi (lo < v with lo_open) */
+    int lo_open, integer;
+    const char *help;    /* one line for --help: "Method: what it is" (the default is added) */
+} flce_setting;
+#define FLCE_MAX_SETTINGS 32
+
 typedef struct {
     const char *algo;         /* a method of the registry (flce_method_names()) */
     const struct flce_method *method; /* or a method given directly (method.h); NULL: by the name in algo */
@@ -40,7 +54,7 @@ typedef struct {
     const char *dataset, *data_dir;
     int clients, per_round, rounds, epochs, batch;
     flce_partition_cfg part;
-    double lr, lambda, tau;
+    double lr;
     int proto_all;            /* FLCE: a prototype averages all samples of the class (the equation), not
                                * only those the model classifies right (the text; default 0) */
     double *class_weights;    /* [classes] or NULL (b_c = 1/C) */
@@ -54,18 +68,36 @@ typedef struct {
     uint64_t seed;
     const char *out;
     int resume, force;
-    int shapley_mc;           /* FedSV: Monte-Carlo instead of exact */
-    int mc_perms;             /* default 50 */
-    double mc_eps;            /* truncation, default 0.001 */
-    int utility_loss;         /* Shapley utility: negative validation loss instead of accuracy */
     int eval_batch;           /* default 256 */
-    double prox_mu;           /* FedProx mu, default 0.01 */
-    double ditto_lambda;      /* Ditto lambda, default 1 */
-    double moon_mu, moon_tau; /* MOON mu 1, tau 0.5 */
+    /* the methods' own settings (each declared in its method's file, fl/method.h), set with
+     * flce_run_cfg_set; a setting not set has its declared default */
+    struct {
+        const struct flce_setting *s;
+        double v;
+    } set[FLCE_MAX_SETTINGS];
+    int nset;
     flce_completion_cfg completion; /* FLCE's completion (its seed is the run's) */
 } flce_run_cfg;
 
 void flce_run_cfg_default(flce_run_cfg *c);
+/* The registry's settings, each once, in the order of the methods (and of each method's table). */
+int flce_setting_count(void);
+const flce_setting *flce_setting_at(int i);
+/* The one with this flag (no "--"), or NULL. */
+const flce_setting *flce_setting_find(const char *flag);
+/* Whether the method of this name declares s. */
+int flce_method_has_setting(const char *method, const flce_setting *s);
+/* The methods that declare s, ", "-separated, into buf. */
+const char *flce_setting_methods(const flce_setting *s, char *buf, size_t cap);
+/* s's value as text ("0.01", "exact") into buf; the default when v is NAN. */
+const char *flce_setting_text(const flce_setting *s, double v, char *buf, size_t cap);
+/* Set a setting from its text (a number, or one of its words), its limits checked: a usage
+ * error (FLCE_ERR_ARG) names --flag. */
+flce_status flce_run_cfg_set(flce_run_cfg *c, const flce_setting *s, const char *text, flce_err *e);
+/* A value within the limits (checked: FLCE_ERR_ARG naming --flag otherwise). */
+flce_status flce_run_cfg_set_value(flce_run_cfg *c, const flce_setting *s, double v, flce_err *e);
+/* The value set, or s's default. */
+double flce_run_cfg_get(const flce_run_cfg *c, const flce_setting *s);
 /* 1 when name is a method of the registry. */
 int flce_algo_known(const char *name);
 /* The registry's method names, ", "-separated, in the order of `all`; and the help text: one

@@ -9,6 +9,8 @@
 
 #include "method.h"
 #include "ops.h"
+#include "baselines.h"
+#include "engine_int.h"
 
 void flce_eng_data_size_weights(engine *E, double *w) {
     double s = 0;
@@ -163,6 +165,9 @@ void flce_eng_utility_reset(engine *E) {
     for (uint32_t i = 0; i < ((uint32_t)1 << E->K); i++) E->vcache[i] = NAN;
 }
 
+const flce_setting flce_setting_utility = {"utility", "accuracy|loss", 0, 0, 0, 0, 0,
+                                           "Shapley methods: the utility v(S), validation accuracy or minus the loss"};
+
 double flce_eng_utility(uint32_t mask, void *ud) {
     flce_utility_ctx *u = ud;
     engine *E = u->E;
@@ -192,7 +197,67 @@ double flce_eng_utility(uint32_t mask, void *ud) {
             right += p == y;
         }
     }
-    double v = E->cfg->utility_loss ? -(nv ? loss / nv : 0) : (nv ? (double)right / nv : 0);
+    double v = flce_eng_setting(E, &flce_setting_utility) == 1 ? -(nv ? loss / nv : 0) : (nv ? (double)right / nv : 0);
     E->vcache[mask] = v;
     return v;
+}
+
+flce_status flce_eng_evaluate(engine *E, flce_model *model, const float *x, const int32_t *y, int n, double *acc,
+                              double *f1, double *loss, flce_err *e) {
+    return eng_evaluate(E, model, x, y, n, acc, f1, loss, 0, e);
+}
+
+flce_status flce_eng_evaluate_client(engine *E, int k, double *acc, double *loss, flce_err *e) {
+    int64_t lo = E->part.offsets[k], nk = E->part.offsets[k + 1] - lo;
+    int B = E->cfg->eval_batch, C = E->C;
+    int64_t right = 0;
+    double ls = 0;
+    for (int64_t i0 = 0; i0 < nk; i0 += B) {
+        int nb = (int)(nk - i0 < B ? nk - i0 : B);
+        for (int i = 0; i < nb; i++)
+            memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->part.index[lo + i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
+        flce_status st = flce_model_eval(&E->m, nb, E->bx, E->logits, NULL, e);
+        if (st) return st;
+        for (int i = 0; i < nb; i++) {
+            int y = E->entry_y[lo + i0 + i], p;
+            ls += flce_eng_logit_loss(E->logits + (size_t)i * C, C, y, &p);
+            right += p == y;
+        }
+    }
+    *acc = nk ? (double)right / (double)nk : 0;
+    *loss = nk ? ls / (double)nk : 0;
+    return FLCE_OK;
+}
+
+void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu) {
+    size_t o = 0;
+    for (int i = 0; i < m->nparams; i++) {
+        flce_param *p = &m->p[i];
+        if (p->trainable) {
+            float *w = E->dzx, *g = E->dzx + p->n;
+            m->be->buf_read(m->be, p->w, 0, w, p->n * sizeof(float));
+            m->be->buf_read(m->be, p->g, 0, g, p->n * sizeof(float));
+            flce_prox_grad(p->n, g, w, ref + o, mu);
+            m->be->buf_write(m->be, p->g, 0, g, p->n * sizeof(float));
+        }
+        o += p->n;
+    }
+}
+
+int64_t flce_eng_client_size(const engine *E, int k) { return E->part.offsets[k + 1] - E->part.offsets[k]; }
+
+void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y) {
+    int64_t lo = E->part.offsets[k] + i0;
+    for (int i = 0; i < nb; i++) {
+        memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->part.index[lo + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
+        if (y) y[i] = E->entry_y[lo + i];
+    }
+}
+
+double flce_eng_setting(const engine *E, const flce_setting *s) { return flce_run_cfg_get(E->cfg, s); }
+
+flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, float tau, flce_losses *l, flce_err *e) {
+    flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, lambda, tau, l, e);
+    if (!st) flce_model_sgd(&E->m, (float)E->cfg->lr, 0.0f, 0.0f, first);
+    return st;
 }

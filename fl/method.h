@@ -16,8 +16,12 @@
  *   at the end: final, the contributions of every client (default: the running sums,
  *       normalised)
  *
- * A method's state across rounds lives in E->aux_f / E->aux_d (sizes from state_size), is
- * saved in state.bin and restored on --resume: nothing else may carry over between rounds.
+ * A method owns its settings and its state. Settings: a table of flce_setting (engine.h) in its
+ * file, read with flce_eng_setting; the engine makes the flags, config.json, the limit checks
+ * and --help from it. State across rounds: the floats and doubles its state_size hook asks for
+ * (E->aux_f, E->aux_d), which the engine allocates, saves in state.bin and restores on --resume:
+ * nothing else may carry over between rounds. What it needs besides and does not save (MOON's
+ * two extra models) it makes in open and frees in close, behind E->priv.
  * The rules of the baselines are pure functions in baselines.h, FLCE's equations are in
  * reference/flce_eq.h; the helpers flce_eng_* below are the pieces methods share. */
 #ifndef FLCE_METHOD_H
@@ -30,11 +34,9 @@ typedef struct engine engine;
 enum {
     FLCE_M_PROTOTYPES = 1, /* clients upload class prototypes (E->protos, E->present): the engine writes the trace */
     FLCE_M_CLAMP = 2,      /* running contributions are clamped at 0 before normalising (Shapley methods) */
-    FLCE_M_PERSONAL = 4,   /* reports the mean test accuracy of personal models (E->pacc[slot]) */
+    FLCE_M_PERSONAL = 4,   /* reports the mean test accuracy of personal models (metrics.csv's personal_accuracy) */
     FLCE_M_CLIENT_STATE = 8, /* state per client: aux_f [n][S] and aux_d [n], changed by the client hooks of that client
                                 (they travel with the client's upload when the run is spread over processes) */
-    FLCE_M_ALL_COALITIONS = 16, /* the server reads the utility of every coalition (exact Shapley): the engine
-                                   evaluates them beforehand, spread over the processes */
     FLCE_M_COSINE_RULES = 32,   /* contributions by the cosine rule (flce_eng_cosine_rule): the engine also records
                                    every reading of that rule (FLCE_RULE_*) in round_contributions_rules.csv and
                                    contributions_rules.csv */
@@ -59,26 +61,34 @@ typedef struct flce_method {
     const char *summary; /* one line for the help text: the rule and the contributions */
     const char *color;   /* its colour in the report's figures ("#rrggbb") */
     unsigned flags;      /* FLCE_M_* */
-    /* The method's own settings checked (usage errors name the flag). */
+    /* Its settings (NULL-terminated; NULL: none): each a flag of `flce run`, a member of
+     * config.json, a line of --help, its limits checked by the engine. */
+    const flce_setting *const *settings;
+    /* Checks across settings the limits of one cannot express (usage errors name the flag). */
     flce_status (*check)(const flce_run_cfg *c, flce_err *e);
     /* State across rounds: how many floats and doubles (E->aux_f, E->aux_d, zeroed), and their
      * first values. */
     void (*state_size)(const engine *E, size_t *floats, size_t *doubles);
     void (*state_init)(engine *E);
-    /* Once per run, after the model exists: what else the method needs (MOON: two more models
-     * in E->m2, E->m3, freed by the engine). */
+    /* Once per run, after the model exists: what else the method needs and does not save
+     * (MOON: two more models), behind E->priv; close frees it (also after a failed open). */
     flce_status (*open)(engine *E, flce_err *e);
+    void (*close)(engine *E);
     /* Before local training of slot i (E->m holds the global model). */
     flce_status (*client_begin)(engine *E, int slot, flce_err *e);
     /* One local step on the batch E->bx [nb], E->by [nb]; first: the first step of this client
      * this round. Default: SGD on the cross-entropy (flce_eng_sgd_step with lambda 0). The loss
      * goes into l->loss (averaged over the batches into E->losses). */
     flce_status (*local_step)(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e);
-    /* After local training: what the client uploads beyond its model. When it returns, E->m
-     * must hold the model the client uploads. */
+    /* After local training: what the client uploads beyond its model (prototypes; one number
+     * E->slot_value[slot] for the round's report). When it returns, E->m must hold the model
+     * the client uploads. */
     flce_status (*client_end)(engine *E, int slot, flce_err *e);
     /* The server step (required): E->newg, E->omega, E->rc from E->states [K][S], E->global. */
     flce_status (*server)(engine *E, flce_err *e);
+    /* After the server step, on every process: the method's columns of this round's metrics
+     * (fallback, proto_nocorrect, personal_acc), from E->slot_value and what its server kept. */
+    void (*report)(engine *E, flce_round_metrics *m);
     /* Final contributions CE [n] (sum 1) after the last round; seconds[0]: the time of any
      * completion step, seconds[1]: the time of that step as the paper describes it where the
      * method's differs (FLCE: one fit a class at a fixed rank; written to costs.txt as
@@ -108,7 +118,7 @@ struct engine {
     double *sizes;       /* [n] */
     int *held;           /* [n] classes held */
     flce_backend *be;
-    flce_model m, m2, m3;          /* m: the model that trains; m2, m3: a method's extra models (MOON's global and previous) */
+    flce_model m;                  /* the model that trains */
     size_t S, P;                   /* state entries; trainable ones (parameters) among them */
     uint8_t *trainable;            /* [S]: 1 for a parameter, 0 for a BatchNorm running statistic */
     float *global, *states, *newg; /* [S], [K][S], [S] */
@@ -124,23 +134,21 @@ struct engine {
     double *rules;                 /* [K][FLCE_NRULES] this round's contribution under each reading (FLCE_M_COSINE_RULES) */
     double *rules_hist;            /* [T][n][FLCE_NRULES] every round's, NaN where not selected (saved for --resume) */
     double rules_s;                /* seconds spent on the other readings this round: not the method's server cost */
-    int fallback, nocorrect;
-    double personal_acc;           /* Ditto: mean test accuracy of this round's personal models */
-    double *pacc;                  /* [K] the personal model's test accuracy of each slot (FLCE_M_PERSONAL) */
-    int *nc_slot;                  /* [K] classes held but none classified right, per slot (FLCE's prototypes) */
+    double *slot_value;            /* [K] one number per slot a method's client hooks report, sent with the upload
+                                    * (FLCE: classes held with no prototype; Ditto: its personal model's accuracy) */
+    int fallback;                  /* this round's server used a fallback rule (FLCE: no prototype; report) */
     int *owner;                    /* [K] the rank that trains each slot (0 in one process) */
     const flce_comm *comm;         /* NULL: one process */
     int writer;                    /* 1 on the rank that writes the run folder (rank 0; the only one without comm) */
     /* state kept across rounds (saved for --resume) */
-    double *g;                     /* [C][d] FLCE global prototypes */
-    uint8_t *has_g;                /* [C] */
     double *contrib_sum;           /* [n] running contributions */
     double *rc_hist;               /* [T][n] each round's contributions, NaN where not selected */
-    float *aux_f;                  /* method state, aux_fn floats */
-    double *aux_d;                 /* method state, aux_dn doubles */
+    float *aux_f;                  /* the method's state, aux_fn floats (state_size) */
+    double *aux_d;                 /* the method's state, aux_dn doubles */
     size_t aux_fn, aux_dn;
+    void *priv;                    /* what the method's open made (not saved), freed by its close */
     /* scratch */
-    float *bx, *logits, *feat, *feat2, *feat3, *dzx, *tmp_state;
+    float *bx, *logits, *feat, *dzx, *tmp_state;
     int32_t *by;
     int *perm;
     double *vcache;                /* Shapley utility cache per round, [2^K] */
@@ -163,7 +171,8 @@ struct engine {
  * with flce_engine_close, also after a failure. */
 flce_status flce_engine_open_synthetic(engine *E, const flce_run_cfg *cfg, const flce_method *algo, flce_backend *be, int c, int h,
                                        int w, int C, const double *sizes, flce_err *e);
-/* Another method on the same synthetic engine: its state allocated afresh and initialised. */
+/* Another method (or the same) on the same synthetic engine: its state allocated afresh and
+ * initialised, as before a run's first round. */
 flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err *e);
 void flce_engine_close(engine *E);
 /* state.bin of E->dir written for `done` rounds, or read back and checked as --resume does
@@ -172,9 +181,12 @@ void flce_engine_close(engine *E);
 flce_status flce_engine_state_save(engine *E, int done, flce_err *e);
 flce_status flce_engine_state_load(engine *E, int *done, flce_err *e);
 
-/* The default local step: forward and backward of L_CE + lambda L_CL on E->m (L_CL skipped when
- * lambda is 0), then plain SGD (no momentum, no weight decay) at the run's learning rate. */
-flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, flce_losses *l, flce_err *e);
+/* The value of one of the method's settings for this run (its default when not set). */
+double flce_eng_setting(const engine *E, const flce_setting *s);
+/* The default local step: forward and backward of L_CE + lambda L_CL (temperature tau) on E->m
+ * (L_CL skipped when lambda is 0, tau then unused), then plain SGD (no momentum, no weight
+ * decay) at the run's learning rate. */
+flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, float tau, flce_losses *l, flce_err *e);
 /* g <- g + mu (w - ref) for every trainable parameter of m (a proximal term's gradient, on the
  * host, element by element in parameter order), between backward and SGD. */
 void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu);
@@ -225,7 +237,7 @@ void flce_eng_pv_close(flce_param_view *v);
 /* The Shapley utility v(S) of the coalition mask S of this round's slots: the validation
  * accuracy (or minus the loss, --utility loss) of the data-size-weighted average of their
  * models; v({}) is the round's incoming global model. Cached per round in E->vcache (the engine
- * clears it before each server step, and with FLCE_M_ALL_COALITIONS fills it). ud: a
+ * clears it before each server step). ud: a
  * flce_utility_ctx, whose `failed` is set (and e filled) when an evaluation fails. Uses E->newg
  * and E->m as scratch. */
 typedef struct {
@@ -234,6 +246,8 @@ typedef struct {
     int failed;
 } flce_utility_ctx;
 void flce_eng_utility_reset(engine *E);
+/* The Shapley methods' shared setting --utility (accuracy or loss), read by flce_eng_utility. */
+extern const flce_setting flce_setting_utility;
 double flce_eng_utility(uint32_t mask, void *ud);
 /* Several processes: the utilities of these coalitions computed beforehand, spread over the
  * ranks (each once), into every rank's cache; a method that knows which coalitions it is about

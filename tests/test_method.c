@@ -33,7 +33,7 @@ static flce_status equal_begin(engine *E, int slot, flce_err *e) {
 
 static flce_status equal_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
     n_step++;
-    return flce_eng_sgd_step(E, nb, first, 0.0f, l, e);
+    return flce_eng_sgd_step(E, nb, first, 0.0f, 1.0f, l, e);
 }
 
 static flce_status equal_end(engine *E, int slot, flce_err *e) {
@@ -146,8 +146,11 @@ Test(method, added_from_a_test_file, .timeout = 300) {
 }
 
 Test(method, registry_lists_every_method_once) {
-    /* `all`, --algo and the help come from the registry: eleven methods, names unique */
-    cr_assert_eq(flce_method_count(), 11);
+    /* `all`, --algo and the help come from the registry: FLCE and the paper's ten baselines (a
+     * method added later joins them), names unique */
+    static const char *const paper[] = {"flce", "fedavg", "fedprox", "ditto", "moon", "fedfv", "cgsv", "qfedavg", "fedfa", "fedsv", "gtg"};
+    for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++) cr_assert_not_null(flce_method_find(paper[i]), "%s missing", paper[i]);
+    cr_assert_geq(flce_method_count(), 11);
     for (int i = 0; i < flce_method_count(); i++) {
         const char *a = flce_method_name(i);
         cr_assert_eq(flce_method_find(a), flce_method_at(i));
@@ -164,4 +167,47 @@ Test(method, registry_lists_every_method_once) {
     cr_assert(flce_method_find("fedsv")->flags & FLCE_M_SHAPLEY);
     cr_assert(flce_method_find("gtg")->flags & FLCE_M_SHAPLEY);
     cr_assert_not(flce_method_find("fedavg")->flags & FLCE_M_SHAPLEY);
+}
+
+/* The methods' settings tables (engine.h: flce_setting): each flag once, its default within its
+ * limits, the values given checked against limits worked out from the methods' papers and
+ * docs/baselines.md (mu, lambda >= 0; temperatures > 0; permutations a whole number >= 1). */
+Test(method, settings_tables) {
+    flce_run_cfg c;
+    flce_err e;
+    flce_run_cfg_default(&c);
+    int n = flce_setting_count();
+    cr_assert_geq(n, 10);
+    for (int i = 0; i < n; i++) {
+        const flce_setting *s = flce_setting_at(i);
+        cr_assert_eq(flce_setting_find(s->flag), s);
+        for (int j = 0; j < i; j++) cr_assert_str_neq(s->flag, flce_setting_at(j)->flag);
+        cr_assert_eq(flce_run_cfg_set_value(&c, s, s->def, &e), FLCE_OK, "--%s: its default refused: %s", s->flag, e.msg);
+        char who[200];
+        cr_assert(strlen(flce_setting_methods(s, who, sizeof who)) > 0, "--%s: no method declares it", s->flag);
+    }
+    flce_run_cfg_default(&c);
+    const flce_setting *mu = flce_setting_find("prox-mu"), *tau = flce_setting_find("moon-tau"), *perms = flce_setting_find("mc-perms");
+    const flce_setting *sh = flce_setting_find("shapley"), *ut = flce_setting_find("utility");
+    cr_assert(mu && tau && perms && sh && ut);
+    cr_assert(flce_method_has_setting("fedprox", mu) && !flce_method_has_setting("flce", mu));
+    cr_assert(flce_method_has_setting("fedsv", ut) && flce_method_has_setting("gtg", ut) && !flce_method_has_setting("fedavg", ut));
+    cr_assert_float_eq(flce_run_cfg_get(&c, mu), 0.01, 0); /* the default when not set */
+    cr_assert_eq(flce_run_cfg_set(&c, mu, "0.25", &e), FLCE_OK);
+    cr_assert_float_eq(flce_run_cfg_get(&c, mu), 0.25, 0);
+    cr_assert_eq(flce_run_cfg_set(&c, mu, "0", &e), FLCE_OK); /* mu = 0: FedAvg's local step */
+    cr_assert_eq(flce_run_cfg_set(&c, mu, "-0.1", &e), FLCE_ERR_ARG);
+    cr_assert_not_null(strstr(e.msg, "--prox-mu"), "%s", e.msg);
+    cr_assert_eq(flce_run_cfg_set(&c, mu, "abc", &e), FLCE_ERR_ARG);
+    cr_assert_eq(flce_run_cfg_set(&c, tau, "0", &e), FLCE_ERR_ARG); /* a temperature > 0 */
+    cr_assert_eq(flce_run_cfg_set(&c, perms, "1.5", &e), FLCE_ERR_ARG);
+    cr_assert_eq(flce_run_cfg_set(&c, perms, "0", &e), FLCE_ERR_ARG);
+    cr_assert_eq(flce_run_cfg_set(&c, perms, "7", &e), FLCE_OK);
+    cr_assert_eq(flce_run_cfg_set(&c, sh, "mc", &e), FLCE_OK);
+    cr_assert_float_eq(flce_run_cfg_get(&c, sh), 1, 0); /* the word's index in "exact|mc" */
+    char t[32];
+    cr_assert_str_eq(flce_setting_text(sh, flce_run_cfg_get(&c, sh), t, sizeof t), "mc");
+    cr_assert_eq(flce_run_cfg_set(&c, sh, "exactly", &e), FLCE_ERR_ARG);
+    cr_assert_not_null(strstr(e.msg, "exact,mc"), "%s", e.msg);
+    cr_assert_float_eq(flce_run_cfg_get(&c, mu), 0, 0); /* the refused values left the last one */
 }

@@ -7,7 +7,10 @@
  *           weights from it (eq:method.aggregation_model, flce_aggregation_weights); this
  *           round's contribution sum_c b_c Q;
  *   final:  the whole trace evaluated as `flce eval` does (flce_eval_trace: completion of the
- *           unselected clients' momentum, eq:prototype_p_complemention, then the totals). */
+ *           unselected clients' momentum, eq:prototype_p_complemention, then the totals).
+ * Settings: --lambda, --tau (L_CL); the completion's (--rank, --mu, ...) are flce eval's too
+ * (flce_completion_cfg). State: the global prototypes g [C][d] of eq:method.prototype_m_norm and
+ * whether each class has one yet, in aux_d ([C][d] then [C] as 0/1). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,15 @@
 #include "method.h"
 #include "npy.h"
 #include "trace_io.h"
+
+static const flce_setting LAMBDA = {"lambda", NULL, 1.0, 0, 1e6, 0, 0, "FLCE: weight of L_CL"};
+static const flce_setting TAU = {"tau", NULL, 0.5, 0, 1e6, 1, 0, "FLCE: temperature of L_CL"};
+static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, NULL};
+
+static void flce_state_size(const engine *E, size_t *f, size_t *d) {
+    *f = 0;
+    *d = (size_t)E->C * E->d + (size_t)E->C;
+}
 
 /* The ablations as flce eval reads them from completion.json ("M V Q CMC"). */
 static void ablate_text(const flce_run_cfg *c, char *b, size_t cap) {
@@ -36,8 +48,8 @@ static flce_status flce_open(engine *E, flce_err *e) {
 }
 
 static flce_status flce_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
-    float lambda = E->cfg->ablate_cl ? 0.0f : (float)E->cfg->lambda;
-    return flce_eng_sgd_step(E, nb, first, lambda, l, e);
+    float lambda = E->cfg->ablate_cl ? 0.0f : (float)flce_eng_setting(E, &LAMBDA);
+    return flce_eng_sgd_step(E, nb, first, lambda, (float)flce_eng_setting(E, &TAU), l, e);
 }
 
 /* eq:method.z over all local samples, the trained model in evaluation mode. */
@@ -67,7 +79,7 @@ static flce_status flce_client_end(engine *E, int slot, flce_err *e) {
                 * other (the trace's prototypes_alt.npy, for flce eval --proto-samples) */
         float *mine = E->protos + (size_t)k * C * d, *other = E->protos_alt + (size_t)k * C * d;
         flce_prototypes(z, label, pred, (int)nk, d, C, E->cfg->proto_all ? other : mine, count); /* correct: the text */
-        for (int c = 0; c < C; c++) E->nc_slot[slot] += held[c] > 0 && count[c] == 0;
+        for (int c = 0; c < C; c++) E->slot_value[slot] += held[c] > 0 && count[c] == 0; /* held, none classified right */
         flce_prototypes(z, label, label, (int)nk, d, C, E->cfg->proto_all ? mine : other, held); /* all: the equation */
         for (int c = 0; c < C; c++) E->present[(size_t)k * C + c] = (E->cfg->proto_all ? held[c] : count[c]) > 0;
     }
@@ -78,12 +90,16 @@ static flce_status flce_client_end(engine *E, int slot, flce_err *e) {
 static flce_status flce_server(engine *E, flce_err *e) {
     int n = E->n, C = E->C, K = E->K;
     double *Q = malloc(sizeof *Q * (size_t)n * C), *Qs = malloc(sizeof *Qs * (size_t)K * C), *sz = malloc(sizeof *sz * (size_t)K);
-    if (!Q || !Qs || !sz) {
-        free(Q), free(Qs), free(sz);
+    double *g = E->aux_d, *has = E->aux_d + (size_t)C * E->d; /* the state: g, and which classes have one */
+    uint8_t *has_g = malloc((size_t)C);
+    if (!Q || !Qs || !sz || !has_g) {
+        free(Q), free(Qs), free(sz), free(has_g);
         return flce_fail(e, FLCE_ERR_NOMEM, "server: out of memory");
     }
+    for (int c = 0; c < C; c++) has_g[c] = has[c] != 0;
     /* the same call flce eval makes on the trace: all n clients, absent ones not present */
-    flce_status st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, E->g, E->has_g, Q, e);
+    flce_status st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, g, has_g, Q, e);
+    for (int c = 0; c < C; c++) has[c] = has_g[c];
     if (!st) {
         for (int i = 0; i < K; i++) {
             memcpy(Qs + (size_t)i * C, Q + (size_t)E->sel[i] * C, sizeof *Qs * (size_t)C);
@@ -99,8 +115,13 @@ static flce_status flce_server(engine *E, flce_err *e) {
         for (int i = 0; i < K; i++) slots[i] = i;
         flce_eng_aggregate(E, E->omega, K, slots, E->newg);
     }
-    free(Q), free(Qs), free(sz);
+    free(Q), free(Qs), free(sz), free(has_g);
     return st;
+}
+
+/* metrics.csv's prototypes_none_correct: the round's (client, class held) pairs with no prototype */
+static void flce_report(engine *E, flce_round_metrics *m) {
+    for (int i = 0; i < E->K; i++) m->proto_nocorrect += (int)E->slot_value[i];
 }
 
 static double now_s(void) {
@@ -162,9 +183,12 @@ const flce_method flce_method_flce = {
     .summary = "FLCE: class contribution momentum from prototypes; aggregation and completed contributions from it",
     .color = "#d62728",
     .flags = FLCE_M_PROTOTYPES,
+    .settings = SETTINGS,
+    .state_size = flce_state_size,
     .open = flce_open,
     .local_step = flce_local_step,
     .client_end = flce_client_end,
     .server = flce_server,
+    .report = flce_report,
     .final = flce_final,
 };

@@ -11,6 +11,8 @@
 
 #include "method.h"
 
+static const flce_setting *const SETTINGS[] = {&flce_setting_utility, NULL};
+
 static flce_status gtg_check(const flce_run_cfg *c, flce_err *e) {
     if (c->per_round > 20) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: Shapley methods take at most 20", c->per_round);
     return FLCE_OK;
@@ -70,6 +72,7 @@ const flce_method flce_method_gtg = {
     .summary = "GTG-Shapley: FedAvg; guided, truncated Monte-Carlo Shapley values summed as contributions",
     .color = "#393b79",
     .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP,
+    .settings = SETTINGS,
     .check = gtg_check,
     .server = gtg_server,
 };

@@ -1,0 +1,849 @@
+/* cpu_conv.c: the CPU backend's convolutions (forward, input and weight gradients): register-
+ * blocked tiles over implicit or explicit column matrices, split over the threads, every output
+ * reduced in the order of reference/ops.h (see cpu_backend.c). */
+#include <pthread.h>
+
+#include "fmath.h"
+#include "cpu_int.h"
+
+
+#define VT v8
+#define VW 8
+#define VLD ld
+#define VST stv
+#define VBC bc
+/* the lanes inside, permuted to the front, and a store of just those */
+#define VFLAT(plane, b, v)                                                                                    \
+    _mm256_maskstore_ps((plane) + (b)->dst, _mm256_cmpgt_epi32(_mm256_set1_epi32((b)->cnt), LANE_IDX),      \
+                        _mm256_permutevar8x32_ps((__m256)(v), _mm256_loadu_si256((const __m256i *)(b)->perm)))
+#define LANE_IDX _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+#include "tiles.h"
+TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 columns */
+TILES_OFFFLAT(_6x16, 6, 2)
+
+/* blk[b] (tiles.h) for the vectors of vw flat positions b vw .. b vw + vw of a grid of rows Wp
+ * long whose first W columns and first H rows are the image. */
+static void flat_blocks(int npos, int vw, int Wp, int W, int H, flat_blk *blk) {
+    int dst = 0;
+    for (int b = 0; b < npos / vw; b++) {
+        flat_blk *k = &blk[b];
+        memset(k, 0, sizeof *k);
+        k->dst = dst;
+        for (int l = 0; l < vw; l++) {
+            int p = b * vw + l;
+            if (p / Wp < H && p % Wp < W) {
+                k->mask |= 1u << l;
+                if (vw == 8) k->perm[k->cnt] = l;
+                k->cnt++;
+            }
+        }
+        dst += k->cnt;
+    }
+}
+
+int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb,
+                      float *C, int ldc, int acc);
+void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
+                        const float *B1, int ldb, float *C0, float *C1, int ldc, int first);
+void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
+                       int K, float *C, int ldc, int acc);
+void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
+                        const float *B0, const float *B1, float *C0, float *C1, int ldc, int first);
+
+/* C[M][0..j1) = A B, or C + A B with acc (the sum from +0 first), where row i of A is arow[i]
+ * read at poff[k] (see tile_6x16_rows). */
+static void gemm_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
+                      int ldc, int acc) {
+    int j0 = USE_AVX512 ? flce_gemm512_rows(M, j1, K, arow, poff, B, ldb, C, ldc, acc) : 0;
+    int jv = j0 + (j1 - j0) / 16 * 16;
+    for (int j = j0; j < jv; j += 16)
+        for (int i = 0; i < M; i += 6)
+            tile_6x16_rows(M - i < 6 ? M - i : 6, K, arow + i, poff, B + j, ldb, C + (size_t)i * ldc + j, ldc, acc);
+    for (int i = 0; i < M; i++)
+        for (int j = jv; j < j1; j++) {
+            float t = 0.0f;
+            for (int k = 0; k < K; k++) t = t + arow[i][poff[k]] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = acc ? C[(size_t)i * ldc + j] + t : t;
+        }
+}
+
+/* C[M][j0..j1) = A[M][K] B[K][j0..j1): 6 x 16 register tiles, a scalar loop for the
+ * last columns; every element is reduced over k ascending, one separately rounded
+ * multiply and add per term. (A 4 x 24 tile for M = 16 and 32 measured slower.) */
+int flce_gemm512(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc,
+                 int acc);
+
+/* The last nr < 16 columns: copied into a 16-column block padded with zeros and run through
+ * the same tiles (each element still reduced over k ascending), then copied back: the tiles
+ * waste 16 - nr columns but a scalar loop is one dependent add chain per element. */
+#define PACK_MAX 640
+static _Thread_local float pack_b[PACK_MAX * 16], pack_c[PACK_MAX * 16];
+
+static void gemm(int M, int j0, int j1, int K, const float *A, int lda, const float *B, int ldb, float *C, int ldc) {
+    if (USE_AVX512) j0 = flce_gemm512(M, j0, j1, K, A, lda, B, ldb, C, ldc, 0);
+    int jv = j0 + (j1 - j0) / 16 * 16;
+    for (int j = j0; j < jv; j += 16)
+        for (int i = 0; i < M; i += 6)
+            tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, B + j, ldb, C + (size_t)i * ldc + j, ldc, 0);
+    int nr = j1 - jv;
+    if (nr > 0 && K <= PACK_MAX && M <= PACK_MAX) {
+        for (int k = 0; k < K; k++) {
+            const float *src = B + (size_t)k * ldb + jv;
+            float *d = pack_b + (size_t)k * 16;
+            for (int q = 0; q < 16; q++) d[q] = q < nr ? src[q] : 0.0f;
+        }
+        if (USE_AVX512) flce_gemm512(M, 0, 16, K, A, lda, pack_b, 16, pack_c, 16, 0);
+        else
+            for (int i = 0; i < M; i += 6)
+                tile_6x16(M - i < 6 ? M - i : 6, K, A + (size_t)i * lda, lda, pack_b, 16, pack_c + (size_t)i * 16, 16, 0);
+        for (int i = 0; i < M; i++)
+            for (int q = 0; q < nr; q++) C[(size_t)i * ldc + jv + q] = pack_c[(size_t)i * 16 + q];
+        return;
+    }
+    for (int i = 0; i < M; i++)
+        for (int j = jv; j < j1; j++) {
+            float t = 0.0f;
+            for (int k = 0; k < K; k++) t = t + A[(size_t)i * lda + k] * B[(size_t)k * ldb + j];
+            C[(size_t)i * ldc + j] = t;
+        }
+}
+
+/* col[q - q0][p] for q in [q0, q1) of sample x_n [C][H][W], q = (ci, ky, kx), p = (oy, ox);
+ * zeros outside the image. */
+static void im2col(const flce_conv_shape *s, const float *xn, int q0, int q1, float *col) {
+    int R = s->R, P = s->OH * s->OW, st = s->stride;
+    for (int q = q0; q < q1; q++) {
+        int c = q / (R * R), ky = q / R % R, kx = q % R;
+        float *row = col + (size_t)(q - q0) * P;
+        /* the output columns whose input column lies inside: ox in [lo, hi) */
+        int lo = 0, hi = s->OW;
+        while (lo < s->OW && lo * st + kx - s->pad < 0) lo++;
+        while (hi > lo && (hi - 1) * st + kx - s->pad >= s->W) hi--;
+        for (int oy = 0; oy < s->OH; oy++) {
+            int iy = oy * st + ky - s->pad;
+            float *r = row + oy * s->OW;
+            if (iy < 0 || iy >= s->H) {
+                memset(r, 0, sizeof(float) * (size_t)s->OW);
+                continue;
+            }
+            const float *xr = xn + ((size_t)c * s->H + iy) * s->W + kx - s->pad;
+            for (int ox = 0; ox < lo; ox++) r[ox] = 0.0f;
+            if (st == 1) memcpy(r + lo, xr + lo, sizeof(float) * (size_t)(hi - lo));
+            else
+                for (int ox = lo; ox < hi; ox++) r[ox] = xr[ox * st];
+            for (int ox = hi; ox < s->OW; ox++) r[ox] = 0.0f;
+        }
+    }
+}
+
+typedef struct {
+    const flce_conv_shape *s;
+    const float *x, *w, *dy;
+    float *y, *dx, *dw, *wt;
+    float *dw_acc, *dw_t; /* the sample-split weight gradient (bwd_weight_split) */
+    int parts;
+    int tap;     /* the weight gradient by tap tiles (wgrad_tap) */
+    const int *kx, *kb, *kn; /* fwd_kvec's term lists (kvec_lists) */
+    int bad[16]; /* per part: a dy value that is not finite (wgrad_tap's skipped terms would not be +0) */
+    cpu_ctx *ctx;
+} conv_job;
+
+static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int first, int Wp);
+
+/* Part i of n of the cache lines of [p, p + bytes) prefetched for writing (with -mavx2 alone
+ * GCC emits prefetcht0; a real prefetchw measured the same): an output about to be written in
+ * a burst gets its lines into the cache ahead of the stores, which otherwise wait for each
+ * line's read-for-ownership (measured on the ops that use it). */
+static inline void prefetch_w_part(void *p, size_t bytes, int i, int n) {
+    size_t lines = (bytes + 63) / 64, per = (lines + (size_t)n - 1) / (size_t)n;
+    for (size_t l = (size_t)i * per; l < (size_t)(i + 1) * per && l < lines; l++)
+        __builtin_prefetch((char *)p + 64 * l, 1, 3);
+}
+/* The sample zero-padded: xp [C][H+2 pad][W+2 pad] (pad_rows: rows Wp long; the image at
+ * column pad of row pad on). The border is zeroed on the first sample only: later samples
+ * overwrite the interior alone. */
+static void pad_sample(const flce_conv_shape *s, const float *xn, float *xp, int first) {
+    pad_rows(s, xn, xp, first, s->W + 2 * s->pad);
+}
+static void transpose_sample(const float *src, int K, int P, float *dst);
+static int any_nonfinite(const float *a, size_t n);
+void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
+void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
+                       int ldc);
+void flce_gemm512_offflat(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C,
+                          int ldc, const flat_blk *blk);
+
+/* The forward pass of a 3x3 stride-1 convolution with rows of a multiple of 16 outputs, without
+ * im2col: the sample is copied once into a zero-padded image xp [C][H+2p][W+2p], and row q =
+ * (c, ky, kx) of the column matrix, restricted to output row oy, is xp + off[q] + oy (W+2p),
+ * off[q] = (c (H+2p) + ky) (W+2p) + kx. The tiles reduce over q ascending as the GEMM does. */
+#define IMPLICIT_MAXQ 1152
+static int implicit_ok(const flce_conv_shape *s) {
+    return s->R == 3 && s->stride == 1 && s->OW % 16 == 0 && s->C * 9 <= IMPLICIT_MAXQ;
+}
+
+static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *yn, int first) {
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * 9, P = s->OH * s->OW, Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
+    int off[IMPLICIT_MAXQ];
+    for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+    pad_sample(s, xn, xp, first);
+    int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16, oy0 = 0;
+    if (USE_AVX512 && s->OW == 16) /* two output rows per tile: 16 chains, no idle lane */
+        for (; oy0 + 2 <= s->OH; oy0 += 2)
+            flce_gemm512_off2(s->K, Q, j->w, Q, xp + (size_t)oy0 * Wp, off, Wp, yn + (size_t)oy0 * 16, P);
+    for (int oy = oy0; oy < s->OH; oy++)
+        for (int ox = 0; ox < s->OW; ox += step) {
+            const float *b = xp + (size_t)oy * Wp + ox;
+            float *c = yn + (size_t)oy * s->OW + ox;
+            if (USE_AVX512) flce_gemm512_off(s->K, step, Q, j->w, Q, b, off, c, P);
+            else
+                for (int i = 0; i < s->K; i += 6)
+                    tile_6x16_off(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, b, off, c + (size_t)i * P, P, 0);
+        }
+}
+
+/* The same for rows that are not a multiple of 16 long (28, 14, 7 and 8 wide images): vectors
+ * over the flat positions p = oy Wp + ox of the padded grid, as DX_FLAT does for the input
+ * gradient; output p reads xp + off[q] + p, positions with ox >= OW (they wrap into the
+ * padding) are computed and thrown away. The grid has one zero column, Wp = W + 1: column 0 of
+ * each row is the left padding of its row and the right padding of the row above (93% of the
+ * lanes useful at 14x14 instead of 87.5% with W + 2). xp has a zero tail for the last vector's
+ * reads. */
+static int flat_step(const flce_conv_shape *s) {
+    int L = s->OH * (s->W + 1), n16 = (L + 15) / 16 * 16, n32 = (L + 31) / 32 * 32;
+    return USE_AVX512 && n32 * 10 <= n16 * 11 ? 32 : 16;
+}
+static size_t flat_npos(const flce_conv_shape *s) {
+    int st = flat_step(s);
+    return (size_t)(s->OH * (s->W + 1) + st - 1) / (size_t)st * (size_t)st;
+}
+static int flat_ok(const flce_conv_shape *s) {
+    return s->R == 3 && s->stride == 1 && s->pad == 1 && s->OW % 16 && s->C * 9 <= IMPLICIT_MAXQ;
+}
+
+static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_blk *blk, float *yn, int first) {
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 1, step = flat_step(s), P = s->OH * s->OW;
+    int vw = USE_AVX512 ? 16 : 8;
+    size_t npos = flat_npos(s);
+    int off[IMPLICIT_MAXQ];
+    for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+    if (first) memset(xp + (size_t)s->C * Hp * Wp, 0, sizeof(float) * (npos + 2 * (size_t)Wp + 64));
+    pad_rows(s, xn, xp, first, Wp);
+    for (size_t p0 = 0; p0 < npos; p0 += (size_t)step) {
+        const flat_blk *b = blk + p0 / (size_t)vw;
+        if (USE_AVX512) flce_gemm512_offflat(s->K, step, Q, j->w, Q, xp + p0, off, yn, P, b);
+        else
+            for (int i = 0; i < s->K; i += 6)
+                tile_6x16_offflat(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, xp + p0, off,
+                                  yn + (size_t)i * P, P, b);
+    }
+}
+
+/* Small images with many output channels (8x8 and 7x7 with 64; AVX-512 only, where a row of
+ * under 16 leaves lanes idle), and stride 2 (no im2col: a position's row pointer steps by 2):
+ * vectors over the output channels instead of positions, so no lane is wasted (measured: 129 -> 105 ms per 11 steps at 8x8; at 14x14 with 32 channels the
+ * flat positions were faster): yT[p][k] = sum over q of xp[off[q] + p'] wT[q][k]
+ * (p' the position in the padded grid), the rows tiles with one row per output position, then
+ * transposed into y. Each element is still the sum over q ascending from +0. j->wt holds wT. */
+static int kvec_ok(const flce_conv_shape *s) {
+    if (!USE_AVX512 || s->R != 3 || s->pad != 1 || s->K % 32 || s->C * 9 > IMPLICIT_MAXQ) return 0;
+    if (s->stride == 2) return 1; /* strided rows: no im2col (16x16: 19 -> 16 ms, 8x8: 15 -> 14 ms) */
+    return s->stride == 1 && s->OW < 16 && s->K >= 64;
+}
+
+/* The terms each tile of fwd_kvec sums: a tile of positions p0 .. p0 + mr leaves out the rows q
+ * = (c, tap) whose tap reads the zero padding at every one of its positions (an x 0 w = +0 term
+ * added to a sum that is never -0: nothing, while the weights are finite; with a weight that is
+ * not, fin = 0 keeps every q). Tile t's list: xoff (off[q] into the padded sample), boff (q K),
+ * its length n[t]; tiles of 7 positions where P is a multiple of 7 and not of 8, as gemm_rows. */
+static int kvec_mr(int P) { return P % 8 && P % 7 == 0 ? 7 : 8; }
+static void kvec_lists(const flce_conv_shape *s, int fin, int *xoff, int *boff, int *n) {
+    int P = s->OH * s->OW, Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, MR = kvec_mr(P);
+    for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR) {
+        int mask = fin ? 0 : 511;
+        for (int p = p0; p < p0 + MR && p < P; p++)
+            for (int tap = 0; tap < 9; tap++) {
+                int iy = p / s->OW * s->stride + tap / 3 - 1, ix = p % s->OW * s->stride + tap % 3 - 1;
+                if (iy >= 0 && iy < s->H && ix >= 0 && ix < s->W) mask |= 1 << tap;
+            }
+        int k = 0;
+        for (int q = 0; q < Q; q++)
+            if (mask >> (q % 9) & 1) {
+                xoff[(size_t)t * Q + k] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
+                boff[(size_t)t * Q + k] = q * s->K;
+                k++;
+            }
+        n[t] = k;
+    }
+}
+
+static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, const float **arow, float *yn, int first) {
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * 9, P = s->OH * s->OW, Wp = s->W + 2, K = s->K, MR = kvec_mr(P);
+    pad_sample(s, xn, xp, first);
+    for (int p = 0; p < P; p++) arow[p] = xp + (p / s->OW) * s->stride * Wp + p % s->OW * s->stride;
+    int T = (P + MR - 1) / MR;
+    for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR) {
+        prefetch_w_part(yn, sizeof(float) * (size_t)K * P, t, T); /* measured: 17% off a stride-2 forward */
+        flce_wgrad512_idx(P - p0 < MR ? P - p0 : MR, j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q,
+                          j->wt, K, yT + (size_t)p0 * K, K, 0);
+    }
+    transpose_sample(yT, P, K, yn); /* 8x8 vector blocks: the scalar copy cost up to a tenth of the op */
+}
+
+static void fwd_worker(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, P = s->OH * s->OW;
+    if (kvec_ok(s)) {
+        size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2);
+        float *xp = scratch_get(&j->ctx->a[part], xs + (size_t)P * s->K);
+        const float **arow = malloc(sizeof(float *) * (size_t)P);
+        if (xp && arow)
+            for (int n = part; n < s->N; n += parts)
+                fwd_kvec(j, j->x + (size_t)n * s->C * s->H * s->W, xp, xp + xs, arow, j->y + (size_t)n * s->K * P, n == part);
+        free(arow);
+        return;
+    }
+    if (flat_ok(s)) {
+        size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 1), npos = flat_npos(s);
+        int vw = USE_AVX512 ? 16 : 8;
+        float *xp = scratch_get(&j->ctx->a[part], xs + npos + 2 * (size_t)(s->W + 1) + 64);
+        flat_blk *blk = malloc(sizeof(flat_blk) * (npos / (size_t)vw));
+        if (xp && blk) {
+            flat_blocks((int)npos, vw, s->W + 1, s->OW, s->OH, blk);
+            for (int n = part; n < s->N; n += parts)
+                fwd_flat(j, j->x + (size_t)n * s->C * s->H * s->W, xp, blk, j->y + (size_t)n * s->K * P, n == part);
+        }
+        free(blk);
+        return;
+    }
+    if (implicit_ok(s)) {
+        float *xp = scratch_get(&j->ctx->a[part], (size_t)s->C * (s->H + 2 * s->pad) * (s->W + 2 * s->pad));
+        if (!xp) return;
+        for (int n = part; n < s->N; n += parts)
+            fwd_implicit(j, j->x + (size_t)n * s->C * s->H * s->W, xp, j->y + (size_t)n * s->K * P, n == part);
+        return;
+    }
+    int direct = s->R == 1 && s->stride == 1 && s->pad == 0;
+    float *col = direct ? NULL : scratch_get(&j->ctx->a[part], (size_t)Q * P);
+    if (!direct && !col) return;
+    for (int n = part; n < s->N; n += parts) {
+        const float *xn = j->x + (size_t)n * s->C * s->H * s->W;
+        if (!direct) im2col(s, xn, 0, Q, col);
+        gemm(s->K, 0, P, Q, j->w, Q, direct ? xn : col, P, j->y + (size_t)n * s->K * P, P);
+    }
+}
+
+void flce_dx_row512x2(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
+void flce_dx_row512(const float *dyp, const float *w2, int C, int Cp, int K, int OH, int W, int Wd, int iy, float *dxn);
+void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos,
+                     const flat_blk *blk, float *dxn, int HW);
+void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+void flce_dx_cvec512_7(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+typedef void dx_s2_fn(const float *dyq, const float *w2, int C, int Cp, int K, int L, int Wq, int OH, int OW, int py,
+                      int px, float *outT);
+dx_s2_fn flce_dx_s2_512_8x1, flce_dx_s2_512_7x1, flce_dx_s2_512_8x2, flce_dx_s2_512_7x2;
+
+/* The same for 8-wide vectors: 8 channels x 8 positions at a time (tiles.h; 8 measured faster
+ * than 6 and 12 with AVX2: 16-channel layers 211 -> 180 ms per 11 steps). */
+static DX_ROW(dx_row256, 8, 1)
+static DX_FLAT(dx_flat256, 8, 1)
+
+/* The channel padding of the direct kernels' weight layout: a multiple of every MR above. */
+static int dx_cp(int C) { return USE_AVX512 ? (C + 15) / 16 * 16 : (C + 7) / 8 * 8; }
+
+/* The input gradient of a 3x3 stride-1 pad-1 convolution without the dcol matrix and col2im
+ * (DX_ROW, DX_FLAT in tiles.h): each dx element sums, over the taps (ky, kx) ascending whose
+ * output pixel exists, t = sum over k ascending of w dy, from +0: the reference's order. Taps
+ * outside the image read zero padding and add t = +0, an exact no-op only for finite weights,
+ * so the caller takes this path only when every weight is finite. j->wt holds the weights as
+ * [tap][k][dx_cp(C)]. Rows whose width is a multiple of the vector width go row by row; other
+ * widths (8 x 8, 7 x 7, 14 x 14, 28 x 28 images) would leave lanes idle in every row, so there
+ * the sums run over flat positions of a padded grid. Stride 2 (AVX-512, C a multiple of 16,
+ * even H and W) goes by phases of the input grid (bwd_data_s2). */
+static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
+    if (s->R != 3 || s->pad != 1) return 0;
+    if (s->stride != 1 && !(s->stride == 2 && USE_AVX512 && s->C % 16 == 0 && s->H % 2 == 0 && s->W % 2 == 0)) return 0;
+    size_t n = (size_t)s->K * s->C * 9;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &w[i], 4);
+        if ((u & 0x7f800000u) == 0x7f800000u) return 0;
+    }
+    return 1;
+}
+
+static void bwd_data_direct(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int K = s->K, OH = s->OH, OW = s->OW, C = s->C, Cp = dx_cp(C), vw = USE_AVX512 ? 16 : 8;
+    if (s->W % vw) {
+        int Wp = s->W + 1; /* one zero column (fwd_flat) */
+        int npos = (s->H * Wp + vw - 1) / vw * vw, L = (npos + 2 * Wp + 2 + 15) / 16 * 16;
+        float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)(C * npos > Cp * s->H * s->W ? C * npos : Cp * s->H * s->W));
+        if (!dyp) return;
+        float *out = dyp + (size_t)K * L;
+        flat_blk *blk = malloc(sizeof(flat_blk) * (size_t)(npos / vw));
+        if (!blk) return;
+        flat_blocks(npos, vw, Wp, s->W, s->H, blk);
+        memset(dyp, 0, sizeof(float) * (size_t)K * L);
+        for (int n = part; n < s->N; n += parts) {
+            const float *dyn = j->dy + (size_t)n * K * OH * OW;
+            for (int k = 0; k < K; k++)
+                for (int oy = 0; oy < OH; oy++)
+                    memcpy(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW,
+                           sizeof(float) * (size_t)OW);
+            float *dxn = j->dx + (size_t)n * C * s->H * s->W;
+            if (USE_AVX512 && s->W < 16 && C % 32 == 0 && C >= 64) {
+                /* channel vectors (tiles.h DX_CVEC): out holds dx transposed, [H W][Cp] */
+                int HW = s->H * s->W;
+                (s->W % 7 ? flce_dx_cvec512 : flce_dx_cvec512_7)(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
+                for (int p = 0; p < HW; p++)
+                    for (int c = 0; c < C; c++) dxn[(size_t)c * HW + p] = out[(size_t)p * Cp + c];
+                continue;
+            }
+            if (USE_AVX512) flce_dx_flat512(dyp, j->wt, C, Cp, K, L, Wp, npos, blk, dxn, s->H * s->W);
+            else dx_flat256(dyp, j->wt, C, Cp, K, L, Wp, npos, blk, dxn, s->H * s->W);
+        }
+        free(blk);
+        return;
+    }
+    int Wd = s->W + 18;
+    float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * OH * Wd);
+    if (!dyp) return;
+    memset(dyp, 0, sizeof(float) * (size_t)K * OH * Wd);
+    for (int n = part; n < s->N; n += parts) {
+        const float *dyn = j->dy + (size_t)n * K * OH * OW;
+        for (int k = 0; k < K; k++)
+            for (int oy = 0; oy < OH; oy++)
+                memcpy(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
+        float *dxn = j->dx + (size_t)n * C * s->H * s->W;
+        for (int iy = 0; iy < s->H; iy++) {
+            if (USE_AVX512 && s->W % 32 == 0) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+            else if (USE_AVX512) flce_dx_row512(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+            else dx_row256(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+        }
+    }
+}
+
+/* Stride 2 (AVX-512, C a multiple of 16, even H and W; DX_S2 in tiles.h): per sample, dy copied
+ * into dyq (one zero row and column after each channel's last), then each of the four phases
+ * of the input grid, (2a + py, 2b + px), by channel vectors into outT, transposed into a plane
+ * per phase; the planes are then interleaved into dx. Before: the dcol GEMM (a reduction of
+ * only K terms per tile) and a strided col2im. */
+static void bwd_data_s2(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int K = s->K, OH = s->OH, OW = s->OW, C = s->C, H = s->H, W = s->W, Wq = OW + 1, P = OH * OW;
+    int L = ((OH + 1) * Wq + 16 + 15) / 16 * 16;
+    float *dyq = scratch_get(&j->ctx->a[part], (size_t)K * L + 5 * (size_t)C * P);
+    if (!dyq) return;
+    float *pl = dyq + (size_t)K * L, *outT = pl + 4 * (size_t)C * P;
+    dx_s2_fn *f = OW % 8 && OW % 7 == 0 ? (C % 32 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_7x2)
+                                        : (C % 32 ? flce_dx_s2_512_8x1 : flce_dx_s2_512_8x2);
+    memset(dyq, 0, sizeof(float) * (size_t)K * L);
+    for (int n = part; n < s->N; n += parts) {
+        const float *dyn = j->dy + (size_t)n * K * P;
+        for (int k = 0; k < K; k++)
+            for (int oy = 0; oy < OH; oy++)
+                memcpy(dyq + (size_t)k * L + (size_t)oy * Wq, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
+        for (int ph = 0; ph < 4; ph++) {
+            f(dyq, j->wt, C, C, K, L, Wq, OH, OW, ph >> 1, ph & 1, outT);
+            transpose_sample(outT, P, C, pl + (size_t)ph * C * P); /* plane [c][a OW + b] */
+        }
+        float *dxn = j->dx + (size_t)n * C * H * W;
+        for (int c = 0; c < C; c++)
+            for (int iy = 0; iy < H; iy++) { /* row iy: phases (iy mod 2, 0) and (iy mod 2, 1) alternate */
+                const float *e = pl + ((size_t)(2 * (iy & 1)) * C + c) * P + (size_t)(iy >> 1) * OW;
+                const float *o = e + (size_t)C * P;
+                float *d = dxn + ((size_t)c * H + iy) * W;
+                int b = 0;
+                for (; b + 8 <= OW; b += 8) {
+                    __m256 ev = (__m256)ld(e + b), ov = (__m256)ld(o + b);
+                    __m256 lo = _mm256_unpacklo_ps(ev, ov), hi = _mm256_unpackhi_ps(ev, ov);
+                    stv(d + 2 * b, (v8)_mm256_permute2f128_ps(lo, hi, 0x20));
+                    stv(d + 2 * b + 8, (v8)_mm256_permute2f128_ps(lo, hi, 0x31));
+                }
+                for (; b < OW; b++) d[2 * b] = e[b], d[2 * b + 1] = o[b];
+            }
+    }
+}
+
+static void bwd_data_worker(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, P = s->OH * s->OW, R = s->R;
+    float *dcol = scratch_get(&j->ctx->a[part], (size_t)Q * P);
+    if (!dcol) return;
+    for (int n = part; n < s->N; n += parts) {
+        gemm(Q, 0, P, s->K, j->wt, s->K, j->dy + (size_t)n * s->K * P, P, dcol, P);
+        float *dxn = j->dx + (size_t)n * s->C * s->H * s->W;
+        memset(dxn, 0, sizeof(float) * (size_t)s->C * s->H * s->W);
+        for (int c = 0; c < s->C; c++) /* col2im: each pixel gets its terms in (ky, kx) order */
+            for (int ky = 0; ky < R; ky++)
+                for (int kx = 0; kx < R; kx++) {
+                    const float *row = dcol + (size_t)((c * R + ky) * R + kx) * P;
+                    int lo = 0, hi = s->OW, st = s->stride;
+                    while (lo < s->OW && lo * st + kx - s->pad < 0) lo++;
+                    while (hi > lo && (hi - 1) * st + kx - s->pad >= s->W) hi--;
+                    for (int oy = 0; oy < s->OH; oy++) {
+                        int iy = oy * st + ky - s->pad;
+                        if (iy < 0 || iy >= s->H) continue;
+                        float *dr = dxn + ((size_t)c * s->H + iy) * s->W + kx - s->pad;
+                        const float *rr = row + oy * s->OW;
+                        if (st == 1) {
+                            int ox = lo;
+                            for (; ox + 8 <= hi; ox += 8) stv(dr + ox, ld(dr + ox) + ld(rr + ox));
+                            for (; ox < hi; ox++) dr[ox] = dr[ox] + rr[ox];
+                        } else if (st == 2) {
+                            /* eight terms into the even lanes of two vectors (a blend keeps the
+                             * others, -0 included); a vector never reaches past this row's end */
+                            int ox = lo, room = s->W - (kx - s->pad);
+                            for (; ox + 8 <= hi && 2 * ox + 16 <= room; ox += 8) {
+                                v8 r = ld(rr + ox), a = ld(dr + 2 * ox), b = ld(dr + 2 * ox + 8);
+                                v8 rl = __builtin_shufflevector(r, r, 0, 0, 1, 1, 2, 2, 3, 3);
+                                v8 rh = __builtin_shufflevector(r, r, 4, 4, 5, 5, 6, 6, 7, 7);
+                                stv(dr + 2 * ox, (v8)_mm256_blend_ps((__m256)a, (__m256)(a + rl), 0x55));
+                                stv(dr + 2 * ox + 8, (v8)_mm256_blend_ps((__m256)b, (__m256)(b + rh), 0x55));
+                            }
+                            for (; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
+                        } else {
+                            for (int ox = lo; ox < hi; ox++) dr[ox * st] = dr[ox * st] + rr[ox];
+                        }
+                    }
+                }
+    }
+}
+
+/* dyT_n[p][k] = dy_n[k][p] for every sample (parts split the samples). */
+static void transpose_part(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int P = s->OH * s->OW, K = s->K;
+    for (int n = part; n < s->N; n += parts) {
+        transpose_sample(j->dy + (size_t)n * K * P, K, P, j->wt + (size_t)n * K * P);
+        if (j->tap && any_nonfinite(j->wt + (size_t)n * K * P, (size_t)K * P)) j->bad[part] = 1;
+    }
+}
+
+static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int first, int Wp) {
+    int Hp = s->H + 2 * s->pad;
+    if (s->pad && first) memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
+    for (int c = 0; c < s->C; c++)
+        for (int y = 0; y < s->H; y++)
+            memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
+                   sizeof(float) * (size_t)s->W);
+}
+
+/* 1 when one of the n floats at a is infinite or NaN. */
+static int any_nonfinite(const float *a, size_t n) {
+    v8i m = {0}, e = (v8i){0, 0, 0, 0, 0, 0, 0, 0} + 0x7f800000;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8i u;
+        memcpy(&u, a + i, sizeof u);
+        m |= (u & e) == e;
+    }
+    for (int l = 0; l < 8; l++)
+        if (m[l]) return 1;
+    for (; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, a + i, 4);
+        if ((u & 0x7f800000u) == 0x7f800000u) return 1;
+    }
+    return 0;
+}
+
+/* The weight gradient without the padded copy (AVX-512, C a multiple of 8 and K of 16): the rows
+ * q = c R R + tap go in tiles of eight channels sharing one tap (tile t: channels 8 (t / R R) ..,
+ * tap t mod R R), so that all their terms land inside the image at the same output positions,
+ * and only those positions are summed, ascending, reading x in place: the positions left out
+ * would read the zero padding and add 0 dy = +0 to a sum that is never -0, which changes
+ * nothing while dy is finite (the caller checks dy and otherwise runs wgrad_part). Each
+ * sample's sum, and the order in which samples are added, are those of wgrad_part.
+ * tap_lists gives, per tap, the positions inside (the offset into a plane of x and into the
+ * sample's dyT) and their count. */
+static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->R <= 3 && s->C % 8 == 0 && s->K % 16 == 0; }
+
+static void tap_lists(const flce_conv_shape *s, int *xoff, int *boff, int *cnt) {
+    int P = s->OH * s->OW, R = s->R;
+    for (int tap = 0; tap < R * R; tap++) {
+        int n = 0, ky = tap / R, kx = tap % R;
+        for (int oy = 0; oy < s->OH; oy++) {
+            int iy = oy * s->stride + ky - s->pad;
+            if (iy < 0 || iy >= s->H) continue;
+            for (int ox = 0; ox < s->OW; ox++) {
+                int ix = ox * s->stride + kx - s->pad;
+                if (ix < 0 || ix >= s->W) continue;
+                xoff[tap * P + n] = iy * s->W + ix;
+                boff[tap * P + n] = (oy * s->OW + ox) * s->K;
+                n++;
+            }
+        }
+        cnt[tap] = n;
+    }
+}
+
+/* The tiles [t0, t1) over the samples [n0, n1), into acc (the samples added in order, acc = t_0
+ * when n0 = 0) or, without, each sample's sums at own + (n - n0) Q K; dWT rows q at q K. dyT as
+ * in wgrad_part; j->bad[part] set when a transposed dy holds a value that is not finite. */
+static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, float *acc, float *own) {
+    const flce_conv_shape *s = j->s;
+    int P = s->OH * s->OW, K = s->K, RR = s->R * s->R, Q = s->C * RR, HW = s->H * s->W, cnt[9];
+    size_t ps = (size_t)P * K, m = (size_t)Q * K, xs = (size_t)s->C * HW;
+    float *dyT = j->wt ? NULL : scratch_get(&j->ctx->a[part], 2 * ps);
+    int *xoff = malloc(sizeof(int) * (size_t)RR * P * 2);
+    if ((!j->wt && !dyT) || !xoff || RR > 9) {
+        free(xoff);
+        return;
+    }
+    int *boff = xoff + (size_t)RR * P;
+    tap_lists(s, xoff, boff, cnt);
+    int pairs = K == 16; /* one vector of output channels: two samples per tile */
+    for (int n = n0; n < n1;) {
+        int two = pairs && n + 1 < n1;
+        const float *xn = j->x + (size_t)n * xs, *d = dyT;
+        if (j->wt) d = j->wt + (size_t)n * ps;
+        else {
+            transpose_sample(j->dy + (size_t)n * ps, K, P, dyT);
+            if (two) transpose_sample(j->dy + (size_t)(n + 1) * ps, K, P, dyT + ps);
+            if (any_nonfinite(dyT, (1 + (size_t)two) * ps)) j->bad[part] = 1;
+        }
+        float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
+        for (int t = t0; t < t1; t++) {
+            int c0 = t / RR * 8, tap = t % RR;
+            const float *arow[8];
+            for (int i = 0; i < 8; i++) arow[i] = xn + (size_t)(c0 + i) * HW;
+            size_t q0 = (size_t)c0 * RR + tap;
+            const int *xo = xoff + (size_t)tap * P, *bo = boff + (size_t)tap * P;
+            if (two)
+                flce_wgrad512_idx2(8, cnt[tap], arow, xo, bo, (ptrdiff_t)xs, d, d + ps, d0 + q0 * K,
+                                   d1 ? d1 + q0 * K : NULL, RR * K, n == 0);
+            else
+                flce_wgrad512_idx(8, cnt[tap], arow, xo, bo, d, K, d0 + q0 * K, RR * K, acc && n > 0);
+        }
+        n += 1 + two;
+    }
+    free(xoff);
+}
+
+/* Weight gradient, computed transposed: dWT[q][k] = sum over n of (sum over p of
+ * col_n[q][p] dyT_n[p][k]), both ascending (the reference's order for dW[k][q]). No im2col:
+ * col_n[q][p] = xp[off[q] + poff[p]] on the padded sample, with off[q] = (c (H+2 pad) + ky)
+ * (W+2 pad) + kx and poff[p] = oy s (W+2 pad) + ox s. wgrad_part runs the rows q in [q0, q1)
+ * over the samples [n0, n1): with acc, adding each sample's sum to acc in sample order (acc = t_0
+ * when n0 = 0); without, storing t_n at own + (n - n0) (q1 - q0) K. dyT comes from j->wt (the
+ * whole batch, transposed before) or, when that is NULL, is transposed here sample by sample. */
+static void wgrad_part(const conv_job *j, int part, int q0, int q1, int n0, int n1, float *acc, float *own) {
+    const flce_conv_shape *s = j->s;
+    int P = s->OH * s->OW, K = s->K, R = s->R, nq = q1 - q0;
+    int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
+    size_t xs = (size_t)s->C * Hp * Wp, m = (size_t)nq * K, ps = (size_t)P * K;
+    float *xp = scratch_get(&j->ctx->a[part], 2 * xs + (j->wt ? 0 : 2 * ps)); /* two padded samples, two dyT */
+    int *poff = malloc(sizeof(int) * (size_t)P);
+    const float **arow = malloc(sizeof(float *) * (size_t)nq);
+    if (!xp || !poff || !arow) {
+        free(poff), free(arow);
+        return;
+    }
+    float *dyT = xp + 2 * xs;
+    for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
+    for (int q = q0; q < q1; q++) arow[q - q0] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
+    int pairs = USE_AVX512 && K == 16; /* one vector of output channels: two samples per tile */
+    for (int n = n0; n < n1;) {
+        int two = pairs && n + 1 < n1;
+        const float *xn = j->x + (size_t)n * s->C * s->H * s->W, *d = dyT;
+        if (j->wt) d = j->wt + (size_t)n * ps;
+        else {
+            transpose_sample(j->dy + (size_t)n * ps, K, P, dyT);
+            if (two) transpose_sample(j->dy + (size_t)(n + 1) * ps, K, P, dyT + ps);
+        }
+        float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
+        pad_sample(s, xn, xp, n == n0);
+        if (two) {
+            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n == n0);
+            flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, d, d + ps, K, d0, d1, K, n == 0);
+        } else {
+            gemm_rows(nq, K, P, arow, poff, d, K, d0, K, acc && n > 0);
+        }
+        n += 1 + two;
+    }
+    free(poff), free(arow);
+}
+
+/* The row split: this part owns the rows q in [q0, q1) (a multiple of 6 each, so tiles stay
+ * whole) for every sample; j->wt holds dyT of every sample. */
+static void bwd_weight_worker(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, K = s->K;
+    if (j->tap) { /* this part's tap tiles, into a dWT of every row (only its own are written) */
+        int RR = s->R * s->R, T = s->C / 8 * RR, per = (T + parts - 1) / parts;
+        int t0 = part * per, t1 = t0 + per > T ? T : t0 + per;
+        float *acc = scratch_get(&j->ctx->b[part], (size_t)Q * K);
+        if (t0 >= t1 || !acc) return;
+        wgrad_tap(j, part, t0, t1, 0, s->N, acc, NULL);
+        for (int t = t0; t < t1; t++)
+            for (int i = 0; i < 8; i++) {
+                int q = (t / RR * 8 + i) * RR + t % RR;
+                for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q] = acc[(size_t)q * K + k];
+            }
+        return;
+    }
+    int per = (Q + 6 * parts - 1) / (6 * parts) * 6;
+    int q0 = part * per, q1 = q0 + per > Q ? Q : q0 + per;
+    if (q0 >= q1) return;
+    float *acc = scratch_get(&j->ctx->b[part], (size_t)(q1 - q0) * K); /* dWT rows q0..q1 */
+    if (!acc) return;
+    wgrad_part(j, part, q0, q1, 0, s->N, acc, NULL);
+    for (int q = 0; q < q1 - q0; q++)
+        for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q0 + q] = acc[(size_t)q * K + k];
+}
+
+/* dst[c][r] = src[r][c] for an 8 x 8 block (rows ls and ld floats apart): three rounds of
+ * shuffles (pairs of columns, quads, halves); exact copies. (rows lt floats apart in dst) */
+static inline void transpose8(const float *src, size_t ls, float *dst, size_t lt) {
+    v8 r[8], t[8];
+    for (int i = 0; i < 8; i++) r[i] = ld(src + i * ls);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int h = 0; h < 2; h++) {
+            r[i + h] = __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            r[i + h + 2] = __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+    static const int col[4] = {0, 2, 1, 3}; /* r[col[c]] holds columns c and c + 4 of rows 0..3 */
+    for (int c = 0; c < 4; c++) {
+        int i = col[c];
+        stv(dst + c * lt, __builtin_shufflevector(r[i], r[i + 4], 0, 1, 2, 3, 8, 9, 10, 11));
+        stv(dst + (c + 4) * lt, __builtin_shufflevector(r[i], r[i + 4], 4, 5, 6, 7, 12, 13, 14, 15));
+    }
+}
+
+/* dyT [P][K] = dy_n [K][P] of one sample, in 8 x 8 blocks. */
+static void transpose_sample(const float *src, int K, int P, float *dst) {
+    for (int p0 = 0; p0 < P; p0 += 8)
+        for (int k0 = 0; k0 < K; k0 += 8) {
+            if (p0 + 8 <= P && k0 + 8 <= K) {
+                transpose8(src + (size_t)k0 * P + p0, (size_t)P, dst + (size_t)p0 * K + k0, (size_t)K);
+                continue;
+            }
+            for (int p = p0; p < p0 + 8 && p < P; p++)
+                for (int k = k0; k < k0 + 8 && k < K; k++) dst[(size_t)p * K + k] = src[(size_t)k * P + p];
+        }
+}
+
+/* The weight gradient split by samples instead of rows, for layers whose dWT is small: part r
+ * takes the samples [N r / parts, N (r + 1) / parts) for every row q, transposing each sample's
+ * dy just before its tiles (cache-warm, no dyT of the whole batch) and padding only its own
+ * samples. Part 0 adds its samples' sums t_n to j->dw_acc in sample order; the other parts keep
+ * each t_n in j->dw_t (slot n - N / parts), which bwd_weight_merge then adds in sample order:
+ * the order of the row split, the same bits. */
+static void bwd_weight_split(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts, nh = s->N / parts;
+    float *own = part == 0 ? NULL : j->dw_t + (size_t)(n0 - nh) * Q * s->K;
+    if (j->tap) wgrad_tap(j, part, 0, s->C / 8 * s->R * s->R, n0, n1, part == 0 ? j->dw_acc : NULL, own);
+    else wgrad_part(j, part, 0, Q, n0, n1, part == 0 ? j->dw_acc : NULL, own);
+}
+
+/* dw_acc += dw_t[0], dw_acc += dw_t[1], ... (the samples after part 0's, in order), then
+ * dW[k][q] = dw_acc[q][k]; parts split the elements. */
+static void bwd_weight_merge(void *arg, int part, int parts) {
+    conv_job *j = arg;
+    const flce_conv_shape *s = j->s;
+    int Q = s->C * s->R * s->R, K = s->K, rest = s->N - s->N / j->parts;
+    size_t m = (size_t)Q * K, lo = m * (size_t)part / (size_t)parts, hi = m * (size_t)(part + 1) / (size_t)parts;
+    float *acc = j->dw_acc;
+    for (int r = 0; r < rest; r++) {
+        const float *a = j->dw_t + (size_t)r * m;
+        for (size_t i = lo; i < hi; i++) acc[i] = acc[i] + a[i];
+    }
+    for (size_t i = lo; i < hi; i++) j->dw[(i % (size_t)K) * (size_t)Q + i / (size_t)K] = acc[i];
+}
+
+static int any_set(const int *f, int n) {
+    for (int i = 0; i < n; i++)
+        if (f[i]) return 1;
+    return 0;
+}
+
+
+void c_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y) {
+    PROF_BEGIN(be);
+    conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .ctx = ctx_of(be)};
+    int *lists = NULL;
+    if (kvec_ok(s)) { /* wT [q][k] */
+        int Q = s->C * 9, P = s->OH * s->OW, T = (P + kvec_mr(P) - 1) / kvec_mr(P);
+        float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
+        lists = malloc(sizeof(int) * ((size_t)T * Q * 2 + (size_t)T));
+        if (!wt || !lists) {
+            free(lists);
+            return;
+        }
+        for (int k = 0; k < s->K; k++)
+            for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
+        kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
+        j.wt = wt, j.kx = lists, j.kb = lists + (size_t)T * Q, j.kn = lists + (size_t)T * Q * 2;
+    }
+    pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    free(lists);
+    PROF_CONV(be, "conv_fwd", s);
+}
+
+void c_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+                            flce_buf *dx) {
+    PROF_BEGIN(be);
+    int Q = s->C * s->R * s->R, K = s->K, direct = dx_direct_ok(s, HB_CF(w)), Cp = dx_cp(s->C);
+    const float *w0 = HB_CF(w);
+    float *wt = scratch_get(&ctx_of(be)->wt, direct ? (size_t)9 * K * Cp : (size_t)Q * K);
+    if (!wt) return;
+    if (direct) { /* [tap][k][Cp], zero padding channels */
+        memset(wt, 0, sizeof(float) * (size_t)9 * K * Cp);
+        for (int k = 0; k < K; k++)
+            for (int c = 0; c < s->C; c++)
+                for (int tap = 0; tap < 9; tap++) wt[((size_t)tap * K + k) * Cp + c] = w0[((size_t)k * s->C + c) * 9 + tap];
+    } else { /* [q][k] */
+        for (int k = 0; k < K; k++)
+            for (int q = 0; q < Q; q++) wt[(size_t)q * K + k] = w0[(size_t)k * Q + q];
+    }
+    conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
+    pool_run(&ctx_of(be)->pool, !direct ? bwd_data_worker : s->stride == 2 ? bwd_data_s2 : bwd_data_direct, &j,
+             s->N < nthreads(be) ? s->N : nthreads(be));
+    PROF_CONV(be, "conv_bwd_data", s);
+}
+
+void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+                              flce_buf *dw) {
+    PROF_BEGIN(be);
+    int parts = nthreads(be), Q = s->C * s->R * s->R;
+    size_t m = (size_t)Q * s->K, rest = (size_t)(s->N - s->N / parts);
+    if (parts > 1 && s->N >= parts && rest * m * sizeof(float) <= ((size_t)2 << 20)) {
+        float *buf = scratch_get(&ctx_of(be)->wt, (1 + rest) * m);
+        if (!buf) return;
+        conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .dw_acc = buf, .dw_t = buf + m,
+                      .parts = parts, .ctx = ctx_of(be), .tap = wgrad_tap_ok(s)};
+        pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
+        if (any_set(j.bad, parts)) { /* a dy that is not finite: the padded sums, with every term */
+            j.tap = 0;
+            pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
+        }
+        pool_run(&ctx_of(be)->pool, bwd_weight_merge, &j, parts);
+        PROF_CONV(be, "conv_bwd_weight", s);
+        return;
+    }
+    float *dyT = scratch_get(&ctx_of(be)->wt, (size_t)s->N * s->K * s->OH * s->OW);
+    if (!dyT) return;
+    conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be),
+                  .tap = wgrad_tap_ok(s)};
+    pool_run(&ctx_of(be)->pool, transpose_part, &j, s->N < nthreads(be) ? s->N : nthreads(be));
+    if (any_set(j.bad, nthreads(be))) j.tap = 0; /* a dy that is not finite: the padded sums */
+    pool_run(&ctx_of(be)->pool, bwd_weight_worker, &j, nthreads(be));
+    PROF_CONV(be, "conv_bwd_weight", s);
+}

@@ -1,0 +1,106 @@
+/* cpu_int.h: what the CPU backend's files (cpu_backend.c: the op table, the constructor and the
+ * profiler; cpu_conv.c: the convolutions; cpu_bn.c: BatchNorm; cpu_elementwise.c: ReLU and add)
+ * share: the 8-wide vector type, the context with its thread pool and work buffers, the
+ * profiler's macros, and the ops each file gives the table. */
+#ifndef FLCE_CPU_INT_H
+#define FLCE_CPU_INT_H
+
+#include <immintrin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hostbuf.h"
+#include "ops.h"
+#include "pool.h"
+#include "ref_backend.h"
+
+
+typedef float v8 __attribute__((vector_size(32), aligned(4)));
+typedef int v8i __attribute__((vector_size(32)));
+extern int flce_cpu_use_avx512; /* the AVX-512 tiles (gemm512.c); set once by flce_backend_cpu */
+#define USE_AVX512 flce_cpu_use_avx512
+
+static inline v8 ld(const float *p) { return *(const v8 *)p; }
+static inline void stv(float *p, v8 v) { *(v8 *)p = v; }
+static inline v8 bc(float s) { return (v8){s, s, s, s, s, s, s, s}; }
+
+typedef struct {
+    float *p;
+    size_t cap; /* floats */
+} scratch;
+
+/* A per-thread work buffer that grows and is kept: no page faults on every op. */
+static inline float *scratch_get(scratch *s, size_t n) {
+    if (n > s->cap) {
+        free(s->p);
+        s->p = aligned_alloc(64, (n + 15) / 16 * 64);
+        s->cap = s->p ? (n + 15) / 16 * 16 : 0;
+    }
+    return s->p;
+}
+
+/* FLCE_CPU_PROFILE=1: wall time per op and shape, printed to stderr when the backend is
+ * destroyed (the ops are synchronous, so wall time is the op's own). */
+typedef struct {
+    char key[40];
+    double sec;
+    long calls;
+} prof_entry;
+
+typedef struct {
+    int threads;
+    pool pool;
+    scratch a[16], b[16]; /* two work buffers per part */
+    scratch wt;
+    int profile;
+    prof_entry prof[64];
+    int nprof;
+} cpu_ctx;
+
+static inline double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static inline int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->threads; }
+static inline cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
+
+/* the profiler (cpu_backend.c): an op's wall time under its key */
+void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec);
+#define PROF_BEGIN(be) double prof_t0_ = ctx_of(be)->profile ? now_s() : 0.0
+#define PROF_END(be, ...)                                                                                      \
+    do {                                                                                                       \
+        if (ctx_of(be)->profile) {                                                                             \
+            char k_[40];                                                                                       \
+            snprintf(k_, sizeof k_, __VA_ARGS__);                                                              \
+            flce_cpu_prof_add(ctx_of(be), k_, now_s() - prof_t0_);                                                      \
+        }                                                                                                      \
+    } while (0)
+#define PROF_CONV(be, op, s)                                                                                   \
+    PROF_END(be, "%s c%d %dx%d k%d r%d s%d", op, (s)->C, (s)->H, (s)->W, (s)->K, (s)->R, (s)->stride)
+
+/* the ops of the table (CPU_OWN_OPS in cpu_backend.c) */
+void c_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y);
+void c_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
+                            flce_buf *dx);
+void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,
+                              flce_buf *dw);
+void c_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y);
+void c_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx);
+void c_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
+void c_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
+                           flce_buf *dx);
+void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, int relu, const flce_buf *x,
+                           const flce_buf *g, const flce_buf *b, flce_buf *y, flce_buf *mean, flce_buf *is, flce_buf *rm,
+                           flce_buf *rv);
+void c_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
+                               const flce_buf *g, const flce_buf *b, const flce_buf *r, flce_buf *y, flce_buf *mean,
+                               flce_buf *is, flce_buf *rm, flce_buf *rv);
+void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
+                     const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,
+                     flce_buf *db);
+
+#endif
