@@ -6,7 +6,7 @@
 #   auto (the default: rank and mu by 5-fold held-out error), rank 1, 2, 4, 8 (mu 0.01), rank 4
 #   with mu 0.001, 0.1, 1, gradient descent (rank 4, mu 0.01), rule (rank min(4, obs/(2(T+n))),
 #   mu 0.01: the former default), literal (the paper's equation over all entries, rank 4, mu
-#   0.01), none (-CMC): the variants of the report's sensitivity section (apps/report_completion.c);
+#   0.01), none (-CMC): the variants of the report's sensitivity section (apps/report/report_completion.c);
 # and records the KL of the contributions to the data shares and, for the masked variants, the
 # 5-fold held-out error of the completion (mean over classes). Writes OUT/sensitivity.csv (one
 # row per trace and variant) and OUT/sensitivity.md (per partition, IID or Dirichlet: mean and
