@@ -151,4 +151,42 @@ grep -q "^More than 12 runs" "$t/many/runs.md" || fail "runs.md does not say why
 "$flce" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
 [ "$(awk -F, '$1 == "fedavg" { print $3 }' "$t/rep2/paired.csv")" = 3 ] || fail "a repeated run counted as another seed: $(cat "$t/rep2/paired.csv")"
 grep -q 'digests identical, bit for bit' "$t/rep2/runs.md" || fail "the repeat was not compared"
+# issue 30: the claims by reading. FLCE's runs evaluated under every reading
+# (scripts/readings_eval.sh), FedAvg's under every contribution rule (contributions_rules.csv):
+# each reading's mean difference of KL to the data shares (FLCE minus FedAvg, over the three
+# seeds) and its 95% half-width (t = 4.303, 2 degrees of freedom, as the report's table) worked out here from the files, and the
+# summary's counts from the verdicts
+FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 || fail "readings_eval.sh"
+"$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" > /dev/null 2>&1 || fail "flce report with readings"
+[ -s "$t/rep3/readings_claims.csv" ] || fail "no readings_claims.csv"
+grep -q "^## Claims by reading" "$t/rep3/report.md" || fail "report.md has no section Claims by reading"
+python3 - "$t" <<'PY' || fail "readings_claims.csv does not match what the run files give"
+import csv, math, sys
+t = sys.argv[1]
+def column(path, name):
+    return [float(r[name]) for r in csv.DictReader(open(path))]
+def kl(p, q):
+    return sum(a * math.log(a / b) for a, b in zip(p, q) if a > 0)
+rows = {(r["reading"], r["baseline"]): r for r in csv.DictReader(open(t + "/rep3/readings_claims.csv"))}
+counts = {"holds": 0, "fails": 0, "inconclusive": 0}
+for miss in ("zero", "unobserved"):
+    for rule in ("cos_global", "cos_mean", "cos_model", "weight"):
+        d = []
+        for s in (1, 2, 3):
+            size = column(f"{t}/s{s}/flce/clients.csv", "samples")
+            q = [x / sum(size) for x in size]
+            f = column(f"{t}/s{s}/flce/readings/correct-{miss}-r3/contributions.csv", "contribution")
+            b = column(f"{t}/s{s}/fedavg/contributions_rules.csv", rule)
+            d.append(kl(f, q) - kl(b, q))
+        m = sum(d) / 3
+        half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+        r = rows[(f"correct/{miss}/{rule}", "fedavg")]
+        assert abs(float(r["mean_difference"]) - m) < 1e-9 and abs(float(r["half_width_95"]) - half) < 1e-9, (miss, rule, r, m, half)
+        v = "holds" if m + half < 0 else "fails" if m - half > 0 else "inconclusive"
+        assert r["verdict"] == v and r["n"] == "3", (r, v)
+        counts[v] += 1
+line = [l for l in open(t + "/rep3/report.md") if l.startswith("| fmnist")][0]
+cells = [c.strip() for c in line.split("|")]
+assert [int(c.split(":")[0]) for c in cells[3:6]] == [counts["holds"], counts["fails"], counts["inconclusive"]], (line, counts)
+PY
 echo "cli_report_seeds: all checks passed"

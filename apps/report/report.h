@@ -115,4 +115,11 @@ int report_class_shares(const run_t *r, double *share, double *wshare, int cap);
  * ones. Returns 0 when out of memory. */
 int report_reference(report *R);
 
+/* The claims by reading (report_readings.c, issue 30): for every configuration whose FLCE runs
+ * were evaluated under each reading (RUN/readings/, scripts/readings_eval.sh) and whose
+ * baselines recorded every contribution rule (contributions_rules.csv), the KL claim judged
+ * under each reading; readings_claims.csv. Nothing where the runs hold no readings. Returns 0
+ * when out of memory. */
+int report_readings(report *R);
+
 #endif

@@ -1,0 +1,336 @@
+/* report_readings.c: the claims by reading (issue 30; the plan in docs/decisions.md, "The
+ * readings experiment"). The paper leaves three choices open, and each is a setting:
+ *   - FLCE's prototype samples: `correct` (the text) or `all` (the equation). It changes
+ *     training (FLCE aggregates with its own weights), so each is its own run; each run also
+ *     records the other reading's prototypes, so that its evaluation under the other reading
+ *     tells the reading's effect on the evaluation apart from its effect on training;
+ *   - a selected client's missing prototype in the completion: an observed `zero` or
+ *     `unobserved` (evaluation only);
+ *   - the baselines' contribution rule: `cos_global` (against the round's weighted global
+ *     update: the harness's default), `cos_mean` (against the unweighted mean update),
+ *     `cos_model` (local model against the new global model) or `weight` (the method's own
+ *     aggregation weight); every run records all four (contributions_rules.csv).
+ * For each configuration and each reading (FLCE's training and evaluation reading the same, as
+ * a user of one reading would run it: 2 x 2 x 4 = 16), the KL claim is judged by the study's
+ * rule: FLCE's KL minus each baseline's, paired over seeds on the same partition, a Student-t
+ * 95% interval; the claim holds when every comparison lies below 0, does not hold when one lies
+ * above, else inconclusive. FLCE's evaluations under each reading come from
+ * RUN/readings/<samples>-<missing>-r<T>/contributions.csv (scripts/readings_eval.sh, flce eval),
+ * the run's own contributions.csv for its own reading; nothing is recomputed from a summary. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "flce_eq.h"
+#include "report.h"
+
+enum { MAXC = 16, MAXS = 16, MAXB = 8, NPS = 2, NMISS = 2, NRULE = 4 };
+static const char *const PS[NPS] = {"correct", "all"};
+static const char *const MISS[NMISS] = {"zero", "unobserved"};
+static const char *const RULE[NRULE] = {"cos_global", "cos_mean", "cos_model", "weight"};
+
+typedef struct {
+    char *key;         /* the configuration: the settings without seed, method and readings */
+    const run_t *any;  /* one of its runs, for its name */
+    int ns;            /* partitions (seeds) seen */
+    char part[MAXS][17];
+    unsigned long long seed[MAXS];
+    double flce[NPS][NPS][NMISS][MAXS]; /* FLCE's KL: [training reading][evaluation reading][missing][seed], NaN: absent */
+    double flce_acc[NPS][MAXS];
+    int nb;
+    char base[MAXB][32];
+    double base_kl[MAXB][NRULE][MAXS], base_acc[MAXB][MAXS];
+} rconf;
+
+/* KL(c || data shares of run r) */
+static double kl_to_shares(const run_t *r, const double *c) {
+    int n = r->clients, C = flce_dataset_classes(r->dataset) ? flce_dataset_classes(r->dataset) : 10;
+    double *q = malloc(sizeof(double) * (size_t)n);
+    if (!q || n < 1 || r->samples[0] <= 0) {
+        free(q);
+        return NAN;
+    }
+    flce_data_shares(r->samples, NULL, C, n, q);
+    double k = flce_kl(c, q, n, NULL);
+    free(q);
+    return k >= 0 ? k : NAN; /* -1: an entry negative or not finite */
+}
+
+/* column `col` (1-based, after the client number) of a per-client CSV of run r (n rows) into
+ * c [n]; 0 when the file is missing or does not hold every client */
+static int read_client_csv(const run_t *r, const char *path, int col, double *c) {
+    FILE *f = flce_fopen_input(path);
+    if (!f) return 0;
+    char line[1024];
+    int got = 0;
+    for (int k = 0; k < r->clients; k++) c[k] = NAN;
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *end;
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 0 || k >= r->clients) continue;
+        p = end;
+        double v = NAN;
+        for (int j = 0; j < col && p && *p == ','; j++) {
+            v = strtod(p + 1, &end);
+            p = end == p + 1 ? NULL : end;
+        }
+        if (p && isfinite(v) && isnan(c[k])) c[k] = v, got++;
+    }
+    fclose(f);
+    return got == r->clients;
+}
+
+static int seed_slot(rconf *c, const run_t *r) {
+    for (int s = 0; s < c->ns; s++)
+        if (!strcmp(c->part[s], r->partdig)) return s;
+    if (c->ns == MAXS) return -1;
+    snprintf(c->part[c->ns], sizeof c->part[0], "%s", r->partdig);
+    c->seed[c->ns] = r->seed;
+    return c->ns++;
+}
+
+static int ps_of(const run_t *r) {
+    const char *p = r->cfg ? flce_json_str(r->cfg, "prototypes") : NULL;
+    return p && !strcmp(p, "all") ? 1 : 0;
+}
+
+static void rconf_init(rconf *c) {
+    memset(c, 0, sizeof *c);
+    for (int a = 0; a < NPS; a++) {
+        for (int s = 0; s < MAXS; s++) c->flce_acc[a][s] = NAN;
+        for (int b = 0; b < NPS; b++)
+            for (int m = 0; m < NMISS; m++)
+                for (int s = 0; s < MAXS; s++) c->flce[a][b][m][s] = NAN;
+    }
+    for (int b = 0; b < MAXB; b++)
+        for (int s = 0; s < MAXS; s++) {
+            c->base_acc[b][s] = NAN;
+            for (int q = 0; q < NRULE; q++) c->base_kl[b][q][s] = NAN;
+        }
+}
+
+/* The runs that carry readings, by configuration; the number of configurations. */
+static int collect(report *R, rconf *cf) {
+    static const char *drop[] = {"seed", "algo", "ablate", "prototypes", "missing"};
+    int nc = 0;
+    for (int i = 0; i < R->nr; i++) {
+        const run_t *r = &R->runs[i];
+        int flce = !strcmp(r->algo, "flce");
+        if (r->ablate[0] || is_shapley(r->algo) || r->clients < 1) continue;
+        char p[1400];
+        double *c = malloc(sizeof(double) * (size_t)r->clients);
+        if (!c) return -1;
+        char *key = flce_run_key(r, drop, 5);
+        if (!key) {
+            free(c);
+            return -1;
+        }
+        int j = 0;
+        while (j < nc && strcmp(cf[j].key, key)) j++;
+        int have = 0; /* anything of a reading in this run */
+        if (flce) {
+            for (int e = 0; e < NPS && !have; e++)
+                for (int m = 0; m < NMISS && !have; m++) {
+                    snprintf(p, sizeof p, "%s/readings/%s-%s-r%d/contributions.csv", r->dir, PS[e], MISS[m], r->T);
+                    have = read_client_csv(r, p, 1, c);
+                }
+        } else {
+            snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
+            have = read_client_csv(r, p, 1, c);
+        }
+        if (!have || (j == nc && nc == MAXC)) {
+            free(key), free(c);
+            continue;
+        }
+        if (j == nc) rconf_init(&cf[nc]), cf[nc].key = key, cf[nc].any = r, nc++;
+        else free(key);
+        rconf *x = &cf[j];
+        int s = seed_slot(x, r);
+        if (s < 0) {
+            free(c);
+            continue;
+        }
+        if (flce) {
+            int a = ps_of(r);
+            x->flce_acc[a][s] = r->fin_acc;
+            for (int e = 0; e < NPS; e++)
+                for (int m = 0; m < NMISS; m++) {
+                    snprintf(p, sizeof p, "%s/readings/%s-%s-r%d/contributions.csv", r->dir, PS[e], MISS[m], r->T);
+                    if (read_client_csv(r, p, 1, c)) x->flce[a][e][m][s] = kl_to_shares(r, c);
+                    else if (e == a && m == 0) x->flce[a][e][m][s] = r->kl_final; /* its own reading: contributions.csv */
+                }
+        } else {
+            int b = 0;
+            while (b < x->nb && strcmp(x->base[b], r->algo)) b++;
+            if (b == MAXB) {
+                free(c);
+                continue;
+            }
+            if (b == x->nb) snprintf(x->base[x->nb++], sizeof x->base[0], "%s", r->algo);
+            x->base_acc[b][s] = r->fin_acc;
+            snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
+            for (int q = 0; q < NRULE; q++)
+                if (read_client_csv(r, p, q + 1, c)) x->base_kl[b][q][s] = kl_to_shares(r, c);
+        }
+        free(c);
+    }
+    return nc;
+}
+
+/* One claim under one reading: "FLCE's metric below (sign -1) or above (sign +1) every
+ * baseline's", paired over seeds; the comparison furthest from the claim into worst. Returns 1
+ * holds, -1 does not hold, 0 inconclusive, 2 nothing to compare. */
+static int judge(const rconf *c, const double *fl, double (*base)[MAXS], int sign, char *worst, size_t cap, FILE *csv,
+                 const char *claim, const char *conf, const char *reading) {
+    int any = 0, fail = 0, open = 0;
+    double wd = INFINITY;
+    worst[0] = '\0';
+    for (int b = 0; b < c->nb; b++) {
+        double d[MAXS];
+        int n = 0;
+        for (int s = 0; s < c->ns; s++)
+            if (!isnan(fl[s]) && !isnan(base[b][s])) d[n++] = fl[s] - base[b][s];
+        if (!n) continue;
+        double mean, half;
+        report_mean_ci(d, n, &mean, &half);
+        int v = n < 2 || isnan(half) ? 0 : sign * mean - half > 0 ? 1 : sign * mean + half < 0 ? -1 : 0;
+        any = 1, fail |= v < 0, open |= v == 0;
+        if (sign * mean < wd) {
+            wd = sign * mean;
+            if (n > 1) snprintf(worst, cap, "FLCE - %s %+.4f ± %.4f (n=%d)", c->base[b], mean, half, n);
+            else snprintf(worst, cap, "FLCE - %s %+.4f (n=1)", c->base[b], mean);
+        }
+        if (csv) {
+            fprintf(csv, "%s,%s,%s,%s,%.10g,", csv_q(claim), csv_q(conf), csv_q(reading), csv_q(c->base[b]), mean);
+            if (n > 1 && !isnan(half)) fprintf(csv, "%.10g", half); /* empty: one seed */
+            fprintf(csv, ",%d,%s\n", n, v > 0 ? "holds" : v < 0 ? "fails" : "inconclusive");
+        }
+    }
+    return !any ? 2 : fail ? -1 : open ? 0 : 1;
+}
+
+int report_readings(report *R) {
+    rconf *cf = calloc(MAXC, sizeof *cf);
+    if (!cf) return 0;
+    int nc = collect(R, cf);
+    if (nc <= 0) {
+        free(cf);
+        return nc == 0;
+    }
+    FILE *md = R->md, *ht = R->ht, *csv = NULL;
+    char p[1200];
+    snprintf(p, sizeof p, "%s/readings_claims.csv", R->out);
+    if ((csv = report_fopen(p))) fprintf(csv, "claim,configuration,reading,baseline,mean_difference,half_width_95,n,verdict\n");
+    fprintf(md, "\n## Claims by reading\n\n");
+    fprintf(ht, "<h2>Claims by reading</h2>\n");
+    const char *intro =
+        "The paper leaves three choices open, and each is a setting (docs/decisions.md, the readings experiment): FLCE's "
+        "prototype samples (correct: the text; all: the equation), a selected client's missing prototype in the completion "
+        "(an observed zero, or unobserved), and the baselines' contribution rule (cos_global: against the round's weighted "
+        "global update, the harness's default; cos_mean: against the unweighted mean update; cos_model: local model against "
+        "the new global model; weight: the method's own aggregation weight). Each row judges the KL claim under one reading "
+        "(FLCE trained and evaluated with the same prototype samples) by the study's rule: FLCE's KL minus each baseline's, "
+        "paired over seeds, a 95% interval; holds when every comparison lies below 0.";
+    fprintf(md, "%s\n\n", intro);
+    fprintf(ht, "<p>%s</p>\n", intro);
+    /* the summary: per configuration, the 16 readings counted by verdict */
+    static const char *sh[] = {"configuration", "seeds", "holds under", "does not hold under", "inconclusive under"};
+    rtable st;
+    rt_begin_class(&st, md, ht, "small", 5, sh);
+    const char *claim = "FLCE's KL the lowest except FedSV";
+    for (int k = 0; k < nc; k++) {
+        rconf *c = &cf[k];
+        char conf[200], lists[3][2048] = {"", "", ""};
+        size_t ln[3] = {0, 0, 0};
+        int cnt[3] = {0, 0, 0};
+        report_configuration(c->any, conf, sizeof conf);
+        for (int a = 0; a < NPS; a++)
+            for (int m = 0; m < NMISS; m++)
+                for (int q = 0; q < NRULE; q++) {
+                    char rd[96], w[200];
+                    snprintf(rd, sizeof rd, "%s/%s/%s", PS[a], MISS[m], RULE[q]);
+                    double bk[MAXB][MAXS];
+                    for (int b = 0; b < c->nb; b++) memcpy(bk[b], c->base_kl[b][q], sizeof bk[b]);
+                    int v = judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, csv, claim, conf, rd);
+                    if (v == 2) continue;
+                    int slot = v > 0 ? 0 : v < 0 ? 1 : 2;
+                    cnt[slot]++;
+                    flce_catf(lists[slot], sizeof lists[slot], &ln[slot], "%s%s", ln[slot] ? "; " : "", rd);
+                }
+        if (!cnt[0] && !cnt[1] && !cnt[2]) continue; /* no FLCE run with readings here */
+        char c0[2100], c1[2100], c2[2100];
+        snprintf(c0, sizeof c0, "%d: %s", cnt[0], lists[0]), snprintf(c1, sizeof c1, "%d: %s", cnt[1], lists[1]);
+        snprintf(c2, sizeof c2, "%d: %s", cnt[2], lists[2]);
+        rt_row_begin(&st, NULL);
+        rt_cell(&st, conf, NULL, NULL, 0);
+        char ns[16];
+        snprintf(ns, sizeof ns, "%d", c->ns);
+        rt_cell(&st, ns, NULL, NULL, 0);
+        rt_cell(&st, c0, NULL, cnt[0] ? "holds" : NULL, 0), rt_cell(&st, c1, NULL, cnt[1] ? "fails" : NULL, 0);
+        rt_cell(&st, c2, NULL, cnt[2] ? "open" : NULL, 0);
+        rt_row_end(&st);
+    }
+    rt_end(&st);
+    const char *key = "A reading is written samples/missing/rule: FLCE's prototype samples (training and evaluation), "
+                      "its missing prototypes, the baselines' contribution rule. The claim tested: \"FLCE's KL the lowest "
+                      "except FedSV\" (FedSV and the other Shapley methods are not among these runs).";
+    fprintf(md, "\n%s\n", key);
+    fprintf(ht, "<p>%s</p>\n", key);
+    /* per configuration: every reading's numbers, and FLCE's KL by training and evaluation reading */
+    for (int k = 0; k < nc; k++) {
+        rconf *c = &cf[k];
+        char conf[200];
+        report_configuration(c->any, conf, sizeof conf);
+        fprintf(md, "\n### %s: each reading\n\n", MD(conf));
+        fprintf(ht, "<details><summary>%s: each reading (%d seeds)</summary>\n", H(conf), c->ns);
+        static const char *h[] = {"reading", "FLCE's KL", "the comparison furthest from the claim", "verdict"};
+        rtable t;
+        rt_begin_class(&t, md, ht, "small", 4, h);
+        for (int a = 0; a < NPS; a++)
+            for (int m = 0; m < NMISS; m++)
+                for (int q = 0; q < NRULE; q++) {
+                    char rd[96], w[200], kl[64];
+                    snprintf(rd, sizeof rd, "%s/%s/%s", PS[a], MISS[m], RULE[q]);
+                    double bk[MAXB][MAXS];
+                    for (int b = 0; b < c->nb; b++) memcpy(bk[b], c->base_kl[b][q], sizeof bk[b]);
+                    int v = judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL);
+                    if (v == 2) continue;
+                    report_fmt_ci(kl, sizeof kl, c->flce[a][a][m], c->ns, 4);
+                    rt_row_begin(&t, NULL);
+                    rt_cell(&t, rd, NULL, NULL, 0), rt_cell(&t, kl, NULL, NULL, 0), rt_cell(&t, w, NULL, NULL, 0);
+                    rt_cell(&t, v > 0 ? "holds" : v < 0 ? "does not hold" : "inconclusive", NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
+                    rt_row_end(&t);
+                }
+        rt_end(&t);
+        /* the prototype reading's effect on evaluation against its effect on training */
+        static const char *h2[] = {"FLCE trained with", "evaluated: correct, zero", "evaluated: all, zero", "evaluated: correct, unobserved",
+                                   "evaluated: all, unobserved", "accuracy"};
+        rt_begin_class(&t, md, ht, "small", 6, h2);
+        for (int a = 0; a < NPS; a++) {
+            int any = 0;
+            for (int s = 0; s < c->ns; s++) any |= !isnan(c->flce_acc[a][s]);
+            if (!any) continue;
+            char cell[4][64], acc[64];
+            for (int m = 0; m < NMISS; m++)
+                for (int e = 0; e < NPS; e++) report_fmt_ci(cell[m * 2 + e], sizeof cell[0], c->flce[a][e][m], c->ns, 4);
+            report_fmt_ci(acc, sizeof acc, c->flce_acc[a], c->ns, 4);
+            rt_rowf(&t, "%s samples\t%s\t%s\t%s\t%s\t%s", PS[a], cell[0], cell[1], cell[2], cell[3], acc);
+        }
+        rt_end(&t);
+        char note[300];
+        snprintf(note, sizeof note, "FLCE's KL (mean ± 95%% interval over seeds) by the prototype samples it trained with and "
+                                    "those of its evaluation: a row is one training trajectory, evaluated four ways.");
+        fprintf(md, "\n%s\n", note);
+        fprintf(ht, "<p>%s</p></details>\n", note);
+    }
+    if (csv) {
+        report_fclose(csv);
+        fprintf(md, "\nEvery comparison: [readings_claims.csv](readings_claims.csv).\n");
+        fprintf(ht, "<p>Every comparison: <a href=\"readings_claims.csv\">readings_claims.csv</a>.</p>\n");
+    }
+    for (int k = 0; k < nc; k++) free(cf[k].key);
+    free(cf);
+    return 1;
+}
