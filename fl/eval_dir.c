@@ -1,0 +1,172 @@
+/* eval_dir.c: a trace folder evaluated as `flce eval` evaluates it (docs/formats.md): the
+ * trace read and checked, the settings its completion.json records taken where the caller
+ * gives none, the prototype reading chosen (prototypes_alt.npy holds the other), the first R
+ * rounds, then flce_eval_trace. `flce eval` and the C API of libflce (fl/flce_api.c, for the
+ * Python package) both call this, so that they give the same bits. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eval_dir.h"
+
+void flce_eval_opts_default(flce_eval_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->max_iter = 500;
+    o->rounds = -1;
+}
+
+/* "M V Q CMC" (spaces or commas) into ab; FLCE_ERR_ARG on another word */
+static flce_status parse_ablate(const char *s, flce_ablation *ab, flce_err *e) {
+    char w[64];
+    while (s && *s) {
+        size_t k = strcspn(s, " ,");
+        if (k) {
+            snprintf(w, sizeof w, "%.*s", (int)(k < 63 ? k : 63), s);
+            if (!strcasecmp(w, "M")) ab->no_mass = 1;
+            else if (!strcasecmp(w, "V")) ab->no_velocity = 1;
+            else if (!strcasecmp(w, "Q")) ab->no_momentum = 1;
+            else if (!strcasecmp(w, "CMC")) ab->no_completion = 1;
+            else if (!strcasecmp(w, "CL"))
+                return flce_fail(e, FLCE_ERR_ARG, "--ablate CL changes local training: use it with flce run, not on a trace");
+            else return flce_fail(e, FLCE_ERR_ARG, "--ablate '%s': unknown (M, V, Q or CMC)", w);
+        }
+        s += k;
+        while (*s == ' ' || *s == ',') s++;
+    }
+    return FLCE_OK;
+}
+
+flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e) {
+    memset(r, 0, sizeof *r);
+    flce_completion_cfg cc;
+    flce_completion_cfg_default(&cc);
+    flce_ablation ab = {0};
+    flce_status st;
+    int ablate_given = o->ablate != NULL, version = FLCE_COMPLETION_VERSION;
+    uint64_t seed = o->has_seed ? o->seed : 1;
+    if ((st = parse_ablate(o->ablate, &ab, e))) return st;
+    if ((st = flce_completion_parse(o->rank, o->mu, o->solver, o->completion, &cc, e))) return st;
+    if (o->max_iter < 1) return flce_fail(e, FLCE_ERR_ARG, "--max-iter %d: must be at least 1", o->max_iter);
+    if (seed > ((uint64_t)1 << 53)) /* completion_eval.json records it as a JSON number: exact up to 2^53 */
+        return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992", (unsigned long long)seed);
+    struct stat sb;
+    if (!dir || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "%s: no such trace directory", dir ? dir : "(none)");
+    if (o->proto_samples && strcmp(o->proto_samples, "correct") && strcmp(o->proto_samples, "all"))
+        return flce_fail(e, FLCE_ERR_ARG, "--proto-samples '%s': correct or all", o->proto_samples);
+    if (o->missing && strcmp(o->missing, "zero") && strcmp(o->missing, "unobserved"))
+        return flce_fail(e, FLCE_ERR_ARG, "--missing '%s': zero or unobserved", o->missing);
+    if (o->missing) cc.missing_unobserved = !strcmp(o->missing, "unobserved");
+    /* a trace written by `flce run` records its completion seed, settings and ablations: taken
+     * where the caller does not give them */
+    int recorded_all = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
+    char cj[1200];
+    snprintf(cj, sizeof cj, "%s/completion.json", dir);
+    if (lstat(cj, &sb) == 0) {
+        flce_completion_file cf;
+        if ((st = flce_completion_read(cj, &cf, e))) return st == FLCE_ERR_ARG ? FLCE_ERR_FORMAT : st; /* damaged: like any trace file */
+        if (cf.has_seed && !o->has_seed) seed = cf.seed;
+        version = cf.version;
+        if (cf.missing[0] && !o->missing) cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
+        if (cf.prototypes[0]) recorded_all = !strcmp(cf.prototypes, "all");
+        const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
+        const char *got_v[4] = {NULL, NULL, NULL, NULL};
+        for (int i = 0; i < 4; i++)
+            if (vals[i][0] && !given[i]) got_v[i] = vals[i];
+        flce_err ce;
+        if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", cj, ce.msg);
+        if (!ablate_given && (st = parse_ablate(cf.ablate, &ab, e))) return FLCE_ERR_FORMAT;
+    }
+    int want_all = o->proto_samples ? !strcmp(o->proto_samples, "all") : recorded_all;
+    const char *proto_file = want_all == recorded_all ? NULL : "prototypes_alt.npy";
+    cc.proto_all = want_all;
+    if (proto_file) {
+        char pa[1300];
+        snprintf(pa, sizeof pa, "%s/%s", dir, proto_file);
+        if (stat(pa, &sb) != 0)
+            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no prototypes_alt.npy (runs since 2026-11-27 record both)",
+                             o->proto_samples, dir, recorded_all ? "all" : "correct");
+    }
+    if (version != FLCE_COMPLETION_VERSION)
+        return flce_fail(e, FLCE_ERR_ARG, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", cj, version,
+                         FLCE_COMPLETION_VERSION);
+    if (o->tol < 0 || !isfinite(o->tol) || o->tol >= 1) return flce_fail(e, FLCE_ERR_ARG, "--tol %g: must be from 0 to below 1", o->tol);
+    if (o->threads < 0 || o->threads > 64) return flce_fail(e, FLCE_ERR_ARG, "--threads %d: must be 0 (one per CPU) to 64", o->threads);
+    cc.version = version, cc.tol = o->tol, cc.threads = o->threads;
+
+    int weights_bad = 0;
+    if ((st = flce_trace_load_as(dir, proto_file, o->round_weights, o->class_weights, &r->tf, &weights_bad, e)))
+        return weights_bad ? FLCE_ERR_ARG : st; /* a weight file that does not fit the trace: a usage error */
+    if (!r->tf.tr.prototypes) { /* a run's Q.npy: its own ablations M, V, Q are in it already */
+        if (ablate_given) {
+            flce_ablation given = {0};
+            parse_ablate(o->ablate, &given, e);
+            if (given.no_mass || given.no_velocity || given.no_momentum)
+                return flce_fail(e, FLCE_ERR_ARG, "--ablate M, V or Q: %s has Q.npy but no prototypes.npy; its Q holds the run's own ablation", dir);
+        }
+        r->ab_rec = ab; /* recorded as the run's */
+        ab.no_mass = ab.no_velocity = ab.no_momentum = 0;
+    } else r->ab_rec = ab;
+    if (o->rounds >= 0) {
+        if (o->rounds < 1 || o->rounds > r->tf.tr.T)
+            return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: the trace has %d rounds", o->rounds, r->tf.tr.T);
+        r->tf.tr.T = o->rounds; /* every array is round-major: the first R rounds are its prefix */
+    }
+    cc.max_iter = o->max_iter;
+    cc.seed = seed;
+    r->cc = cc, r->ab = ab;
+    return flce_eval_trace(&r->tf.tr, &ab, &cc, &r->res, e);
+}
+
+void flce_eval_run_free(flce_eval_run *r) {
+    flce_eval_result_free(&r->res);
+    flce_trace_files_free(&r->tf);
+}
+
+flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e) {
+    const flce_eval_result *res = &r->res;
+    int T = r->tf.tr.T, n = r->tf.tr.n, C = r->tf.tr.C;
+    char p[4200];
+    struct stat osb;
+    int made = stat(out, &osb) != 0;
+    if (!made && !S_ISDIR(osb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "--out %s: not a directory", out);
+    flce_status st = FLCE_OK;
+    int64_t shp[3] = {T, n, C};
+    if (flce_mkdirs(out) != 0) return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot create", out);
+    snprintf(p, sizeof p, "%s/Q.npy", out);
+    st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res->Q, e);
+    snprintf(p, sizeof p, "%s/X_completed.npy", out);
+    if (!st) st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res->X, e);
+    size_t cap = 64 + (size_t)n * 48, len = 0;
+    char *csv = st ? NULL : malloc(cap);
+    if (!st && !csv) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    if (!st) {
+        flce_catf(csv, cap, &len, "client,contribution\n");
+        for (int k = 0; k < n; k++) flce_catf(csv, cap, &len, "%d,%.17g\n", k, res->CE[k]); /* 48 bytes a line is enough */
+        snprintf(p, sizeof p, "%s/contributions.csv", out);
+        st = flce_write_file_atomic(p, csv, len, e);
+    }
+    free(csv);
+    if (!st) {
+        char ablate_s[32];
+        snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", r->ab_rec.no_mass ? "M " : "", r->ab_rec.no_velocity ? "V " : "",
+                 r->ab_rec.no_momentum ? "Q " : "", r->ab_rec.no_completion ? "CMC" : "");
+        snprintf(p, sizeof p, "%s/completion_eval.json", out);
+        st = flce_completion_record(p, &r->cc, ablate_s, C, res, e);
+    }
+    if (st) { /* the four files, whole or not at all: a failed write (a full disk) removes them all, and the folder where
+                 this call made it */
+        static const char *files[] = {"Q.npy", "X_completed.npy", "contributions.csv", "completion_eval.json"};
+        for (int i = 0; i < 4; i++) {
+            snprintf(p, sizeof p, "%s/%s", out, files[i]);
+            if (lstat(p, &osb) == 0 && S_ISREG(osb.st_mode)) remove(p);
+        }
+        if (made) rmdir(out);
+        snprintf(e->msg + strlen(e->msg), sizeof e->msg - strlen(e->msg), " (nothing written)");
+    }
+    return st;
+}
