@@ -21,15 +21,18 @@ run_ctest() {
 }
 
 # what only the tests need: Debian's Chromium, and playwright-core from npm to drive it (the
-# report's browser test, tests/report_browser.sh); nothing is downloaded for a browser
+# report's browser test, tests/report_browser.sh; nothing is downloaded for a browser), and
+# Debian's python3-numpy, python3-pytest and python3-torch (the Python package's tests)
 need=""
 [ -x /usr/bin/chromium ] || need="chromium"
+# the Python package's tests (ctest python): Debian's NumPy, pytest and PyTorch for /usr/bin/python3
+/usr/bin/python3 -c "import numpy, pytest, torch" 2> /dev/null || need="$need python3-numpy python3-pytest python3-torch"
 command -v node > /dev/null || need="$need nodejs"
 command -v npm > /dev/null || need="$need npm"
 if [ -n "$need" ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null ||
-    echo "test.sh: could not install$need: the browser test will be skipped" >&2
+    echo "test.sh: could not install$need: the browser and Python tests will be skipped" >&2
 fi
 if [ ! -d tests/browser/node_modules/playwright-core ] && command -v npm > /dev/null; then
   (cd tests/browser && npm install --no-audit --no-fund --silent > /dev/null 2>&1) ||

@@ -1,0 +1,209 @@
+/* flce_api.c: libflce's C API (flce.h) over the harness's own functions: the prototypes
+ * (flce_prototypes), the trace files (the .npy writer and the completion record that `flce run`
+ * uses) and the evaluation (flce_eval_dir, what `flce eval` calls). Nothing here computes an
+ * equation of its own. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "eval_dir.h"
+#include "flce.h"
+
+static _Thread_local char last_error[sizeof(((flce_err *)0)->msg)];
+
+int flce_api_version(void) { return FLCE_API_VERSION; }
+const char *flce_last_error(void) { return last_error; }
+
+/* 0, 2 (an argument: FLCE_ERR_ARG) or 1, the message kept */
+static int done(flce_status st, const flce_err *e) {
+    if (!st) {
+        last_error[0] = '\0';
+        return 0;
+    }
+    snprintf(last_error, sizeof last_error, "%s", e->msg);
+    return st == FLCE_ERR_ARG ? 2 : 1;
+}
+
+static int arg_error(const char *msg) {
+    snprintf(last_error, sizeof last_error, "%s", msg);
+    return 2;
+}
+
+int flce_api_prototypes(const float *z, const int32_t *labels, const int32_t *pred, int n, int d, int C, const char *reading,
+                        float *proto, int32_t *count) {
+    int all = reading && !strcmp(reading, "all");
+    if (!reading || (!all && strcmp(reading, "correct"))) return arg_error("reading: correct or all");
+    if (n < 0 || d < 1 || C < 1) return arg_error("prototypes: n >= 0, d >= 1 and C >= 1 needed");
+    if (!z || !labels || !proto || !count || (!all && !pred)) return arg_error("prototypes: an array is missing");
+    for (int i = 0; i < n; i++) {
+        if (labels[i] < 0 || labels[i] >= C) {
+            snprintf(last_error, sizeof last_error, "labels[%d] = %d: not a class of %d", i, labels[i], C);
+            return 2;
+        }
+        if (!all && (pred[i] < 0 || pred[i] >= C)) {
+            snprintf(last_error, sizeof last_error, "predictions[%d] = %d: not a class of %d", i, pred[i], C);
+            return 2;
+        }
+    }
+    for (size_t i = 0; i < (size_t)n * d; i++)
+        if (!isfinite(z[i])) {
+            snprintf(last_error, sizeof last_error, "features[%zu][%zu] is not finite", i / (size_t)d, i % (size_t)d);
+            return 2;
+        }
+    flce_prototypes(z, (const int *)labels, (const int *)(all ? labels : pred), n, d, C, proto, (int *)count);
+    last_error[0] = '\0';
+    return 0;
+}
+
+/* prototypes [T][n][C][d]: NaN for every class of a client not selected, each class vector of a
+ * selected client all finite or all NaN (as the evaluator requires) */
+static int check_protos(const char *what, int T, int n, int C, int d, const float *p, const uint8_t *sel) {
+    for (int t = 0; t < T; t++)
+        for (int k = 0; k < n; k++)
+            for (int c = 0; c < C; c++) {
+                const float *v = p + (((size_t)t * n + k) * C + c) * d;
+                int nan = 0;
+                for (int j = 0; j < d; j++) nan += isnan(v[j]) ? 1 : isinf(v[j]) ? d + 1 : 0;
+                if (nan > d) {
+                    snprintf(last_error, sizeof last_error, "%s[%d][%d][%d]: an infinite value", what, t, k, c);
+                    return 2;
+                }
+                if (nan && nan < d) {
+                    snprintf(last_error, sizeof last_error, "%s[%d][%d][%d]: partly NaN (a prototype is all finite or all NaN)", what, t, k, c);
+                    return 2;
+                }
+                if (!sel[(size_t)t * n + k] && nan < d) {
+                    snprintf(last_error, sizeof last_error, "%s[%d][%d][%d]: a prototype of a client not selected in round %d", what, t, k,
+                             c, t + 1);
+                    return 2;
+                }
+            }
+    return 0;
+}
+
+int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const float *prototypes, const uint8_t *selected,
+                         const int64_t *sizes, const double *class_weights, const float *prototypes_alt, const char *reading,
+                         uint64_t seed, const char *rank, const char *mu, const char *missing) {
+    flce_err e = {{0}};
+    if (!dir || !*dir) return arg_error("trace: no folder given");
+    if (T < 1 || n < 1 || C < 1 || d < 1 || T > 1000000 || n > 100000 || C > 10000 || d > 65536)
+        return arg_error("trace: T, n, C and d must be at least 1 (and T <= 1e6, n <= 1e5, C <= 1e4, d <= 65536)");
+    if (!prototypes || !selected || !sizes) return arg_error("trace: prototypes, selected and sizes are needed");
+    if (!reading || (strcmp(reading, "correct") && strcmp(reading, "all"))) return arg_error("reading: correct or all");
+    if (missing && strcmp(missing, "zero") && strcmp(missing, "unobserved")) return arg_error("missing: zero or unobserved");
+    if (seed > ((uint64_t)1 << 53)) return arg_error("seed: at most 2^53");
+    for (size_t i = 0; i < (size_t)T * n; i++)
+        if (selected[i] > 1) {
+            snprintf(last_error, sizeof last_error, "selected[%zu][%zu] = %d: 0 or 1", i / (size_t)n, i % (size_t)n, selected[i]);
+            return 2;
+        }
+    for (int k = 0; k < n; k++)
+        if (sizes[k] < 1) {
+            snprintf(last_error, sizeof last_error, "sizes[%d] = %lld: a client holds at least one sample", k, (long long)sizes[k]);
+            return 2;
+        }
+    if (class_weights) {
+        double s = 0;
+        for (int c = 0; c < C; c++) {
+            if (!(class_weights[c] >= 0) || !isfinite(class_weights[c])) return arg_error("class_weights: finite and >= 0");
+            s += class_weights[c];
+        }
+        if (!(s > 0)) return arg_error("class_weights: all 0");
+    }
+    int rc = check_protos("prototypes", T, n, C, d, prototypes, selected);
+    if (!rc && prototypes_alt) rc = check_protos("prototypes_alt", T, n, C, d, prototypes_alt, selected);
+    if (rc) return rc;
+    flce_completion_cfg cc;
+    flce_completion_cfg_default(&cc);
+    flce_status st = flce_completion_parse(rank, mu, NULL, NULL, &cc, &e);
+    if (st) return done(st, &e);
+    cc.seed = seed, cc.proto_all = !strcmp(reading, "all"), cc.missing_unobserved = missing && !strcmp(missing, "unobserved");
+    if (flce_mkdirs(dir) != 0) {
+        snprintf(last_error, sizeof last_error, "%s: cannot create the folder", dir);
+        return 1;
+    }
+    char p[4200];
+    int64_t sp[4] = {T, n, C, d}, ss[2] = {T, n}, sn[1] = {n}, sc[1] = {C};
+    snprintf(p, sizeof p, "%s/prototypes.npy", dir);
+    st = flce_npy_write(p, FLCE_NPY_F32, 4, sp, prototypes, &e);
+    if (!st && prototypes_alt) {
+        snprintf(p, sizeof p, "%s/prototypes_alt.npy", dir);
+        st = flce_npy_write(p, FLCE_NPY_F32, 4, sp, prototypes_alt, &e);
+    }
+    snprintf(p, sizeof p, "%s/selected.npy", dir);
+    if (!st) st = flce_npy_write(p, FLCE_NPY_U8, 2, ss, selected, &e);
+    snprintf(p, sizeof p, "%s/data_sizes.npy", dir);
+    if (!st) st = flce_npy_write(p, FLCE_NPY_I64, 1, sn, sizes, &e);
+    if (!st && class_weights) {
+        snprintf(p, sizeof p, "%s/class_weights.npy", dir);
+        st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, class_weights, &e);
+    }
+    snprintf(p, sizeof p, "%s/completion.json", dir);
+    if (!st) st = flce_completion_record(p, &cc, "", 0, NULL, &e); /* as flce run writes it before its first round */
+    return done(st, &e);
+}
+
+int flce_api_trace_shape(const char *dir, int64_t *shape) {
+    flce_err e = {{0}};
+    struct stat sb;
+    if (!dir || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        snprintf(last_error, sizeof last_error, "%s: no such trace directory", dir ? dir : "(none)");
+        return 2;
+    }
+    flce_trace_files tf;
+    int bad = 0;
+    flce_status st = flce_trace_load(dir, NULL, NULL, &tf, &bad, &e);
+    if (!st) shape[0] = tf.tr.T, shape[1] = tf.tr.n, shape[2] = tf.tr.C, shape[3] = tf.tr.d;
+    if (!st) flce_trace_files_free(&tf);
+    return done(st, &e);
+}
+
+int flce_api_evaluate(const char *dir, const char *rank, const char *mu, const char *solver, const char *completion,
+                      const char *proto_samples, const char *missing, const char *ablate, const char *round_weights,
+                      const char *class_weights, int rounds, int max_iter, int has_seed, uint64_t seed, double tol, int threads,
+                      const char *out_dir, double *contributions, double *Q, double *X, int32_t *rank_used, double *mu_used,
+                      double *cv_error, char *settings, size_t cap) {
+    flce_err e = {{0}};
+    flce_eval_opts o;
+    flce_eval_opts_default(&o);
+    o.rank = rank, o.mu = mu, o.solver = solver, o.completion = completion, o.proto_samples = proto_samples, o.missing = missing;
+    o.ablate = ablate, o.round_weights = round_weights, o.class_weights = class_weights;
+    o.rounds = rounds, o.max_iter = max_iter > 0 ? max_iter : 500, o.has_seed = has_seed, o.seed = seed, o.tol = tol, o.threads = threads;
+    if (max_iter == 0 || max_iter < -1) return arg_error("max_iter: at least 1");
+    flce_eval_run r;
+    flce_status st = flce_eval_dir(dir, &o, &r, &e);
+    if (!st && out_dir) st = flce_eval_write(out_dir, &r, &e);
+    if (!st) {
+        size_t T = (size_t)r.tf.tr.T, n = (size_t)r.tf.tr.n, C = (size_t)r.tf.tr.C;
+        if (contributions) memcpy(contributions, r.res.CE, sizeof(double) * n);
+        if (Q) memcpy(Q, r.res.Q, sizeof(double) * T * n * C);
+        if (X) memcpy(X, r.res.X, sizeof(double) * T * n * C);
+        for (size_t c = 0; c < C; c++) {
+            if (rank_used) rank_used[c] = r.res.rank[c];
+            if (mu_used) mu_used[c] = r.res.mu[c];
+            if (cv_error) cv_error[c] = r.res.cv_error ? r.res.cv_error[c] : NAN;
+        }
+        if (settings && cap) {
+            cJSON *js = cJSON_CreateObject();
+            char *txt = NULL;
+            if (js && flce_completion_settings_add(js, &r.cc)) {
+                cJSON_AddStringToObject(js, "missing", r.cc.missing_unobserved ? "unobserved" : "zero");
+                cJSON_AddStringToObject(js, "prototypes", r.cc.proto_all ? "all" : "correct");
+                flce_json_add_number(js, "seed", (double)r.cc.seed);
+                char ab[32];
+                snprintf(ab, sizeof ab, "%s%s%s%s", r.ab.no_mass ? "M " : "", r.ab.no_velocity ? "V " : "", r.ab.no_momentum ? "Q " : "",
+                         r.ab.no_completion ? "CMC" : "");
+                cJSON_AddStringToObject(js, "ablate", ab);
+                flce_json_add_number(js, "rounds", (double)T);
+                txt = cJSON_PrintUnformatted(js);
+            }
+            snprintf(settings, cap, "%s", txt ? txt : "{}");
+            free(txt);
+            cJSON_Delete(js);
+        }
+    }
+    flce_eval_run_free(&r);
+    return done(st, &e);
+}

@@ -1,0 +1,316 @@
+"""FLCE from Python: record a trace from your own training loop, get the contributions
+``flce eval`` gives, bit for bit (it is the same C code: libflce, api/flce.h).
+
+    import flce
+    w = flce.TraceWriter("run/trace", clients=10, classes=10, sizes=sizes, dim=64, seed=1)
+    for t in range(T):
+        protos = {k: flce.prototypes(z_k, y_k, pred_k)[0] for k in selected}   # [C][d], NaN where none
+        w.add_round(t, selected, protos)
+    w.close()
+    res = flce.evaluate("run/trace")          # res.contributions [n], res.X [T][n][C], res.settings
+    run = flce.read_run("runs/x/flce")        # a run folder of `flce run` as arrays and dicts
+
+Errors from C arrive as ``flce.FlceError`` (``flce.UsageError`` for a wrong argument or a file
+that does not fit) with the C message; a bad trace raises, it never crashes the interpreter.
+The library is found at $FLCE_LIB, beside this file (an installed package), in the source
+tree's build folder (../../build/libflce.so), or on the system's library path.
+"""
+import csv
+import ctypes
+import ctypes.util
+import json
+import math
+import os
+import tempfile
+
+import numpy as np
+
+__all__ = ["FlceError", "UsageError", "TraceWriter", "prototypes", "evaluate", "Evaluation", "read_run", "library_path"]
+
+
+class FlceError(RuntimeError):
+    """A failure of the work (a damaged trace, out of memory), with the C message."""
+
+
+class UsageError(FlceError, ValueError):
+    """A wrong argument: a shape, a word, a file that does not fit the trace."""
+
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.environ.get("FLCE_LIB", ""), os.path.join(here, "libflce.so"),
+                  os.path.join(here, "..", "..", "build", "libflce.so")]
+    for c in candidates:
+        if c and os.path.isfile(c):
+            return os.path.abspath(c)
+    found = ctypes.util.find_library("flce")
+    if found:
+        return found
+    raise ImportError("flce: libflce.so not found: build it (cmake --build build: build/libflce.so), "
+                      "or set FLCE_LIB to its path")
+
+
+library_path = _find_library()
+_lib = ctypes.CDLL(library_path)
+_c_char_p, _c_int, _c_double, _c_u64, _c_size = ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.c_uint64, ctypes.c_size_t
+_ptr = ctypes.c_void_p
+_lib.flce_api_version.restype = _c_int
+_lib.flce_last_error.restype = _c_char_p
+_lib.flce_api_prototypes.argtypes = [_ptr, _ptr, _ptr, _c_int, _c_int, _c_int, _c_char_p, _ptr, _ptr]
+_lib.flce_api_trace_write.argtypes = [_c_char_p, _c_int, _c_int, _c_int, _c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _c_char_p,
+                                      _c_u64, _c_char_p, _c_char_p, _c_char_p]
+_lib.flce_api_trace_shape.argtypes = [_c_char_p, _ptr]
+_lib.flce_api_evaluate.argtypes = [_c_char_p] + [_c_char_p] * 9 + [_c_int, _c_int, _c_int, _c_u64, _c_double, _c_int,
+                                                                   _c_char_p, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr, _c_char_p, _c_size]
+for _f in ("flce_api_prototypes", "flce_api_trace_write", "flce_api_trace_shape", "flce_api_evaluate"):
+    getattr(_lib, _f).restype = _c_int
+if _lib.flce_api_version() != 1:
+    raise ImportError("flce: %s has API version %d; this package knows version 1" % (library_path, _lib.flce_api_version()))
+
+
+def _check(status):
+    if status == 0:
+        return
+    msg = _lib.flce_last_error().decode("utf-8", "replace")
+    raise (UsageError if status == 2 else FlceError)(msg)
+
+
+def _b(s):
+    return None if s is None else os.fsencode(s) if isinstance(s, (str, os.PathLike)) else s
+
+
+def _arr(a, dtype, name, shape=None):
+    """a C-contiguous array of dtype (a copy where needed), its shape checked"""
+    try:
+        x = np.ascontiguousarray(np.asarray(a), dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise UsageError("%s: %s" % (name, e)) from None
+    if shape is not None and tuple(x.shape) != tuple(shape):
+        raise UsageError("%s: shape %s, expected %s" % (name, tuple(x.shape), tuple(shape)))
+    return x
+
+
+def _p(x):
+    return None if x is None else x.ctypes.data_as(_ptr)
+
+
+def prototypes(features, labels, predictions=None, reading="correct", classes=None):
+    """eq:method.z: one prototype per class, the mean of the features of the samples of that
+    class the model classifies right (reading "correct", the paper's text; predictions needed)
+    or of all of them ("all", its equation). features [n][d] (float32), labels [n] and
+    predictions [n] (class numbers). Returns (proto [C][d] float32, NaN where a class has none;
+    count [C]: the samples that made each). C: `classes`, else max(labels) + 1."""
+    z = _arr(features, np.float32, "features")
+    if z.ndim != 2:
+        raise UsageError("features: shape %s, expected [n][d]" % (z.shape,))
+    n, d = z.shape
+    y = _arr(labels, np.int32, "labels", (n,))
+    pr = None if reading == "all" and predictions is None else _arr(predictions, np.int32, "predictions", (n,)) \
+        if predictions is not None else None
+    C = int(classes) if classes is not None else (int(y.max()) + 1 if n else 1)
+    out = np.empty((C, d), np.float32)
+    count = np.empty(C, np.int32)
+    _check(_lib.flce_api_prototypes(_p(z), _p(y), _p(pr), n, d, C, _b(reading), _p(out), _p(count)))
+    return out, count
+
+
+class TraceWriter:
+    """A trace that `flce eval` (and `flce.evaluate`) reads, written from your own loop.
+
+    TraceWriter(path, clients, classes, sizes, dim=64, rounds=None, reading="correct", seed=1,
+    class_weights=None, rank=None, mu=None, missing=None), then add_round(round, selected,
+    prototypes, present=None, prototypes_alt=None) for rounds 0, 1, ... in order, then close().
+    selected: the client numbers of the round; prototypes: their prototypes, [len(selected)][C][d]
+    (or a dict client -> [C][d]); a class a client has no prototype of is NaN (or False in
+    present [len(selected)][C]). prototypes_alt: the other reading's, the same way (optional).
+    The files are written at close(), checked first (nothing is written when they do not hold)."""
+
+    def __init__(self, path, clients, classes, sizes, dim=64, rounds=None, reading="correct", seed=1, class_weights=None,
+                 rank=None, mu=None, missing=None):
+        self.path, self.n, self.C, self.d = os.fspath(path), int(clients), int(classes), int(dim)
+        if self.n < 1 or self.C < 1 or self.d < 1:
+            raise UsageError("clients, classes and dim must be at least 1")
+        self.sizes = _arr(sizes, np.int64, "sizes", (self.n,))
+        self.cw = None if class_weights is None else _arr(class_weights, np.float64, "class_weights", (self.C,))
+        self.reading, self.seed, self.rank, self.mu, self.missing = reading, int(seed), rank, mu, missing
+        self.expected = rounds
+        self.protos, self.alts, self.selected = [], [], []
+        self.closed = False
+
+    def _round_array(self, sel, values, present, name):
+        full = np.full((self.n, self.C, self.d), np.nan, np.float32)
+        if values is None:
+            return full
+        if isinstance(values, dict):
+            if sorted(values) != sorted(sel):
+                raise UsageError("%s: clients %s, but the round selected %s" % (name, sorted(values), sorted(sel)))
+            values = [values[k] for k in sel]
+        v = _arr(values, np.float32, name, (len(sel), self.C, self.d))
+        if present is not None:
+            pm = _arr(present, np.bool_, "present", (len(sel), self.C))
+            v = v.copy()
+            v[~pm] = np.nan
+        for i, k in enumerate(sel):
+            full[k] = v[i]
+        return full
+
+    def add_round(self, round, selected, prototypes, present=None, prototypes_alt=None):
+        if self.closed:
+            raise UsageError("add_round: the trace is closed")
+        if int(round) != len(self.selected):
+            raise UsageError("add_round: round %d, expected round %d (rounds are added in order from 0)" % (round, len(self.selected)))
+        sel = [int(k) for k in (np.flatnonzero(np.asarray(selected)) if np.asarray(selected).dtype == np.bool_ else selected)]
+        if len(set(sel)) != len(sel) or any(k < 0 or k >= self.n for k in sel):
+            raise UsageError("add_round: selected %s: distinct client numbers from 0 to %d" % (sel, self.n - 1))
+        row = np.zeros(self.n, np.uint8)
+        row[sel] = 1
+        p = self._round_array(sel, prototypes, present, "prototypes")  # checked before anything is kept
+        alt = None if prototypes_alt is None else self._round_array(sel, prototypes_alt, None, "prototypes_alt")
+        self.selected.append(row)
+        self.protos.append(p)
+        self.alts.append(alt)
+
+    def close(self):
+        if self.closed:
+            return
+        T = len(self.selected)
+        if T == 0:
+            raise UsageError("close: no round added")
+        if self.expected is not None and T != int(self.expected):
+            raise UsageError("close: %d rounds added, %d announced" % (T, self.expected))
+        if any(a is None for a in self.alts) and not all(a is None for a in self.alts):
+            raise UsageError("close: prototypes_alt given in some rounds only")
+        P = np.ascontiguousarray(np.stack(self.protos))
+        A = None if self.alts[0] is None else np.ascontiguousarray(np.stack(self.alts))
+        S = np.ascontiguousarray(np.stack(self.selected))
+        _check(_lib.flce_api_trace_write(_b(self.path), T, self.n, self.C, self.d, _p(P), _p(S), _p(self.sizes), _p(self.cw),
+                                         _p(A), _b(self.reading), self.seed, _b(self.rank), _b(self.mu), _b(self.missing)))
+        self.closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.close()
+
+
+class Evaluation:
+    """What flce.evaluate returns: contributions [n] (sum 1), Q and X [T][n][C] (the observed
+    momentum, NaN where not selected; the completed matrix), rank and mu [C] (the completion's,
+    per class), cv_error [C] (held-out error of the choice, NaN unless auto), settings (dict)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __repr__(self):
+        return "Evaluation(n=%d, rounds=%d, settings=%s)" % (len(self.contributions), self.Q.shape[0], self.settings)
+
+
+def _weights_file(w, tmp, name):
+    if w is None or isinstance(w, (str, os.PathLike)):
+        return w
+    a = np.asarray(w, np.float64).ravel()
+    path = os.path.join(tmp, name + ".txt")
+    with open(path, "w") as f:
+        f.write("\n".join(repr(float(x)) for x in a) + "\n")  # repr: the shortest text that reads back as the same double
+    return path
+
+
+def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samples=None, missing=None, ablate=None,
+             round_weights=None, class_weights=None, rounds=None, max_iter=None, seed=None, tol=0.0, threads=0, out=None):
+    """FLCE's contributions from a trace: `flce eval TRACE` with these flags, the same bits.
+    trace: a trace folder, or a TraceWriter (closed first). Settings left None are the trace's
+    (its completion.json) or the defaults; ablate: a list of "M", "V", "Q", "CMC" (None: the
+    trace's; [] none);
+    round_weights, class_weights: a file or a sequence of numbers. out: also write flce eval's
+    files there. Returns an Evaluation."""
+    if isinstance(trace, TraceWriter):
+        trace.close()
+        trace = trace.path
+    trace = os.fspath(trace)
+    shape = np.zeros(4, np.int64)
+    _check(_lib.flce_api_trace_shape(_b(trace), _p(shape)))
+    T, n, C = int(shape[0]), int(shape[1]), int(shape[2])
+    if rounds is not None:
+        if not 1 <= int(rounds) <= T:
+            raise UsageError("rounds %s: the trace has %d rounds" % (rounds, T))
+        T = int(rounds)
+    if isinstance(ablate, str):
+        ablate = [ablate]
+    contributions, Q, X = np.empty(n), np.empty((T, n, C)), np.empty((T, n, C))
+    rk, mus, cv = np.empty(C, np.int32), np.empty(C), np.empty(C)
+    settings = ctypes.create_string_buffer(4096)
+    with tempfile.TemporaryDirectory(prefix="flce-") as tmp:
+        rw, cw = _weights_file(round_weights, tmp, "round_weights"), _weights_file(class_weights, tmp, "class_weights")
+        st = _lib.flce_api_evaluate(_b(trace), _b(None if rank is None else str(rank)), _b(None if mu is None else str(mu)),
+                                    _b(solver), _b(completion), _b(proto_samples), _b(missing),
+                                    _b(None if ablate is None else " ".join(ablate)),
+                                    _b(rw), _b(cw), -1 if rounds is None else int(rounds), -1 if max_iter is None else int(max_iter),
+                                    seed is not None, 0 if seed is None else int(seed), float(tol), int(threads), _b(out),
+                                    _p(contributions), _p(Q), _p(X), _p(rk), _p(mus), _p(cv), settings, len(settings))
+    _check(st)
+    return Evaluation(contributions=contributions, Q=Q, X=X, rank=rk, mu=mus, cv_error=cv,
+                      settings=json.loads(settings.value.decode()))
+
+
+def _csv_columns(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows:
+        return {}
+    cols = {h: [] for h in rows[0]}
+    for r in rows[1:]:
+        for h, v in zip(rows[0], r):
+            cols[h].append(v)
+    out = {}
+    for h, v in cols.items():
+        try:
+            out[h] = np.array([float(x) if x != "" else math.nan for x in v])
+        except ValueError:
+            out[h] = np.array(v)
+    return out
+
+
+def read_run(run_dir):
+    """A run folder of `flce run` as Python values: config (dict), metrics (dict of arrays per
+    column of metrics.csv, one entry a round), contributions [n], round_contributions [T][n] (NaN
+    where not selected), clients (dict of arrays: samples, classes_held, noisy), digests (dict),
+    costs (dict); the readings of the cosine rule where the run recorded them."""
+    d = os.fspath(run_dir)
+    if not os.path.isfile(os.path.join(d, "config.json")):
+        raise UsageError("%s: not a run folder (no config.json)" % d)
+    with open(os.path.join(d, "config.json")) as f:
+        config = json.load(f)
+    run = {"dir": d, "config": config}
+    try:
+        run["metrics"] = _csv_columns(os.path.join(d, "metrics.csv"))
+        con = _csv_columns(os.path.join(d, "contributions.csv"))
+        n = int(config["clients"])
+        c = np.full(n, np.nan)
+        c[con["client"].astype(int)] = con["contribution"]
+        run["contributions"] = c
+        run["clients"] = _csv_columns(os.path.join(d, "clients.csv"))
+        rc = os.path.join(d, "round_contributions.csv")
+        if os.path.isfile(rc):
+            r = _csv_columns(rc)
+            T = int(r["round"].max()) if len(r.get("round", [])) else 0
+            m = np.full((T, n), np.nan)
+            m[r["round"].astype(int) - 1, r["client"].astype(int)] = r["contribution"]
+            run["round_contributions"] = m
+        rules = os.path.join(d, "contributions_rules.csv")
+        if os.path.isfile(rules):
+            run["contributions_rules"] = {k: v for k, v in _csv_columns(rules).items() if k != "client"}
+        for name, key in (("digests.txt", "digests"), ("costs.txt", "costs")):
+            p = os.path.join(d, name)
+            if os.path.isfile(p):
+                kv = {}
+                with open(p) as f:
+                    for line in f:
+                        parts = line.split()
+                        if len(parts) >= 2:
+                            kv[parts[0]] = parts[1] if key == "digests" else float(parts[1])
+                run[key] = kv
+    except (KeyError, ValueError, IndexError, OSError) as e:
+        raise FlceError("%s: %s" % (d, e)) from None
+    return run

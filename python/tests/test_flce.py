@@ -1,0 +1,259 @@
+"""The Python package against the harness (issue 34): flce.evaluate against `flce eval` (the same
+bytes, every ablation and completion setting), TraceWriter against the trace `flce run` writes,
+flce.prototypes against the equation computed here with NumPy, bad inputs raising, the example
+running, and `flce step` against PyTorch in float64 on three shapes. Run by ctest (`python`):
+FLCE_BIN and FLCE_LIB name the builds under test."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import flce  # noqa: E402
+
+FLCE_BIN = os.environ.get("FLCE_BIN", os.path.join(ROOT, "build", "flce"))
+TINY = ["--clients", "6", "--per-round", "3", "--rounds", "4", "--dirichlet", "0.3", "--train-subset", "600", "--test-subset",
+        "100", "--val-size", "30", "--batch", "32", "--quiet"]
+
+
+def run(*args, ok=True):
+    p = subprocess.run([FLCE_BIN] + [str(a) for a in args], capture_output=True, text=True)
+    if ok:
+        assert p.returncode == 0, p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """one FLCE run of `flce run` (its trace records both prototype readings)"""
+    d = tmp_path_factory.mktemp("run")
+    run("run", "--algo", "flce", *TINY, "--seed", 5, "--out", d / "r")
+    return d / "r"
+
+
+SETTINGS = [
+    {},
+    {"rank": 2, "mu": 0.01},
+    {"rank": "rule", "mu": "auto"},
+    {"ablate": ["M"]}, {"ablate": ["V"]}, {"ablate": ["Q"]}, {"ablate": ["CMC"]}, {"ablate": ["M", "V"]},
+    {"missing": "unobserved"},
+    {"proto_samples": "all"},
+    {"solver": "gd", "rank": 2, "mu": 0.1, "max_iter": 200},
+    {"completion": "literal", "rank": 2, "mu": 0.01, "max_iter": 100},
+    {"rounds": 2},
+    {"seed": 9},
+    {"class_weights": [1, 2, 1, 1, 1, 1, 1, 1, 1, 3]},
+]
+
+
+def flags(s, tmp):
+    out = []
+    for k, v in s.items():
+        if k == "ablate":
+            for a in v:
+                out += ["--ablate", a]
+        elif k == "class_weights":
+            p = tmp / "cw.txt"
+            p.write_text("\n".join(repr(float(x)) for x in v) + "\n")
+            out += ["--class-weights", p]
+        else:
+            out += ["--" + k.replace("_", "-"), v]
+    return out
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[json.dumps(s) for s in SETTINGS])
+def test_evaluate_is_flce_eval(recorded, tmp_path, setting):
+    """the same bytes as flce eval: contributions.csv, Q.npy, X_completed.npy, completion_eval.json"""
+    run("eval", recorded / "trace", "--out", tmp_path / "cli", *flags(setting, tmp_path))
+    res = flce.evaluate(recorded / "trace", out=tmp_path / "py", **setting)
+    for f in ("contributions.csv", "Q.npy", "X_completed.npy"):
+        assert (tmp_path / "cli" / f).read_bytes() == (tmp_path / "py" / f).read_bytes(), f
+    ja, jb = (json.loads((tmp_path / w / "completion_eval.json").read_text()) for w in ("cli", "py"))
+    ja.pop("seconds"), jb.pop("seconds")  # the time it took: a cost, not a result
+    assert ja == jb
+    c = np.loadtxt(tmp_path / "cli" / "contributions.csv", delimiter=",", skiprows=1)[:, 1]
+    assert c.tobytes() == res.contributions.tobytes()  # the arrays too, bit for bit
+    assert np.load(tmp_path / "cli" / "X_completed.npy").tobytes() == res.X.tobytes()
+    assert res.Q.shape[0] == setting.get("rounds", 4)
+
+
+def test_trace_writer_is_flce_runs_trace(recorded, tmp_path):
+    """the run's own arrays written by TraceWriter give the run's files, byte for byte, and the
+    same evaluation"""
+    tr = recorded / "trace"
+    P, A = np.load(tr / "prototypes.npy"), np.load(tr / "prototypes_alt.npy")
+    S, N = np.load(tr / "selected.npy"), np.load(tr / "data_sizes.npy")
+    T, n, C, d = P.shape
+    rec = json.loads((tr / "completion.json").read_text())
+    w = flce.TraceWriter(tmp_path / "t", clients=n, classes=C, sizes=N, dim=d, rounds=T, seed=rec["seed"])
+    for t in range(T):
+        sel = np.flatnonzero(S[t])
+        w.add_round(t, sel, P[t, sel], prototypes_alt=A[t, sel])
+    w.close()
+    for f in ("prototypes.npy", "prototypes_alt.npy", "selected.npy", "data_sizes.npy"):
+        assert (tr / f).read_bytes() == (tmp_path / "t" / f).read_bytes(), f
+    mine = json.loads((tmp_path / "t" / "completion.json").read_text())
+    for k in ("seed", "ablate", "completion", "solver", "rank", "mu", "folds", "missing", "prototypes"):
+        assert mine[k] == rec[k], k
+    a, b = flce.evaluate(tr), flce.evaluate(tmp_path / "t")
+    assert a.contributions.tobytes() == b.contributions.tobytes()
+
+
+def test_prototypes_are_the_equation():
+    """eq:method.z computed here: float64 means in sample order, rounded to float32"""
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(40, 5)).astype(np.float32)
+    y = rng.integers(0, 4, 40)
+    y[y == 3] = 2  # class 3 held by no sample: no prototype
+    pred = y.copy()
+    pred[::3] = (pred[::3] + 1) % 4  # every third sample misclassified
+    for reading in ("correct", "all"):
+        p, count = flce.prototypes(z, y, pred, reading=reading, classes=4)
+        for c in range(4):
+            m = (y == c) & ((pred == y) if reading == "correct" else True)
+            assert count[c] == m.sum()
+            if m.sum() == 0:
+                assert np.isnan(p[c]).all()
+            else:
+                want = np.zeros(5)
+                for i in np.flatnonzero(m):
+                    want += z[i].astype(np.float64)
+                assert np.array_equal(p[c], (want / m.sum()).astype(np.float32)), (reading, c)
+
+
+def test_bad_inputs_raise(recorded, tmp_path):
+    with pytest.raises(flce.UsageError, match="shape"):
+        flce.prototypes(np.zeros((4, 3)), [0, 1, 2], [0, 1, 2, 0])
+    with pytest.raises(flce.UsageError, match="labels"):
+        flce.prototypes(np.zeros((2, 3)), [0, 7], [0, 7], classes=4)
+    with pytest.raises(flce.UsageError, match="not finite"):
+        flce.prototypes(np.array([[0.0, np.nan]]), [0], [0])
+    w = flce.TraceWriter(tmp_path / "x", clients=3, classes=2, sizes=[5, 6, 7], dim=2)
+    with pytest.raises(flce.UsageError, match="expected round 0"):
+        w.add_round(1, [0], np.zeros((1, 2, 2)))
+    with pytest.raises(flce.UsageError, match="shape"):
+        w.add_round(0, [0, 1], np.zeros((1, 2, 2)))
+    half = np.zeros((1, 2, 2), np.float32)
+    half[0, 0, 0] = np.nan
+    w.add_round(0, [0], half)
+    with pytest.raises(flce.UsageError, match="partly NaN"):
+        w.close()
+    assert not (tmp_path / "x").exists()  # nothing written
+    with pytest.raises(flce.UsageError, match="sizes"):
+        flce.TraceWriter(tmp_path / "y", clients=3, classes=2, sizes=[5, 6], dim=2)
+    with pytest.raises(flce.UsageError, match="no such trace directory"):
+        flce.evaluate(tmp_path / "nowhere")
+    with pytest.raises(flce.UsageError, match="--rank"):
+        flce.evaluate(recorded / "trace", rank="seven")
+    with pytest.raises(flce.UsageError, match="--missing"):
+        flce.evaluate(recorded / "trace", missing="maybe")
+    with pytest.raises(flce.UsageError, match="rounds"):
+        flce.evaluate(recorded / "trace", rounds=99)
+    cut = tmp_path / "cut"
+    shutil.copytree(recorded / "trace", cut)
+    data = (cut / "prototypes.npy").read_bytes()
+    (cut / "prototypes.npy").write_bytes(data[: len(data) // 2])  # a truncated file
+    with pytest.raises(flce.FlceError, match="prototypes.npy"):
+        flce.evaluate(cut)
+    sel = np.load(recorded / "trace" / "selected.npy")
+    bad = np.load(recorded / "trace" / "prototypes.npy")
+    bad[0, int(np.flatnonzero(sel[0] == 0)[0]), 0] = 1.0  # a prototype from a client not selected
+    np.save(cut / "prototypes.npy", bad)
+    with pytest.raises(flce.FlceError):
+        flce.evaluate(cut)
+
+
+def test_read_run(recorded):
+    r = flce.read_run(recorded)
+    assert r["config"]["algo"] == "flce" and r["config"]["seed"] == 5
+    assert r["metrics"]["round"].tolist() == [1, 2, 3, 4]
+    assert abs(r["contributions"].sum() - 1) < 1e-9
+    assert r["round_contributions"].shape == (4, 6)
+    assert np.isnan(r["round_contributions"]).sum() == 4 * 3  # 3 of 6 clients not selected each round
+    assert "model" in " ".join(r["digests"]) or len(r["digests"]) >= 2
+    with pytest.raises(flce.UsageError):
+        flce.read_run(recorded / "trace")
+
+
+def torch_or_skip():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        if os.environ.get("CI") or os.environ.get("FLCE_CI"):
+            raise
+        pytest.skip("PyTorch (python3-torch) not installed")
+
+
+def test_example_runs(tmp_path):
+    torch_or_skip()
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "pytorch_fedavg_flce.py"), "--rounds", "2", "--train", "1200",
+                        "--clients", "6", "--per-round", "3", "--out", str(tmp_path / "ex")], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    assert p.returncode == 0, p.stderr
+    assert "FLCE contribution" in p.stdout and "KL(contributions || data shares)" in p.stdout
+    cli = run("eval", tmp_path / "ex" / "trace", "--out", tmp_path / "e").stdout
+    kl_cli = [l for l in cli.splitlines() if l.startswith("KL(")][0].split("=")[1].strip()
+    kl_py = [l for l in p.stdout.splitlines() if l.startswith("KL(")][0].split("=")[1].split(";")[0].strip()
+    assert abs(float(kl_cli) - float(kl_py)) < 1e-4, (kl_cli, kl_py)
+
+
+def write_safetensors(path, tensors):
+    hdr, off, blobs = {}, 0, []
+    for k, v in tensors.items():
+        b = np.ascontiguousarray(v).tobytes()
+        hdr[k] = {"dtype": {"float32": "F32", "int64": "I64"}[v.dtype.name], "shape": list(v.shape), "data_offsets": [off, off + len(b)]}
+        off += len(b)
+        blobs.append(b)
+    h = json.dumps(hdr).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+@pytest.mark.parametrize("shape", [(1, 28, 28, 10), (3, 32, 32, 10), (3, 16, 16, 100)], ids=["1x28x28", "3x32x32", "3x16x16-C100"])
+def test_step_against_pytorch(tmp_path, shape):
+    """flce step (CPU backend) against PyTorch in float64: losses, logits, features and every
+    gradient within the tolerances of tools/torch_reference.py check"""
+    torch_or_skip()
+    c, h, w, C = shape
+    rng = np.random.default_rng(c * 1000 + h + C)
+    x = rng.normal(size=(8, c, h, w)).astype(np.float32)
+    y = (np.arange(8) % 4).astype(np.int64)  # several samples per class: the contrastive loss has positives
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    # the checkpoint to step from: PyTorch's own initialisation of its ResNet20 (tools/torch_reference.py),
+    # with its tensor names, which flce step reads
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import torch_reference as tref
+    torch.manual_seed(c * 100 + C)
+    net = tref.ResNet20(c, C)
+    sd = {k: v.detach().numpy().astype(np.float32) if v.dtype.is_floating_point else v.numpy().astype(np.int64)
+          for k, v in net.state_dict().items()}
+    write_safetensors(tmp_path / "w.safetensors", sd)
+    run("step", "--weights", tmp_path / "w.safetensors", "--input", tmp_path / "x.npy", "--labels", tmp_path / "y.npy",
+        "--backend", "cpu", "--out", tmp_path / "step.safetensors")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "torch_reference.py"), "check", str(tmp_path / "w.safetensors"),
+                        str(tmp_path / "x.npy"), str(tmp_path / "y.npy"), str(tmp_path / "step.safetensors")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_pip_install_without_network(tmp_path):
+    """pip install ./python (no index, no build requirement): the package and its libflce.so"""
+    lib = os.environ.get("FLCE_LIB", os.path.join(ROOT, "build", "libflce.so"))
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-cache-dir", "--target", str(tmp_path / "site"),
+                        os.path.join(ROOT, "python")], capture_output=True, text=True, env=dict(os.environ, FLCE_LIB=lib))
+    assert p.returncode == 0, p.stdout + p.stderr
+    env = {k: v for k, v in os.environ.items() if k != "FLCE_LIB"}
+    q = subprocess.run([sys.executable, "-c", "import flce; print(flce.library_path); print(flce.evaluate.__doc__ is not None)"],
+                       capture_output=True, text=True, cwd=str(tmp_path), env=dict(env, PYTHONPATH=str(tmp_path / "site")))
+    assert q.returncode == 0, q.stderr
+    assert q.stdout.splitlines()[0] == str(tmp_path / "site" / "flce" / "libflce.so")
