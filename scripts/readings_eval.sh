@@ -6,21 +6,25 @@
 #   eval.txt (flce eval's output), for R = 30, 100, 200 where the run has that many rounds, and
 #   R = its rounds. What is there already is kept (a rerun continues). The trace's prototypes can
 #   then be left out of an archive (scripts/study_pack.sh): these are what the report reads.
-# FLCE_BIN: the flce to use (default build/flce).
+# FLCE_BIN: the flce to use (default build/flce). FLCE_READINGS_ROUNDS: the rounds R besides the
+# run's own (default "30 100 200"; the report's horizon section reads the same, FLCE_REPORT_HORIZON).
 set -eu
+here=$(pwd) # the folders given are relative to where the command was typed
 cd "$(dirname "$0")/.."
 flce=${FLCE_BIN:-./build/flce}
+case "$flce" in /*) ;; */*) [ -x "$here/$flce" ] && flce="$here/$flce" ;; esac
 [ -x "$flce" ] || { echo "readings_eval.sh: build first (scripts/setup.sh)" >&2; exit 2; }
 [ $# -ge 1 ] || { echo "usage: scripts/readings_eval.sh RUN_DIR..." >&2; exit 2; }
 done_n=0; new_n=0
 for top in "$@"; do
+  case "$top" in /*) ;; *) top="$here/$top" ;; esac
   [ -d "$top" ] || { echo "readings_eval.sh: $top: no such folder" >&2; exit 2; }
   for run in "$top" "$top"/*/; do
     run=${run%/}
     [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes_alt.npy" ] || continue
     T=$(sed -n 's/.*"rounds":[[:space:]]*\([0-9]*\).*/\1/p' "$run/config.json" | head -1)
     case "$T" in ''|*[!0-9]*) echo "readings_eval.sh: $run/config.json: no rounds" >&2; exit 1;; esac
-    rs=""; for R in 30 100 200; do [ "$R" -lt "$T" ] && rs="$rs $R"; done; rs="$rs $T"
+    rs=""; for R in ${FLCE_READINGS_ROUNDS:-30 100 200}; do [ "$R" -lt "$T" ] && rs="$rs $R"; done; rs="$rs $T"
     for ps in correct all; do for m in zero unobserved; do for R in $rs; do
       out="$run/readings/$ps-$m-r$R"
       if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi

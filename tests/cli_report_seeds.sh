@@ -156,8 +156,12 @@ grep -q 'digests identical, bit for bit' "$t/rep2/runs.md" || fail "the repeat w
 # each reading's mean difference of KL to the data shares (FLCE minus FedAvg, over the three
 # seeds) and its 95% half-width (t = 4.303, 2 degrees of freedom, as the report's table) worked out here from the files, and the
 # summary's counts from the verdicts
-FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 || fail "readings_eval.sh"
-"$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" > /dev/null 2>&1 || fail "flce report with readings"
+# (and the horizon section at rounds 2 and 3 of these 3-round runs: FLCE's KL at round 2 from
+# flce eval --rounds 2, FedAvg's from its metrics.csv at round 2)
+FLCE_READINGS_ROUNDS=2 FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 || fail "readings_eval.sh"
+FLCE_REPORT_HORIZON=2,3 "$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" > /dev/null 2>&1 || fail "flce report with readings"
+grep -q "^## The horizon" "$t/rep3/report.md" || fail "report.md has no section The horizon"
+[ -s "$t/rep3/horizon01.png" ] || fail "no horizon figure"
 [ -s "$t/rep3/readings_claims.csv" ] || fail "no readings_claims.csv"
 grep -q "^## Claims by reading" "$t/rep3/report.md" || fail "report.md has no section Claims by reading"
 python3 - "$t" <<'PY' || fail "readings_claims.csv does not match what the run files give"
@@ -185,6 +189,15 @@ for miss in ("zero", "unobserved"):
         v = "holds" if m + half < 0 else "fails" if m - half > 0 else "inconclusive"
         assert r["verdict"] == v and r["n"] == "3", (r, v)
         counts[v] += 1
+hz = {r["round"]: r for r in csv.DictReader(open(t + "/rep3/horizon01.csv"))}
+f2, b2 = [], []
+for s in (1, 2, 3):
+    size = column(f"{t}/s{s}/flce/clients.csv", "samples")
+    q = [x / sum(size) for x in size]
+    f2.append(kl(column(f"{t}/s{s}/flce/readings/correct-zero-r2/contributions.csv", "contribution"), q))
+    b2.append(column(f"{t}/s{s}/fedavg/metrics.csv", "kl")[1])
+assert abs(float(hz["2"]["flce_correct"]) - sum(f2) / 3) < 1e-5 and abs(float(hz["2"]["fedavg"]) - sum(b2) / 3) < 1e-5, (hz["2"], f2, b2)
+assert abs(float(hz["2"]["flce_correct_min"]) - min(f2)) < 1e-5 and abs(float(hz["2"]["fedavg_max"]) - max(b2)) < 1e-5
 line = [l for l in open(t + "/rep3/report.md") if l.startswith("| fmnist")][0]
 cells = [c.strip() for c in line.split("|")]
 assert [int(c.split(":")[0]) for c in cells[3:6]] == [counts["holds"], counts["fails"], counts["inconclusive"]], (line, counts)

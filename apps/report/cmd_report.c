@@ -701,6 +701,7 @@ static void sec_configurations(report *R) { R->figs_ok &= report_configurations(
 static void sec_completion(report *R) { report_completion(R); progress(R, "completion sensitivity"); }
 static void sec_reference(report *R) { report_reference(R); }
 static void sec_readings(report *R) { report_readings(R); }
+static void sec_horizon(report *R) { report_horizon(R); }
 static void sec_apart(report *R) { report_configurations_apart(R); }
 
 /* A section writes its own headings (## for the contents, ### below) into R->md and R->ht, or
@@ -716,6 +717,7 @@ static const report_section SECTIONS[] = {
     {sec_what_was_run, 0},
     {sec_verdicts, 0},
     {sec_readings, 0},
+    {sec_horizon, 0},
     {sec_configurations, 0},
     {section_heterogeneity, 0},
     {section_server_figure, 0},

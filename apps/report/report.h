@@ -121,5 +121,10 @@ int report_reference(report *R);
  * under each reading; readings_claims.csv. Nothing where the runs hold no readings. Returns 0
  * when out of memory. */
 int report_readings(report *R);
+/* The horizon (report_readings.c, issue 30): where runs are longer than 30 rounds, the KL claim
+ * at rounds 30, 100 and 200 (FLCE_REPORT_HORIZON: others), FLCE's from flce eval --rounds R
+ * (RUN/readings/), the baselines' running contributions; a table and a figure per configuration
+ * (horizonNN.csv). Returns 0 when out of memory. */
+int report_horizon(report *R);
 
 #endif

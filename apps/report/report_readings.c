@@ -334,3 +334,207 @@ int report_readings(report *R) {
     free(cf);
     return 1;
 }
+
+/* ---- the horizon (issue 30 item 5) ---------------------------------------------------------
+ * Where a configuration's runs are longer than the first round it is judged at, the KL claim at
+ * rounds 30, 100 and 200 (FLCE_REPORT_HORIZON: other rounds, comma-separated): FLCE's
+ * contributions as flce eval gives them from the trace's first R rounds (RUN/readings/<its
+ * samples>-zero-r<R>, scripts/readings_eval.sh; what FLCE would have reported had training stopped
+ * there), each baseline's running contributions at round R (its metrics.csv KL of round R). */
+enum { MAXR = 8 };
+
+typedef struct {
+    char *key;
+    const run_t *any;
+    int ns, nr, R[MAXR], minT;
+    char part[MAXS][17];
+    unsigned long long seed[MAXS];
+    double flce[NPS][MAXR][MAXS];
+    int nb;
+    char base[MAXB][32];
+    double base_kl[MAXB][MAXR][MAXS];
+} hconf;
+
+static int horizon_rounds(int *R) {
+    const char *env = getenv("FLCE_REPORT_HORIZON");
+    int n = 0;
+    if (env && *env) {
+        for (const char *p = env; *p && n < MAXR;) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (end == p) break;
+            if (v >= 1 && v <= 1000000) R[n++] = (int)v;
+            p = *end == ',' ? end + 1 : end;
+        }
+    } else R[0] = 30, R[1] = 100, R[2] = 200, n = 3;
+    return n;
+}
+
+int report_horizon(report *R) {
+    static const char *drop[] = {"seed", "algo", "ablate", "prototypes", "missing"};
+    int rounds[MAXR], nrounds = horizon_rounds(rounds);
+    hconf *cf = calloc(MAXC, sizeof *cf);
+    double *c = NULL;
+    if (!cf) return 0;
+    int nc = 0;
+    for (int i = 0; i < R->nr; i++) {
+        const run_t *r = &R->runs[i];
+        if (r->ablate[0] || is_shapley(r->algo) || r->clients < 1 || nrounds < 1 || r->T <= rounds[0]) continue;
+        char *key = flce_run_key(r, drop, 5);
+        if (!key) break;
+        int j = 0;
+        while (j < nc && strcmp(cf[j].key, key)) j++;
+        if (j == nc && nc == MAXC) {
+            free(key);
+            continue;
+        }
+        if (j == nc) {
+            hconf *h = &cf[nc++];
+            h->key = key, h->any = r, h->minT = r->T;
+            for (int a = 0; a < NPS; a++)
+                for (int q = 0; q < MAXR; q++)
+                    for (int s = 0; s < MAXS; s++) h->flce[a][q][s] = NAN;
+            for (int b = 0; b < MAXB; b++)
+                for (int q = 0; q < MAXR; q++)
+                    for (int s = 0; s < MAXS; s++) h->base_kl[b][q][s] = NAN;
+        } else free(key);
+        hconf *h = &cf[j];
+        if (r->T < h->minT) h->minT = r->T;
+        int s = 0;
+        while (s < h->ns && strcmp(h->part[s], r->partdig)) s++;
+        if (s == h->ns) {
+            if (s == MAXS) continue;
+            snprintf(h->part[s], sizeof h->part[0], "%s", r->partdig), h->seed[s] = r->seed, h->ns++;
+        }
+        if (!(c = realloc(c, sizeof(double) * (size_t)r->clients))) break;
+        for (int q = 0; q < nrounds; q++) {
+            if (rounds[q] > r->T) continue;
+            if (!strcmp(r->algo, "flce")) {
+                char p[1400];
+                int a = ps_of(r);
+                snprintf(p, sizeof p, "%s/readings/%s-zero-r%d/contributions.csv", r->dir, PS[a], rounds[q]);
+                if (read_client_csv(r, p, 1, c)) h->flce[a][q][s] = kl_to_shares(r, c);
+                else if (rounds[q] == r->T) h->flce[a][q][s] = r->kl_final;
+            } else {
+                int b = 0;
+                while (b < h->nb && strcmp(h->base[b], r->algo)) b++;
+                if (b == MAXB) continue;
+                if (b == h->nb) snprintf(h->base[h->nb++], sizeof h->base[0], "%s", r->algo);
+                h->base_kl[b][q][s] = r->kl[rounds[q] - 1]; /* the running contributions' KL at round R */
+            }
+        }
+    }
+    free(c);
+    int shown = 0;
+    for (int k = 0; k < nc; k++) {
+        hconf *h = &cf[k];
+        int nq = 0, any_flce = 0;
+        for (int q = 0; q < nrounds; q++) nq += rounds[q] <= h->minT;
+        for (int a = 0; a < NPS; a++)
+            for (int q = 0; q < nrounds; q++)
+                for (int s = 0; s < h->ns; s++) any_flce |= !isnan(h->flce[a][q][s]);
+        if (nq < 2 || !any_flce || !h->nb) continue;
+        char conf[200], name[32], p[1300];
+        report_configuration(h->any, conf, sizeof conf);
+        if (!shown++) {
+            const char *intro = "The paper trains 1,000 rounds; the study 30. Here the KL claim (\"FLCE's KL the lowest except FedSV\") "
+                                "is judged again at later rounds of the same runs: FLCE's contributions as flce eval gives them from "
+                                "the trace's first R rounds (what FLCE would have reported had training stopped there; its prototype "
+                                "samples as trained, a missing prototype an observed zero), each baseline's running contributions "
+                                "(its default rule, cos_global) at round R. Verdicts by the study's rule over seeds.";
+            fprintf(R->md, "\n## The horizon\n\n%s\n", intro);
+            fprintf(R->ht, "<h2>The horizon</h2>\n<p>%s</p>\n", intro);
+        }
+        snprintf(name, sizeof name, "horizon%02d", k + 1);
+        fprintf(R->md, "\n### %s: %d seeds, %d rounds\n\n", MD(conf), h->ns, h->minT);
+        fprintf(R->ht, "<h3>%s: %d seeds, %d rounds</h3>\n", H(conf), h->ns, h->minT);
+        /* the table: one row per round and FLCE reading */
+        const char *heads[4 + MAXB];
+        int nh = 0;
+        heads[nh++] = "round", heads[nh++] = "FLCE samples", heads[nh++] = "FLCE's KL";
+        for (int b = 0; b < h->nb; b++) heads[nh++] = h->base[b];
+        heads[nh++] = "verdict (the comparison furthest from the claim)";
+        rtable t;
+        rt_begin_class(&t, R->md, R->ht, "small", nh, heads);
+        snprintf(p, sizeof p, "%s/%s.csv", R->out, name);
+        FILE *f = report_fopen(p);
+        if (f) {
+            fprintf(f, "round");
+            for (int a = 0; a < NPS; a++) fprintf(f, ",flce_%s,flce_%s_min,flce_%s_max", PS[a], PS[a], PS[a]);
+            for (int b = 0; b < h->nb; b++) fprintf(f, ",%s,%s_min,%s_max", csv_q(h->base[b]), csv_q(h->base[b]), csv_q(h->base[b]));
+            fprintf(f, "\n");
+        }
+        for (int q = 0; q < nrounds; q++) {
+            if (rounds[q] > h->minT) continue;
+            if (f) fprintf(f, "%d", rounds[q]);
+            for (int a = 0; a < NPS + h->nb; a++) { /* the figure's data: mean, smallest and largest over seeds */
+                const double *v = a < NPS ? h->flce[a][q] : h->base_kl[a - NPS][q];
+                double sm = 0, lo = INFINITY, hi = -INFINITY;
+                int m = 0;
+                for (int s = 0; s < h->ns; s++)
+                    if (!isnan(v[s])) sm += v[s], lo = fmin(lo, v[s]), hi = fmax(hi, v[s]), m++;
+                if (f) {
+                    if (m) fprintf(f, ",%.6g,%.6g,%.6g", sm / m, lo, hi);
+                    else fprintf(f, ",,,");
+                }
+            }
+            if (f) fprintf(f, "\n");
+            for (int a = 0; a < NPS; a++) {
+                int any = 0;
+                for (int s = 0; s < h->ns; s++) any |= !isnan(h->flce[a][q][s]);
+                if (!any) continue;
+                double bk[MAXB][MAXS];
+                for (int b = 0; b < h->nb; b++) memcpy(bk[b], h->base_kl[b][q], sizeof bk[b]);
+                rconf tmp; /* judge's view: the seeds and baselines */
+                tmp.ns = h->ns, tmp.nb = h->nb;
+                memcpy(tmp.base, h->base, sizeof tmp.base);
+                char w[200], cell[64], rd[16];
+                int v = judge(&tmp, h->flce[a][q], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL);
+                snprintf(rd, sizeof rd, "%d", rounds[q]);
+                rt_row_begin(&t, NULL);
+                rt_cell(&t, rd, NULL, NULL, 0), rt_cell(&t, PS[a], NULL, NULL, 0);
+                report_fmt_ci(cell, sizeof cell, h->flce[a][q], h->ns, 4);
+                rt_cell(&t, cell, NULL, NULL, 0);
+                for (int b = 0; b < h->nb; b++) {
+                    report_fmt_ci(cell, sizeof cell, h->base_kl[b][q], h->ns, 4);
+                    rt_cell(&t, cell, NULL, NULL, 0);
+                }
+                char vw[260];
+                snprintf(vw, sizeof vw, "%s: %s", v > 0 ? "holds" : v < 0 ? "does not hold" : v == 0 ? "inconclusive" : "n/a", w);
+                rt_cell(&t, vw, NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
+                rt_row_end(&t);
+            }
+        }
+        rt_end(&t);
+        if (f) report_fclose(f);
+        /* the figure: KL at each round judged, seed mean with the smallest and largest seed */
+        flce_sbuf b = {0};
+        flce_sbuf_printf(&b, "  set datafile separator ','\n  set xlabel 'round'\n  set ylabel 'KL(contributions || data shares)'\n"
+                             "  set logscale x\n  set xtics (");
+        for (int q = 0, first = 1; q < nrounds; q++)
+            if (rounds[q] <= h->minT) flce_sbuf_printf(&b, "%s%d", first ? "" : ", ", rounds[q]), first = 0;
+        flce_sbuf_printf(&b, ")\n  set grid\n  set key top left font ',9'\n  plot ");
+        int col = 2, curves = 0;
+        for (int a = 0; a < NPS + h->nb; a++, col += 3) {
+            const char *nm = a < NPS ? (a ? "FLCE (all samples)" : "FLCE (correct samples)") : h->base[a - NPS];
+            const char *colr = color_of(a < NPS ? "flce" : h->base[a - NPS]);
+            int any = 0;
+            for (int q = 0; q < nrounds; q++)
+                for (int s = 0; s < h->ns; s++) any |= !isnan(a < NPS ? h->flce[a][q][s] : h->base_kl[a - NPS][q][s]);
+            if (!any) continue;
+            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d:%d with yerrorlines lw 2 lc rgb '%s'%s title '%s'", curves++ ? ", \\\n       " : "",
+                             name, col, col + 1, col + 2, colr, a == 1 ? " dt 2" : "", gp_safe(nm));
+        }
+        flce_sbuf_printf(&b, "\n");
+        if (curves && !b.oom && gnuplot_sized(R->out, name, 640, 300, b.s) == 0) {
+            fprintf(R->md, "\n![KL at each round judged: %s](%s.png) ([SVG](%s.svg), [data](%s.csv))\n", MD(conf), name, name, name);
+            fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"KL at each round judged\"><figcaption>KL at each round judged, the mean "
+                           "over seeds and the smallest and largest seed (<a href=\"%s.svg\">SVG</a>, <a href=\"%s.csv\">data</a>)"
+                           "</figcaption></figure>\n", name, name, name);
+        } else if (curves) R->figs_ok = 0;
+        flce_sbuf_free(&b);
+    }
+    for (int k = 0; k < nc; k++) free(cf[k].key);
+    free(cf);
+    return 1;
+}
