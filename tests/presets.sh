@@ -12,7 +12,8 @@ PROG=$flce
 . "$(dirname "$0")/lib.sh"
 run=$(cd "$(dirname "$0")/.." && pwd)/scripts/presets/run.sh
 t=$(mktemp -d /tmp/flce-presets-XXXXXX); trap 'rm -rf "$t"' EXIT
-export FLCE_BIN="$flce" FLCE_PRESET_ROUNDS=1 FLCE_PRESET_SEEDS=1
+# 600 training images (FLCE_PRESET_SUBSET): the presets' logic, not their data, is under test
+export FLCE_BIN="$flce" FLCE_PRESET_ROUNDS=1 FLCE_PRESET_SEEDS=1 FLCE_PRESET_SUBSET=600
 sh "$run" main small "$t/o" > "$t/1.log" 2>&1 || fail "run.sh main: $(tail -3 "$t/1.log")"
 for a in flce fedavg fedsv; do
   c="$t/o/fmnist-main-s1/$a/config.json"

@@ -15,6 +15,8 @@
 #                       from $FLCE_DATA/{cifar10,cifar100,eurosat}: for a machine with a GPU)
 # Results go to OUT (default runs/<experiment>-<scale>); OUT/report/report.html at the end.
 # FLCE_PRESET_ROUNDS=N overrides the rounds (a quick smoke test of a preset).
+# FLCE_PRESET_SUBSET=N overrides the training subset (with the test subset and validation set
+# scaled down alike: a smoke test on little data; small scale only).
 # FLCE_BIN=PATH runs that flce (and the flce-bench beside it) instead of build/flce.
 # FLCE_PRESET_ABLATION_BASE=0: the ablation alone without FLCE itself (when the normal
 # experiment's runs of the same configurations are in OUT already).
@@ -47,6 +49,10 @@ else
   seeds=${FLCE_PRESET_SEEDS:-1}
 fi
 [ -n "${FLCE_PRESET_ROUNDS:-}" ] && common=$(echo "$common" | sed "s/--rounds [0-9]*/--rounds $FLCE_PRESET_ROUNDS/")
+if [ -n "${FLCE_PRESET_SUBSET:-}" ] && [ "$scale" = small ]; then
+  case "$FLCE_PRESET_SUBSET" in ''|*[!0-9]*) echo "run.sh: FLCE_PRESET_SUBSET '$FLCE_PRESET_SUBSET': a number of images" >&2; exit 2;; esac
+  common=$(echo "$common" | sed "s/--train-subset [0-9]*/--train-subset $FLCE_PRESET_SUBSET/; s/--test-subset [0-9]*/--test-subset $((FLCE_PRESET_SUBSET / 4 + 20))/; s/--val-size [0-9]*/--val-size $((FLCE_PRESET_SUBSET / 40 + 10))/")
+fi
 data_flag() { [ "$1" = fmnist ] && echo "" || echo "--data ${FLCE_DATA:-/data}/$1"; }
 reports=""
 case "$seeds" in ''|*[!0-9]*|0) echo "run.sh: FLCE_PRESET_SEEDS must be a whole number >= 1" >&2; exit 2;; esac
