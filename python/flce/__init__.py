@@ -25,7 +25,7 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["FlceError", "UsageError", "TraceWriter", "prototypes", "evaluate", "Evaluation", "read_run", "library_path"]
+__all__ = ["FlceError", "UsageError", "TraceWriter", "write_trace", "prototypes", "evaluate", "Evaluation", "read_run", "library_path"]
 
 
 class FlceError(RuntimeError):
@@ -195,6 +195,22 @@ class TraceWriter:
             self.close()
 
 
+def write_trace(path, prototypes, selected, sizes, class_weights=None, prototypes_alt=None, reading="correct", seed=1,
+                rank=None, mu=None, missing=None):
+    """A whole trace at once from its arrays: prototypes [T][n][C][d] (NaN where none), selected
+    [T][n] (0/1), sizes [n]; the rest as TraceWriter's."""
+    P = _arr(prototypes, np.float32, "prototypes")
+    if P.ndim != 4:
+        raise UsageError("prototypes: shape %s, expected [T][n][C][d]" % (P.shape,))
+    T, n, C, d = P.shape
+    S = _arr(selected, np.uint8, "selected", (T, n))
+    N = _arr(sizes, np.int64, "sizes", (n,))
+    A = None if prototypes_alt is None else _arr(prototypes_alt, np.float32, "prototypes_alt", (T, n, C, d))
+    W = None if class_weights is None else _arr(class_weights, np.float64, "class_weights", (C,))
+    _check(_lib.flce_api_trace_write(_b(os.fspath(path)), T, n, C, d, _p(P), _p(S), _p(N), _p(W), _p(A), _b(reading), int(seed),
+                                     _b(None if rank is None else str(rank)), _b(None if mu is None else str(mu)), _b(missing)))
+
+
 class Evaluation:
     """What flce.evaluate returns: contributions [n] (sum 1), Q and X [T][n][C] (the observed
     momentum, NaN where not selected; the completed matrix), rank and mu [C] (the completion's,
@@ -220,7 +236,8 @@ def _weights_file(w, tmp, name):
 def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samples=None, missing=None, ablate=None,
              round_weights=None, class_weights=None, rounds=None, max_iter=None, seed=None, tol=0.0, threads=0, out=None):
     """FLCE's contributions from a trace: `flce eval TRACE` with these flags, the same bits.
-    trace: a trace folder, or a TraceWriter (closed first). Settings left None are the trace's
+    trace: a trace folder, a TraceWriter (closed first), or a dict of a trace's arrays
+    (write_trace's arguments: prototypes, selected, sizes, ...). Settings left None are the trace's
     (its completion.json) or the defaults; ablate: a list of "M", "V", "Q", "CMC" (None: the
     trace's; [] none);
     round_weights, class_weights: a file or a sequence of numbers. out: also write flce eval's
@@ -228,6 +245,12 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
     if isinstance(trace, TraceWriter):
         trace.close()
         trace = trace.path
+    if isinstance(trace, dict):  # the arrays of a trace: written to a temporary folder, then evaluated there
+        with tempfile.TemporaryDirectory(prefix="flce-trace-") as tmp:
+            write_trace(os.path.join(tmp, "trace"), **trace)
+            return evaluate(os.path.join(tmp, "trace"), rank=rank, mu=mu, solver=solver, completion=completion,
+                            proto_samples=proto_samples, missing=missing, ablate=ablate, round_weights=round_weights,
+                            class_weights=class_weights, rounds=rounds, max_iter=max_iter, seed=seed, tol=tol, threads=threads, out=out)
     trace = os.fspath(trace)
     shape = np.zeros(4, np.int64)
     _check(_lib.flce_api_trace_shape(_b(trace), _p(shape)))

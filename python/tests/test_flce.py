@@ -104,6 +104,8 @@ def test_trace_writer_is_flce_runs_trace(recorded, tmp_path):
         assert mine[k] == rec[k], k
     a, b = flce.evaluate(tr), flce.evaluate(tmp_path / "t")
     assert a.contributions.tobytes() == b.contributions.tobytes()
+    c = flce.evaluate({"prototypes": P, "selected": S, "sizes": N, "seed": rec["seed"]})  # the arrays themselves
+    assert a.contributions.tobytes() == c.contributions.tobytes()
 
 
 def test_prototypes_are_the_equation():
