@@ -22,11 +22,12 @@ run_ctest() {
 
 # what only the tests need: Debian's Chromium, and playwright-core from npm to drive it (the
 # report's browser test, tests/report_browser.sh; nothing is downloaded for a browser), and
-# Debian's python3-numpy, python3-pytest and python3-torch (the Python package's tests)
+# Debian's python3-numpy, python3-pytest, python3-torch and python3-pip (the Python package's
+# tests, `pip install ./python` among them)
 need=""
 [ -x /usr/bin/chromium ] || need="chromium"
 # the Python package's tests (ctest python): Debian's NumPy, pytest and PyTorch for /usr/bin/python3
-/usr/bin/python3 -c "import numpy, pytest, torch" 2> /dev/null || need="$need python3-numpy python3-pytest python3-torch"
+/usr/bin/python3 -c "import numpy, pytest, torch, pip" 2> /dev/null || need="$need python3-numpy python3-pytest python3-torch python3-pip"
 command -v node > /dev/null || need="$need nodejs"
 command -v npm > /dev/null || need="$need npm"
 if [ -n "$need" ]; then
