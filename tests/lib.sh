@@ -14,3 +14,15 @@ expect() {
 # json_has FILE TEXT: the JSON file holds TEXT once its white space is removed (so that
 # '"rank":"auto","mu":"auto"' matches however the file is laid out)
 json_has() { tr -d ' \t\r\n' < "$1" | grep -qF -- "$2"; }
+
+# vulkan_probe FLCE DIR: a Vulkan device answers `flce check --op ADD` (its output in DIR/probe,
+# DIR/probe.err); exit 77 (skipped, with the reason) where none exists, a failure otherwise.
+vulkan_probe() {
+  "$1" check --backend vulkan --op ADD --steps 0 > "$2/probe" 2> "$2/probe.err" && return 0
+  rc=$?
+  case "$(cat "$2/probe.err")" in
+    *"no Vulkan"*|*"no such Vulkan device"*|*"cannot create an instance"*)
+      echo "SKIPPED: no Vulkan device here: $(cat "$2/probe.err")"; exit 77;;
+  esac
+  fail "flce check --backend vulkan --op ADD: status $rc: $(cat "$2/probe.err")"
+}

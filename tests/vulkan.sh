@@ -14,14 +14,7 @@ flce=$1; fixtures=$2; flce_bench=$3
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-vk-XXXXXX); trap 'rm -rf "$t"' EXIT
-"$flce" check --backend vulkan --op ADD --steps 0 > "$t/probe" 2> "$t/probe.err"; rc=$?
-if [ $rc != 0 ]; then
-  case "$(cat "$t/probe.err")" in
-    *"no Vulkan"*|*"no such Vulkan device"*|*"cannot create an instance"*)
-      echo "SKIPPED: no Vulkan device here: $(cat "$t/probe.err")"; exit 77;;
-  esac
-  fail "flce check --backend vulkan --op ADD: status $rc: $(cat "$t/probe.out" "$t/probe.err" 2>/dev/null)"
-fi
+vulkan_probe "$flce" "$t"
 
 # the flush-to-zero mode: a device either runs the whole check in it bit for bit, or is refused
 # with the probe's finding and the reason (lavapipe offers no DenormFlushToZero and keeps

@@ -8,14 +8,7 @@ flce=$1
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-vkops-XXXXXX); trap 'rm -rf "$t"' EXIT
-"$flce" check --backend vulkan --op ADD --steps 0 > "$t/probe" 2> "$t/probe.err"; rc=$?
-if [ $rc != 0 ]; then
-  case "$(cat "$t/probe.err")" in
-    *"no Vulkan"*|*"no such Vulkan device"*|*"cannot create an instance"*)
-      echo "SKIPPED: no Vulkan device here: $(cat "$t/probe.err")"; exit 77;;
-  esac
-  fail "flce check --backend vulkan --op ADD: status $rc: $(cat "$t/probe.err")"
-fi
+vulkan_probe "$flce" "$t"
 "$flce" check --backend vulkan --steps 0 > "$t/check" 2> "$t/check.err" || fail "flce check --backend vulkan --steps 0: $(grep -v '^ok' "$t/check" | head -5) $(head -3 "$t/check.err")"
 n=$(grep -c '^ok   vulkan' "$t/check")
 [ "$n" -ge 100 ] || fail "only $n cases"
