@@ -612,7 +612,12 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     }
     E->t = done;
     if ((st = run_rounds(E, progress, ud, e))) goto out;
-    if (E->writer) st = finish_run(E, d_part, d_init, sum, e); /* the other ranks' part is done */
+    if (E->writer) st = finish_run(E, d_part, d_init, sum, e);
+    else if (E->algo->final) { /* the other ranks: their share of the method's last step (FLCE's completion) */
+        double *CE = malloc(sizeof(double) * (size_t)E->n), cs[2];
+        st = CE ? E->algo->final(E, CE, cs, e) : flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        free(CE);
+    }
 out:
     engine_free(E);
     return st;

@@ -181,6 +181,9 @@ void flce_engine_close(engine *E);
 flce_status flce_engine_state_save(engine *E, int done, flce_err *e);
 flce_status flce_engine_state_load(engine *E, int *done, flce_err *e);
 
+/* Every process's status agreed (several processes): when any failed, every one fails with
+ * the message of the lowest failing rank; st itself in one process. */
+flce_status flce_eng_agree(engine *E, flce_status st, flce_err *e);
 /* The value of one of the method's settings for this run (its default when not set). */
 double flce_eng_setting(const engine *E, const flce_setting *s);
 /* The default local step: forward and backward of L_CE + lambda L_CL (temperature tau) on E->m

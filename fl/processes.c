@@ -54,6 +54,8 @@ flce_status eng_agree(engine *E, flce_status st, flce_err *e) {
     return (flce_status)m.status;
 }
 
+flce_status flce_eng_agree(engine *E, flce_status st, flce_err *e) { return eng_agree(E, st, e); }
+
 /* Every rank runs the same program, contract and data: rank 0's fingerprint against each
  * rank's own; a rank that differs is named. */
 flce_status eng_same_everywhere(engine *E, flce_err *e) {

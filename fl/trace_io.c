@@ -172,7 +172,7 @@ flce_status flce_trace_load_as(const char *dir, const char *proto_file, const ch
         goto fail;
     }
     tf->tr = (flce_trace){T, n, C, d, from_q ? NULL : tf->prototypes.data, sel, tf->round_weights, tf->class_weights,
-                          from_q ? tf->q.data : NULL};
+                          from_q ? tf->q.data : NULL, NULL};
     return FLCE_OK;
 fail:
     flce_trace_files_free(tf);

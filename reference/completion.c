@@ -14,6 +14,11 @@
 #include "flce_eq.h"
 #include "parallel.h"
 
+/* The fit's steps are inlined into fit_rank(), which fit() calls with the rank as a constant for
+ * the grid's ranks: the compiler unrolls the r-long loops. The operations and their order are
+ * the written ones either way (no reassociation: -fno-fast-math, -ffp-contract=off). */
+#define STEP static inline __attribute__((always_inline))
+
 void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->rank = 0;
     c->mu = 1e-2;
@@ -30,6 +35,7 @@ void flce_completion_cfg_default(flce_completion_cfg *c) {
     c->literal = 0;
     c->missing_unobserved = 0;
     c->proto_all = 0;
+    c->part = 0, c->parts = 1;
 }
 
 const int FLCE_CV_RANKS[FLCE_CV_NRANKS] = {1, 2, 4, 8};
@@ -42,46 +48,65 @@ int flce_completion_rank(int64_t obs, int T, int n) {
     return (int)r;
 }
 
-/* Solve A_q x = b_q for m symmetric positive definite systems A_q [r x r] (consecutive,
- * overwritten; only the lower triangle is read) by Cholesky, x into b_q. Each system sees
- * exactly the operations of solving it alone, in the same order; the m systems are
- * interleaved only so that the processor overlaps their chains of square roots and
- * divisions (the solves are latency-bound at these sizes). */
+/* Solve A_q x = b_q for SOLVE_BLOCK symmetric positive definite systems A_q [r x r] (only the
+ * lower triangle is read; overwritten) by Cholesky, x into b_q. The systems are interleaved
+ * element by element, A_q[i][j] at A[(i r + j) SOLVE_BLOCK + q] and b_q[i] at b[i SOLVE_BLOCK +
+ * q], so that the same operation on the four is one vector operation: each system sees exactly
+ * the operations of solving it alone, in the same order (unused lanes hold the identity). */
 #define SOLVE_BLOCK 4
-static void spd_solve_many(double *A, double *b, int r, int m) {
-    size_t rr = (size_t)r * r;
+#define SB SOLVE_BLOCK
+STEP void spd_solve_many(double *restrict A, double *restrict b, int r) {
     for (int j = 0; j < r; j++) {
-        for (int q = 0; q < m; q++) {
-            double *Aq = A + q * rr;
-            double s = Aq[j * r + j];
-            for (int k = 0; k < j; k++) s -= Aq[j * r + k] * Aq[j * r + k];
-            Aq[j * r + j] = sqrt(s);
+        double s[SB];
+        for (int q = 0; q < SB; q++) s[q] = A[(j * r + j) * SB + q];
+        for (int k = 0; k < j; k++)
+            for (int q = 0; q < SB; q++) s[q] -= A[(j * r + k) * SB + q] * A[(j * r + k) * SB + q];
+        for (int q = 0; q < SB; q++) A[(j * r + j) * SB + q] = sqrt(s[q]);
+        for (int i = j + 1; i < r; i++) {
+            double t[SB];
+            for (int q = 0; q < SB; q++) t[q] = A[(i * r + j) * SB + q];
+            for (int k = 0; k < j; k++)
+                for (int q = 0; q < SB; q++) t[q] -= A[(i * r + k) * SB + q] * A[(j * r + k) * SB + q];
+            for (int q = 0; q < SB; q++) A[(i * r + j) * SB + q] = t[q] / A[(j * r + j) * SB + q];
         }
-        for (int i = j + 1; i < r; i++)
-            for (int q = 0; q < m; q++) {
-                double *Aq = A + q * rr;
-                double t = Aq[i * r + j];
-                for (int k = 0; k < j; k++) t -= Aq[i * r + k] * Aq[j * r + k];
-                Aq[i * r + j] = t / Aq[j * r + j];
-            }
     }
-    for (int i = 0; i < r; i++) /* L y = b */
-        for (int q = 0; q < m; q++) {
-            const double *Aq = A + q * rr;
-            double *bq = b + (size_t)q * r, t = bq[i];
-            for (int k = 0; k < i; k++) t -= Aq[i * r + k] * bq[k];
-            bq[i] = t / Aq[i * r + i];
-        }
-    for (int i = r - 1; i >= 0; i--) /* L^T x = y */
-        for (int q = 0; q < m; q++) {
-            const double *Aq = A + q * rr;
-            double *bq = b + (size_t)q * r, t = bq[i];
-            for (int k = i + 1; k < r; k++) t -= Aq[k * r + i] * bq[k];
-            bq[i] = t / Aq[i * r + i];
+    for (int i = 0; i < r; i++) { /* L y = b */
+        double t[SB];
+        for (int q = 0; q < SB; q++) t[q] = b[i * SB + q];
+        for (int k = 0; k < i; k++)
+            for (int q = 0; q < SB; q++) t[q] -= A[(i * r + k) * SB + q] * b[k * SB + q];
+        for (int q = 0; q < SB; q++) b[i * SB + q] = t[q] / A[(i * r + i) * SB + q];
+    }
+    for (int i = r - 1; i >= 0; i--) { /* L^T x = y */
+        double t[SB];
+        for (int q = 0; q < SB; q++) t[q] = b[i * SB + q];
+        for (int k = i + 1; k < r; k++)
+            for (int q = 0; q < SB; q++) t[q] -= A[(k * r + i) * SB + q] * b[k * SB + q];
+        for (int q = 0; q < SB; q++) b[i * SB + q] = t[q] / A[(i * r + i) * SB + q];
+    }
+}
+
+/* The SOLVE_BLOCK ridge systems (sum of g g^T over the listed vectors + mu/2 I) x = sum of
+ * val g, lane q from its list: rows idx[ptr[q] .. ptr[q + 1]), vector g = G[idx gs + i ge],
+ * added in the list's order; lanes from m on the identity with b = 0. */
+STEP void build_systems(double *restrict A, double *restrict b, int r, double mu, int m, const int *ptr,
+                        const int *idx, const double *val, const double *G, int gs, int ge) {
+    memset(A, 0, sizeof(double) * (size_t)r * r * SB);
+    memset(b, 0, sizeof(double) * (size_t)r * SB);
+    for (int q = 0; q < SB; q++)
+        for (int i = 0; i < r; i++) A[(i * r + i) * SB + q] = q < m ? 0.5 * mu : 1.0;
+    for (int q = 0; q < m; q++)
+        for (int p = ptr[q]; p < ptr[q + 1]; p++) {
+            double g[r];
+            for (int i = 0; i < r; i++) g[i] = G[(size_t)idx[p] * gs + (size_t)i * ge]; /* gathered */
+            for (int i = 0; i < r; i++) { /* the lower triangle: all the solve reads */
+                b[i * SB + q] += val[p] * g[i];
+                for (int j = 0; j <= i; j++) A[(i * r + j) * SB + q] += g[i] * g[j];
+            }
         }
 }
 
-static double dot_uv(const double *U, const double *V, int t, int k, int r, int n) {
+STEP double dot_uv(const double *U, const double *V, int t, int k, int r, int n) {
     double s = 0;
     for (int j = 0; j < r; j++) s += U[t * r + j] * V[j * n + k];
     return s;
@@ -137,7 +162,7 @@ static int obs_build(obs_index *s, const double *X, const uint8_t *obs, int T, i
     return 0;
 }
 
-static double objective(const obs_index *s, const double *U, const double *V, int r, double mu) {
+STEP double objective(const obs_index *s, const double *U, const double *V, int r, double mu) {
     double e = 0, reg = 0;
     for (int t = 0; t < s->T; t++)
         for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
@@ -152,58 +177,31 @@ static double objective(const obs_index *s, const double *U, const double *V, in
 /* One ALS half-step: each row u_t from V, the exact ridge solution of
  *     (sum_{k obs} v_k v_k^T + mu/2 I) u_t = sum_{k obs} X[t][k] v_k,
  * SOLVE_BLOCK rows solved together. A, b: room for SOLVE_BLOCK systems. */
-static void als_rows(const obs_index *s, double *U, const double *V, int r, double mu, double *A, double *b) {
-    int n = s->n;
-    for (int t0 = 0; t0 < s->T; t0 += SOLVE_BLOCK) {
-        int m = s->T - t0 < SOLVE_BLOCK ? s->T - t0 : SOLVE_BLOCK;
-        for (int q = 0; q < m; q++) {
-            double *Aq = A + (size_t)q * r * r, *bq = b + (size_t)q * r;
-            int t = t0 + q;
-            memset(Aq, 0, (size_t)r * r * sizeof *Aq);
-            memset(bq, 0, (size_t)r * sizeof *bq);
-            for (int i = 0; i < r; i++) Aq[i * r + i] = 0.5 * mu;
-            for (int p = s->rp[t]; p < s->rp[t + 1]; p++) {
-                int k = s->rk[p];
-                for (int i = 0; i < r; i++) { /* the lower triangle: all the solve reads */
-                    bq[i] += s->rx[p] * V[i * n + k];
-                    for (int j = 0; j <= i; j++) Aq[i * r + j] += V[i * n + k] * V[j * n + k];
-                }
-            }
-        }
-        spd_solve_many(A, b, r, m);
+STEP void als_rows(const obs_index *s, double *U, const double *V, int r, double mu, double *A, double *b) {
+    for (int t0 = 0; t0 < s->T; t0 += SB) {
+        int m = s->T - t0 < SB ? s->T - t0 : SB;
+        build_systems(A, b, r, mu, m, s->rp + t0, s->rk, s->rx, V, 1, s->n); /* v_k: column k of V */
+        spd_solve_many(A, b, r);
         for (int q = 0; q < m; q++)
-            for (int i = 0; i < r; i++) U[(t0 + q) * r + i] = b[(size_t)q * r + i];
+            for (int i = 0; i < r; i++) U[(t0 + q) * r + i] = b[i * SB + q];
     }
 }
 
 /* The other half: each column v_k from U, likewise. */
-static void als_cols(const obs_index *s, const double *U, double *V, int r, double mu, double *A, double *b) {
+STEP void als_cols(const obs_index *s, const double *U, double *V, int r, double mu, double *A, double *b) {
     int n = s->n;
-    for (int k0 = 0; k0 < n; k0 += SOLVE_BLOCK) {
-        int m = n - k0 < SOLVE_BLOCK ? n - k0 : SOLVE_BLOCK;
-        for (int q = 0; q < m; q++) {
-            double *Aq = A + (size_t)q * r * r, *bq = b + (size_t)q * r;
-            int k = k0 + q;
-            memset(Aq, 0, (size_t)r * r * sizeof *Aq);
-            memset(bq, 0, (size_t)r * sizeof *bq);
-            for (int i = 0; i < r; i++) Aq[i * r + i] = 0.5 * mu;
-            for (int p = s->cp[k]; p < s->cp[k + 1]; p++) {
-                int t = s->ct[p];
-                for (int i = 0; i < r; i++) {
-                    bq[i] += s->cx[p] * U[t * r + i];
-                    for (int j = 0; j <= i; j++) Aq[i * r + j] += U[t * r + i] * U[t * r + j];
-                }
-            }
-        }
-        spd_solve_many(A, b, r, m);
+    for (int k0 = 0; k0 < n; k0 += SB) {
+        int m = n - k0 < SB ? n - k0 : SB;
+        build_systems(A, b, r, mu, m, s->cp + k0, s->ct, s->cx, U, r, 1); /* u_t: row t of U */
+        spd_solve_many(A, b, r);
         for (int q = 0; q < m; q++)
-            for (int i = 0; i < r; i++) V[i * n + k0 + q] = b[(size_t)q * r + i];
+            for (int i = 0; i < r; i++) V[i * n + k0 + q] = b[i * SB + q];
     }
 }
 
 /* Eigen-decomposition of a symmetric r x r matrix A (destroyed) by cyclic Jacobi
  * rotations: A = W diag(lam) W^T. */
-static void sym_eigen(double *A, int r, double *W, double *lam) {
+STEP void sym_eigen(double *A, int r, double *W, double *lam) {
     for (int i = 0; i < r * r; i++) W[i] = 0;
     for (int i = 0; i < r; i++) W[i * r + i] = 1;
     for (int sweep = 0; sweep < 60; sweep++) {
@@ -243,9 +241,10 @@ static void sym_eigen(double *A, int r, double *W, double *lam) {
  * the nuclear norm of U V), which removes the slow drift of plain ALS along the
  * factorisation's ambiguity. R = Gu^-1/2 Z L^1/4 where Gu = U^T U, Gv = V V^T and
  * Gu^1/2 Gv Gu^1/2 = Z L Z^T. Skipped when U or V is rank deficient. */
-static void balance(double *U, double *V, int T, int n, int r, double *work) {
+STEP void balance(double *U, double *V, int T, int n, int r, double *work) {
     double *Gu = work, *Gv = Gu + r * r, *W = Gv + r * r, *Z = W + r * r, *M = Z + r * r, *R = M + r * r,
-           *Ri = R + r * r, *H = Ri + r * r, *Hi = H + r * r, *lam = Hi + r * r, *mu = lam + r, *row = mu + r;
+           *Ri = R + r * r, *H = Ri + r * r, *Hi = H + r * r, *lam = Hi + r * r, *mu = lam + r, *row = mu + r,
+           *sq = row + r, *P = sq + r; /* sq, P: values used r times, computed once */
     for (int i = 0; i < r; i++)
         for (int j = i; j < r; j++) { /* symmetric: each product the same either way round */
             double a = 0, b = 0;
@@ -259,26 +258,34 @@ static void balance(double *U, double *V, int T, int n, int r, double *work) {
     for (int i = 0; i < r; i++) lmax = fmax(lmax, lam[i]);
     for (int i = 0; i < r; i++)
         if (!(lam[i] > 1e-12 * lmax) || !(lmax > 0)) return;
+    for (int k = 0; k < r; k++) sq[k] = sqrt(lam[k]);
+    double *E = Z, *D = M; /* W_ik sqrt(lam_k) and W_ik / sqrt(lam_k), once each (Z, M: free until below) */
+    for (int i = 0; i < r; i++)
+        for (int k = 0; k < r; k++) E[i * r + k] = W[i * r + k] * sq[k], D[i * r + k] = W[i * r + k] / sq[k];
     for (int i = 0; i < r; i++) /* H = Gu^1/2, Hi = Gu^-1/2 */
         for (int j = 0; j < r; j++) {
             double h = 0, hi = 0;
             for (int k = 0; k < r; k++) {
-                h += W[i * r + k] * sqrt(lam[k]) * W[j * r + k];
-                hi += W[i * r + k] / sqrt(lam[k]) * W[j * r + k];
+                h += E[i * r + k] * W[j * r + k];
+                hi += D[i * r + k] * W[j * r + k];
             }
             H[i * r + j] = h;
             Hi[i * r + j] = hi;
         }
-    for (int i = 0; i < r; i++) /* M = H Gv H */
+    for (int i = 0; i < r; i++) { /* M = H Gv H: m_ij = sum over a, b of (H_ia Gv_ab) H_bj */
+        for (int a = 0; a < r; a++)
+            for (int b = 0; b < r; b++) P[a * r + b] = H[i * r + a] * Gv[a * r + b];
         for (int j = 0; j < r; j++) {
             double m = 0;
             for (int a = 0; a < r; a++)
-                for (int b = 0; b < r; b++) m += H[i * r + a] * Gv[a * r + b] * H[b * r + j];
+                for (int b = 0; b < r; b++) m += P[a * r + b] * H[b * r + j];
             M[i * r + j] = m;
         }
+    }
     sym_eigen(M, r, Z, mu);
     for (int i = 0; i < r; i++)
         if (!(mu[i] > 0)) return;
+    for (int k = 0; k < r; k++) sq[k] = sqrt(sqrt(mu[k]));
     for (int i = 0; i < r; i++) /* R = Hi Z L^1/4, Ri = L^-1/4 Z^T H */
         for (int j = 0; j < r; j++) {
             double a = 0, b = 0;
@@ -286,8 +293,8 @@ static void balance(double *U, double *V, int T, int n, int r, double *work) {
                 a += Hi[i * r + k] * Z[k * r + j];
                 b += Z[k * r + i] * H[k * r + j];
             }
-            R[i * r + j] = a * sqrt(sqrt(mu[j]));
-            Ri[i * r + j] = b / sqrt(sqrt(mu[i]));
+            R[i * r + j] = a * sq[j];
+            Ri[i * r + j] = b / sq[i];
         }
     for (int t = 0; t < T; t++) {
         for (int j = 0; j < r; j++) {
@@ -342,7 +349,7 @@ static int space_alloc(fit_space *w, int T, int n, int r) {
     w->U = flce_calloc((size_t)T * r, sizeof(double)), w->V = flce_calloc((size_t)r * n, sizeof(double));
     w->A = flce_calloc((size_t)SOLVE_BLOCK * r * r, sizeof(double)), w->b = flce_calloc((size_t)SOLVE_BLOCK * r, sizeof(double));
     w->gU = flce_calloc((size_t)T * r, sizeof(double)), w->gV = flce_calloc((size_t)r * n, sizeof(double));
-    w->work = flce_calloc((size_t)10 * r * r + 3 * (size_t)r, sizeof(double));
+    w->work = flce_calloc((size_t)11 * r * r + 4 * (size_t)r, sizeof(double));
     if (w->U && w->V && w->A && w->b && w->gU && w->gV && w->work) return 0;
     space_free(w);
     return -1;
@@ -367,9 +374,8 @@ static double obs_mean(const obs_index *s) {
 
 /* Sweeps from the U, V in w until the objective's relative change is at most tol, or max_iter
  * sweeps: balanced ALS (or gradient descent). Returns the sweeps made; *obj the objective. */
-/* Sweeps from the U, V in w until the objective's relative change is at most tol, or max_iter
- * sweeps: balanced ALS (or gradient descent). Returns the sweeps made; *obj the objective. */
-static int fit(const obs_index *s, fit_space *w, int r, double mu, const flce_completion_cfg *cfg, double tol, double *obj) {
+STEP int fit_rank(const obs_index *s, fit_space *w, int r, double mu, const flce_completion_cfg *cfg, double tol,
+                  double *obj) {
     double prev = objective(s, w->U, w->V, r, mu), cur = prev;
     int iters = 0;
     for (int it = 1; it <= cfg->max_iter; it++) {
@@ -387,6 +393,15 @@ static int fit(const obs_index *s, fit_space *w, int r, double mu, const flce_co
     }
     *obj = cur;
     return iters;
+}
+static int fit(const obs_index *s, fit_space *w, int r, double mu, const flce_completion_cfg *cfg, double tol, double *obj) {
+    switch (r) {
+    case 1: return fit_rank(s, w, 1, mu, cfg, tol, obj);
+    case 2: return fit_rank(s, w, 2, mu, cfg, tol, obj);
+    case 4: return fit_rank(s, w, 4, mu, cfg, tol, obj);
+    case 8: return fit_rank(s, w, 8, mu, cfg, tol, obj);
+    default: return fit_rank(s, w, r, mu, cfg, tol, obj);
+    }
 }
 
 /* What a fit predicts for entry (t, k): max(0, u_t . v_k), 0 where not finite. */

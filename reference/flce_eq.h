@@ -95,6 +95,9 @@ typedef struct {
                              * (flce_eval_trace; docs/flce.md, the readings) */
     int proto_all;   /* recorded only: the prototypes evaluated average all samples of their class (1) or
                       * those classified right (0, the default); the trace's files say which is which */
+    int part, parts; /* flce_eval_trace completes only the classes c with c % parts == part (parts <= 1:
+                      * all; part < 0: none), leaving the others' X 0: one share of the work of several
+                      * processes (fl/methods/flce.c). Default 0, 1. */
 } flce_completion_cfg;
 
 /* The completion's version, recorded in completion.json ("version"; a record without one was
@@ -187,6 +190,8 @@ typedef struct {
     const double *class_weights; /* [C] or NULL */
     const double *Q;             /* without prototypes: the momentum recorded [T x n x C] (a run's Q.npy,
                                   * NaN where not selected), completed as it is (d is then 0) */
+    const uint8_t *present;      /* with Q, for --missing unobserved: [T x n x C], 1 where the selected
+                                  * client uploaded the class's prototype; NULL: unknown */
 } flce_trace;
 
 typedef struct {

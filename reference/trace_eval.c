@@ -37,6 +37,12 @@ static void complete_class(void *ctx, int c) {
     flce_completion_cfg cc = *J->cc;
     cc.threads = 1; /* the classes are what is spread */
     J->st[c] = FLCE_OK;
+    if (cc.parts > 1 || cc.part < 0) { /* another process's class: its slots 0 */
+        if (cc.part < 0 || c % cc.parts != cc.part) {
+            for (size_t i = 0; i < (size_t)T * n; i++) res->X[i * C + (size_t)c] = 0;
+            return;
+        }
+    }
     double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
     uint8_t *mask = J->present ? malloc((size_t)T * n) : NULL;
     if (!Xc || !Xh || (J->present && !mask)) {
@@ -97,7 +103,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
     for (int c = 0; c < C; c++) res->mu[c] = NAN, res->cv_error[c] = NAN;
     for (int i = 0; i < C * FLCE_CV_NRANKS * FLCE_CV_NMUS; i++) res->cv_grid[i] = NAN;
     if (cc->missing_unobserved && !(ab && ab->no_completion)) {
-        if (!tr->prototypes) {
+        if (!tr->prototypes && !tr->present) {
             st = flce_fail(e, FLCE_ERR_ARG, "trace: the reading --missing unobserved needs prototypes.npy (this trace has Q.npy only)");
             goto out;
         }
@@ -121,6 +127,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
             }
             res->Q[i] = q;
         }
+        if (pres_all) memcpy(pres_all, tr->present, tnc);
     }
     for (int t = 0; t < T && !st && tr->prototypes; t++) {
         const float *pt = tr->prototypes + (size_t)t * n * C * d;

@@ -27,6 +27,24 @@ for P in 1 3; do
     cmp -s "$t/plain/$m/model.safetensors" "$t/p$P/$m/model.safetensors" || fail "-n $P, $m: checkpoint differs"
   done
   [ "$(grep -c '^summary:' "$t/p$P.log")" = 1 ] || fail "-n $P: rank 0 alone reports ($(grep -c '^summary:' "$t/p$P.log") summaries)"
+  # FLCE's completion after the last round is shared out (class c on rank c % P): its files the same bytes
+  for f in Q.npy X_completed.npy; do cmp -s "$t/plain/flce/trace/$f" "$t/p$P/flce/trace/$f" || fail "-n $P: FLCE's $f differs"; done
+  grep -v '"seconds"' "$t/plain/flce/trace/completion.json" > "$t/c0"; grep -v '"seconds"' "$t/p$P/flce/trace/completion.json" > "$t/c1"
+  cmp -s "$t/c0" "$t/c1" || fail "-n $P: FLCE's completion.json differs (beyond its seconds)"
+done
+# the shared completion under the readings that change what a rank completes from: the ablation
+# M (rank 0's momentum sent as it is), --missing unobserved (which prototypes were there sent too),
+# and without completion (CMC); with 2 and 4 processes
+F="--algo flce --clients 8 --per-round 4 --rounds 3 --train-subset 600 --test-subset 100 --val-size 40 --batch 32 --seed 7
+   --backend cpu --quiet"
+for V in "--ablate M --missing unobserved" "--ablate CMC"; do
+  "$flce" run $F $V --out "$t/f1" --force > /dev/null 2>&1 || fail "plain run with $V"
+  for P in 2 4; do
+    mpi -n $P "$flce" run $F $V --out "$t/f$P" --force > "$t/f$P.log" 2>&1 || fail "mpirun -n $P with $V: $(tail -3 "$t/f$P.log")"
+    for f in digests.txt trace/Q.npy trace/X_completed.npy; do
+      cmp -s "$t/f1/$f" "$t/f$P/$f" || fail "-n $P with $V: $f differs from one process's"
+    done
+  done
 done
 # GTG-Shapley on a run whose utility moves (so that permutations are sampled): each
 # permutation's prefixes spread over the ranks, the same values

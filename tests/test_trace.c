@@ -33,7 +33,7 @@ static void make_trace(uint64_t seed, int empty_round) {
     }
 }
 
-static flce_trace trace(void) { return (flce_trace){T, N, C, D, proto, sel, NULL, NULL, NULL}; }
+static flce_trace trace(void) { return (flce_trace){T, N, C, D, proto, sel, NULL, NULL, NULL, NULL}; }
 
 Test(trace, properties_of_a_random_trace) {
     make_trace(1, 5); /* round 5 selects nobody */
@@ -91,7 +91,7 @@ Test(trace, no_completion_ignores_client_order) {
     flce_ablation ab = {0, 0, 0, 1};
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
-    flce_trace tr = trace(), tr2 = {T, N, C, D, p2, s2, NULL, NULL, NULL};
+    flce_trace tr = trace(), tr2 = {T, N, C, D, p2, s2, NULL, NULL, NULL, NULL};
     flce_eval_result a, b;
     cr_assert_eq(flce_eval_trace(&tr, &ab, &cc, &a, NULL), FLCE_OK);
     cr_assert_eq(flce_eval_trace(&tr2, &ab, &cc, &b, NULL), FLCE_OK);

@@ -132,25 +132,110 @@ static double now_s(void) {
 
 /* From the trace the run wrote, by the evaluator, so that `flce eval DIR/trace` gives the same
  * numbers; the completion's choices, Q and the completed matrix beside it. */
+/* Several processes (mpirun): the classes' completions shared out, class c on rank c % P. Rank
+ * 0 computes the momentum Q from the trace it wrote (tr0) and sends Q, the selection and which
+ * prototypes were there; each rank completes its classes; every class's results are then summed
+ * over the ranks as 64-bit integers holding their bits, 0 on the ranks that did not compute
+ * them, which leaves every slot exactly as its rank computed it: res is then, on every rank,
+ * byte for byte what one process computes. */
+static flce_status share_sum(engine *E, int64_t *v, size_t n, flce_err *e) {
+    for (size_t i = 0; i < n; i += (size_t)1 << 24) { /* messages of at most 128 MiB */
+        size_t m = n - i < ((size_t)1 << 24) ? n - i : (size_t)1 << 24;
+        flce_status st = E->comm->sum_i64((flce_comm *)E->comm, v + i, (int)m, e);
+        if (st) return st;
+    }
+    return FLCE_OK;
+}
+static flce_status share_bcast(engine *E, void *buf, size_t bytes, flce_err *e) {
+    for (size_t i = 0; i < bytes; i += (size_t)1 << 27) {
+        size_t m = bytes - i < ((size_t)1 << 27) ? bytes - i : (size_t)1 << 27;
+        flce_status st = E->comm->bcast((flce_comm *)E->comm, (char *)buf + i, m, 0, e);
+        if (st) return st;
+    }
+    return FLCE_OK;
+}
+static flce_status eval_spread(engine *E, const flce_trace *tr0, const flce_completion_cfg *cc, flce_eval_result *res,
+                               flce_err *e) {
+    int T = E->T, n = E->n, C = E->C, P = E->comm->size, me = E->comm->rank, G = FLCE_CV_NRANKS * FLCE_CV_NMUS;
+    size_t tn = (size_t)T * n, tnc = tn * C, per = 4 + (size_t)G; /* per class: rank, iters, mu, cv_error, grid */
+    flce_eval_result r0 = {0};
+    flce_completion_cfg c0 = *cc;
+    c0.part = -1; /* rank 0: the momentum only, no class completed */
+    flce_status st = me == 0 ? flce_eval_trace(tr0, &E->cfg->ablate, &c0, &r0, e) : FLCE_OK;
+    double *Q = malloc(sizeof(double) * tnc);
+    uint8_t *sel = malloc(tn), *pres = malloc(tnc);
+    int64_t *bits = malloc(sizeof(int64_t) * (tnc + per * (size_t)C + 1));
+    if (!st && (!Q || !sel || !pres || !bits)) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory for the completion's share");
+    if (!st && me == 0) {
+        memcpy(Q, r0.Q, sizeof(double) * tnc), memcpy(sel, tr0->selected, tn);
+        for (size_t i = 0; i < tnc; i++) /* a prototype there: not NaN (rank 0's pass checked it is all or nothing) */
+            pres[i] = sel[i / C] && !isnan(tr0->prototypes[i * (size_t)E->d]);
+    }
+    if ((st = flce_eng_agree(E, st, e))) goto out;
+    if ((st = share_bcast(E, Q, sizeof(double) * tnc, e)) || (st = share_bcast(E, sel, tn, e)) ||
+        (st = share_bcast(E, pres, tnc, e)))
+        goto out;
+    flce_trace tr = {T, n, C, 0, NULL, sel, NULL, tr0->class_weights, Q, pres};
+    flce_completion_cfg cp = *cc;
+    cp.part = me, cp.parts = P;
+    flce_ablation qa = {0, 0, 0, E->cfg->ablate.no_completion}; /* M, V, Q: already in rank 0's Q */
+    st = flce_eng_agree(E, flce_eval_trace(&tr, &qa, &cp, res, e), e);
+    if (st) goto out;
+    memcpy(bits, res->X, sizeof(double) * tnc); /* another rank's class: 0 there (flce_eval_trace) */
+    for (int c = 0; c < C; c++) {
+        int64_t *b = bits + tnc + per * (size_t)c;
+        memset(b, 0, sizeof(int64_t) * per);
+        if (c % P != me) continue;
+        b[0] = res->rank[c], b[1] = res->iters[c];
+        memcpy(b + 2, &res->mu[c], 8), memcpy(b + 3, &res->cv_error[c], 8);
+        memcpy(b + 4, res->cv_grid + (size_t)c * G, sizeof(double) * (size_t)G);
+    }
+    bits[tnc + per * (size_t)C] = me == 0 ? r0.fallback_rounds : 0;
+    if ((st = share_sum(E, bits, tnc + per * (size_t)C + 1, e))) goto out;
+    memcpy(res->X, bits, sizeof(double) * tnc);
+    for (int c = 0; c < C; c++) {
+        const int64_t *b = bits + tnc + per * (size_t)c;
+        res->rank[c] = (int)b[0], res->iters[c] = (int)b[1];
+        memcpy(&res->mu[c], b + 2, 8), memcpy(&res->cv_error[c], b + 3, 8);
+        memcpy(res->cv_grid + (size_t)c * G, b + 4, sizeof(double) * (size_t)G);
+    }
+    res->fallback_rounds = bits[tnc + per * (size_t)C];
+    flce_final_contribution(res->X, T, n, C, NULL, tr0->class_weights, res->CE);
+out:
+    if (st && res->X) flce_eval_result_free(res);
+    flce_eval_result_free(&r0);
+    free(Q), free(sel), free(pres), free(bits);
+    return st;
+}
+
 static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err *e) {
     char p[1200], ab[32];
-    int n = E->n;
+    int n = E->n, spread = E->comm && E->comm->size > 1;
     flce_npy pr = {0}, se = {0};
-    snprintf(p, sizeof p, "%s/trace/prototypes.npy", E->dir);
-    flce_status st = flce_npy_read(p, &pr, e);
-    snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
-    if (!st) st = flce_npy_read(p, &se, e);
+    flce_status st = FLCE_OK;
+    if (E->writer) { /* the trace this run wrote (rank 0's) */
+        snprintf(p, sizeof p, "%s/trace/prototypes.npy", E->dir);
+        st = flce_npy_read(p, &pr, e);
+        snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
+        if (!st) st = flce_npy_read(p, &se, e);
+    }
+    if (spread) st = flce_eng_agree(E, st, e);
     if (!st) {
-        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL};
+        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL, NULL};
         flce_completion_cfg cc = E->cfg->completion;
         cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
-        flce_eval_result res;
+        flce_eval_result res = {0};
         double t0 = now_s();
-        st = flce_eval_trace(&tr, &E->cfg->ablate, &cc, &res, e);
+        st = spread ? eval_spread(E, &tr, &cc, &res, e) : flce_eval_trace(&tr, &E->cfg->ablate, &cc, &res, e);
         comp_s[0] = now_s() - t0;
+        if (!E->writer) { /* its share is done: rank 0 writes the results */
+            if (!st) flce_eval_result_free(&res);
+            return st;
+        }
         if (!st && !E->cfg->ablate.no_completion && !cc.rank_auto && !cc.mu_auto) comp_s[1] = comp_s[0]; /* one fit a class already */
         else if (!st && !E->cfg->ablate.no_completion) { /* the paper's completion, timed for the cost claim: one fit a
-                                                      * class at the rule's rank, mu 0.01 (its results are not used) */
+                                                      * class at the rule's rank, mu 0.01 (its results are not used;
+                                                      * in one process) */
             flce_completion_cfg pc = cc;
             flce_eval_result pres;
             pc.rank_auto = pc.mu_auto = 0, pc.rank = 0, pc.mu = 1e-2, pc.literal = 0;
