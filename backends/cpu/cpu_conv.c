@@ -20,6 +20,17 @@
 #include "tiles.h"
 TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 columns */
 TILES_OFFFLAT(_6x16, 6, 2)
+TILES_OFFFLAT(_5x16, 5, 2) /* the row split below: no idle row */
+TILES_OFFFLAT(_4x16, 4, 2)
+
+/* The height of tile t when M rows go into 6-row AVX2 tiles without an idle row: ceil(M / 6)
+ * tiles of 4 to 6 rows, the first M mod that count one row taller (16 = 6 + 5 + 5; a 6-row
+ * tile for 4 rows computed 6, a ninth of the first stage's work for nothing). Fewer than 4
+ * rows: one tile of M. Every row's sum is its own, so any split gives the same bits. */
+static int split_rows(int M, int t) {
+    int n = (M + 5) / 6, base = M / n;
+    return base + (t < M % n);
+}
 
 /* blk[b] (tiles.h) for the vectors of vw flat positions b vw .. b vw + vw of a grid of rows Wp
  * long whose first W columns and first H rows are the image. */
@@ -235,9 +246,14 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
         const flat_blk *b = blk + p0 / (size_t)vw;
         if (USE_AVX512) flce_gemm512_offflat(s->K, step, Q, j->w, Q, xp + p0, off, yn, P, b);
         else
-            for (int i = 0; i < s->K; i += 6)
-                tile_6x16_offflat(s->K - i < 6 ? s->K - i : 6, Q, j->w + (size_t)i * Q, Q, xp + p0, off,
-                                  yn + (size_t)i * P, P, b);
+            for (int t = 0, i = 0, mr; i < s->K; i += mr, t++) {
+                mr = split_rows(s->K, t);
+                const float *w = j->w + (size_t)i * Q;
+                float *y = yn + (size_t)i * P;
+                if (mr == 5) tile_5x16_offflat(5, Q, w, Q, xp + p0, off, y, P, b);
+                else if (mr == 4) tile_4x16_offflat(4, Q, w, Q, xp + p0, off, y, P, b);
+                else tile_6x16_offflat(mr, Q, w, Q, xp + p0, off, y, P, b);
+            }
     }
 }
 
