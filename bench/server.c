@@ -355,14 +355,14 @@ static int write_plot(const char *dir, long params10) {
             "  set title 'Server cost against model size, K = 10'\n"
             "  plot 'server_scaling.csv' skip 1 using 1:2 title 'FedAvg' lw 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:3 title 'FLCE (per round)' lw 2 lc rgb '#d62728'\n"
-            "  set output 'server_totals.'.fmt\n  set logscale xy\n  set key top left\n"
+            "  set output 'server_totals.'.fmt\n  set logscale xy\n  set key top right\n  set yrange [1:5000]\n"
             "  set xlabel 'rounds'\n  set ylabel 'FLCE total server time / FedAvg (log scale)'\n"
             "  set title 'The whole run: rounds + completion, K = 10 of 50, ResNet20'\n"
             "  plot 'server_totals.csv' skip 1 using 1:2 title 'fixed rank, 10 classes' lw 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:3 title 'auto, 10 classes' lw 2 dt 2 lc rgb '#1f77b4', \\\n"
             "       '' skip 1 using 1:4 title 'fixed rank, 100 classes' lw 2 lc rgb '#d62728', \\\n"
             "       '' skip 1 using 1:5 title 'auto, 100 classes' lw 2 dt 2 lc rgb '#d62728'\n"
-            "  unset logscale\n  unset xlabel\n"
+            "  unset logscale\n  unset xlabel\n  set autoscale y\n  set key top left\n"
             "}\n");
     fclose(f);
     return cli_gnuplot(dir, "server_cost.gp"); /* no shell; the script names its files relative to dir */
