@@ -93,7 +93,10 @@ typedef struct flce_method {
      * completion step, seconds[1]: the time of that step as the paper describes it where the
      * method's differs (FLCE: one fit a class at a fixed rank; written to costs.txt as
      * final_server_seconds_paper), NAN otherwise (both preset so). Default: the running sums
-     * (clamped with FLCE_M_CLAMP), normalised. */
+     * (clamped with FLCE_M_CLAMP), normalised. Under mpirun it runs on every process (E->writer
+     * on rank 0 only; only rank 0's CE is used): a hook may share its work out, each process
+     * taking part in the same exchanges (FLCE's completion by class), or do it on rank 0 alone
+     * (E->writer) and nothing elsewhere. */
     flce_status (*final)(engine *E, double *CE, double seconds[2], flce_err *e);
 } flce_method;
 
