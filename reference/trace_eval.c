@@ -37,11 +37,9 @@ static void complete_class(void *ctx, int c) {
     flce_completion_cfg cc = *J->cc;
     cc.threads = 1; /* the classes are what is spread */
     J->st[c] = FLCE_OK;
-    if (cc.parts > 1 || cc.part < 0) { /* another process's class: its slots 0 */
-        if (cc.part < 0 || c % cc.parts != cc.part) {
-            for (size_t i = 0; i < (size_t)T * n; i++) res->X[i * C + (size_t)c] = 0;
-            return;
-        }
+    if (cc.part < 0 || (cc.parts > 1 && c % cc.parts != cc.part)) { /* another process's class: its slots 0 */
+        for (size_t i = 0; i < (size_t)T * n; i++) res->X[i * C + (size_t)c] = 0;
+        return;
     }
     double *Xc = malloc((size_t)T * n * sizeof *Xc), *Xh = malloc((size_t)T * n * sizeof *Xh);
     uint8_t *mask = J->present ? malloc((size_t)T * n) : NULL;
