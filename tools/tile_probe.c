@@ -34,13 +34,23 @@ int main(int argc, char **argv) {
     float *A = aligned_alloc(64, 4*K*Q), *X = aligned_alloc(64, 4*xs*N), *Y = aligned_alloc(64, 4*(size_t)K*npos*N);
     for (int i=0;i<K*Q;i++) A[i]=1e-3f*(i%7);
     for (size_t i=0;i<xs*N;i++) X[i]=1e-3f*(i%11);
+    float *panel = aligned_alloc(64, 4*16*Q);
     int off[1152]; for (int q=0;q<Q;q++) off[q]=((q/9)*Hp+q/3%3)*Wp+q%3;
     double best=1e9;
-    for (int rep=0; rep<5; rep++) {
+    for (int rep=0; rep<40; rep++) {
       double t0=now();
       for (int n=0;n<N;n++) {
         float *xp = X + xs*n, *y = Y + (size_t)K*npos*n;
         for (int p0=0;p0<npos;p0+=16) {
+          if (variant>=2) { /* the block's column panel packed, Q x 16 contiguous, then plain tiles */
+            for (int q=0;q<Q;q++) { const float *src = xp+p0+off[q]; stv(panel+16*q, *(const v8*)src); stv(panel+16*q+8, *(const v8*)(src+8)); }
+            int i=0; while (i<K) { int left=K-i; int mr = left>=12||left==6? 6 : left==10? 5 : left==5?5: left>=8? 4 : left;
+              if (mr==6) tile_6x16(6,Q,A+i*Q,Q,panel,16,y+i*npos+p0,npos,0);
+              else if (mr==5) tile_5x16(5,Q,A+i*Q,Q,panel,16,y+i*npos+p0,npos,0);
+              else tile_4x16(mr,Q,A+i*Q,Q,panel,16,y+i*npos+p0,npos,0);
+              i+=mr; }
+            continue;
+          }
           if (pf) for (int c=0;c<Cin;c++) for (int ky=0;ky<3;ky++) { const char *a=(const char*)(xp+(c*Hp+ky)*Wp+p0+pf*16); __builtin_prefetch(a,0,3); __builtin_prefetch(a+64,0,3); }
           if (variant==0) for (int i=0;i<K;i+=6) tile_6x16_off(K-i<6?K-i:6,Q,A+i*Q,Q,xp+p0,off,y+i*npos+p0,npos,0);
           else { /* rows split into tiles of 4..6 with no idle row */

@@ -83,6 +83,14 @@ typedef struct {
         TILE_BODY_S(MR, NV, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K, VW, TILE_ST_FLAT)                            \
     }
 
+/* tile##S##_flat: as tile##S (B rows ldb floats apart), row i stored into the plane C + i ldc
+ * through blk[v]: the forward pass over a packed column panel (fwd_flat). */
+#define TILES_FLAT(S, MR, NV)                                                                                 \
+    static __attribute__((unused)) void tile##S##_flat(int mr, int K, const float *A, int lda, const float *B, \
+                                                       int ldb, float *C, int ldc, const flat_blk *blk) {     \
+        TILE_BODY_S(MR, NV, TILE_A_PLAIN, TILE_B_PLAIN, TILE_AT_K, VW, TILE_ST_FLAT)                          \
+    }
+
 /* Two samples at once for the weight gradient when K is one vector wide (16 output channels on
  * AVX-512): t0[i] = sum over k of A_i[poff[k]] B0_k and t1[i] = sum over k of A_i[poff[k] + d] B1_k
  * (the second sample's copy d floats after the first), each from +0 over k ascending,
