@@ -5,7 +5,9 @@
  * forward, weight gradient and input gradient, and is quoted against the machine's
  * measured mul+add peak (`flce-bench peak`). --read-loss reads the losses back after every
  * step as a training run does (on Vulkan: a submission and a wait per step, where recorded
- * command buffers are replayed); without it the steps of a timing are one submission. */
+ * command buffers are replayed); without it the steps of a timing are one submission. --eval
+ * times the evaluation-mode forward pass alone (running statistics, logits read back), as a
+ * run's test-set evaluation calls it (batch 256 there); GFLOP/s then counts the forward's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@
 
 int flce_bench_train(int argc, char **argv) {
     const char *prog = "flce-bench train", *backends = NULL, *input = "3x32x32", *csv = NULL, *device = NULL, *denorm = "auto";
-    int batch = 64, steps = 5, repeats = 3, threads = 2, read_loss = 0;
+    int batch = 64, steps = 5, repeats = 3, threads = 2, read_loss = 0, eval = 0;
     double lambda = 1.0, peak = 0;
     cli_opt opts[] = {
         {"backend", CLI_STR, &backends, "comma-separated: cpu, vulkan, reference (default: cpu, reference, and vulkan on a GPU)", 0},
@@ -34,11 +36,12 @@ int flce_bench_train(int argc, char **argv) {
         {"lambda", CLI_DOUBLE, &lambda, "contrastive loss weight (default 1; 0 = plain cross-entropy)", 0},
         {"peak", CLI_DOUBLE, &peak, "peak GFLOP/s to quote against (default: measure it)", 0},
         {"read-loss", CLI_FLAG, &read_loss, "read the losses back after every step, as a training run does", 0},
+        {"eval", CLI_FLAG, &eval, "time the evaluation forward pass alone (running statistics, logits read back)", 0},
         {"csv", CLI_STR, &csv, "append rows to this CSV file (header written when new)", 0},
         {0},
     };
     const char *pos[1];
-    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--csv FILE] [--denormals auto|preserve|ftz]",
+    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--eval] [--csv FILE] [--denormals auto|preserve|ftz]",
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
     flce_denorm_mode dmode;
@@ -70,7 +73,7 @@ int flce_bench_train(int argc, char **argv) {
     FILE *out = NULL;
     if (csv) {
         static const char header[] =
-            "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda,read_loss";
+            "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda,read_loss,eval";
         FILE *t = fopen(csv, "r");
         int fresh = !t;
         if (t) { /* rows go under the same columns, or nowhere */
@@ -104,19 +107,36 @@ int flce_bench_train(int argc, char **argv) {
         size_t nx = (size_t)batch * C * H * W;
         float *x = malloc(nx * sizeof *x);
         int32_t *y = malloc((size_t)batch * sizeof *y);
+        int reps = !strcmp(name, "reference") ? 1 : repeats, st = !strcmp(name, "reference") ? 1 : steps;
+        double *t = malloc(sizeof *t * (size_t)reps);
+        float *logits = malloc(sizeof *logits * (size_t)batch * 10);
+        if (!x || !y || !t || !logits) {
+            fprintf(stderr, "%s: %s: out of memory\n", prog, name);
+            free(t), free(x), free(y), free(logits);
+            flce_model_free(&m);
+            if (be->destroy) be->destroy(be);
+            status = 1;
+            continue;
+        }
         flce_rng r;
         flce_rng_init(&r, 1, FLCE_RNG_BENCH, 0, 0);
         for (size_t i = 0; i < nx; i++) x[i] = (float)flce_rng_normal(&r);
         for (int i = 0; i < batch; i++) y[i] = (int32_t)flce_rng_below(&r, 10);
-        int reps = !strcmp(name, "reference") ? 1 : repeats, st = !strcmp(name, "reference") ? 1 : steps;
-        double *t = malloc(sizeof *t * (size_t)reps);
         flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, NULL, NULL); /* warm-up */
         flce_model_sgd(&m, 0.01f, 0, 0, 1);
+        if (eval && flce_model_eval(&m, batch, x, logits, NULL, &e)) {
+            fprintf(stderr, "%s: %s: %s\n", prog, name, e.msg);
+            status = 1;
+        }
         be->sync(be); /* the warm-up has run before the clock starts */
         for (int k = 0; k < reps; k++) {
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
                 flce_losses l;
+                if (eval) {
+                    flce_model_eval(&m, batch, x, logits, NULL, &e);
+                    continue;
+                }
                 flce_model_forward_backward(&m, batch, x, y, (float)lambda, 0.5f, read_loss ? &l : NULL, NULL);
                 flce_model_sgd(&m, 0.01f, 0, 0, 0);
             }
@@ -124,14 +144,15 @@ int flce_bench_train(int argc, char **argv) {
             t[k] = (bench_now() - t0) / st;
         }
         qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
-        double sec = t[reps / 2], ips = batch / sec, gf = flce_model_train_flops_per_sample(&m) * ips * 1e-9;
+        double flops = eval ? flce_model_forward_flops_per_sample(&m) : flce_model_train_flops_per_sample(&m);
+        double sec = t[reps / 2], ips = batch / sec, gf = flops * ips * 1e-9;
         int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
         if (host) printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
         else printf("%-10s %-9s %5d %12.1f %8.1f %8s  (%s)\n", name, input, batch, ips, gf, "-", be->device);
         if (out)
-            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d\n", name, be->device, input, batch, st, ips, gf, peak,
-                    host ? gf / peak : 0.0, lambda, read_loss);
-        free(t), free(x), free(y);
+            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d\n", name, be->device, input, batch, st, ips, gf, peak,
+                    host ? gf / peak : 0.0, lambda, read_loss, eval);
+        free(t), free(x), free(y), free(logits);
         flce_model_free(&m);
         if (be->destroy) be->destroy(be);
     }

@@ -530,7 +530,9 @@ flce_status flce_checkpoint_probe(const char *path, int *in_c, int *classes, flc
     return st;
 }
 
-double flce_model_train_flops_per_sample(const flce_model *m) {
+/* The multiplies and adds of the convolutions and the linear layer per sample: the forward
+ * pass alone, or with the weight and input gradients (train). */
+static double model_flops(const flce_model *m, int train) {
     double f = 0;
     const flce_conv_l *cv[1 + 27];
     int nc = 0;
@@ -543,8 +545,10 @@ double flce_model_train_flops_per_sample(const flce_model *m) {
     for (int i = 0; i < nc; i++) {
         const flce_conv_shape *s = &cv[i]->s;
         double fwd = 2.0 * s->K * s->OH * s->OW * s->C * s->R * s->R;
-        f += i == 0 ? 2 * fwd : 3 * fwd; /* forward, weight gradient, input gradient (not for conv1) */
+        f += !train ? fwd : i == 0 ? 2 * fwd : 3 * fwd; /* forward, weight gradient, input gradient (not for conv1) */
     }
-    f += 3 * 2.0 * FLCE_FEAT * m->classes;
+    f += (train ? 3 : 1) * 2.0 * FLCE_FEAT * m->classes;
     return f;
 }
+double flce_model_train_flops_per_sample(const flce_model *m) { return model_flops(m, 1); }
+double flce_model_forward_flops_per_sample(const flce_model *m) { return model_flops(m, 0); }

@@ -115,5 +115,7 @@ flce_status flce_checkpoint_probe(const char *path, int *in_c, int *classes, flc
 /* Floating-point operations of one training step (forward + backward) per sample, and of
  * the forward alone, counting a multiply and an add as two. */
 double flce_model_train_flops_per_sample(const flce_model *m);
+/* ... of the forward pass alone (an evaluation). */
+double flce_model_forward_flops_per_sample(const flce_model *m);
 
 #endif

@@ -10,10 +10,11 @@ used by the build or the tests).
       or, where PyTorch's own float32 gradient is further than that from float64 (a ReLU
       whose input lies within rounding of 0 flips its mask: one flip moves a BatchNorm bias
       gradient by 1e-3 at batch 64), to no more than twice PyTorch's float32 distance.
-  bench [--input 3x32x32] [--batch 64] [--steps 10] [--threads 2] [--device cpu|cuda]
+  bench [--input 3x32x32] [--batch 64] [--steps 10] [--threads 2] [--device cpu|cuda] [--eval]
       PyTorch's training throughput (plain SGD, cross-entropy), images/s. On cuda: eager
       float32 with TF32 off and cuDNN autotuning on (the baseline of issue 17), timed with
-      the device synchronised.
+      the device synchronised. --eval: the evaluation forward alone (eval mode, no autograd,
+      logits copied to the host), as `flce-bench train --eval`.
 """
 import json, struct, sys, time
 import numpy as np
@@ -168,6 +169,14 @@ def bench(args):
         logits, _ = model(X)
         F.cross_entropy(logits, Y).backward()
         sgd.step()
+    evaluate = "--eval" in args  # the evaluation forward alone (running statistics, no autograd)
+    if evaluate:
+        step()  # one training step first, as flce-bench train --eval does
+        model.eval()
+        def step():
+            with torch.no_grad():
+                logits, _ = model(X)
+            logits.cpu()
     for _ in range(3 if dev == "cuda" else 1):
         step()
     sync()
@@ -180,7 +189,8 @@ def bench(args):
         times.append((time.perf_counter() - t0) / steps)
     t = sorted(times)[1]
     name = torch.cuda.get_device_name() if dev == "cuda" else f"threads {threads}"
-    print(f"pytorch {torch.__version__} {c}x{h}x{w} batch {batch} {dev} ({name}): {batch / t:.1f} images/s")
+    what = " eval" if evaluate else ""
+    print(f"pytorch {torch.__version__} {c}x{h}x{w} batch {batch}{what} {dev} ({name}): {batch / t:.1f} images/s")
     return 0
 
 
