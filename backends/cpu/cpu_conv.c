@@ -260,8 +260,8 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
         }
         /* AVX2: the block's Q x 16 column panel copied out first (the tiles then read one
          * contiguous L1-resident stream instead of 3 C shifted rows of the padded sample:
-         * measured 1.3-1.7x on the tile alone, tools/tile_probe.c variant 2); the same
-         * products summed in the same order. */
+         * 0-11% faster on the tile alone, best of 40, tools/tile_probe.c variants 1 and 2;
+         * docs/performance.md); the same products summed in the same order. */
         for (int q = 0; q < Q; q++) {
             const float *src = xp + p0 + off[q];
             stv(panel + 16 * q, ld(src));
