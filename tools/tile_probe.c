@@ -7,7 +7,11 @@
  * 2026-11-27); 1: the row split of cpu_conv.c (tiles of 4-6 rows, none idle); 2: each block's
  * Q x 16 column panel packed first, then plain tiles; 3: the same with cpu_conv.c's masked,
  * permuted flat stores (what fwd_flat runs since 2026-11-27); 4: 4 x 24 tiles (4 broadcasts and
- * 3 loads a term); 5: 3 x 32 tiles (3 and 4). PREFETCH d: the lines of the block d ahead
+ * 3 loads a term); 5: 3 x 32 tiles (3 and 4); 6: as 2 with the weights pre-broadcast (no
+ * broadcast in the loop: each term's weight a plain vector load); 7: the 6 x 16 tile alone, called
+ * back to back on the same weights, panel and output (all in L1; K a multiple of 6 makes its
+ * flops those of the layer): the tile's own ceiling. NOPACK=1: the panel packed once (the
+ * packing's share, by difference); SMALLY=1: every sample written to the first's output. PREFETCH d: the lines of the block d ahead
  * prefetched (0: none). Prints the best of 40 timings (MEAN=1: their mean; FLUSH=MB: that much
  * other data through the caches before each) as GFLOP/s against one core's mul+add peak
  * (FLCE_PEAK1, default 74.6); PEAK=1 also times bench/peak.c's mul+add loop for the same flops
@@ -56,6 +60,25 @@ static float muladd8(long iters, float m, float n, float c) {
     v8 t = a0 + a1 + a2 + a3 + a4 + a5 + b0 + b1 + b2 + b3 + b4 + b5;
     return t[0];
 }
+/* variant 6: A pre-broadcast (each weight stored as 8 copies, k-major: Ab[(k MR + i) 8 ..]),
+ * so that each term's A operand is a plain vector load (a memory operand of the multiply)
+ * instead of a broadcast */
+#define TILE_BCA(MR)                                                                                          \
+    static void tile_bca##MR(int K, const float *Ab, const float *B, float *C, int ldc) {                     \
+        v8 c_[MR][2];                                                                                         \
+        for (int i = 0; i < MR; i++) c_[i][0] = c_[i][1] = bc(0.0f);                                        \
+        for (int k = 0; k < K; k++) {                                                                         \
+            v8 b0 = ld(B + 16 * k), b1 = ld(B + 16 * k + 8);                                                  \
+            for (int i = 0; i < MR; i++) {                                                                    \
+                v8 a = ld(Ab + ((size_t)k * MR + i) * 8);                                                     \
+                c_[i][0] = c_[i][0] + a * b0; c_[i][1] = c_[i][1] + a * b1;                                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int i = 0; i < MR; i++) { stv(C + (size_t)i * ldc, c_[i][0]); stv(C + (size_t)i * ldc + 8, c_[i][1]); } \
+    }
+TILE_BCA(6)
+TILE_BCA(5)
+TILE_BCA(4)
 static double now(void){struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); return t.tv_sec+1e-9*t.tv_nsec;}
 int main(int argc, char **argv) {
     int Cin = atoi(argv[1]), H = atoi(argv[2]), K = atoi(argv[3]), variant = atoi(argv[4]), pf = atoi(argv[5]);
@@ -68,13 +91,19 @@ int main(int argc, char **argv) {
     flat_blk *blk = calloc(npos/8, sizeof *blk); /* as flat_blocks in cpu_conv.c */
     for (int b=0, dst=0; b<npos/8; b++) { for (int l=0;l<8;l++) { int p=b*8+l; if (p/Wp<H && p%Wp<H) { blk[b].perm[blk[b].cnt++]=l; } } blk[b].dst=dst; dst+=blk[b].cnt; }
     int off[1152]; for (int q=0;q<Q;q++) off[q]=((q/9)*Hp+q/3%3)*Wp+q%3;
+    float *Ab = aligned_alloc(64, 4*8*(size_t)K*Q); /* variant 6: row blocks of 6/5/4, each k-major, 8 copies */
+    { int i=0; while (i<K) { int left=K-i; int mr = left>=12||left==6? 6 : left==10? 5 : left==5?5: left>=8? 4 : left;
+        for (int k=0;k<Q;k++) for (int r=0;r<mr;r++) for (int l=0;l<8;l++) Ab[(size_t)i*Q*8 + ((size_t)k*mr+r)*8 + l] = A[(i+r)*Q+k];
+        i+=mr; } }
+    int smally = getenv("SMALLY") != NULL; /* SMALLY=1: every sample's output into the first's (one sample's output, 52 KB at 16 x 28 x 28, stays in L2) */
+    int nopack = getenv("NOPACK") != NULL; /* NOPACK=1: the panel packed once (the packing's cost, by difference) */
     double best=1e9, sum=0, pbest=1e9, psum=0; float sink=0;
     size_t fl_n = getenv("FLUSH") ? (size_t)atoi(getenv("FLUSH"))<<18 : 0; float *F = fl_n ? calloc(fl_n, 4) : NULL;
     for (int rep=0; rep<40; rep++) {
       for (size_t i=0;i<fl_n;i+=16) F[i]+=1.0f; /* FLUSH=MB: other data through the caches between timings */
       double t0=now();
       for (int n=0;n<N;n++) {
-        float *xp = X + xs*n, *y = Y + (size_t)K*npos*n;
+        float *xp = X + xs*n, *y = Y + (size_t)K*npos*(smally ? 0 : n);
         if (variant==4 || variant==5) { /* fewer broadcasts a term: 4 x 24 (4 bc, 3 loads) or 3 x 32 (3 bc, 4 loads) */
           int w = variant==4 ? 24 : 32, nv = w/8;
           for (int p0=0;p0<npos;p0+=w) {
@@ -85,11 +114,18 @@ int main(int argc, char **argv) {
           }
           continue;
         }
+        if (variant==7) { /* the 6 x 16 tile alone: the same weights, panel and output each call, all in L1 */
+          for (int p0=0;p0<npos;p0+=16) for (int i=0;i<K;i+=6) tile_6x16(6,Q,A,Q,panel,16,Y,npos,0);
+          continue;
+        }
         for (int p0=0;p0<npos;p0+=16) {
           if (variant>=2) { /* the block's column panel packed, Q x 16 contiguous, then plain tiles */
-            for (int q=0;q<Q;q++) { const float *src = xp+p0+off[q]; stv(panel+16*q, *(const v8*)src); stv(panel+16*q+8, *(const v8*)(src+8)); }
+            if (!nopack || p0 == 0) for (int q=0;q<Q;q++) { const float *src = xp+p0+off[q]; stv(panel+16*q, *(const v8*)src); stv(panel+16*q+8, *(const v8*)(src+8)); }
             int i=0; while (i<K) { int left=K-i; int mr = left>=12||left==6? 6 : left==10? 5 : left==5?5: left>=8? 4 : left;
-              if (variant==3) { /* the flat store of cpu_conv.c (masked, permuted) */
+              if (variant==6) {
+                const float *ab = Ab + (size_t)i*Q*8; float *yy = y+i*npos+p0;
+                if (mr==6) tile_bca6(Q,ab,panel,yy,npos); else if (mr==5) tile_bca5(Q,ab,panel,yy,npos); else tile_bca4(Q,ab,panel,yy,npos);
+              } else if (variant==3) { /* the flat store of cpu_conv.c (masked, permuted) */
                 if (mr==6) tile_6x16_flat(6,Q,A+i*Q,Q,panel,16,y+i*npos,npos,blk+p0/8);
                 else if (mr==5) tile_5x16_flat(5,Q,A+i*Q,Q,panel,16,y+i*npos,npos,blk+p0/8);
                 else tile_4x16_flat(mr,Q,A+i*Q,Q,panel,16,y+i*npos,npos,blk+p0/8);
