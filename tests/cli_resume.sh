@@ -18,7 +18,7 @@ t=$(mktemp -d /tmp/flce-resume-XXXXXX); trap 'rm -rf "$t"' EXIT
 src=/usr/share/datasets/fashion-mnist
 [ -d "$src" ] || fail "no Fashion-MNIST in $src (dataset-fashion-mnist)"
 mkdir "$t/fm" && cp "$src"/*-ubyte.gz "$t/fm/" || fail "copy the data"
-tiny="--clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet --backend cpu --data $t/fm"
+tiny="--clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet --backend cpu --data $t/fm"
 "$flce" run --algo flce $tiny --out "$t/full" > /dev/null 2>&1 || fail "uninterrupted run"
 # killed before its first round, and after round 1: both resume to the same bits
 for k in 0 1; do
@@ -46,7 +46,7 @@ fresh; printf '\000' | dd of="$t/d/state.bin" bs=1 seek=4 conv=notrunc 2>/dev/nu
 expect 1 "state.bin" run --algo flce $tiny --out "$t/d" --resume
 fresh; truncate -s -100 "$t/d/trace/prototypes.npy"
 expect 1 "trace/prototypes.npy" run --algo flce $tiny --out "$t/d" --resume
-fresh; sz=$(wc -c < "$t/d/trace/selected.npy"); flip "$t/d/trace/selected.npy" $((sz - 12 + 1)) # round 1, client 1
+fresh; sz=$(wc -c < "$t/d/trace/selected.npy"); flip "$t/d/trace/selected.npy" $((sz - 2 * 4 + 1)) # round 1, client 1 (2 rounds x 4 clients, a byte each)
 expect 1 "trace/selected.npy: checksum mismatch" run --algo flce $tiny --out "$t/d" --resume
 # other data of the same shape: one test label changed
 fresh
@@ -64,11 +64,11 @@ FLCE_TEST_KILL_AFTER=1 "$flce" run --algo fedprox $tiny --out "$t/px" > /dev/nul
 cp "$t/fa/state.bin" "$t/px/state.bin"
 expect 2 'belongs to another run (its algo is "fedavg", this run'"'"'s "fedprox")' run --algo fedprox $tiny --out "$t/px" --resume
 # the same settings, a finished run's state in a run killed after round 1: the per-round files
-# then hold the three rounds the state says are done, not the one the killed run wrote
+# then hold the two rounds the state says are done, not the one the killed run wrote
 FLCE_TEST_KILL_AFTER=1 "$flce" run --algo fedavg $tiny --out "$t/sw" > /dev/null 2>&1
 cp "$t/fa/state.bin" "$t/sw/state.bin"
 "$flce" run --algo fedavg $tiny --out "$t/sw" --resume > /dev/null 2>&1 || fail "resume with a finished state"
-[ "$(wc -l < "$t/sw/metrics.csv")" = 4 ] || fail "after a resume metrics.csv holds $(($(wc -l < "$t/sw/metrics.csv") - 1)) rounds, not 3"
+[ "$(wc -l < "$t/sw/metrics.csv")" = 3 ] || fail "after a resume metrics.csv holds $(($(wc -l < "$t/sw/metrics.csv") - 1)) rounds, not 2"
 cmp -s "$t/sw/metrics.csv" "$t/fa/metrics.csv" || fail "after a resume metrics.csv is not the run's"
 cmp -s "$t/sw/round_contributions.csv" "$t/fa/round_contributions.csv" || fail "after a resume round_contributions.csv is not the run's"
 # a run that died before its first state.bin (config.json only): --resume starts it from round 0,
