@@ -44,10 +44,21 @@ tail -2 "$OUT/check_auto.txt" | tee -a "$OUT/log.txt"
 grep '^# vulkan' "$OUT/check_auto.txt" | tee -a "$OUT/log.txt"
 timeout 120 ./build/flce check --backend vulkan --denormals ftz --steps 2 --input 1x28x28 --batch 64 > "$OUT/check_ftz.txt" 2>&1
 echo "exit $?" >> "$OUT/check_ftz.txt"; tail -2 "$OUT/check_ftz.txt" | tee -a "$OUT/log.txt"
+# the Python with PyTorch for the comparison: PYTHON if set, else the first of python3,
+# /usr/bin/python3 whose torch sees CUDA, else the first with torch at all (said in the log)
+py=""; pyany=""
+for p in ${PYTHON:-} python3 /usr/bin/python3; do
+  command -v "$p" > /dev/null 2>&1 || continue
+  "$p" -c "import torch, numpy" 2> /dev/null || continue
+  [ -n "$pyany" ] || pyany=$p
+  if "$p" -c "import torch, sys; sys.exit(not torch.cuda.is_available())" 2> /dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || py=${pyany:-python3}
+log "PyTorch from $py: $("$py" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda, "available", torch.cuda.is_available())' 2>&1 | tail -1)"
 log "2. training throughput"
 for b in $batches; do
   timeout 90 ./build/flce-bench train --backend vulkan --batch "$b" --steps $st --csv "$OUT/train.csv" 2>&1 | tee -a "$OUT/log.txt"
-  timeout 90 python3 tools/torch_reference.py bench --device cuda --batch "$b" --steps $((st * 2)) 2>&1 | tee -a "$OUT/log.txt"
+  timeout 90 "$py" tools/torch_reference.py bench --device cuda --batch "$b" --steps $((st * 2)) 2>&1 | tee -a "$OUT/log.txt"
 done
 log "2b. the direct convolution shaders (FLCE_VK_CONV=direct) against the tiled default, batch 64 and 512"
 for b in $ab; do
