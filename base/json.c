@@ -77,12 +77,17 @@ int flce_json_equal(const cJSON *a, const cJSON *b) {
     if (na || nb) return na && nb && va == vb;
     if ((a->type & 0xff) != (b->type & 0xff)) return 0;
     if (cJSON_IsString(a)) return !strcmp(a->valuestring, b->valuestring);
-    if (cJSON_IsArray(a) || cJSON_IsObject(a)) {
+    if (cJSON_IsObject(a)) { /* the same members with equal values, in any order */
+        int na_ = 0, nb_ = 0;
+        for (const cJSON *x = a->child; x; x = x->next, na_++)
+            if (!flce_json_equal(x, cJSON_GetObjectItemCaseSensitive(b, x->string))) return 0;
+        for (const cJSON *y = b->child; y; y = y->next) nb_++;
+        return na_ == nb_;
+    }
+    if (cJSON_IsArray(a)) {
         const cJSON *x = a->child, *y = b->child;
-        for (; x && y; x = x->next, y = y->next) {
-            if (cJSON_IsObject(a) && strcmp(x->string, y->string)) return 0;
+        for (; x && y; x = x->next, y = y->next)
             if (!flce_json_equal(x, y)) return 0;
-        }
         return !x && !y;
     }
     return 1; /* null, true, false: the type says it all */

@@ -26,7 +26,8 @@ void flce_json_exact(cJSON *tree);
 /* Print v (formatted) and write it atomically to path, with a final newline. */
 flce_status flce_json_write(const char *path, const cJSON *v, flce_err *e);
 /* 1 when a and b are the same JSON value: same types, strings equal, numbers equal exactly,
- * arrays element by element, objects with the same members in the same order. */
+ * arrays element by element, objects with the same members (in any order: config.json of
+ * builds of other dates writes them in another). */
 int flce_json_equal(const cJSON *a, const cJSON *b);
 /* A member's number (NAN when absent or not a number) and string (NULL when absent or not a
  * string). */

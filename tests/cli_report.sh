@@ -20,6 +20,16 @@ evil="x'.system(\"touch PWNED\").'<img src=x onerror=alert(1)>,a|b"
   --batch 16 --seed 3 --quiet --out "$t/$evil" > /dev/null 2>&1 || fail "flce run into a hostile directory name"
 cp -r "$t/$evil" "$t/b"
 cp -r "$t/b" "$t/c"
+# the same run with its config.json's members in reverse order (as a build of another date
+# writes them): one configuration with the original, a repeat identical bit for bit
+cp -r "$t/b" "$t/o"
+python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+json.dump(dict(reversed(list(c.items()))), open(sys.argv[1], "w"), indent=2)' "$t/o/config.json" || fail "could not reorder config.json"
+[ "$(head -c 200 "$t/o/config.json" | tr -d ' \n' | cut -c 1-20)" != "$(head -c 200 "$t/b/config.json" | tr -d ' \n' | cut -c 1-20)" ] || fail "the test did not reorder config.json"
+"$flce" report "$t/b" "$t/o" --out "$t/rep-o" > "$t/log" 2>&1 || fail "flce report over a reordered config.json: $(cat "$t/log")"
+grep -q "^2 runs: 1 method in 1 configuration" "$t/rep-o/report.md" || fail "a reordered config.json made another configuration: $(grep -m1 '^2 runs' "$t/rep-o/report.md")"
+grep -q "identical, bit for bit" "$t/rep-o/runs.md" || fail "the run with a reordered config.json was not recognised as a repeat"
 sed -i -E "s/\"algo\":[[:space:]]*\"flce\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/c/config.json"
 grep -q "PWNED2" "$t/c/config.json" || fail "the test could not plant the algo name"
 expect 1 '"algo" holds a character no name of this harness has' report "$t/c" --out "$t/rep-c"

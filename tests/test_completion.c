@@ -297,6 +297,30 @@ Test(completion_cv, record_of_a_full_grid) {
     tu_rm_rf(dir);
 }
 
+/* Two records with the same members in another order are the same settings (a later build
+ * writes config.json's members in another order: flce report groups such runs and --resume
+ * accepts them); an array's order, a value or a member more are not. */
+Test(json, equal_objects_in_any_member_order) {
+    const char *base = "{\"a\":1,\"b\":[1,{\"x\":2,\"y\":\"z\"}],\"c\":null}";
+    const char *same[] = {"{\"c\":null,\"b\":[1,{\"y\":\"z\",\"x\":2}],\"a\":1}", "{\"b\":[1,{\"x\":2.0,\"y\":\"z\"}],\"a\":1e0,\"c\":null}"};
+    const char *other[] = {"{\"a\":1,\"b\":[{\"x\":2,\"y\":\"z\"},1],\"c\":null}", "{\"a\":1,\"b\":[1,{\"x\":2,\"y\":\"z\"}]}",
+                           "{\"a\":1,\"b\":[1,{\"x\":2,\"y\":\"z\"}],\"c\":null,\"d\":0}", "{\"a\":1,\"b\":[1,{\"x\":3,\"y\":\"z\"}],\"c\":null}",
+                           "{\"a\":1,\"b\":[1,{\"x\":2,\"w\":\"z\"}],\"c\":null}"};
+    cJSON *a = cJSON_Parse(base);
+    cr_assert_not_null(a);
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        cJSON *b = cJSON_Parse(same[i]);
+        cr_assert(flce_json_equal(a, b) && flce_json_equal(b, a), "%s should equal %s", same[i], base);
+        cJSON_Delete(b);
+    }
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        cJSON *b = cJSON_Parse(other[i]);
+        cr_assert(!flce_json_equal(a, b) && !flce_json_equal(b, a), "%s should differ from %s", other[i], base);
+        cJSON_Delete(b);
+    }
+    cJSON_Delete(a);
+}
+
 /* ---- the completion made faster without changing a bit (issue 29) ----------------------- */
 /* The grid of flce_complete's cross-validation is, cell by cell, the public flce_cv_error (five
  * fits from the seeded start per candidate, one running sum of the held-out errors): the folds
