@@ -30,6 +30,9 @@ json.dump(dict(reversed(list(c.items()))), open(sys.argv[1], "w"), indent=2)' "$
 "$flce" report "$t/b" "$t/o" --out "$t/rep-o" > "$t/log" 2>&1 || fail "flce report over a reordered config.json: $(cat "$t/log")"
 grep -q "^2 runs: 1 method in 1 configuration" "$t/rep-o/report.md" || fail "a reordered config.json made another configuration: $(grep -m1 '^2 runs' "$t/rep-o/report.md")"
 grep -q "identical, bit for bit" "$t/rep-o/runs.md" || fail "the run with a reordered config.json was not recognised as a repeat"
+# one folder named twice would be a "repeat" of itself: refused, nothing written
+expect 2 "are the same run folder" report "$t/b" "$t/o" "$t/b/." --out "$t/rep-twice"
+[ -e "$t/rep-twice" ] && fail "a refused report left $t/rep-twice behind"
 sed -i -E "s/\"algo\":[[:space:]]*\"flce\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/c/config.json"
 grep -q "PWNED2" "$t/c/config.json" || fail "the test could not plant the algo name"
 expect 1 '"algo" holds a character no name of this harness has' report "$t/c" --out "$t/rep-c"

@@ -847,6 +847,19 @@ int flce_cmd_report(int argc, char **argv) {
     static char dirs[MAXRUNS][1024];
     int nd = collect_dirs(prog, pos, np, dirs);
     if (nd < 0) return 2;
+    { /* one folder named twice (itself and through its parent's summary.csv, say) would be
+       * reported as a repeat of itself, "identical, bit for bit": refused */
+        char **real = calloc((size_t)nd + 1, sizeof *real);
+        int dup = -1, of = -1;
+        for (int i = 0; real && i < nd && dup < 0; i++) {
+            real[i] = realpath(dirs[i], NULL);
+            for (int j = 0; real[i] && j < i && dup < 0; j++)
+                if (real[j] && !strcmp(real[i], real[j])) dup = i, of = j;
+        }
+        for (int i = 0; real && i < nd; i++) free(real[i]);
+        free(real);
+        if (dup >= 0) return cli_usage_error(prog, "%s and %s are the same run folder: name each run once", dirs[of], dirs[dup]);
+    }
     run_t *runs = calloc(MAXRUNS, sizeof *runs);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
