@@ -86,7 +86,7 @@ int flce_cmd_eval(int argc, char **argv) {
     double tol = 0;
     uint64_t seed = 1;
     cli_opt opts[] = {
-        {"out", CLI_STR, &out, "output folder (default: the trace folder)", 0},
+        {"out", CLI_STR, &out, "output folder (default: the trace folder; never a run's folder or its trace folder)", 0},
         {"ablate", CLI_LIST, &ablate, "M, V, Q or CMC (repeatable): an ablation variant", 0},
         {"round-weights", CLI_STR, &rw_path, "a_t per round (.npy float64 [T] or a text list)", 0},
         {"class-weights", CLI_STR, &cw_path, "b_c per class (.npy float64 [C] or a text list)", 0},
@@ -121,6 +121,10 @@ int flce_cmd_eval(int argc, char **argv) {
     if (!out) out = dir;
     struct stat sb;
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);
+    {
+        flce_err oe = {{0}};
+        if (flce_eval_out_check(out, &oe)) return cli_usage_error(prog, "%s", oe.msg);
+    }
 
     flce_err e = {{0}};
     double *shares = NULL;

@@ -127,6 +127,21 @@ void flce_eval_run_free(flce_eval_run *r) {
     flce_trace_files_free(&r->tf);
 }
 
+flce_status flce_eval_out_check(const char *out, flce_err *e) {
+    char p[4200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/config.json", out);
+    if (stat(p, &sb) == 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--out %s: a run folder (its contributions.csv is the run's result): give another folder", out);
+    snprintf(p, sizeof p, "%s/../config.json", out);
+    char q[4200];
+    snprintf(q, sizeof q, "%s/selected.npy", out);
+    if (stat(p, &sb) == 0 && stat(q, &sb) == 0)
+        return flce_fail(e, FLCE_ERR_ARG,
+                         "--out %s: the trace folder of a run (its Q.npy and X_completed.npy are the run's record): give another folder", out);
+    return FLCE_OK;
+}
+
 flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e) {
     const flce_eval_result *res = &r->res;
     int T = r->tf.tr.T, n = r->tf.tr.n, C = r->tf.tr.C;
@@ -134,7 +149,8 @@ flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e
     struct stat osb;
     int made = stat(out, &osb) != 0;
     if (!made && !S_ISDIR(osb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "--out %s: not a directory", out);
-    flce_status st = FLCE_OK;
+    flce_status st = flce_eval_out_check(out, e);
+    if (st) return st;
     int64_t shp[3] = {T, n, C};
     if (flce_mkdirs(out) != 0) return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot create", out);
     snprintf(p, sizeof p, "%s/Q.npy", out);

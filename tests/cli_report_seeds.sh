@@ -138,8 +138,10 @@ done
 # and a crash on the small-scale study's report); more than 12 runs: no figure with a line or a
 # bar per run (unreadable), their data in the CSV files (all 150 runs), the server cost per
 # method (the mean over its 75 runs), and runs.md says so
+# (copies made with hard links: a folder named twice is refused; each copy's summary.csv names
+# the originals' paths, and the report reads the copy's own method folders)
 set --
-for i in $(seq 25); do set -- "$@" "$t/s1" "$t/s2" "$t/s3"; done
+for i in $(seq 25); do mkdir "$t/c$i" && cp -rl "$t/s1" "$t/s2" "$t/s3" "$t/c$i/" || fail "copy $i"; set -- "$@" "$t/c$i/s1" "$t/c$i/s2" "$t/c$i/s3"; done
 "$flce" report "$@" --out "$t/many" > "$t/many.log" 2>&1 || fail "a report of 150 runs: status $?: $(tail -2 "$t/many.log")"
 grep -q 'gnuplot' "$t/many.log" && fail "a report of 150 runs: a figure failed: $(cat "$t/many.log")"
 for f in accuracy macro_f1 kl contributions; do [ -e "$t/many/$f.png" ] && fail "a figure of every one of 150 runs: $f.png"; done
@@ -151,10 +153,15 @@ got=$(awk -F, '$1 == "flce" { print $2, $3 }' "$t/many/server_cost_methods.csv")
 awk -v w="$want" -v g="$got" 'BEGIN { split(g, a, " "); exit !(a[2] == 75 && (a[1] - w) ^ 2 <= (1e-3 * w) ^ 2) }' ||
   fail "server_cost_methods.csv: flce '$got', worked out here $want over 75 runs"
 grep -q "^More than 12 runs" "$t/many/runs.md" || fail "runs.md does not say why the runs are not drawn one by one"
+grep -q "c25/s3/fedavg" "$t/many/runs.md" || fail "the report did not read the copies' own folders"
+grep -q "^- $t/s1/flce and" "$t/many/runs.md" && fail "the report read the originals named in the copies' summary.csv"
+
 [ -s "$t/many/conf01_rounds.png" ] || fail "a report of 150 runs: no figure of its configuration"
-# a run given twice (or the same configuration and seed from two experiments) is a repeat, not
-# a fourth seed: n stays 3, and the repeat is compared bit for bit
-"$flce" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
+# the same configuration and seed in two folders (a copy, or two experiments) is a repeat, not
+# a fourth seed: n stays 3, and the repeat is compared bit for bit; one folder named twice is
+# refused (it would be a repeat of itself)
+expect 2 "are the same run folder" report "$t/s1" "$t/s1" "$t/s2" "$t/s3" --out "$t/rep2"
+"$flce" report "$t/s1" "$t/c1/s1" "$t/s2" "$t/s3" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report with a repeat"
 [ "$(awk -F, '$1 == "fedavg" { print $3 }' "$t/rep2/paired.csv")" = 3 ] || fail "a repeated run counted as another seed: $(cat "$t/rep2/paired.csv")"
 grep -q 'digests identical, bit for bit' "$t/rep2/runs.md" || fail "the repeat was not compared"
 # issue 30: the claims by reading. FLCE's runs evaluated under every reading

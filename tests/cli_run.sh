@@ -31,6 +31,12 @@ awk -F, 'NR>1 { s += $2 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' 
 mkdir "$t/ev"
 "$flce" eval "$t/a/trace" --out "$t/ev" > /dev/null || fail "flce eval on the run's trace"
 cmp -s "$t/ev/contributions.csv" "$t/a/contributions.csv" || fail "flce eval does not reproduce the run's contributions"
+# a run's own record is never replaced by an evaluation: not its folder, not its trace folder
+# (the default --out), refused before any work; the run's files stay those of its twin $t/b
+expect 2 "a run folder" eval "$t/a/trace" --out "$t/a" --ablate CMC
+expect 2 "the trace folder of a run" eval "$t/a/trace" --ablate M
+for f in contributions.csv trace/Q.npy trace/X_completed.npy; do cmp -s "$t/a/$f" "$t/b/$f" || fail "a refused flce eval changed the run's $f"; done
+[ -e "$t/a/trace/contributions.csv" ] || [ -e "$t/a/completion_eval.json" ] && fail "a refused flce eval wrote into the run"
 # a run with the completion chosen by held-out error: its trace records the settings and the
 # choices, and flce eval on the trace reproduces it without being told
 "$flce" run --algo flce $tiny --rank auto --mu auto --out "$t/auto" > /dev/null || fail "flce run --rank auto --mu auto"

@@ -651,7 +651,15 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
             char *d = strrchr(line, ',');
             if (!d) continue;
             d[strcspn(d, "\r\n")] = '\0';
-            snprintf(dirs[nd++], sizeof dirs[0], "%s", d + 1);
+            /* the method's folder inside this one: the path recorded was the run's --out as
+             * written then (another working folder, or the original of a copy or a move) */
+            const char *base = strrchr(d + 1, '/');
+            base = base ? base + 1 : d + 1;
+            if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+                fclose(f);
+                return cli_usage_error(prog, "%s: a line names no method folder ('%s')", p, d + 1), -1;
+            }
+            snprintf(dirs[nd++], sizeof dirs[0], "%s/%s", pos[i], base);
         }
         fclose(f);
     }
