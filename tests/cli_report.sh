@@ -30,6 +30,12 @@ json.dump(dict(reversed(list(c.items()))), open(sys.argv[1], "w"), indent=2)' "$
 "$flce" report "$t/b" "$t/o" --out "$t/rep-o" > "$t/log" 2>&1 || fail "flce report over a reordered config.json: $(cat "$t/log")"
 grep -q "^2 runs: 1 method in 1 configuration" "$t/rep-o/report.md" || fail "a reordered config.json made another configuration: $(grep -m1 '^2 runs' "$t/rep-o/report.md")"
 grep -q "identical, bit for bit" "$t/rep-o/runs.md" || fail "the run with a reordered config.json was not recognised as a repeat"
+# --out a folder of someone's files (a report.md not of this harness): refused, nothing changed;
+# an earlier report's folder is replaced
+mkdir "$t/mine" && echo "my notes" > "$t/mine/report.md"
+expect 2 "holds other files and no report of this harness" report "$t/b" --out "$t/mine"
+[ "$(cat "$t/mine/report.md")" = "my notes" ] && [ "$(ls "$t/mine" | wc -l)" = 1 ] || fail "a refused report changed $t/mine"
+"$flce" report "$t/b" --out "$t/rep-o" > /dev/null 2>&1 || fail "a report over an earlier report's folder"
 # one folder named twice would be a "repeat" of itself: refused, nothing written
 expect 2 "are the same run folder" report "$t/b" "$t/o" "$t/b/." --out "$t/rep-twice"
 [ -e "$t/rep-twice" ] && fail "a refused report left $t/rep-twice behind"

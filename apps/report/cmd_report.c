@@ -7,6 +7,7 @@
  * FLCE run; the heterogeneity sweep runs of one method at several Dirichlet parameters; the
  * noise section runs with noise. */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -701,6 +702,23 @@ static char *canonical_path(const char *path) {
     return NULL;
 }
 
+/* 1 when dir is empty or holds an earlier report (its report.md begins with the title this
+ * program writes): a report replaces its own files, never someone else's (report.md, notes). */
+static int empty_or_report(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *en; d && (en = readdir(d));) n += strcmp(en->d_name, ".") && strcmp(en->d_name, "..");
+    if (d) closedir(d);
+    if (!d || !n) return 1; /* unreadable: mkdirs and the writes say why */
+    char p[1200], line[64] = "";
+    snprintf(p, sizeof p, "%s/report.md", dir);
+    FILE *f = fopen(p, "r");
+    if (!f) return 0;
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    return !strncmp(line, "# FLCE-harness report", 21);
+}
+
 /* ---- the pages: the sections in order, a table of contents, the page around them ---- */
 
 static void sec_what_was_run(report *R) { report_what_was_run(R); }
@@ -904,6 +922,11 @@ int flce_cmd_report(int argc, char **argv) {
     }
     struct stat osb;
     int made = stat(out, &osb) != 0, status = 0;
+    if (!made && S_ISDIR(osb.st_mode) && !empty_or_report(out)) {
+        status = cli_usage_error(prog, "--out %s: holds other files and no report of this harness: give a new or empty folder, or an earlier report's",
+                                 out);
+        goto done;
+    }
     if (flce_mkdirs(out) != 0) {
         status = cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
         goto done;
