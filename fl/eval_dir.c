@@ -139,6 +139,11 @@ flce_status flce_eval_out_check(const char *out, flce_err *e) {
     if (stat(p, &sb) == 0 && stat(q, &sb) == 0)
         return flce_fail(e, FLCE_ERR_ARG,
                          "--out %s: the trace folder of a run (its Q.npy and X_completed.npy are the run's record): give another folder", out);
+    snprintf(p, sizeof p, "%s/contributions.csv", out);
+    snprintf(q, sizeof q, "%s/completion_eval.json", out);
+    if (stat(p, &sb) == 0 && stat(q, &sb) != 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--out %s: holds a contributions.csv that no flce eval wrote (no completion_eval.json): give another folder",
+                         out);
     return FLCE_OK;
 }
 

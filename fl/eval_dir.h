@@ -39,7 +39,8 @@ void flce_eval_run_free(flce_eval_run *r);
 flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e);
 /* FLCE_ERR_ARG when out is a run's own record, which an evaluation must never replace: a run
  * folder (it holds config.json: its contributions.csv is the run's result) or the trace folder
- * of one (its parent holds config.json: its Q.npy and X_completed.npy are what the run wrote).
+ * of one (its parent holds config.json: its Q.npy and X_completed.npy are what the run wrote),
+ * nor a folder with a contributions.csv that no evaluation wrote (no completion_eval.json).
  * flce_eval_write checks it too; callers check first, before the evaluation's work. */
 flce_status flce_eval_out_check(const char *out, flce_err *e);
 

@@ -37,6 +37,9 @@ expect 2 "a run folder" eval "$t/a/trace" --out "$t/a" --ablate CMC
 expect 2 "the trace folder of a run" eval "$t/a/trace" --ablate M
 for f in contributions.csv trace/Q.npy trace/X_completed.npy; do cmp -s "$t/a/$f" "$t/b/$f" || fail "a refused flce eval changed the run's $f"; done
 [ -e "$t/a/trace/contributions.csv" ] || [ -e "$t/a/completion_eval.json" ] && fail "a refused flce eval wrote into the run"
+mkdir "$t/theirs-ev" && echo "client,contribution" > "$t/theirs-ev/contributions.csv"
+expect 2 "holds a contributions.csv that no flce eval wrote" eval "$t/a/trace" --out "$t/theirs-ev"
+"$flce" eval "$t/a/trace" --out "$t/ev" > /dev/null || fail "flce eval again into its own earlier output"
 # a run with the completion chosen by held-out error: its trace records the settings and the
 # choices, and flce eval on the trace reproduces it without being told
 "$flce" run --algo flce $tiny --rank auto --mu auto --out "$t/auto" > /dev/null || fail "flce run --rank auto --mu auto"
