@@ -151,3 +151,22 @@ void flce_json_exact(cJSON *t) {
         } else flce_json_exact(c);
     }
 }
+
+/* (insertion sort of the linked list: the objects are small) */
+void flce_json_sort(cJSON *j) {
+    for (cJSON *m = j ? j->child : NULL; m; m = m->next) flce_json_sort(m);
+    if (!cJSON_IsObject(j) || !j->child) return;
+    cJSON *sorted = NULL, *m = j->child;
+    while (m) {
+        cJSON *next = m->next, **at = &sorted, *prev = NULL;
+        while (*at && strcmp((*at)->string, m->string) <= 0) prev = *at, at = &(*at)->next;
+        m->next = *at, m->prev = prev;
+        if (*at) (*at)->prev = m;
+        *at = m;
+        m = next;
+    }
+    j->child = sorted;
+    cJSON *last = sorted;
+    while (last->next) last = last->next;
+    sorted->prev = last; /* cJSON keeps the last member in the first one's prev */
+}

@@ -23,6 +23,9 @@ cJSON *flce_json_add_number(cJSON *obj, const char *key, double v);
 cJSON *flce_json_numbers(const double *v, int n); /* an array of them */
 /* Every number of the tree (as parsed) in that exact form, for printing it as a key. */
 void flce_json_exact(cJSON *tree);
+/* The members of every object in the tree ordered by name: two values with the same members
+ * written in another order (config.json of builds of other dates) then print the same. */
+void flce_json_sort(cJSON *tree);
 /* Print v (formatted) and write it atomically to path, with a final newline. */
 flce_status flce_json_write(const char *path, const cJSON *v, flce_err *e);
 /* 1 when a and b are the same JSON value: same types, strings equal, numbers equal exactly,

@@ -292,32 +292,11 @@ double flce_run_shapley_cum(const run_t *r, const run_t *S, double *euclid) {
     return kl;
 }
 
-/* The members of every object in j ordered by name (insertion sort of the linked list; the
- * objects are small): two config.json with the same settings written in another order (builds
- * of other dates) print the same. */
-static void json_sort_members(cJSON *j) {
-    for (cJSON *m = j ? j->child : NULL; m; m = m->next) json_sort_members(m);
-    if (!cJSON_IsObject(j) || !j->child) return;
-    cJSON *sorted = NULL, *m = j->child;
-    while (m) {
-        cJSON *next = m->next, **at = &sorted, *prev = NULL;
-        while (*at && strcmp((*at)->string, m->string) <= 0) prev = *at, at = &(*at)->next;
-        m->next = *at, m->prev = prev;
-        if (*at) (*at)->prev = m;
-        *at = m;
-        m = next;
-    }
-    j->child = sorted;
-    cJSON *last = sorted;
-    while (last->next) last = last->next;
-    sorted->prev = last; /* cJSON keeps the last member in the first one's prev */
-}
-
 char *flce_run_key(const run_t *r, const char *const *drop, int ndrop) {
     cJSON *c = cJSON_Duplicate(r->cfg, 1);
     if (!c) return NULL;
     for (int i = 0; i < ndrop; i++) cJSON_DeleteItemFromObjectCaseSensitive(c, drop[i]);
-    json_sort_members(c); /* the settings, not the order they were written in */
+    flce_json_sort(c); /* the settings, not the order they were written in */
     flce_json_exact(c); /* numbers as text that reads back exactly: equal text, equal values */
     char *s = cJSON_PrintUnformatted(c);
     cJSON_Delete(c);
