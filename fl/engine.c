@@ -290,6 +290,7 @@ static void engine_free(engine *E) {
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_proto_alt > 0) close(E->fd_proto_alt);
     if (E->fd_sel > 0) close(E->fd_sel);
+    if (E->fd_lock > 0) close(E->fd_lock); /* releases the folder */
 }
 
 /* Final contributions: the method's own (FLCE: from its trace, as `flce eval` computes them), or
@@ -584,7 +585,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     memset(E, 0, sizeof *E);
     memset(sum, 0, sizeof *sum);
     E->cfg = cfg;
-    E->fd_proto = E->fd_proto_alt = E->fd_sel = -1;
+    E->fd_proto = E->fd_proto_alt = E->fd_sel = E->fd_lock = -1;
     E->comm = cfg->comm;
     E->writer = !cfg->comm || cfg->comm->rank == 0;
     flce_status st = validate(cfg, &E->algo, e);

@@ -160,6 +160,7 @@ struct engine {
     char *settings;                  /* the settings a state.bin belongs to (config.json compact, newline, the
                                       * partition's digest): in its header, compared on --resume */
     int fd_proto, fd_proto_alt, fd_sel;
+    int fd_lock;                     /* the run folder, open and flock()ed for the run's whole life (the writer's) */
     size_t proto_off, proto_alt_off, sel_off;
     uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */
     int resume_done;                 /* --resume: the rounds state.bin says are done */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -275,6 +276,22 @@ flce_status eng_make_dir(engine *E, flce_err *e) {
     if (!E->writer) return FLCE_OK;
     char p[1200];
     if (flce_mkdirs(E->dir) != 0) return flce_fail(e, FLCE_ERR_ARG, "--out %s: cannot create: %s", E->dir, strerror(errno));
+    /* one process at a time in a run folder: a second `flce run` on the same --out (with --resume,
+     * --force or neither) would interleave its files with the first's and both end with status 0.
+     * The lock is taken before anything is removed or written and held until the engine is freed;
+     * the checks are then made again, since another run may have written the folder meanwhile. A
+     * file system without flock() (ENOLCK, EOPNOTSUPP) runs unlocked, as before. */
+    if ((E->fd_lock = open(E->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot open: %s", E->dir, strerror(errno));
+    if (flock(E->fd_lock, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            return flce_fail(e, FLCE_ERR_ARG, "--out %s: another flce run is writing this folder now (wait for it to end, or use another --out)",
+                             E->dir);
+        if (errno != ENOLCK && errno != EOPNOTSUPP && errno != EINVAL)
+            return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot lock: %s", E->dir, strerror(errno));
+    }
+    flce_status st = eng_check_dir(E, e);
+    if (st) return st;
     snprintf(p, sizeof p, "%s/trace", E->dir);
     if (mkdir(p, 0755) != 0 && errno != EEXIST) return flce_fail(e, FLCE_ERR_IO, "%s: cannot create: %s", p, strerror(errno));
     if (c->force && !c->resume) { /* start over: nothing of the old run may survive */

@@ -8,7 +8,8 @@
 # no config.json is not overwritten without --force. A state of another run (other settings or
 # method) is refused naming what differs; after a resume every per-round file holds the rounds
 # the state says are done; a run that died before its first state resumes from round 0 or is
-# replaced by a plain rerun.
+# replaced by a plain rerun. A folder another process is writing is refused (status 2), and a
+# running flce holds its folder.
 set -u
 flce=$1
 PROG=$flce
@@ -80,6 +81,28 @@ for how in resume rerun; do
   else "$flce" run --algo flce $tiny --out "$t/dead$how" > /dev/null 2>&1 || fail "rerun of a run without state"; fi
   cmp -s "$t/full/digests.txt" "$t/dead$how/digests.txt" || fail "a run without state, $how: digests differ"
 done
+# one process at a time in a run folder: while another holds it (here flock(1), as a running flce
+# holds it), a run there with --resume or --force is a usage error and changes no file
+command -v flock > /dev/null || fail "no flock(1) (util-linux)"
+sum_fa=$(cat "$t/fa/config.json" "$t/fa/metrics.csv" "$t/fa/digests.txt" "$t/fa/state.bin" | md5sum)
+for how in --resume --force; do
+  err=$(flock -n "$t/fa" "$flce" run --algo fedavg $tiny --out "$t/fa" $how 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] || fail "a run into a folder in use ($how): status $rc, expected 2 ($err)"
+  case "$err" in *"another flce run is writing this folder"*) ;; *) fail "a folder in use ($how): '$err'";; esac
+done
+[ "$(cat "$t/fa/config.json" "$t/fa/metrics.csv" "$t/fa/digests.txt" "$t/fa/state.bin" | md5sum)" = "$sum_fa" ] ||
+  fail "a refused run changed the folder in use"
+# and a running flce holds its folder: from its config.json to its end
+"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 60 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 \
+  --seed 3 --quiet --backend cpu --data "$t/fm" --out "$t/busy" > /dev/null 2>&1 &
+bg=$!
+i=0
+while [ ! -f "$t/busy/config.json" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f "$t/busy/config.json" ] || fail "the background run wrote no config.json in 60 s"
+flock -n -E 3 "$t/busy" true; rc=$?
+kill -0 $bg 2> /dev/null || fail "the background run of 60 rounds ended before the check"
+kill $bg; wait $bg 2> /dev/null
+[ "$rc" = 3 ] || fail "a running flce did not hold its folder (flock -n: status $rc)"
 # someone's metrics.csv without a run
 mkdir "$t/theirs" && echo "their,numbers" > "$t/theirs/metrics.csv"
 expect 2 "holds metrics.csv but no run" run --algo fedavg $tiny --out "$t/theirs"
