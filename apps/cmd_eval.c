@@ -100,7 +100,7 @@ int flce_cmd_eval(int argc, char **argv) {
         {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default 1e-10)", 0},
         {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text) or all (the equation); default: the run's (a run records the other in prototypes_alt.npy)", 0},
         {"missing", CLI_STR, &missing_s, "a selected client's missing prototype: zero (an observed 0, default) or unobserved (the completion fills it); default: the run's", 0},
-        {"rounds", CLI_INT, &upto, "evaluate the first R rounds only (what FLCE would have reported had training stopped there)", 0},
+        {"rounds", CLI_INT, &upto, "evaluate the first R rounds only (what FLCE would have reported had training stopped there; an unfinished run's trace: at most the rounds done)", 0},
         {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
         {0},
     };

@@ -111,6 +111,24 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
         r->ab_rec = ab; /* recorded as the run's */
         ab.no_mass = ab.no_velocity = ab.no_momentum = 0;
     } else r->ab_rec = ab;
+    { /* an unfinished run's trace: its rounds not run yet hold no selection (every round of a run
+       * selects K >= 1 clients), and completing them would invent rounds that never happened */
+        const flce_trace *tr = &r->tf.tr;
+        int done = 0, later = 0;
+        for (int t = 0; t < tr->T; t++) {
+            int any = 0;
+            for (int k = 0; k < tr->n && !any; k++) any = tr->selected[(size_t)t * tr->n + k] != 0;
+            if (any && done == t) done = t + 1;
+            else if (any) later = t + 1;
+        }
+        if (later)
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: round %d selects no client but round %d does: a damaged trace", dir, done + 1, later);
+        if (done < tr->T && (o->rounds < 0 || o->rounds > done))
+            return flce_fail(e, FLCE_ERR_ARG,
+                             done ? "%s: rounds %d..%d of %d were not run (an unfinished run): evaluate the rounds done with --rounds %d"
+                                  : "%s: no round was run (rounds %d..%d of %d select no client)",
+                             dir, done + 1, tr->T, tr->T, done);
+    }
     if (o->rounds >= 0) {
         if (o->rounds < 1 || o->rounds > r->tf.tr.T)
             return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: the trace has %d rounds", o->rounds, r->tf.tr.T);

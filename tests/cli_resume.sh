@@ -9,7 +9,7 @@
 # method) is refused naming what differs; after a resume every per-round file holds the rounds
 # the state says are done; a run that died before its first state resumes from round 0 or is
 # replaced by a plain rerun. A folder another process is writing is refused (status 2), and a
-# running flce holds its folder.
+# running flce holds its folder. An unfinished run's trace is evaluated for its rounds done only.
 set -u
 flce=$1
 PROG=$flce
@@ -49,6 +49,19 @@ fresh; truncate -s -100 "$t/d/trace/prototypes.npy"
 expect 1 "trace/prototypes.npy" run --algo flce $tiny --out "$t/d" --resume
 fresh; sz=$(wc -c < "$t/d/trace/selected.npy"); flip "$t/d/trace/selected.npy" $((sz - 2 * 4 + 1)) # round 1, client 1 (2 rounds x 4 clients, a byte each)
 expect 1 "trace/selected.npy: checksum mismatch" run --algo flce $tiny --out "$t/d" --resume
+# an unfinished run's trace (round 2 of 2 not run): flce eval refuses to complete the round that
+# never happened, and evaluates the round done with --rounds 1, as the finished run's first round
+fresh
+expect 2 "rounds 2..2 of 2 were not run (an unfinished run): evaluate the rounds done with --rounds 1" eval "$t/d/trace" --out "$t/ev"
+[ -e "$t/ev" ] && fail "a refused evaluation wrote $t/ev"
+"$flce" eval "$t/d/trace" --out "$t/ev1" --rounds 1 > /dev/null 2>&1 || fail "eval --rounds 1 of an unfinished run"
+"$flce" eval "$t/full/trace" --out "$t/evf" --rounds 1 > /dev/null 2>&1 || fail "eval --rounds 1 of the finished run"
+cmp -s "$t/ev1/contributions.csv" "$t/evf/contributions.csv" || fail "round 1 of the unfinished run evaluates otherwise than the finished run's"
+# a round without a selection before one with: damaged (the first row of selected.npy zeroed: 4 clients)
+cp -r "$t/full/trace" "$t/holed"
+sz=$(wc -c < "$t/holed/selected.npy")
+printf '\000\000\000\000' | dd of="$t/holed/selected.npy" bs=1 seek=$((sz - 8)) conv=notrunc 2>/dev/null
+expect 1 "round 1 selects no client but round 2 does" eval "$t/holed" --out "$t/evh"
 # other data of the same shape: one test label changed
 fresh
 gunzip -c "$t/fm/t10k-labels-idx1-ubyte.gz" > "$t/lab"
