@@ -8,7 +8,8 @@
 #  - an ordinary apostrophe (--out "Bob's runs"), which once gave no figures;
 # every figure is still made, no PWNED file appears, and report.html holds the names escaped;
 # report.md holds no markup from them and the CSV files keep their columns (the name, with a
-# comma and a bar, reaches the labels: issue 35).
+# comma and a bar, reaches the labels: issue 35). Contributions that are not the run's (edited,
+# truncated, another run's) are refused by their digest.
 set -u
 flce=$1
 PROG=$flce
@@ -117,3 +118,18 @@ expect 1 "metrics.csv: row 2: its server seconds is impossible" report "$t/z" --
 rm -rf "$t/z"; cp -r "$t/b" "$t/z"; printf 'final_server_seconds -3\n' > "$t/z/costs.txt"
 expect 1 "costs.txt: impossible seconds" report "$t/z" --out "$t/zr"
 echo "ok: impossible numbers are refused"
+# contributions that are not the run's (one value edited; a row removed; another run's file) are
+# refused: their digest is not the one the run wrote into digests.txt
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"
+awk -F, 'BEGIN { OFS = "," } NR == 3 { $2 = $2 + 0.01 } { print }' "$t/b/contributions.csv" > "$t/z/contributions.csv"
+cmp -s "$t/b/contributions.csv" "$t/z/contributions.csv" && fail "the test did not change contributions.csv"
+expect 1 "contributions.csv: not the contributions the run wrote" report "$t/z" --out "$t/zr"
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"; sed -i '$d' "$t/z/contributions.csv"
+expect 1 "contributions.csv: not the contributions the run wrote" report "$t/z" --out "$t/zr"
+"$flce" run --algo flce --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 \
+  --batch 16 --seed 4 --quiet --out "$t/s4" > /dev/null 2>&1 || fail "flce run seed 4"
+cmp -s "$t/b/contributions.csv" "$t/s4/contributions.csv" && fail "seeds 3 and 4 gave the same contributions"
+rm -rf "$t/z"; cp -r "$t/b" "$t/z"; cp "$t/s4/contributions.csv" "$t/z/contributions.csv"
+expect 1 "contributions.csv: not the contributions the run wrote" report "$t/z" --out "$t/zr"
+[ -e "$t/zr" ] && fail "a refused report wrote $t/zr"
+echo "ok: contributions that are not the run's are refused"

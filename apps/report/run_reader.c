@@ -114,6 +114,17 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         if (sscanf(line, "%d,%lf", &k, &v) == 2 && k >= 0 && k < r->clients) r->contrib[k] = v, r->n++;
     }
     fclose(f);
+    { /* the contributions are the run's product: they must be the values whose digest the run wrote
+       * into digests.txt (flce_digest of the n doubles, written %.17g, so read back exactly); an
+       * edited, truncated or swapped contributions.csv is a failure, never reported */
+        const char *dl = strstr(r->digests, "\ncontributions ");
+        char want[17] = "", got[17];
+        if (dl) sscanf(dl + 1, "contributions %16s", want);
+        flce_digest_hex(flce_digest(r->contrib, sizeof(double) * (size_t)r->clients), got);
+        if (!want[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s/digests.txt: no contributions digest", dir), 1;
+        if (r->n != r->clients || strcmp(want, got))
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: not the contributions the run wrote (their digest is not digests.txt's): changed since", p), 1;
+    }
     snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
     f = flce_fopen_input(p);
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
