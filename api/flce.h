@@ -46,6 +46,10 @@ FLCE_API int flce_api_trace_write(const char *dir, int T, int n, int C, int d, c
                          const int64_t *sizes, const double *class_weights, const float *prototypes_alt, const char *reading,
                          uint64_t seed, const char *rank, const char *mu, const char *missing);
 
+/* The run digest of len bytes at data (xxh3-64, as digests.txt writes it: 16 hex digits and a
+ * NUL into out [17]): of the n doubles of a run's contributions, its "contributions" line. */
+FLCE_API void flce_api_digest(const void *data, size_t len, char *out);
+
 /* The shape of the trace in dir: T, n, C, d into shape [4] (d = 0: a run's Q.npy without
  * prototypes). */
 FLCE_API int flce_api_trace_shape(const char *dir, int64_t *shape);

@@ -145,6 +145,8 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
     return done(st, &e);
 }
 
+void flce_api_digest(const void *data, size_t len, char *out) { flce_digest_hex(flce_digest(data, len), out); }
+
 int flce_api_trace_shape(const char *dir, int64_t *shape) {
     flce_err e = {{0}};
     struct stat sb;

@@ -60,6 +60,8 @@ _lib.flce_api_prototypes.argtypes = [_ptr, _ptr, _ptr, _c_int, _c_int, _c_int, _
 _lib.flce_api_trace_write.argtypes = [_c_char_p, _c_int, _c_int, _c_int, _c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _c_char_p,
                                       _c_u64, _c_char_p, _c_char_p, _c_char_p]
 _lib.flce_api_trace_shape.argtypes = [_c_char_p, _ptr]
+_lib.flce_api_digest.argtypes = [_ptr, ctypes.c_size_t, _c_char_p]
+_lib.flce_api_digest.restype = None
 _lib.flce_api_evaluate.argtypes = [_c_char_p] + [_c_char_p] * 9 + [_c_int, _c_int, _c_int, _c_u64, _c_double, _c_int,
                                                                    _c_char_p, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr, _c_char_p, _c_size]
 for _f in ("flce_api_prototypes", "flce_api_trace_write", "flce_api_trace_shape", "flce_api_evaluate"):
@@ -336,4 +338,14 @@ def read_run(run_dir):
                 run[key] = kv
     except (KeyError, ValueError, IndexError, OSError) as e:
         raise FlceError("%s: %s" % (d, e)) from None
+    # the contributions must be those the run computed: the digest it wrote into digests.txt
+    # (of the n doubles, written %.17g and so read back exactly), as `flce report` checks
+    want = run.get("digests", {}).get("contributions")
+    if want is not None:
+        c = np.ascontiguousarray(run["contributions"], dtype="<f8")
+        got = ctypes.create_string_buffer(17)
+        _lib.flce_api_digest(_p(c), c.nbytes, got)
+        if got.value.decode() != want:
+            raise FlceError("%s: not the contributions the run wrote (their digest is not digests.txt's): changed since"
+                            % os.path.join(d, "contributions.csv"))
     return run

@@ -184,6 +184,23 @@ def test_read_run(recorded):
         flce.read_run(recorded / "trace")
 
 
+def test_read_run_refuses_other_contributions(recorded, tmp_path):
+    # a copy whose contributions.csv was edited (one value moved by 0.01): not the run's
+    import shutil
+    cp = tmp_path / "edited"
+    shutil.copytree(recorded, cp)
+    lines = (cp / "contributions.csv").read_text().splitlines()
+    k, v = lines[2].split(",")
+    lines[2] = "%s,%.17g" % (k, float(v) + 0.01)
+    (cp / "contributions.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(flce.FlceError, match="not the contributions the run wrote"):
+        flce.read_run(cp)
+    # the digest, worked out here from digests.txt's definition (xxh3-64 of the n doubles), is
+    # the one the unedited run wrote
+    r = flce.read_run(recorded)
+    assert len(r["digests"]["contributions"]) == 16
+
+
 def torch_or_skip():
     try:
         import torch  # noqa: F401
