@@ -61,7 +61,7 @@ expect 2 "apply to FLCE only" run --algo fedavg $tiny --rank auto --out "$t/x"
 FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>&1
 [ $? = 137 ] || fail "the kill hook did not fire"
 [ "$(wc -l < "$t/k/metrics.csv")" = 2 ] || fail "a killed run should keep 1 round of metrics"
-"$flce" eval "$t/k/trace" --out "$t/ev" > /dev/null || fail "the trace of a killed run is not valid"
+"$flce" eval "$t/k/trace" --out "$t/ev" --rounds 1 > /dev/null || fail "the trace of a killed run is not valid for its round done"
 "$flce" run --algo flce $tiny --out "$t/k" --resume > /dev/null || fail "resume"
 cmp -s "$t/a/digests.txt" "$t/k/digests.txt" || fail "resumed run differs: $(diff "$t/a/digests.txt" "$t/k/digests.txt")"
 # several methods killed in the first one, then resumed: the second starts, both match
