@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define FLCE_API_VERSION 1
+#define FLCE_API_VERSION 2 /* 2 (2026-11-28): flce_api_digest */
 #if defined(FLCE_API_BUILD)
 #define FLCE_API __attribute__((visibility("default")))
 #else

@@ -56,18 +56,21 @@ _c_char_p, _c_int, _c_double, _c_u64, _c_size = ctypes.c_char_p, ctypes.c_int, c
 _ptr = ctypes.c_void_p
 _lib.flce_api_version.restype = _c_int
 _lib.flce_last_error.restype = _c_char_p
+# version 2 (2026-11-28): flce_api_digest added; a library of another version is refused here,
+# before any of its functions is looked up
+if _lib.flce_api_version() != 2:
+    raise ImportError("flce: %s has API version %d; this package knows version 2 (build libflce.so from the same "
+                      "source)" % (library_path, _lib.flce_api_version()))
 _lib.flce_api_prototypes.argtypes = [_ptr, _ptr, _ptr, _c_int, _c_int, _c_int, _c_char_p, _ptr, _ptr]
 _lib.flce_api_trace_write.argtypes = [_c_char_p, _c_int, _c_int, _c_int, _c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _c_char_p,
                                       _c_u64, _c_char_p, _c_char_p, _c_char_p]
 _lib.flce_api_trace_shape.argtypes = [_c_char_p, _ptr]
-_lib.flce_api_digest.argtypes = [_ptr, ctypes.c_size_t, _c_char_p]
+_lib.flce_api_digest.argtypes = [_ptr, _c_size, _c_char_p]
 _lib.flce_api_digest.restype = None
 _lib.flce_api_evaluate.argtypes = [_c_char_p] + [_c_char_p] * 9 + [_c_int, _c_int, _c_int, _c_u64, _c_double, _c_int,
                                                                    _c_char_p, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr, _c_char_p, _c_size]
 for _f in ("flce_api_prototypes", "flce_api_trace_write", "flce_api_trace_shape", "flce_api_evaluate"):
     getattr(_lib, _f).restype = _c_int
-if _lib.flce_api_version() != 1:
-    raise ImportError("flce: %s has API version %d; this package knows version 1" % (library_path, _lib.flce_api_version()))
 
 
 def _check(status):
