@@ -30,6 +30,7 @@ static const op_case CASES[] = {
     {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64}}, {FLCE_OP_BN_FWD_TRAIN, {4, 16, 1024}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49}}, {FLCE_OP_BN_FWD_TRAIN, {1, 1, 1}},
     {FLCE_OP_BN_FWD_TRAIN, {2, 7, 9}}, {FLCE_OP_BN_FWD_TRAIN, {5, 3, 1000}}, {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64, 1}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49, 1}},
     {FLCE_OP_BN_FWD_TRAIN, {4, 16, 1024, 1}}, {FLCE_OP_BN_FWD_EVAL, {2, 3, 64}}, {FLCE_OP_BN_FWD_EVAL, {3, 5, 49}},
+    {FLCE_OP_BN_FWD_EVAL, {9, 16, 289}}, /* over 32,768 values: the CPU backend splits it across threads */
     /* relu 2: the residual form, y = relu(bn(x) + r) */
     {FLCE_OP_BN_FWD_TRAIN_RES, {2, 3, 64, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {3, 5, 49, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {4, 16, 1024, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {2, 7, 9, 2}},
     {FLCE_OP_BN_BWD, {5, 3, 1000}}, {FLCE_OP_BN_BWD, {2, 3, 64}}, {FLCE_OP_BN_BWD, {4, 16, 1024}}, {FLCE_OP_BN_BWD, {3, 5, 49}},
