@@ -31,6 +31,7 @@ static const op_case CASES[] = {
     {FLCE_OP_BN_FWD_TRAIN, {2, 7, 9}}, {FLCE_OP_BN_FWD_TRAIN, {5, 3, 1000}}, {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64, 1}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49, 1}},
     {FLCE_OP_BN_FWD_TRAIN, {4, 16, 1024, 1}}, {FLCE_OP_BN_FWD_EVAL, {2, 3, 64}}, {FLCE_OP_BN_FWD_EVAL, {3, 5, 49}},
     {FLCE_OP_BN_FWD_EVAL, {9, 16, 289}}, /* over 32,768 values: the CPU backend splits it across threads */
+    {FLCE_OP_BN_FWD_EVAL, {3, 5, 49, 1}}, {FLCE_OP_BN_FWD_EVAL, {9, 16, 289, 1}}, /* with the ReLU fused */
     /* relu 2: the residual form, y = relu(bn(x) + r) */
     {FLCE_OP_BN_FWD_TRAIN_RES, {2, 3, 64, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {3, 5, 49, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {4, 16, 1024, 2}}, {FLCE_OP_BN_FWD_TRAIN_RES, {2, 7, 9, 2}},
     {FLCE_OP_BN_BWD, {5, 3, 1000}}, {FLCE_OP_BN_BWD, {2, 3, 64}}, {FLCE_OP_BN_BWD, {4, 16, 1024}}, {FLCE_OP_BN_BWD, {3, 5, 49}},
@@ -90,11 +91,11 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
         break;
     case FLCE_OP_BN_FWD_TRAIN:
     case FLCE_OP_BN_FWD_TRAIN_RES:
+    case FLCE_OP_BN_FWD_EVAL:
     case FLCE_OP_BN_BWD:
         snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d%s)", upper(c->op, nm), a[0], a[1], a[2],
                  a[3] == 2 ? ",+r,relu" : a[3] ? ",relu" : "");
         break;
-    case FLCE_OP_BN_FWD_EVAL:
     case FLCE_OP_AVGPOOL_FWD:
     case FLCE_OP_AVGPOOL_BWD: snprintf(buf, cap, "%s(N=%d,C=%d,HW=%d)", upper(c->op, nm), a[0], a[1], a[2]); break;
     case FLCE_OP_RELU_FWD:
@@ -281,7 +282,7 @@ static void run_bn(ctx *c, const op_case *oc, flce_backend **bk) {
             if (tr && relu == 2)
                 bk[k]->bn_fwd_train_res(bk[k], N, C, HW, 1e-5f, 0.1f, S(x), S(g), S(b), S(res), S(y), S(mean), S(is), S(rm), S(rv));
             else if (tr) bk[k]->bn_fwd_train(bk[k], N, C, HW, 1e-5f, 0.1f, relu, S(x), S(g), S(b), S(y), S(mean), S(is), S(rm), S(rv));
-            else if (ev) bk[k]->bn_fwd_eval(bk[k], N, C, HW, 1e-5f, S(x), S(g), S(b), S(rm), S(rv), S(y));
+            else if (ev) bk[k]->bn_fwd_eval(bk[k], N, C, HW, 1e-5f, relu, S(x), S(g), S(b), S(rm), S(rv), S(y));
             else bk[k]->bn_bwd(bk[k], N, C, HW, relu ? S(yr) : NULL, S(dy), S(x), S(mean), S(g), S(is), S(y), S(dg), S(db));
             bk[k]->sync(bk[k]);
         }

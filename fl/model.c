@@ -115,11 +115,11 @@ flce_status flce_model_create(flce_model *m, flce_backend *be, int in_c, int in_
     m->x = alloc_f(m, (size_t)batch * in_c * in_h * in_w, &fail);
     m->labels = alloc_f(m, (size_t)batch, &fail);
     m->pred = alloc_f(m, (size_t)batch, &fail);
-    m->a0 = alloc_f(m, a0, &fail), m->y0 = alloc_f(m, a0, &fail), m->r0 = alloc_f(m, a0, &fail);
+    m->a0 = alloc_f(m, a0, &fail), m->r0 = alloc_f(m, a0, &fail);
     for (int i = 0; i < 9; i++) {
         flce_block *b = &m->blk[i];
         size_t o = b->out_n;
-        b->a1 = alloc_f(m, o, &fail), b->y1 = alloc_f(m, o, &fail), b->r1 = alloc_f(m, o, &fail);
+        b->a1 = alloc_f(m, o, &fail), b->r1 = alloc_f(m, o, &fail);
         b->a2 = alloc_f(m, o, &fail), b->y2 = alloc_f(m, o, &fail);
         b->out = alloc_f(m, o, &fail);
         if (b->has_sc) b->sa = alloc_f(m, o, &fail), b->sy = alloc_f(m, o, &fail);
@@ -154,10 +154,10 @@ void flce_model_free(flce_model *m) {
         flce_block *b = &m->blk[i];
         FREEB(b->b1.mean), FREEB(b->b1.invstd), FREEB(b->b2.mean), FREEB(b->b2.invstd);
         FREEB(b->sb.mean), FREEB(b->sb.invstd);
-        FREEB(b->a1), FREEB(b->y1), FREEB(b->r1), FREEB(b->a2), FREEB(b->y2), FREEB(b->out);
+        FREEB(b->a1), FREEB(b->r1), FREEB(b->a2), FREEB(b->y2), FREEB(b->out);
         FREEB(b->sa), FREEB(b->sy);
     }
-    FREEB(m->x), FREEB(m->labels), FREEB(m->pred), FREEB(m->a0), FREEB(m->y0), FREEB(m->r0);
+    FREEB(m->x), FREEB(m->labels), FREEB(m->pred), FREEB(m->a0), FREEB(m->r0);
     FREEB(m->z), FREEB(m->dz), FREEB(m->dz2), FREEB(m->logits), FREEB(m->dlogits), FREEB(m->loss), FREEB(m->loss_cl);
     for (int i = 0; i < 4; i++) FREEB(m->d[i]);
 #undef FREEB
@@ -226,8 +226,8 @@ static void bn_train_res(flce_model *m, flce_bn_l *b, int n, flce_buf *x, const 
     b->tracked++;
 }
 
-static void bn_eval(flce_model *m, flce_bn_l *b, int n, const flce_buf *x, flce_buf *y) {
-    m->be->bn_fwd_eval(m->be, n, b->C, b->HW, 1e-5f, x, P(b->g), P(b->b), P(b->rm), P(b->rv), y);
+static void bn_eval(flce_model *m, flce_bn_l *b, int n, int relu, const flce_buf *x, flce_buf *y) {
+    m->be->bn_fwd_eval(m->be, n, b->C, b->HW, 1e-5f, relu, x, P(b->g), P(b->b), P(b->rm), P(b->rv), y);
 }
 
 /* Forward to the logits; train selects batch statistics. Leaves z and logits. */
@@ -235,11 +235,9 @@ static void forward(flce_model *m, int n, int train) {
     flce_backend *be = m->be;
     flce_conv_shape s = cs(&m->conv1, n);
     be->conv2d_fwd(be, &s, m->x, P(m->conv1.w), m->a0);
-    size_t a0n = (size_t)n * 16 * s.OH * s.OW;
     if (train) bn_train(m, &m->bn1, n, m->a0, m->r0, 1);
     else {
-        bn_eval(m, &m->bn1, n, m->a0, m->y0);
-        be->relu_fwd(be, a0n, m->y0, m->r0);
+        bn_eval(m, &m->bn1, n, 1, m->a0, m->r0); /* the ReLU fused, as in training */
     }
     const flce_buf *in = m->r0;
     for (int i = 0; i < 9; i++) {
@@ -249,25 +247,24 @@ static void forward(flce_model *m, int n, int train) {
         be->conv2d_fwd(be, &s, in, P(b->c1.w), b->a1);
         if (train) bn_train(m, &b->b1, n, b->a1, b->r1, 1);
         else {
-            bn_eval(m, &b->b1, n, b->a1, b->y1);
-            be->relu_fwd(be, on, b->y1, b->r1);
+            bn_eval(m, &b->b1, n, 1, b->a1, b->r1);
         }
         s = cs(&b->c2, n);
         be->conv2d_fwd(be, &s, b->r1, P(b->c2.w), b->a2);
         if (b->has_sc) {
             if (train) bn_train(m, &b->b2, n, b->a2, b->y2, 0);
-            else bn_eval(m, &b->b2, n, b->a2, b->y2);
+            else bn_eval(m, &b->b2, n, 0, b->a2, b->y2);
             s = cs(&b->sc, n);
             be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
             if (train) bn_train_res(m, &b->sb, n, b->sa, b->y2, b->out); /* out = relu(sy + y2) */
             else {
-                bn_eval(m, &b->sb, n, b->sa, b->sy);
+                bn_eval(m, &b->sb, n, 0, b->sa, b->sy);
                 be->add(be, on, 1, b->y2, b->sy, b->out); /* out = relu(y2 + sy) */
             }
         } else if (train) {
             bn_train_res(m, &b->b2, n, b->a2, in, b->out); /* out = relu(y2 + in) */
         } else {
-            bn_eval(m, &b->b2, n, b->a2, b->y2);
+            bn_eval(m, &b->b2, n, 0, b->a2, b->y2);
             be->add(be, on, 1, b->y2, in, b->out);
         }
         in = b->out;

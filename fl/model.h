@@ -43,7 +43,7 @@ typedef struct {
     flce_bn_l b1, b2, sb;
     int has_sc;
     size_t in_n, out_n;     /* activation elements for the model's batch */
-    flce_buf *a1, *y1, *r1, *a2, *y2, *sa, *sy, *out; /* out = relu(y2 + shortcut) */
+    flce_buf *a1, *r1, *a2, *y2, *sa, *sy, *out; /* out = relu(y2 + shortcut) */
 } flce_block;
 
 typedef struct {
@@ -56,7 +56,7 @@ typedef struct {
     flce_block blk[9];
     int lin_w, lin_b;
     int cur_n;              /* samples of the last forward */
-    flce_buf *x, *labels, *a0, *y0, *r0, *z, *logits, *dlogits, *dz, *dz2, *loss, *loss_cl, *pred;
+    flce_buf *x, *labels, *a0, *r0, *z, *logits, *dlogits, *dz, *dz2, *loss, *loss_cl, *pred;
     flce_buf *d[4];         /* backward scratch, each of the largest activation size */
     size_t max_act;
 } flce_model;

@@ -67,10 +67,10 @@ void flce_conv_shape_init(flce_conv_shape *s, int N, int C, int H, int W, int K,
         const flce_buf *r, flce_buf *y, flce_buf *mean, flce_buf *invstd, flce_buf *running_mean,        \
         flce_buf *running_var),                                                                          \
         (be, N, C, HW, eps, momentum, x, gamma, beta, r, y, mean, invstd, running_mean, running_var))    \
-    X(bn_fwd_eval, BN_FWD_EVAL, (flce_backend *be, int N, int C, int HW, float eps,                      \
+    X(bn_fwd_eval, BN_FWD_EVAL, (flce_backend *be, int N, int C, int HW, float eps, int relu,            \
         const flce_buf *x, const flce_buf *gamma, const flce_buf *beta,                                  \
         const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y),                         \
-        (be, N, C, HW, eps, x, gamma, beta, running_mean, running_var, y))                               \
+        (be, N, C, HW, eps, relu, x, gamma, beta, running_mean, running_var, y))                         \
     X(bn_bwd, BN_BWD, (flce_backend *be, int N, int C, int HW, const flce_buf *yr,                       \
         const flce_buf *dy, const flce_buf *x, const flce_buf *mean, const flce_buf *gamma,              \
         const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma, flce_buf *dbeta),                        \

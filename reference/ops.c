@@ -123,12 +123,15 @@ void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, int relu,
     }
 }
 
-void ref_bn_fwd_eval(int N, int C, int HW, float eps, const float *x, const float *gamma, const float *beta,
+void ref_bn_fwd_eval(int N, int C, int HW, float eps, int relu, const float *x, const float *gamma, const float *beta,
                      const float *running_mean, const float *running_var, float *y) {
     for (int c = 0; c < C; c++) {
         float is = fm_rsqrt(running_var[c] + eps);
         for (int n = 0; n < N; n++)
-            for (int i = 0; i < HW; i++) y[AT(n, c, i)] = ((x[AT(n, c, i)] - running_mean[c]) * is) * gamma[c] + beta[c];
+            for (int i = 0; i < HW; i++) {
+                float o = ((x[AT(n, c, i)] - running_mean[c]) * is) * gamma[c] + beta[c];
+                y[AT(n, c, i)] = relu && !(o > 0.0f) ? 0.0f : o;
+            }
     }
 }
 

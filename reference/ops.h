@@ -53,8 +53,9 @@ void ref_conv2d_bwd_weight(const flce_conv_shape *s, const float *x, const float
  * same two operations (so the same bits) instead of reading a stored copy. */
 void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, int relu, const float *x, const float *gamma,
                       const float *beta, float *y, float *mean, float *invstd, float *running_mean, float *running_var);
-/* y = ((x - running_mean) rsqrt(running_var + eps)) gamma + beta */
-void ref_bn_fwd_eval(int N, int C, int HW, float eps, const float *x, const float *gamma, const float *beta,
+/* y = ((x - running_mean) rsqrt(running_var + eps)) gamma + beta; relu = 1 fuses the ReLU that
+ * follows (y = o > 0 ? o : 0, as ref_relu_fwd) */
+void ref_bn_fwd_eval(int N, int C, int HW, float eps, int relu, const float *x, const float *gamma, const float *beta,
                      const float *running_mean, const float *running_var, float *y);
 /* The gradient through a fused ReLU (yr: its output; NULL when there is none) and BatchNorm:
  *   d = yr > 0 ? dy : 0 (d = dy without yr), xhat = (x - mean) invstd;

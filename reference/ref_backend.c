@@ -76,10 +76,10 @@ static void r_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps
                      HB_F(rv));
     ref_add((size_t)N * C * HW, 1, HB_CF(y), HB_CF(r), HB_F(y));
 }
-static void r_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *g,
+static void r_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int relu, const flce_buf *x, const flce_buf *g,
                           const flce_buf *b, const flce_buf *rm, const flce_buf *rv, flce_buf *y) {
     (void)be;
-    ref_bn_fwd_eval(N, C, HW, eps, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), HB_CF(rv), HB_F(y));
+    ref_bn_fwd_eval(N, C, HW, eps, relu, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), HB_CF(rv), HB_F(y));
 }
 static void r_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
                      const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,

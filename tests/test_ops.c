@@ -371,8 +371,13 @@ Test(ops, batchnorm_by_hand) {
     ref_bn_fwd_train(1, 1, 4, 0.0f, 0.1f, 1, x, g, b, yr, mean, is, rm2, rv2);
     cr_assert(yr[0] == 0.0f && yr[1] == 0.0f && yr[2] == 1.0f && yr[3] == y[3], "%g %g %g %g", yr[0], yr[1], yr[2], yr[3]);
     float ye[4];
-    ref_bn_fwd_eval(1, 1, 4, 0.0f, x, g, b, rm, rv, ye); /* (x - 0.3) / sqrt(rv) * 2 + 1 */
+    ref_bn_fwd_eval(1, 1, 4, 0.0f, 0, x, g, b, rm, rv, ye); /* (x - 0.3) / sqrt(rv) * 2 + 1 */
     cr_assert(fabs(ye[0] - ((1 - 0.3) / sqrt(rv[0]) * 2 + 1)) < 1e-6);
+    /* with the ReLU fused: running mean 3, variance 3.5: x = 1 gives 2 (1 - 3) / sqrt(3.5) + 1 < 0 -> 0 */
+    float rm3[1] = {3}, rv3[1] = {3.5f}, ye3[4], ye0[4];
+    ref_bn_fwd_eval(1, 1, 4, 0.0f, 1, x, g, b, rm3, rv3, ye3);
+    ref_bn_fwd_eval(1, 1, 4, 0.0f, 0, x, g, b, rm3, rv3, ye0);
+    cr_assert(ye0[0] < 0 && ye3[0] == 0.0f && ye3[2] == 1.0f && ye3[2] == ye0[2] && ye3[3] == ye0[3], "%g %g %g", ye3[0], ye3[2], ye3[3]);
 }
 
 Test(ops, linear_pool_relu_add_by_hand_and_gradients) {

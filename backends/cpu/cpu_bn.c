@@ -391,11 +391,12 @@ void c_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float
 }
 
 /* Evaluation mode (running statistics): y = ((x - rm) is) g + b per element, is = rsqrt(rv + eps)
- * per channel, as ref_bn_fwd_eval: the same three roundings in the same order, 8 lanes at a time
- * (no FMA: the file is built without it), the planes (sample, channel) split across the pool.
- * Before 2026-11-28 the reference's loop on one thread: 5-8% of an evaluation pass. */
+ * per channel, and the ReLU after it where relu (as ref_bn_fwd_eval): the same three roundings
+ * in the same order, 8 lanes at a time (no FMA: the file is built without it), the planes
+ * (sample, channel) split across the pool. Before 2026-11-28 the reference's loop on one thread,
+ * then a separate ReLU pass. */
 typedef struct {
-    int planes, C, HW;
+    int planes, C, HW, relu;
     const float *x, *m, *is, *g, *b;
     float *y;
 } bn_eval_job;
@@ -408,27 +409,36 @@ static void bn_eval_part(void *arg, int part, int parts) {
         const float *x = j->x + (size_t)p * j->HW;
         float *y = j->y + (size_t)p * j->HW;
         float m = j->m[c], is = j->is[c], g = j->g[c], b = j->b[c];
-        v8 vm = bc(m), vis = bc(is), vg = bc(g), vb = bc(b);
+        v8 vm = bc(m), vis = bc(is), vg = bc(g), vb = bc(b), z = bc(0.0f);
         int i = 0;
-        for (; i + 8 <= j->HW; i += 8) stv(y + i, ((ld(x + i) - vm) * vis) * vg + vb);
-        for (; i < j->HW; i++) y[i] = ((x[i] - m) * is) * g + b;
+        if (j->relu)
+            for (; i + 8 <= j->HW; i += 8) {
+                v8 o = ((ld(x + i) - vm) * vis) * vg + vb;
+                stv(y + i, (v8)((__typeof__(o > z))(o > z) & (__typeof__(o > z))o));
+            }
+        else
+            for (; i + 8 <= j->HW; i += 8) stv(y + i, ((ld(x + i) - vm) * vis) * vg + vb);
+        for (; i < j->HW; i++) {
+            float o = ((x[i] - m) * is) * g + b;
+            y[i] = j->relu && !(o > 0.0f) ? 0.0f : o;
+        }
     }
 }
 
-void c_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *g, const flce_buf *b,
+void c_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int relu, const flce_buf *x, const flce_buf *g, const flce_buf *b,
                    const flce_buf *rm, const flce_buf *rv, flce_buf *y) {
     float is_local[256], *is = C <= 256 ? is_local : malloc(sizeof(float) * (size_t)C);
     const float *rvp = HB_CF(rv);
     if (!is) { /* out of memory for a channel list over 256: the reference's loop, which needs none */
-        ref_bn_fwd_eval(N, C, HW, eps, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), rvp, HB_F(y));
+        ref_bn_fwd_eval(N, C, HW, eps, relu, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), rvp, HB_F(y));
         return;
     }
     for (int c = 0; c < C; c++) is[c] = fm_rsqrt(rvp[c] + eps);
-    bn_eval_job j = {N * C, C, HW, HB_CF(x), HB_CF(rm), is, HB_CF(g), HB_CF(b), HB_F(y)};
+    bn_eval_job j = {N * C, C, HW, relu, HB_CF(x), HB_CF(rm), is, HB_CF(g), HB_CF(b), HB_F(y)};
     PROF_BEGIN(be);
     size_t n = (size_t)N * C * HW;
     pool_run(&ctx_of(be)->pool, bn_eval_part, &j, n < 32768 || N * C < 2 ? 1 : nthreads(be));
-    PROF_END(be, "bn_fwd_eval c%d hw%d", C, HW);
+    PROF_END(be, "bn_fwd_eval%s c%d hw%d", relu ? "+relu" : "", C, HW);
     if (is != is_local) free(is);
 }
 

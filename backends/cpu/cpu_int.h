@@ -99,7 +99,7 @@ void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom
 void c_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float mom, const flce_buf *x,
                                const flce_buf *g, const flce_buf *b, const flce_buf *r, flce_buf *y, flce_buf *mean,
                                flce_buf *is, flce_buf *rm, flce_buf *rv);
-void c_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *g, const flce_buf *b,
+void c_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int relu, const flce_buf *x, const flce_buf *g, const flce_buf *b,
                    const flce_buf *rm, const flce_buf *rv, flce_buf *y);
 void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
                      const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,

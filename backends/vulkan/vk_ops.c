@@ -171,12 +171,14 @@ static void v_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps
     v_add(be, (size_t)N * C * HW, 1, y, r, y);
 }
 
-static void v_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, const flce_buf *x, const flce_buf *gamma,
-                        const flce_buf *beta, const flce_buf *running_mean, const flce_buf *running_var, flce_buf *y) {
+static void v_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int relu, const flce_buf *x,
+                        const flce_buf *gamma, const flce_buf *beta, const flce_buf *running_mean,
+                        const flce_buf *running_var, flce_buf *y) {
     struct {
         int32_t N, C, HW;
         float eps;
-    } p = {N, C, HW, eps};
+        int32_t relu;
+    } p = {N, C, HW, eps, relu};
     DISPATCH(be->ctx, SH_BN_EVAL, p, (size_t)N * C * HW, 1, x, gamma, beta, running_mean, running_var, y);
 }
 
