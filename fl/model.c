@@ -236,9 +236,7 @@ static void forward(flce_model *m, int n, int train) {
     flce_conv_shape s = cs(&m->conv1, n);
     be->conv2d_fwd(be, &s, m->x, P(m->conv1.w), m->a0);
     if (train) bn_train(m, &m->bn1, n, m->a0, m->r0, 1);
-    else {
-        bn_eval(m, &m->bn1, n, 1, m->a0, m->r0); /* the ReLU fused, as in training */
-    }
+    else bn_eval(m, &m->bn1, n, 1, m->a0, m->r0); /* the ReLU fused, as in training */
     const flce_buf *in = m->r0;
     for (int i = 0; i < 9; i++) {
         flce_block *b = &m->blk[i];
@@ -246,9 +244,7 @@ static void forward(flce_model *m, int n, int train) {
         s = cs(&b->c1, n);
         be->conv2d_fwd(be, &s, in, P(b->c1.w), b->a1);
         if (train) bn_train(m, &b->b1, n, b->a1, b->r1, 1);
-        else {
-            bn_eval(m, &b->b1, n, 1, b->a1, b->r1);
-        }
+        else bn_eval(m, &b->b1, n, 1, b->a1, b->r1);
         s = cs(&b->c2, n);
         be->conv2d_fwd(be, &s, b->r1, P(b->c2.w), b->a2);
         if (b->has_sc) {

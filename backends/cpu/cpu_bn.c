@@ -397,7 +397,8 @@ void c_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float
  * then a separate ReLU pass. */
 typedef struct {
     int planes, C, HW, relu;
-    const float *x, *m, *is, *g, *b;
+    float eps;
+    const float *x, *m, *v, *g, *b;
     float *y;
 } bn_eval_job;
 
@@ -408,7 +409,7 @@ static void bn_eval_part(void *arg, int part, int parts) {
         int c = p % j->C;
         const float *x = j->x + (size_t)p * j->HW;
         float *y = j->y + (size_t)p * j->HW;
-        float m = j->m[c], is = j->is[c], g = j->g[c], b = j->b[c];
+        float m = j->m[c], is = fm_rsqrt(j->v[c] + j->eps), g = j->g[c], b = j->b[c]; /* once a plane: cheap */
         v8 vm = bc(m), vis = bc(is), vg = bc(g), vb = bc(b), z = bc(0.0f);
         int i = 0;
         if (j->relu)
@@ -427,19 +428,11 @@ static void bn_eval_part(void *arg, int part, int parts) {
 
 void c_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int relu, const flce_buf *x, const flce_buf *g, const flce_buf *b,
                    const flce_buf *rm, const flce_buf *rv, flce_buf *y) {
-    float is_local[256], *is = C <= 256 ? is_local : malloc(sizeof(float) * (size_t)C);
-    const float *rvp = HB_CF(rv);
-    if (!is) { /* out of memory for a channel list over 256: the reference's loop, which needs none */
-        ref_bn_fwd_eval(N, C, HW, eps, relu, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), rvp, HB_F(y));
-        return;
-    }
-    for (int c = 0; c < C; c++) is[c] = fm_rsqrt(rvp[c] + eps);
-    bn_eval_job j = {N * C, C, HW, relu, HB_CF(x), HB_CF(rm), is, HB_CF(g), HB_CF(b), HB_F(y)};
+    bn_eval_job j = {N * C, C, HW, relu, eps, HB_CF(x), HB_CF(rm), HB_CF(rv), HB_CF(g), HB_CF(b), HB_F(y)};
     PROF_BEGIN(be);
     size_t n = (size_t)N * C * HW;
     pool_run(&ctx_of(be)->pool, bn_eval_part, &j, n < 32768 || N * C < 2 ? 1 : nthreads(be));
     PROF_END(be, "bn_fwd_eval%s c%d hw%d", relu ? "+relu" : "", C, HW);
-    if (is != is_local) free(is);
 }
 
 void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
