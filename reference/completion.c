@@ -394,7 +394,238 @@ STEP int fit_rank(const obs_index *s, fit_space *w, int r, double mu, const flce
     *obj = cur;
     return iters;
 }
+/* ---- version 2: the same minimum, reached by Newton steps ------------------------------
+ * Version 2 minimises the same E from the same start with the same stop, but once the balanced
+ * ALS sweeps have brought the relative change to NEWTON_FROM it takes Levenberg-Marquardt steps
+ * on E's exact Hessian: ALS converges linearly (slowly where a class is nearly rank deficient),
+ * Newton quadratically. With e = u_t . v_k - X[t][k] over the observed entries,
+ *     dE/du_t = 2 sum_k e v_k + mu u_t,    d2E/du_t du_t = 2 sum_k v_k v_k^T + mu I,
+ *     dE/dv_k = 2 sum_t e u_t + mu v_k,    d2E/dv_k dv_k = 2 sum_t u_t u_t^T + mu I,
+ *     d2E/du_t[i] dv_k[j] = 2 (v_k[i] u_t[j] + e [i == j])   (observed (t, k) only),
+ * damped by lam I. The rows' blocks are eliminated (each is r x r): the Schur complement over
+ * the n r column variables is a dense Cholesky solve; then each row's step from its block. A
+ * step is taken only if it lowers E (else lam grows tenfold); the fit stops when a step changes
+ * E by at most tol relatively, as a sweep does in version 1. docs/decisions.md, issue 29. */
+#define NEWTON_FROM 1e-5
+
+/* Cholesky in place of the lower triangle of the m x m matrix S (row-major); 0 if not positive
+ * definite. Then spd_back solves S x = b in place. */
+static int chol(double *S, int m) {
+    for (int j = 0; j < m; j++) {
+        double d = S[(size_t)j * m + j];
+        for (int k = 0; k < j; k++) d -= S[(size_t)j * m + k] * S[(size_t)j * m + k];
+        if (!(d > 0)) return 0;
+        d = sqrt(d);
+        S[(size_t)j * m + j] = d;
+        for (int i = j + 1; i < m; i++) {
+            double t = S[(size_t)i * m + j];
+            for (int k = 0; k < j; k++) t -= S[(size_t)i * m + k] * S[(size_t)j * m + k];
+            S[(size_t)i * m + j] = t / d;
+        }
+    }
+    return 1;
+}
+static void spd_back(const double *L, int m, double *b) {
+    for (int i = 0; i < m; i++) {
+        double t = b[i];
+        for (int k = 0; k < i; k++) t -= L[(size_t)i * m + k] * b[k];
+        b[i] = t / L[(size_t)i * m + i];
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        double t = b[i];
+        for (int k = i + 1; k < m; k++) t -= L[(size_t)k * m + i] * b[k];
+        b[i] = t / L[(size_t)i * m + i];
+    }
+}
+
+typedef struct {
+    double *S, *h, *gU, *gV, *e, *W, *y, *U2, *V2, *A, *M;
+} newton_space;
+
+static void newton_free(newton_space *z) {
+    free(z->S), free(z->h), free(z->gU), free(z->gV), free(z->e), free(z->W), free(z->y), free(z->U2), free(z->V2);
+    free(z->A), free(z->M);
+    memset(z, 0, sizeof *z);
+}
+
+static int newton_alloc(newton_space *z, const obs_index *s, int r) {
+    size_t T = (size_t)s->T, n = (size_t)s->n, m = (size_t)(s->nobs ? s->nobs : 1), R = (size_t)r;
+    memset(z, 0, sizeof *z);
+    z->S = malloc(sizeof(double) * n * R * n * R), z->h = malloc(sizeof(double) * n * R);
+    z->gU = malloc(sizeof(double) * T * R), z->gV = malloc(sizeof(double) * n * R), z->e = malloc(sizeof(double) * m);
+    z->W = malloc(sizeof(double) * m * R * R), z->y = malloc(sizeof(double) * T * R);
+    z->U2 = malloc(sizeof(double) * T * R), z->V2 = malloc(sizeof(double) * n * R);
+    z->A = malloc(sizeof(double) * R * R), z->M = malloc(sizeof(double) * R * R);
+    if (z->S && z->h && z->gU && z->gV && z->e && z->W && z->y && z->U2 && z->V2 && z->A && z->M) return 0;
+    newton_free(z);
+    return -1;
+}
+
+/* The residuals and the gradient at (U, V). */
+static void newton_gradient(const obs_index *s, const double *U, const double *V, int r, double mu, newton_space *z) {
+    int T = s->T, n = s->n;
+    for (int i = 0; i < T * r; i++) z->gU[i] = mu * U[i];
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < r; i++) z->gV[k * r + i] = mu * V[i * n + k];
+    for (int t = 0; t < T; t++)
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            int k = s->rk[q];
+            double e = dot_uv(U, V, t, k, r, n) - s->rx[q];
+            z->e[q] = e;
+            for (int i = 0; i < r; i++) {
+                z->gU[t * r + i] += 2 * e * V[i * n + k];
+                z->gV[k * r + i] += 2 * e * U[t * r + i];
+            }
+        }
+}
+
+/* One damped Newton step from (U, V) into (U2, V2); 0 if the damped system is not positive
+ * definite. z->gU, gV, e: newton_gradient's at (U, V). */
+static int newton_step(const obs_index *s, const double *U, const double *V, int r, double mu, double lam, newton_space *z) {
+    int T = s->T, n = s->n, m = n * r;
+    double *S = z->S, *A = z->A, *M = z->M;
+    memset(S, 0, sizeof(double) * (size_t)m * m);
+    for (int k = 0; k < n; k++) /* the columns' own blocks: 2 sum_t u_t u_t^T + (mu + lam) I */
+        for (int i = 0; i < r; i++) {
+            z->h[k * r + i] = z->gV[k * r + i];
+            S[(size_t)(k * r + i) * m + k * r + i] = mu + lam;
+        }
+    for (int t = 0; t < T; t++)
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            int k = s->rk[q];
+            for (int i = 0; i < r; i++)
+                for (int j = 0; j <= i; j++) S[(size_t)(k * r + i) * m + k * r + j] += 2 * U[t * r + i] * U[t * r + j];
+        }
+    for (int t = 0; t < T; t++) {
+        int q0 = s->rp[t], q1 = s->rp[t + 1];
+        for (int i = 0; i < r * r; i++) A[i] = 0;
+        for (int i = 0; i < r; i++) A[i * r + i] = mu + lam;
+        for (int q = q0; q < q1; q++)
+            for (int i = 0; i < r; i++)
+                for (int j = 0; j <= i; j++) A[i * r + j] += 2 * V[i * n + s->rk[q]] * V[j * n + s->rk[q]];
+        if (!chol(A, r)) return 0;
+        double *y = z->y + (size_t)t * r; /* y = A^-1 dE/du_t */
+        for (int i = 0; i < r; i++) y[i] = z->gU[t * r + i];
+        spd_back(A, r, y);
+        for (int q = q0; q < q1; q++) { /* W_q = A^-1 M_q, M_q = d2E/du_t dv_k (column j of M: M[i r + j]) */
+            int k = s->rk[q];
+            double *W = z->W + (size_t)q * r * r, col[r];
+            for (int i = 0; i < r; i++)
+                for (int j = 0; j < r; j++) M[i * r + j] = 2 * (V[i * n + k] * U[t * r + j] + (i == j ? z->e[q] : 0));
+            for (int j = 0; j < r; j++) {
+                for (int i = 0; i < r; i++) col[i] = M[i * r + j];
+                spd_back(A, r, col);
+                for (int i = 0; i < r; i++) W[i * r + j] = col[i];
+            }
+            for (int j = 0; j < r; j++) { /* h_k -= M_q^T y */
+                double a = 0;
+                for (int i = 0; i < r; i++) a += M[i * r + j] * y[i];
+                z->h[k * r + j] -= a;
+            }
+        }
+        for (int q = q0; q < q1; q++) { /* S_{k k'} -= M_q^T W_p (k' the column of p <= q): the lower triangle */
+            int k = s->rk[q];
+            for (int i = 0; i < r; i++)
+                for (int j = 0; j < r; j++) M[i * r + j] = 2 * (V[i * n + k] * U[t * r + j] + (i == j ? z->e[q] : 0));
+            for (int p = q0; p <= q; p++) {
+                int kp = s->rk[p];
+                const double *W = z->W + (size_t)p * r * r;
+                for (int j = 0; j < r; j++)
+                    for (int jp = 0; jp < (p == q ? j + 1 : r); jp++) {
+                        double a = 0;
+                        for (int i = 0; i < r; i++) a += M[i * r + j] * W[i * r + jp];
+                        S[(size_t)(k * r + j) * m + kp * r + jp] -= a;
+                    }
+            }
+        }
+    }
+    if (!chol(S, m)) return 0;
+    spd_back(S, m, z->h); /* h = S^-1 h: the columns' step is -h */
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < r; i++) z->V2[i * n + k] = V[i * n + k] - z->h[k * r + i];
+    for (int t = 0; t < T; t++) { /* du_t = -(y_t - sum_q W_q h_k) */
+        double d[r];
+        for (int i = 0; i < r; i++) d[i] = z->y[(size_t)t * r + i];
+        for (int q = s->rp[t]; q < s->rp[t + 1]; q++) {
+            const double *W = z->W + (size_t)q * r * r, *hk = z->h + (size_t)s->rk[q] * r;
+            for (int i = 0; i < r; i++) {
+                double a = 0;
+                for (int j = 0; j < r; j++) a += W[i * r + j] * hk[j];
+                d[i] -= a;
+            }
+        }
+        for (int i = 0; i < r; i++) z->U2[t * r + i] = U[t * r + i] - d[i];
+    }
+    return 1;
+}
+
+/* Version 2's fit: version 1's sweeps to a relative change of NEWTON_FROM (or tol, if larger),
+ * then damped Newton steps to tol; each sweep and each step tried counts against max_iter.
+ * Where the Newton steps cannot go on (no memory, damping past 1e8 of the scale), sweeps. */
+static int fit_newton(const obs_index *s, fit_space *w, int r, double mu, const flce_completion_cfg *cfg, double tol,
+                      double *obj) {
+    int T = s->T, n = s->n, max_iter = cfg->max_iter, iters = 0;
+    double prev = objective(s, w->U, w->V, r, mu), cur = prev, from = tol > NEWTON_FROM ? tol : NEWTON_FROM;
+    while (iters < max_iter) { /* version 1's sweeps */
+        als_rows(s, w->U, w->V, r, mu, w->A, w->b);
+        als_cols(s, w->U, w->V, r, mu, w->A, w->b);
+        balance(w->U, w->V, T, n, r, w->work);
+        cur = objective(s, w->U, w->V, r, mu);
+        iters++;
+        int done = fabs(prev - cur) <= tol * (prev > 1e-300 ? prev : 1e-300);
+        int near = fabs(prev - cur) <= from * (prev > 1e-300 ? prev : 1e-300);
+        prev = cur;
+        if (done) {
+            *obj = cur;
+            return iters;
+        }
+        if (near) break;
+    }
+    newton_space z;
+    if (iters >= max_iter || newton_alloc(&z, s, r)) {
+        *obj = cur;
+        return iters;
+    }
+    double scale = mu; /* the damping's scale: mu plus the mean diagonal of the Gauss-Newton blocks */
+    for (int64_t q = 0; q < s->nobs; q++)
+        for (int i = 0; i < r; i++) scale += 2 * (w->V[i * n + s->rk[q]] * w->V[i * n + s->rk[q]]) / (double)(T * r);
+    double lam = 1e-6 * scale;
+    newton_gradient(s, w->U, w->V, r, mu, &z);
+    while (iters < max_iter) {
+        iters++;
+        double next = INFINITY;
+        if (newton_step(s, w->U, w->V, r, mu, lam, &z)) next = objective(s, z.U2, z.V2, r, mu);
+        if (next <= cur) { /* taken */
+            memcpy(w->U, z.U2, sizeof(double) * (size_t)T * r);
+            memcpy(w->V, z.V2, sizeof(double) * (size_t)r * n);
+            int done = cur - next <= tol * (cur > 1e-300 ? cur : 1e-300);
+            cur = next;
+            if (done) break;
+            lam = lam * 0.1 > 1e-12 * scale ? lam * 0.1 : 1e-12 * scale;
+            newton_gradient(s, w->U, w->V, r, mu, &z);
+        } else if (next - cur <= tol * (cur > 1e-300 ? cur : 1e-300)) {
+            break; /* at the minimum to rounding: no step lowers E */
+        } else if ((lam *= 10) > 1e8 * scale) { /* no descent in reach: sweeps to the end */
+            prev = cur;
+            while (iters < max_iter) {
+                als_rows(s, w->U, w->V, r, mu, w->A, w->b);
+                als_cols(s, w->U, w->V, r, mu, w->A, w->b);
+                balance(w->U, w->V, T, n, r, w->work);
+                cur = objective(s, w->U, w->V, r, mu);
+                iters++;
+                if (fabs(prev - cur) <= tol * (prev > 1e-300 ? prev : 1e-300)) break;
+                prev = cur;
+            }
+            break;
+        }
+    }
+    newton_free(&z);
+    *obj = cur;
+    return iters;
+}
+
 static int fit(const obs_index *s, fit_space *w, int r, double mu, const flce_completion_cfg *cfg, double tol, double *obj) {
+    if (cfg->version == 2 && !cfg->gradient) return fit_newton(s, w, r, mu, cfg, tol, obj);
     switch (r) {
     case 1: return fit_rank(s, w, 1, mu, cfg, tol, obj);
     case 2: return fit_rank(s, w, 2, mu, cfg, tol, obj);
@@ -657,9 +888,9 @@ flce_status flce_complete(const double *X, const uint8_t *obs, int T, int n, con
     for (int a = 0; a < FLCE_CV_NRANKS; a++)
         for (int b = 0; b < FLCE_CV_NMUS; b++) info->cv_grid[a][b] = NAN;
     info->cv_error = NAN;
-    if (cfg->version != FLCE_COMPLETION_VERSION)
-        return flce_fail(e, FLCE_ERR_ARG, "completion version %d: this build knows version %d only", cfg->version,
-                         FLCE_COMPLETION_VERSION);
+    if (cfg->version < 1 || cfg->version > FLCE_COMPLETION_VERSION_MAX)
+        return flce_fail(e, FLCE_ERR_ARG, "completion version %d: this build knows versions 1 to %d", cfg->version,
+                         FLCE_COMPLETION_VERSION_MAX);
     if (cfg->literal) {
         double *Xz = malloc(sizeof *Xz * (size_t)T * n);
         if (!Xz) return flce_fail(e, FLCE_ERR_NOMEM, "completion: out of memory");
