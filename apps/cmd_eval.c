@@ -23,7 +23,6 @@ static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
     "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
     "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
-    "                 [--completion-version V]\n"
     "                 [--proto-samples correct|all] [--missing zero|unobserved] [--rounds R]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
@@ -83,7 +82,7 @@ int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
                *kind = NULL, *proto_s = NULL, *missing_s = NULL;
     cli_list ablate = {{0}, 0};
-    int max_iter = 500, heldout = 0, threads = 0, upto = 0, cversion = 0;
+    int max_iter = 500, heldout = 0, threads = 0, upto = 0;
     double tol = 0;
     uint64_t seed = 1;
     cli_opt opts[] = {
@@ -102,7 +101,6 @@ int flce_cmd_eval(int argc, char **argv) {
         {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text) or all (the equation); default: the run's (a run records the other in prototypes_alt.npy)", 0},
         {"missing", CLI_STR, &missing_s, "a selected client's missing prototype: zero (an observed 0, default) or unobserved (the completion fills it); default: the run's", 0},
         {"rounds", CLI_INT, &upto, "evaluate the first R rounds only (what FLCE would have reported had training stopped there; an unfinished run's trace: at most the rounds done)", 0},
-        {"completion-version", CLI_INT, &cversion, "the completion's version: 1 (balanced ALS), 2 (the same fits finished by Newton steps); default: the trace's (none recorded: 1)", 0},
         {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
         {0},
     };
@@ -120,7 +118,6 @@ int flce_cmd_eval(int argc, char **argv) {
     o.ablate = ablate.n ? ablate_s : NULL, o.round_weights = rw_path, o.class_weights = cw_path;
     o.rounds = cli_find(opts, "rounds")->seen ? upto : -1, o.max_iter = max_iter;
     o.has_seed = cli_find(opts, "seed")->seen, o.seed = seed, o.tol = tol, o.threads = threads;
-    o.completion_version = cversion;
     if (!out) out = dir;
     struct stat sb;
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);

@@ -91,12 +91,9 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
             return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no prototypes_alt.npy (runs since 2026-11-27 record both)",
                              o->proto_samples, dir, recorded_all ? "all" : "correct");
     }
-    if (version < 1 || version > FLCE_COMPLETION_VERSION_MAX)
-        return flce_fail(e, FLCE_ERR_ARG, "%s: completion version %d: this build knows versions 1 to %d (a newer build wrote it)", cj, version,
-                         FLCE_COMPLETION_VERSION_MAX);
-    if (o->completion_version < 0 || o->completion_version > FLCE_COMPLETION_VERSION_MAX)
-        return flce_fail(e, FLCE_ERR_ARG, "--completion-version %d: 1 to %d", o->completion_version, FLCE_COMPLETION_VERSION_MAX);
-    if (o->completion_version) version = o->completion_version;
+    if (version != FLCE_COMPLETION_VERSION)
+        return flce_fail(e, FLCE_ERR_ARG, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", cj, version,
+                         FLCE_COMPLETION_VERSION);
     if (o->tol < 0 || !isfinite(o->tol) || o->tol >= 1) return flce_fail(e, FLCE_ERR_ARG, "--tol %g: must be from 0 to below 1", o->tol);
     if (o->threads < 0 || o->threads > 64) return flce_fail(e, FLCE_ERR_ARG, "--threads %d: must be 0 (one per CPU) to 64", o->threads);
     cc.version = version, cc.tol = o->tol, cc.threads = o->threads;

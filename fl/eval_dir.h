@@ -18,7 +18,6 @@ typedef struct {
     uint64_t seed;
     double tol; /* 0: the completion's own (1e-10) */
     int threads; /* 0: one per CPU (the results do not depend on it) */
-    int completion_version; /* 0: the trace's (completion.json; none: 1) */
 } flce_eval_opts;
 void flce_eval_opts_default(flce_eval_opts *o);
 

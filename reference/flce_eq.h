@@ -108,10 +108,6 @@ typedef struct {
  * Faster code that gives the same bits keeps the number (2026-11-27: sweeps over the observed
  * entries only, systems solved four at a time, folds and classes over threads). */
 #define FLCE_COMPLETION_VERSION 1
-/* Version 2 (issue 29; docs/decisions.md): the same objective, start, grid, choice and stop, the
- * fits finished by damped Newton steps once the sweeps change the objective by 1e-5 or less
- * (reference/completion.c, fit_newton). Chosen with --completion-version 2. */
-#define FLCE_COMPLETION_VERSION_MAX 2
 #define FLCE_COMPLETION_TOL 1e-10
 
 /* The candidates of --rank auto and --mu auto. */
