@@ -13,7 +13,8 @@
 # contributions themselves, the held-out error's relative change, the seconds. Issue 29 asks a
 # faster completion to keep 95% of base's choices and its KL within 0.002: this says how far base
 # itself moves when run longer or started elsewhere. Resumable: an evaluation whose files are in
-# OUT/logs is not redone. Writes OUT/stability.md. FLCE_BIN: the flce.
+# OUT/logs is not redone. Writes OUT/stability.md. FLCE_BIN: the flce. STABILITY_MODES: the
+# evaluations to make (default all six; e.g. "base seed" for the seed alone; a row needs its pair).
 set -eu
 [ $# -ge 2 ] || { echo "usage: scripts/completion_stability.sh OUT RUN_DIR..." >&2; exit 2; }
 out=$1; shift
@@ -30,7 +31,7 @@ for cj in $traces; do
   n=$((n + 1)); name=$(printf 'trace%03d' $n); echo "$run" > "$out/logs/$name.run"
   seed=$(sed -n 's/^[[:space:]]*"seed":[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$cj" | head -1)
   [ -n "$seed" ] || seed=1
-  for mode in base tight seed fixed fixedtight fixedseed; do
+  for mode in ${STABILITY_MODES:-base tight seed fixed fixedtight fixedseed}; do
     [ -f "$out/logs/$name.$mode.csv" ] && [ -f "$out/logs/$name.$mode.log" ] && continue
     set -- --heldout --threads 1 --seed "$seed"
     case $mode in
@@ -99,5 +100,25 @@ with open(out + '/stability.md', 'w') as f:
         f.write(f'| {m} | {w} | {c} | {o} | {mx:.4f} | {mn:.5f} | {kd:.2e} | ' +
                 (f'{dh[0]:+.4f} / {dh[1]:+.4f} / {dh[2]:+.5f}' if dh else '-') +
                 (f' | {sec[0]:.1f} ({sec[1]:.1f}) |\n' if sec else ' | - |\n'))
+    # by configuration (the run folder less its seed): the mean KL moves less than single traces
+    groups = {}
+    for n in names:
+        run = open(f'{L}{n}.run').read().strip().rstrip('/')
+        if run.endswith('/flce'): run = run[:-5]
+        groups.setdefault(re.sub(r'-s[0-9]+$', '', os.path.basename(run)), []).append(n)
+    for base, mode in (('base', 'seed'), ('base', 'tight'), ('fixed', 'fixedseed')):
+        lines = []
+        for cfg, ns in sorted(groups.items()):
+            ns = [n for n in ns if have(n, base) and have(n, mode)]
+            if not ns: continue
+            a = [read(n, base) for n in ns]; b = [read(n, mode) for n in ns]
+            d = [abs(x[1] - y[1]) for x, y in zip(a, b)]
+            ch = sum(sum(u != v for u, v in zip(x[0], y[0])) for x, y in zip(a, b)); cl = sum(len(x[0]) for x in a)
+            lines.append(f'| {cfg} | {len(ns)} | {sum(x[1] for x in a) / len(ns):.4f} | {sum(y[1] for y in b) / len(ns):.4f} | '
+                         f'{sum(d) / len(d):.4f} | {max(d):.4f} | ' + (f'{ch} of {cl}' if cl else '-') + ' |\n')
+        if lines:
+            f.write(f'\n{base} against {mode} ({what[mode]}), by configuration (seeds of one configuration together):\n\n'
+                    '| configuration | traces | mean KL, default | mean KL, changed | mean abs dKL | max abs dKL | classes with another choice |\n'
+                    '|---|---|---|---|---|---|---|\n' + ''.join(lines))
 print(open(out + '/stability.md').read())
 PY
