@@ -15,14 +15,18 @@ cd "$(dirname "$0")/.."
 what=${1:-}; study=${2:-runs/study}
 arch=${3:-docs/results/fmnist-small/runs.tar.xz}
 # the readings experiment and the horizon (ARCHIVE under docs/results/fmnist-readings): no
-# prototypes are carried (scripts/readings_eval.sh has evaluated every reading of them into
-# RUN/readings/ first; rerunning a run makes them again, bit for bit)
+# prototypes of finished runs are carried (scripts/readings_eval.sh has evaluated every reading
+# of them into RUN/readings/ first; rerunning a run makes them again, bit for bit); a method run
+# cut short is carried whole, with its state.bin and trace, so that the preset's --resume
+# continues it from its last round instead of round 0 (the horizon's runs of 200 rounds are
+# longer than a session): not where its files exceed 40 MB
 case "$arch" in *fmnist-readings*) readings=1;; *) readings=0;; esac
 case "$what" in
   pack)
     [ -d "$study" ] || { echo "study_pack.sh: $study: no such folder" >&2; exit 2; }
     if [ $readings = 1 ]; then ./scripts/readings_eval.sh "$study"/*/; fi # before the prototypes are left out
     list=$(mktemp); trap 'rm -f "$list"' EXIT
+    cut_short=0
     for d in "$study"/*/; do
       d=${d%/}; name=$(basename "$d")
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
@@ -35,6 +39,14 @@ case "$what" in
         parts=$(for m in "$d"/*/; do [ -f "$m/digests.txt" ] && [ "$(wc -c < "$m/state.bin" 2>/dev/null || echo 0)" -le 4000000 ] &&
           echo "${m%/}"; done; true); keep_state=1
         keep_trace=1 # --resume of the folder checks a finished method's trace against its state.bin
+        if [ $readings = 1 ]; then # and the method cut short (a folder of one method: the folder itself)
+          for m in "$d" "$d"/*/; do
+            m=${m%/}
+            [ -f "$m/state.bin" ] && [ -f "$m/config.json" ] && [ ! -f "$m/digests.txt" ] || continue
+            [ "$(du -sk "$m" | cut -f1)" -le 40960 ] || { echo "study_pack.sh: $m: cut short, over 40 MB: not carried (run again)" >&2; continue; }
+            parts="$parts $m"; cut_short=$((cut_short + 1))
+          done
+        fi
       fi
       for p in $parts; do
         find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
@@ -48,7 +60,7 @@ case "$what" in
     [ -s "$list" ] || { echo "study_pack.sh: no finished run in $study" >&2; exit 1; }
     mkdir -p "$(dirname "$arch")"
     tar -C "$study" -cf - -T "$list" | xz -9e > "$arch.tmp" && mv "$arch.tmp" "$arch"
-    echo "packed $(cut -d/ -f1 "$list" | sort -u | wc -l) run folders ($(wc -l < "$list") files) into $arch: $(du -h "$arch" | cut -f1)";;
+    echo "packed $(cut -d/ -f1 "$list" | sort -u | wc -l) run folders ($(wc -l < "$list") files; $cut_short method runs cut short, with their state) into $arch: $(du -h "$arch" | cut -f1)";;
   unpack)
     [ -f "$arch" ] || { echo "study_pack.sh: no $arch" >&2; exit 1; }
     mkdir -p "$study"
