@@ -5,7 +5,7 @@
 # 0 although OUT now holds the report folder, which is no run (a loop once ended the script there
 # under set -e); FLCE_PRESET_REPORT=0 makes no report; moreseeds runs the next two seeds of the
 # normal configurations with FLCE, FedAvg and FedSV only; a wrong experiment or seed count is
-# one line and status 2.
+# one line and status 2. study_pack.sh carries a run cut short that --resume then finishes.
 set -u
 flce=$1
 PROG=$flce
@@ -42,4 +42,18 @@ err=$(sh "$run" bogus small "$t/o" 2>&1 >/dev/null); rc=$?
 err=$(FLCE_PRESET_SEEDS=x sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_SEEDS*) true;; *) false;; esac ||
   fail "FLCE_PRESET_SEEDS=x: status $rc, '$err'"
+# study_pack.sh, the readings/horizon archive: a method run cut short is carried whole, with its
+# state and trace, and the preset's --resume continues it to the uninterrupted run's digests
+# (the horizon's 200-round runs outlast a session; before, such a run was left out and started
+# again from round 0)
+pack=$(cd "$(dirname "$0")/.." && pwd)/scripts/study_pack.sh
+tiny="--algo flce --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet --backend cpu"
+"$flce" run $tiny --out "$t/full" > /dev/null 2>&1 || fail "uninterrupted tiny run"
+FLCE_TEST_KILL_AFTER=1 "$flce" run $tiny --out "$t/r/fmnist-readings-x-s1" > /dev/null 2>&1
+[ -f "$t/r/fmnist-readings-x-s1/state.bin" ] && [ ! -f "$t/r/fmnist-readings-x-s1/digests.txt" ] || fail "the run killed after round 1 finished or left no state"
+sh "$pack" pack "$t/r" "$t/a/fmnist-readings/runs.tar.xz" > "$t/p.log" 2>&1 || fail "study_pack.sh pack: $(tail -2 "$t/p.log")"
+grep -q '1 method runs cut short' "$t/p.log" || fail "the run cut short was not carried: $(tail -1 "$t/p.log")"
+sh "$pack" unpack "$t/u" "$t/a/fmnist-readings/runs.tar.xz" > "$t/p.log" 2>&1 || fail "study_pack.sh unpack: $(tail -2 "$t/p.log")"
+"$flce" run $tiny --out "$t/u/fmnist-readings-x-s1" --resume > "$t/p.log" 2>&1 || fail "--resume of the unpacked run: $(tail -2 "$t/p.log")"
+cmp -s "$t/full/digests.txt" "$t/u/fmnist-readings-x-s1/digests.txt" || fail "the unpacked run resumed to other digests"
 echo "presets: ok"
