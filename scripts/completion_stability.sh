@@ -92,7 +92,8 @@ with open(out + '/stability.md', 'w') as f:
             '`--rank rule --mu 0.01`). Issue 29 asks a faster completion to give the same (rank, mu) on 95% of the classes '
             'and a KL within 0.002 of the default\'s. |dKL|: the change of the KL of the contributions to the data shares; '
             'KL(new||old): between the contributions themselves; held-out: relative change of the mean 5-fold held-out '
-            'error of the setting used (max, min, mean); seconds: those traces, the completion alone, one thread. A row '
+            'error of the setting used (max, min, mean; with another seed on other folds, so it compares less directly); '
+            'seconds: those traces, the completion alone, one thread. A row '
             'covers the traces its evaluation reached (the script resumes an interrupted one): "of N" says how many.\n\n'
             '| completion | changed | classes with another choice | traces with abs dKL > 0.002 | max abs dKL | mean abs dKL | max KL(new or old) | held-out change, max / min / mean | seconds (default) |\n'
             '|---|---|---|---|---|---|---|---|---|\n')
