@@ -132,6 +132,9 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
             return st == FLCE_ERR_ARG ? 2 : 1;
         }
     }
+    /* under mpirun the one writer (rank 0) prints the table and writes summary.csv: every rank did,
+     * racing for summary.csv.tmp (a rank's rename then failed: status 1 after all the work) */
+    if (c->comm && c->comm->rank != 0) return status;
     printf("%-8s %8s %8s %9s %9s %10s %10s  %s\n", "method", "accuracy", "macro-F1", "KL", "KL(div)", "server s",
            "client s", "results");
     char summary[8192];
