@@ -28,7 +28,10 @@ n=0
 for cj in $traces; do
   tr=$(dirname "$cj"); run=$(dirname "$tr")
   [ -f "$run/contributions.csv" ] || continue
-  n=$((n + 1)); name=$(printf 'trace%03d' $n); echo "$run" > "$out/logs/$name.run"
+  n=$((n + 1)); name=$(printf 'trace%03d' $n)
+  # a name's saved evaluations belong to the run folder in its .run file: when more runs came
+  # since (the names are in sorted order), they are another run's and are made again
+  if [ "$(cat "$out/logs/$name.run" 2>/dev/null)" != "$run" ]; then rm -f "$out/logs/$name".*; echo "$run" > "$out/logs/$name.run"; fi
   seed=$(sed -n 's/^[[:space:]]*"seed":[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$cj" | head -1)
   [ -n "$seed" ] || seed=1
   for mode in ${STABILITY_MODES:-base tight seed fixed fixedtight fixedseed}; do
@@ -48,6 +51,10 @@ for cj in $traces; do
     cp "$tmp/e/contributions.csv" "$out/logs/$name.$mode.csv"
     mv "$tmp/log" "$out/logs/$name.$mode.log" # the log last: its presence marks the evaluation done
   done
+done
+# names beyond this many traces are left from a larger set of runs: not this table's
+for f in "$out"/logs/trace*.run; do
+  k=$(basename "$f" .run); k=${k#trace}; [ "$(expr "$k" + 0)" -le "$n" ] || rm -f "$out/logs/trace$k".*
 done
 python3 - "$out" <<'PY'
 import glob, math, os, re, sys
