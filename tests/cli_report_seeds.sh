@@ -215,4 +215,14 @@ line = [l for l in open(t + "/rep3/report.md") if l.startswith("| fmnist")][0]
 cells = [c.strip() for c in line.split("|")]
 assert [int(c.split(":")[0]) for c in cells[3:6]] == [counts["holds"], counts["fails"], counts["inconclusive"]], (line, counts)
 PY
+# FLCE trained with the equation's prototypes beside the runs above (the readings experiment's
+# -flceall folders): another configuration, and its name says so. Before, both were named
+# "fmnist; Dirichlet 0.5; 3 rounds" in every table: two sections of one heading, and two
+# heterogeneity rows of one claim and configuration with different verdicts.
+"$flce" run --algo flce --proto-samples all $tiny --rounds 3 --seed 1 --out "$t/all1" > /dev/null 2>&1 || fail "run --proto-samples all"
+"$flce" report "$t/s1" "$t/s2" "$t/all1" --out "$t/rep4" > /dev/null 2>&1 || fail "flce report with --proto-samples all"
+heads=$(sed -n '/^## Each configuration/,/^## [^E]/p' "$t/rep4/report.md" | grep '^### fmnist')
+[ -z "$(printf '%s\n' "$heads" | sort | uniq -d)" ] || fail "two sections of one name: $(printf '%s\n' "$heads" | sort | uniq -d)"
+printf '%s\n' "$heads" | grep -q '; prototypes from all samples$' || fail "no configuration named by its prototype samples: $heads"
+printf '%s\n' "$heads" | grep -q '^### fmnist; Dirichlet 0.5; 3 rounds$' || fail "the default reading's configuration renamed: $heads"
 echo "cli_report_seeds: all checks passed"

@@ -80,8 +80,11 @@ int report_mean_ci(const double *v, int n, double *mean, double *half);
 void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits);
 /* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
 double report_spearman(const double *x, const double *y, int n);
-/* A run's configuration in words: "fmnist; Dirichlet 0.5", with its noise and weights. */
+/* A run's configuration in words: "fmnist; Dirichlet 0.5", with its noise and weights, and the
+ * readings it was trained with where not the defaults ("; prototypes from all samples"). */
 const char *report_configuration(const run_t *r, char *o, size_t cap);
+/* The same without the readings: the readings section's name for a configuration it spans. */
+const char *report_configuration_base(const run_t *r, char *o, size_t cap);
 
 /* The completion sensitivity section (report_completion.c): every FLCE run's trace evaluated
  * again with the completion's settings varied (rank, ridge weight, solver, none, auto, the

@@ -139,6 +139,7 @@ int report_completion(report *R) {
         free(kl), free(err);
         return 0;
     }
+    int nflce = 0, nokeep = 0; /* FLCE runs, and those whose trace kept no prototypes */
     for (int i = 0; i < nr; i++) {
         const run_t *r = &runs[i];
         if (strcmp(r->algo, "flce") || r->ablate[0]) continue;
@@ -148,6 +149,7 @@ int report_completion(report *R) {
         flce_err e = {{0}};
         int got = k && !dup ? evaluate_run(r, kl[ne], err[ne], &e) : -1;
         if (got == 0) fprintf(stderr, "flce report: %s/trace: the completion sensitivity left it out: %s\n", r->dir, e.msg);
+        if (k && !dup) nflce++, nokeep += got == -1;
         if (got != 1) {
             free(k);
             continue;
@@ -166,6 +168,12 @@ int report_completion(report *R) {
                     "does) with the completion's settings varied. KL: final contributions against the data shares. Held-out MSE: "
                     "5-fold over the observed entries, averaged over the classes; n/a where the setting does not complete from "
                     "observed entries. The default (auto) was fixed before the study (docs/decisions.md).</p>\n");
+        if (nokeep) { /* say which runs are here: the section covers only the traces at hand */
+            fprintf(md, "\nHere: the %d of the %d FLCE runs whose trace keeps its prototypes; the other %d were read from "
+                        "an archive, which leaves them out (scripts/study_pack.sh).\n", ne, nflce, nokeep);
+            fprintf(ht, "<p>Here: the %d of the %d FLCE runs whose trace keeps its prototypes; the other %d were read from an "
+                        "archive, which leaves them out (scripts/study_pack.sh).</p>\n", ne, nflce, nokeep);
+        }
         char p[1400];
         snprintf(p, sizeof p, "%s/completion_sensitivity.csv", out);
         FILE *cs = report_fopen(p);

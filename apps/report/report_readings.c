@@ -245,7 +245,7 @@ int report_readings(report *R) {
         char conf[200], lists[3][2048] = {"", "", ""};
         size_t ln[3] = {0, 0, 0};
         int cnt[3] = {0, 0, 0};
-        report_configuration(c->any, conf, sizeof conf);
+        report_configuration_base(c->any, conf, sizeof conf);
         for (int a = 0; a < NPS; a++)
             for (int m = 0; m < NMISS; m++)
                 for (int q = 0; q < NRULE; q++) {
@@ -282,7 +282,7 @@ int report_readings(report *R) {
     for (int k = 0; k < nc; k++) {
         rconf *c = &cf[k];
         char conf[200];
-        report_configuration(c->any, conf, sizeof conf);
+        report_configuration_base(c->any, conf, sizeof conf);
         fprintf(md, "\n### %s: each reading\n\n", MD(conf));
         fprintf(ht, "<details><summary>%s: each reading (%d seeds)</summary>\n", H(conf), c->ns);
         static const char *h[] = {"reading", "FLCE's KL", "the comparison furthest from the claim", "verdict"};
@@ -435,7 +435,7 @@ int report_horizon(report *R) {
                 for (int s = 0; s < h->ns; s++) any_flce |= !isnan(h->flce[a][q][s]);
         if (nq < 2 || !any_flce || !h->nb) continue;
         char conf[200], name[32], p[1300];
-        report_configuration(h->any, conf, sizeof conf);
+        report_configuration_base(h->any, conf, sizeof conf);
         if (!shown++) {
             const char *intro = "The paper trains 1,000 rounds; the study 30. Here the KL claim (\"FLCE's KL the lowest except FedSV\") "
                                 "is judged again at later rounds of the same runs: FLCE's contributions as flce eval gives them from "

@@ -58,7 +58,24 @@ static const char *base_label(const run_t *r, char *o, size_t cap) {
     return o;
 }
 
+/* The readings a run was trained with where not the defaults (issue 30): two groups of FLCE runs
+ * that differ only there would otherwise carry the same name in every table. */
+static void reading_words(const run_t *r, char *o, size_t cap, size_t *n) {
+    const cJSON *ps = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "prototypes") : NULL;
+    const cJSON *mi = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "missing") : NULL;
+    if (cJSON_IsString(ps) && strcmp(ps->valuestring, "correct")) flce_catf(o, cap, n, "; prototypes from %s samples", ps->valuestring);
+    if (cJSON_IsString(mi) && strcmp(mi->valuestring, "zero")) flce_catf(o, cap, n, "; missing prototypes %s", mi->valuestring);
+}
+
 const char *report_configuration(const run_t *r, char *o, size_t cap) {
+    size_t n = 0;
+    report_configuration_base(r, o, cap);
+    n = strlen(o);
+    reading_words(r, o, cap, &n);
+    return o;
+}
+
+const char *report_configuration_base(const run_t *r, char *o, size_t cap) {
     size_t n = 0;
     o[0] = '\0';
     const cJSON *qs = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "quantity_skew") : NULL;
