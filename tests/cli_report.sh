@@ -31,6 +31,14 @@ json.dump(dict(reversed(list(c.items()))), open(sys.argv[1], "w"), indent=2)' "$
 "$flce" report "$t/b" "$t/o" --out "$t/rep-o" > "$t/log" 2>&1 || fail "flce report over a reordered config.json: $(cat "$t/log")"
 grep -q "^2 runs: 1 method in 1 configuration" "$t/rep-o/report.md" || fail "a reordered config.json made another configuration: $(grep -m1 '^2 runs' "$t/rep-o/report.md")"
 grep -q "identical, bit for bit" "$t/rep-o/runs.md" || fail "the run with a reordered config.json was not recognised as a repeat"
+# a run of several methods that has not finished (its method folders, no summary.csv yet), a
+# folder of runs, and a folder of neither: each named as what it is (the first two were once
+# "not a run directory")
+mkdir -p "$t/multi" "$t/several" "$t/none" && cp -r "$t/b" "$t/multi/flce" && cp -r "$t/b" "$t/several/r1"
+expect 2 "a run of several methods that has not finished (no summary.csv yet; method folders: flce)" report "$t/multi" --out "$t/x1"
+expect 2 "a folder of runs, not a run: name the runs in it" report "$t/several" --out "$t/x1"
+expect 2 "not a run directory (no config.json or summary.csv)" report "$t/none" --out "$t/x1"
+[ ! -e "$t/x1" ] || fail "a refused report wrote $t/x1"
 # --out a folder of someone's files (a report.md not of this harness): refused, nothing changed;
 # an earlier report's folder is replaced
 mkdir "$t/mine" && echo "my notes" > "$t/mine/report.md"

@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "flce_eq.h"
 #include "npy.h"
+#include "engine.h" /* flce_algo_known */
 #include "report.h"
 #include "data.h"
 #include "run_reader.h"
@@ -641,7 +642,30 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
         snprintf(p, sizeof p, "%s/summary.csv", pos[i]);
         FILE *f = flce_fopen_input(p);
         if (!f && flce_input_why[0]) return cli_usage_error(prog, "%s: %s", p, flce_input_why), -1;
-        if (!f) return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]), -1;
+        if (!f) {
+            /* a run of several methods still running (or killed) has its method folders but no
+             * summary.csv yet: say so, not "not a run directory" */
+            char names[300] = "";
+            size_t nn = 0;
+            int runs_in = 0; /* sub-folders that are runs of their own: a folder of runs */
+            DIR *dp = opendir(pos[i]);
+            for (struct dirent *de; dp && (de = readdir(dp));) {
+                if (de->d_name[0] == '.') continue;
+                snprintf(p, sizeof p, "%s/%s/config.json", pos[i], de->d_name);
+                int cfg = stat(p, &sb) == 0;
+                snprintf(p, sizeof p, "%s/%s/summary.csv", pos[i], de->d_name);
+                runs_in += stat(p, &sb) == 0 || (cfg && !flce_algo_known(de->d_name));
+                if (cfg && flce_algo_known(de->d_name) && nn + strlen(de->d_name) + 3 < sizeof names)
+                    nn += (size_t)snprintf(names + nn, sizeof names - nn, "%s%s", nn ? ", " : "", de->d_name);
+            }
+            if (dp) closedir(dp);
+            if (nn && !runs_in)
+                return cli_usage_error(prog, "%s: a run of several methods that has not finished (no summary.csv yet; method folders: %s)",
+                                       pos[i], names), -1;
+            if (runs_in)
+                return cli_usage_error(prog, "%s: a folder of runs, not a run: name the runs in it (%s/*)", pos[i], pos[i]), -1;
+            return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]), -1;
+        }
         char line[1400];
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
         while (fgets(line, sizeof line, f)) {
