@@ -225,4 +225,21 @@ heads=$(sed -n '/^## Each configuration/,/^## [^E]/p' "$t/rep4/report.md" | grep
 [ -z "$(printf '%s\n' "$heads" | sort | uniq -d)" ] || fail "two sections of one name: $(printf '%s\n' "$heads" | sort | uniq -d)"
 printf '%s\n' "$heads" | grep -q '; prototypes from all samples$' || fail "no configuration named by its prototype samples: $heads"
 printf '%s\n' "$heads" | grep -q '^### fmnist; Dirichlet 0.5; 3 rounds$' || fail "the default reading's configuration renamed: $heads"
+# the heterogeneity figure's lines: FedAvg at Dirichlet 0.1 (two seeds) beside the three seeds
+# at 0.5 above; each point is the mean over the seeds with the smallest and largest (worked out
+# here from each run's metrics.csv), FLCE's two prototype readings two lines. It once drew the
+# first run found at each parameter: one seed, the readings mixed.
+for s in 1 2; do
+  "$flce" run --algo fedavg $tiny --dirichlet 0.1 --rounds 3 --seed $s --out "$t/d01s$s" > /dev/null 2>&1 || fail "run Dirichlet 0.1 seed $s"
+done
+"$flce" report "$t/s1" "$t/s2" "$t/s3" "$t/all1" "$t/d01s1" "$t/d01s2" --out "$t/rep5" > /dev/null 2>&1 || fail "flce report with a sweep"
+hf=$(grep -l '^"\{0,1\}fedavg"\{0,1\},' "$t/rep5"/heterogeneity_*.csv | head -1)
+[ -n "$hf" ] || fail "no heterogeneity line of fedavg: $(ls "$t/rep5")"
+want=$(for d in 0.5:"$t/s1/fedavg $t/s2/fedavg $t/s3/fedavg" 0.1:"$t/d01s1 $t/d01s2"; do
+  for r in ${d#*:}; do acc "$r"; echo; done | awk -v p="${d%%:*}" '{ s += $1; if (NR == 1 || $1 < lo) lo = $1; if (NR == 1 || $1 > hi) hi = $1 }
+    END { printf "%s %.6f %.6f %.6f %d\n", p, s / NR, lo, hi, NR }'; done | sort -g)
+got=$(awk -F, 'NR > 1 { printf "%s %s %s %s %s\n", $2, $3, $4, $5, $9 }' "$hf" | sort -g)
+awk -v w="$want" -v g="$got" 'BEGIN { n = split(w, a, "[ \n]"); m = split(g, b, "[ \n]"); if (n != m) exit 1
+  for (i = 1; i <= n; i++) if ((a[i] - b[i]) ^ 2 > 1e-11) exit 1 }' || fail "heterogeneity line of fedavg: $got, worked out here $want"
+grep -l '^"\{0,1\}flce (all samples)"\{0,1\},' "$t/rep5"/heterogeneity_*.csv > /dev/null || fail "FLCE's equation reading has no line of its own"
 echo "cli_report_seeds: all checks passed"

@@ -492,53 +492,85 @@ static void section_heterogeneity(report *R) {
         static const char *heads[] = {"method", "Dirichlet", "accuracy", "KL"};
         rtable t;
         if (rows) rt_begin(&t, md, ht, 4, heads);
-        char algos[16][32];
-        int na = 0;
+        char algos[16][48]; /* the methods' labels (with FLCE's prototype reading: another line) */
+        int na = 0, alg_of[MAXRUNS];
         for (int i = 0; i < nr; i++) {
             run_t *r = &runs[i];
+            alg_of[i] = -1;
             if (strcmp(r->partition, "dirichlet") || r->label_noise > 0 || r->feature_noise > 0 || r->ablate[0] ||
                 r->ncw != 0)
                 continue; /* the sweep compares plain runs only */
             fprintf(fh, "%s,%g,%.6f,%.6f\n", csv_q(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
             if (rows) rt_rowt(&t, r->algo, 0, "%g\t%.4f\t%.5f", r->dirichlet, r->fin_acc, r->kl_final);
-            int seen = 0;
-            for (int a2 = 0; a2 < na; a2++) seen |= !strcmp(algos[a2], r->algo);
-            if (!seen && na < 16) snprintf(algos[na++], 32, "%s", r->algo);
+            char lab[48];
+            report_method_label(r, lab, sizeof lab);
+            int a2 = 0;
+            while (a2 < na && strcmp(algos[a2], lab)) a2++;
+            if (a2 == na && na < 16) snprintf(algos[na++], sizeof algos[0], "%s", lab);
+            alg_of[i] = a2 < na ? a2 : -1;
         }
         report_fclose(fh);
         if (rows) rt_end(&t);
-        for (int a2 = 0; a2 < na; a2++) { /* one file per method, by Dirichlet parameter (no shell pipe in the script) */
+        /* one file per method line, by Dirichlet parameter (no shell pipe in the script): the mean
+         * over the runs at each parameter (seeds) and the smallest and largest of them; it once
+         * drew the first run found at each, one seed of five, FLCE's two readings mixed */
+        for (int a2 = 0; a2 < na; a2++) {
             snprintf(p, sizeof p, "%s/heterogeneity_%02d.csv", out, a2);
             FILE *fa = report_fopen(p);
             if (!fa) continue;
+            fprintf(fa, "method,dirichlet,accuracy,accuracy_min,accuracy_max,kl,kl_min,kl_max,runs\n");
             double last = -1;
             for (;;) { /* the next larger Dirichlet parameter of this method */
-                int best = -1;
+                double dnext = INFINITY;
+                for (int i = 0; i < nr; i++)
+                    if (alg_of[i] == a2 && runs[i].dirichlet > last && runs[i].dirichlet < dnext) dnext = runs[i].dirichlet;
+                if (dnext == INFINITY) break;
+                double sa = 0, sk = 0, amin = INFINITY, amax = -INFINITY, kmin = INFINITY, kmax = -INFINITY;
+                int k = 0;
                 for (int i = 0; i < nr; i++) {
-                    run_t *r = &runs[i];
-                    if (strcmp(r->algo, algos[a2]) || strcmp(r->partition, "dirichlet") || r->label_noise > 0 ||
-                        r->feature_noise > 0 || r->ablate[0] || r->ncw != 0 || !(r->dirichlet > last))
-                        continue;
-                    if (best < 0 || r->dirichlet < runs[best].dirichlet) best = i;
+                    if (alg_of[i] != a2 || runs[i].dirichlet != dnext) continue;
+                    double acc = runs[i].fin_acc, kl = runs[i].kl_final;
+                    sa += acc, sk += kl, k++;
+                    amin = fmin(amin, acc), amax = fmax(amax, acc), kmin = fmin(kmin, kl), kmax = fmax(kmax, kl);
                 }
-                if (best < 0) break;
-                fprintf(fa, "%s,%g,%.6f,%.6f\n", csv_q(gp_safe(runs[best].algo)), runs[best].dirichlet, runs[best].fin_acc, runs[best].kl_final);
-                last = runs[best].dirichlet;
+                fprintf(fa, "%s,%g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", csv_q(gp_safe(algos[a2])), dnext, sa / k, amin, amax,
+                        sk / k, kmin, kmax, k);
+                last = dnext;
             }
             report_fclose(fa);
         }
         flce_sbuf b = {0};
-        flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set logscale x\n  set xlabel 'Dirichlet parameter (log scale)'\n  set grid\n  set key bottom right\n");
+        double dlo = INFINITY, dhi = 0; /* the parameters' range, widened so that the end points' bars show */
+        for (int i = 0; i < nr; i++)
+            if (alg_of[i] >= 0) dlo = fmin(dlo, runs[i].dirichlet), dhi = fmax(dhi, runs[i].dirichlet);
+        flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set logscale x\n  set xrange [%g:%g]\n  set xlabel 'Dirichlet parameter (log scale)'\n"
+                             "  set grid\n  set key below horizontal font ',9'\n  set xtics (", dlo / 1.4, dhi * 1.4);
+        for (double last = 0, nt = 0;; nt++) { /* a tic at each parameter run */
+            double d = INFINITY;
+            for (int i = 0; i < nr; i++)
+                if (alg_of[i] >= 0 && runs[i].dirichlet > last) d = fmin(d, runs[i].dirichlet);
+            if (d == INFINITY) break;
+            flce_sbuf_printf(&b, "%s%g", nt ? ", " : "", d);
+            last = d;
+        }
+        flce_sbuf_printf(&b, ")\n");
         for (int w = 0; w < 2; w++) {
             flce_sbuf_printf(&b, "  set ylabel '%s'\n  plot ", w ? "KL(contributions || data shares)" : "accuracy");
-            for (int a2 = 0; a2 < na; a2++)
-                flce_sbuf_printf(&b, "%s'heterogeneity_%02d.csv' using 2:%d with linespoints lw 2 pt 7 lc rgb '%s' title '%s'",
-                                 a2 ? ", " : "", a2, w ? 4 : 3, color_of(algos[a2]), gp_safe(algos[a2]));
+            for (int a2 = 0; a2 < na; a2++) {
+                char alg[32];
+                snprintf(alg, sizeof alg, "%s", algos[a2]);
+                alg[strcspn(alg, " ")] = '\0'; /* the colour is the algorithm's; another reading is dashed */
+                flce_sbuf_printf(&b, "%s'heterogeneity_%02d.csv' skip 1 using 2:%d:%d:%d with yerrorlines lw 2 pt 7 lc rgb '%s'%s title '%s'",
+                                 a2 ? ", " : "", a2, w ? 6 : 3, w ? 7 : 4, w ? 8 : 5, color_of(alg),
+                                 strchr(algos[a2], ' ') ? " dt 2" : "", gp_safe(algos[a2]));
+            }
             flce_sbuf_printf(&b, "\n");
         }
         flce_sbuf_printf(&b, "  unset multiplot\n");
         R->figs_ok &= !b.oom && gnuplot(out, "heterogeneity", b.s) == 0;
         flce_sbuf_free(&b);
+        fprintf(md, "\nEach point: the mean over the runs (seeds) at that parameter; the bar from the smallest to the largest.\n");
+        fprintf(ht, "<p>Each point: the mean over the runs (seeds) at that parameter; the bar from the smallest to the largest.</p>\n");
         fprintf(md, "\n![heterogeneity](heterogeneity.png) ([SVG](heterogeneity.svg))\n");
         fprintf(ht, "<img src='heterogeneity.svg' width='860' height='480' alt='heterogeneity sweep'>\n");
     }

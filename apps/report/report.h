@@ -80,6 +80,9 @@ int report_mean_ci(const double *v, int n, double *mean, double *half);
 void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits);
 /* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
 double report_spearman(const double *x, const double *y, int n);
+/* A method's name in the tables: its algorithm, its ablation, its prototype reading ("flce (all
+ * samples)"; report_reference.c). */
+const char *report_method_label(const run_t *r, char *o, size_t cap);
 /* A run's configuration in words: "fmnist; Dirichlet 0.5", with its noise and weights, and the
  * readings it was trained with where not the defaults ("; prototypes from all samples"). */
 const char *report_configuration(const run_t *r, char *o, size_t cap);

@@ -51,8 +51,7 @@ static double noisy_auc(const run_t *r) {
     return pairs ? s / (double)pairs : NAN;
 }
 
-/* A method's name in these tables: its algorithm, its ablation, its prototype reading. */
-static const char *method_label(const run_t *r, char *o, size_t cap) {
+const char *report_method_label(const run_t *r, char *o, size_t cap) {
     size_t n = 0;
     o[0] = '\0';
     flce_catf(o, cap, &n, "%s", r->algo);
@@ -105,7 +104,7 @@ int report_reference(report *R) {
         }
         char conf[200], ml[64];
         report_configuration(r, conf, sizeof conf);
-        method_label(r, ml, sizeof ml);
+        report_method_label(r, ml, sizeof ml);
         int c = 0;
         while (c < nc && strcmp(cs[c].conf, conf)) c++;
         if (c == nc && nc < MAXG) snprintf(cs[nc++].conf, sizeof cs[0].conf, "%s", conf);

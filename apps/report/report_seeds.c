@@ -690,10 +690,12 @@ void report_what_was_run(report *R) {
 /* The forest plot of the claims (forest.png/.svg, forest_NN.csv): a panel per claim, a row per
  * configuration, the comparison furthest from the claim with its 95% interval, in the claim's
  * direction, coloured by the claim's verdict; 0 when the figure failed. */
-static int forest_figure(const char *out, int *height) {
+static int forest_figure(const char *out, int *width, int *height) {
     char panels[32][96];
-    int np = 0, rows[32] = {0};
+    int np = 0, rows[32] = {0}, longest = 0;
     for (int i = 0; i < nforest; i++) {
+        int len = (int)strlen(forest[i].row);
+        if (len > longest) longest = len;
         int p = 0;
         while (p < np && strcmp(panels[p], forest[i].panel)) p++;
         if (p == np) {
@@ -707,9 +709,15 @@ static int forest_figure(const char *out, int *height) {
     int H = top_px + bottom_px;
     for (int p = 0; p < np; p++) H += panel_px + row_px * rows[p];
     *height = H;
+    /* the row labels (configurations) left of the panels, whole: about 6.5 pixels a character
+     * at this font; the figure grows wider rather than cut a long one (a sweep's name with its
+     * reading once lost its first words) */
+    int label_px = (int)(longest * 6.5) + 24, W = label_px + 600 > 1000 ? label_px + 600 : 1000;
+    double lm = (double)(label_px > 400 ? label_px : 400) / W;
+    *width = W;
     flce_sbuf b = {0};
-    flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen 0.40\n  set rmargin at screen 0.97\n  set grid xtics\n"
-                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9'\n");
+    flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n  set grid xtics\n"
+                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9'\n", lm, 1 - 30.0 / W);
     int y = top_px;
     for (int p = 0; p < np; p++) {
         char path[1200];
@@ -738,7 +746,7 @@ static int forest_figure(const char *out, int *height) {
         y += panel_px + row_px * k;
     }
     flce_sbuf_printf(&b, "  unset multiplot\n");
-    int ok = !b.oom && gnuplot_sized(out, "forest", 1000, H, b.s) == 0;
+    int ok = !b.oom && gnuplot_sized(out, "forest", W, H, b.s) == 0;
     flce_sbuf_free(&b);
     return ok;
 }
@@ -762,7 +770,7 @@ int report_verdicts(report *R) {
             if (S->conf_of[j] == c) order[no++] = j;
     report_claims(S->runs, S->g, S->ng, order, S->ckeys, S->shd, S->out, md, ht);
     fclose(md), fclose(ht);
-    int H = 0, ok = forest_figure(S->out, &H);
+    int W = 1000, H = 0, ok = forest_figure(S->out, &W, &H);
     fprintf(R->md, "\n## Claims of the paper, measured\n\n");
     fprintf(R->ht, "<h2>Claims of the paper, measured</h2>\n");
     if (nforest) {
@@ -772,8 +780,8 @@ int report_verdicts(report *R) {
                                  "holds there, red: it does not hold, grey: inconclusive. Each panel has its own units (accuracy, "
                                  "KL, distance). Server cost is a ratio: in the table.";
         fprintf(R->md, "![The claims: FLCE minus the baseline furthest from each claim, 95%% intervals](forest.png) ([SVG](forest.svg))\n\n%s\n", cap);
-        fprintf(R->ht, "<figure class='verdicts'><img src='forest.svg' width='1000' height='%d' alt='forest plot of the claims'>"
-                       "<figcaption>%s</figcaption></figure>\n", H, cap);
+        fprintf(R->ht, "<figure class='verdicts'><img src='forest.svg' width='%d' height='%d' alt='forest plot of the claims'>"
+                       "<figcaption>%s</figcaption></figure>\n", W, H, cap);
     }
     fwrite(mb, 1, ml, R->md), fwrite(hb, 1, hl, R->ht);
     free(mb), free(hb);
