@@ -1,11 +1,11 @@
 # made by flce report
 set datafile separator ','
 do for [fmt in 'png svg'] {
-  if (fmt eq 'png') { set terminal pngcairo size 1000,856 font ',11' } else { set terminal svg size 1000,856 }
+  if (fmt eq 'png') { set terminal pngcairo size 1176,856 font ',11' } else { set terminal svg size 1176,856 }
   set output 'forest.'.fmt
   set multiplot
-  set lmargin at screen 0.40
-  set rmargin at screen 0.97
+  set lmargin at screen 0.4898
+  set rmargin at screen 0.9745
   set grid xtics
   set key off
   set xtics font ',9'

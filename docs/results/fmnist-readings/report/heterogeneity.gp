@@ -5,12 +5,14 @@ do for [fmt in 'png svg'] {
   set output 'heterogeneity.'.fmt
   set multiplot layout 1,2
   set logscale x
+  set xrange [0.0714286:0.7]
   set xlabel 'Dirichlet parameter (log scale)'
   set grid
-  set key bottom right
+  set key below horizontal font ',9'
+  set xtics (0.1, 0.5)
   set ylabel 'accuracy'
-  plot 'heterogeneity_00.csv' using 2:3 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'flce', 'heterogeneity_01.csv' using 2:3 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'fedavg', 'heterogeneity_02.csv' using 2:3 with linespoints lw 2 pt 7 lc rgb '#ff7f0e' title 'fedprox', 'heterogeneity_03.csv' using 2:3 with linespoints lw 2 pt 7 lc rgb '#8c564b' title 'fedfv'
+  plot 'heterogeneity_00.csv' skip 1 using 2:3:4:5 with yerrorlines lw 2 pt 7 lc rgb '#d62728' dt 2 title 'flce (all samples)', 'heterogeneity_01.csv' skip 1 using 2:3:4:5 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'flce', 'heterogeneity_02.csv' skip 1 using 2:3:4:5 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'fedavg', 'heterogeneity_03.csv' skip 1 using 2:3:4:5 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' title 'fedprox', 'heterogeneity_04.csv' skip 1 using 2:3:4:5 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' title 'fedfv'
   set ylabel 'KL(contributions || data shares)'
-  plot 'heterogeneity_00.csv' using 2:4 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'flce', 'heterogeneity_01.csv' using 2:4 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'fedavg', 'heterogeneity_02.csv' using 2:4 with linespoints lw 2 pt 7 lc rgb '#ff7f0e' title 'fedprox', 'heterogeneity_03.csv' using 2:4 with linespoints lw 2 pt 7 lc rgb '#8c564b' title 'fedfv'
+  plot 'heterogeneity_00.csv' skip 1 using 2:6:7:8 with yerrorlines lw 2 pt 7 lc rgb '#d62728' dt 2 title 'flce (all samples)', 'heterogeneity_01.csv' skip 1 using 2:6:7:8 with yerrorlines lw 2 pt 7 lc rgb '#d62728' title 'flce', 'heterogeneity_02.csv' skip 1 using 2:6:7:8 with yerrorlines lw 2 pt 7 lc rgb '#1f77b4' title 'fedavg', 'heterogeneity_03.csv' skip 1 using 2:6:7:8 with yerrorlines lw 2 pt 7 lc rgb '#ff7f0e' title 'fedprox', 'heterogeneity_04.csv' skip 1 using 2:6:7:8 with yerrorlines lw 2 pt 7 lc rgb '#8c564b' title 'fedfv'
   unset multiplot
 }
