@@ -4,8 +4,8 @@ do for [fmt in 'png svg'] {
   if (fmt eq 'png') { set terminal pngcairo size 1000,1906 font ',11' } else { set terminal svg size 1000,1906 }
   set output 'forest.'.fmt
   set multiplot
-  set lmargin at screen 0.40
-  set rmargin at screen 0.97
+  set lmargin at screen 0.4000
+  set rmargin at screen 0.9700
   set grid xtics
   set key off
   set xtics font ',9'
