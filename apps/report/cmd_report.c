@@ -80,12 +80,12 @@ static int method_of(const run_t *runs, int nr, int i, char *name, size_t cap, i
     return n;
 }
 
-static void remove_figure(const char *out, const char *name) { /* a figure of an earlier report in OUT */
-    char p[1400];
+static void remove_figure(const char *name) { /* a figure of an earlier report in OUT */
     const char *ext[3] = {"png", "svg", "gp"};
+    char n[200];
     for (int k = 0; k < 3; k++) {
-        snprintf(p, sizeof p, "%s/%s.%s", out, name, ext[k]);
-        unlink(p);
+        snprintf(n, sizeof n, "%s.%s", name, ext[k]);
+        report_out_drop(n);
     }
 }
 
@@ -110,7 +110,7 @@ static int section_curves(report *R) {
                               {"macro_f1", "3", "macro-F1 of the global model"},
                               {"kl", "4", "KL(running contributions || data shares)"}};
     if (nr > MANY_RUNS) { /* no figure of every run (nor one of an earlier report in OUT) */
-        for (int w = 0; w < 3; w++) remove_figure(out, what[w][0]);
+        for (int w = 0; w < 3; w++) remove_figure(what[w][0]);
         return 0;
     }
     for (int w = 0; w < 3; w++) { /* one curve per run */
@@ -151,7 +151,7 @@ static void section_contributions(report *R) {
         }
         report_fclose(f);
         if (nr > MANY_RUNS) { /* a bar per run and client: unreadable; the CSV has them */
-            remove_figure(out, "contributions");
+            remove_figure("contributions");
             return;
         }
         flce_sbuf b = {0};
@@ -312,15 +312,17 @@ static void section_shapley(report *R) {
         run_t *S0 = &runs[sv];
         int nrow = 0;
         snprintf(p, sizeof p, "%s/shapley_distance.csv", out);
-        FILE *fd = report_fopen(p);
-        fprintf(fd, "round");
-        for (int i = 0; i < nr; i++)
-            if (i != sv && runs[i].rc && !strcmp(runs[i].partdig, S0->partdig) && runs[i].T == S0->T) fprintf(fd, ",%s", csv_q(runs[i].label));
-        fprintf(fd, "\n");
+        FILE *fd = report_fopen(p); /* NULL: the failure is recorded, the numbers still computed */
+        if (fd) {
+            fprintf(fd, "round");
+            for (int i = 0; i < nr; i++)
+                if (i != sv && runs[i].rc && !strcmp(runs[i].partdig, S0->partdig) && runs[i].T == S0->T) fprintf(fd, ",%s", csv_q(runs[i].label));
+            fprintf(fd, "\n");
+        }
         double *a = malloc(sizeof(double) * (size_t)S0->clients), *b = malloc(sizeof(double) * (size_t)S0->clients);
         double meanE[MAXRUNS] = {0}, meanK[MAXRUNS] = {0}, cumE[MAXRUNS] = {0}, cumK[MAXRUNS] = {0};
         for (int t = 0; t < S0->T; t++) {
-            fprintf(fd, "%d", t + 1);
+            if (fd) fprintf(fd, "%d", t + 1);
             for (int i = 0; i < nr; i++) {
                 run_t *r = &runs[i];
                 if (i == sv || !r->rc || strcmp(r->partdig, S0->partdig) || r->T != S0->T) continue;
@@ -334,10 +336,10 @@ static void section_shapley(report *R) {
                 for (int j = 0; j < m; j++) sa += a[j], sb += b[j];
                 for (int j = 0; j < m; j++) a[j] = sa > 0 ? a[j] / sa : 1.0 / m, b[j] = sb > 0 ? b[j] / sb : 1.0 / m;
                 double E2 = m ? flce_euclidean(a, b, m) : NAN, KL = m ? flce_kl_distance(a, b, m) : NAN;
-                fprintf(fd, ",%.6f", E2);
+                if (fd) fprintf(fd, ",%.6f", E2);
                 meanE[i] += E2 / S0->T, meanK[i] += KL / S0->T;
             }
-            fprintf(fd, "\n");
+            if (fd) fprintf(fd, "\n");
         }
         /* cumulative: running sums to the end, each normalised (Shapley clamped at 0) */
         for (int i = 0; i < nr; i++) {
@@ -424,27 +426,30 @@ static void section_class_contributions(report *R) {
                     prog, r->dir, C, C);
         for (int c = 0; c < C; c++) btot += bw[c];
         snprintf(p, sizeof p, "%s/class_contributions_%02d.csv", out, i);
-        FILE *fc = report_fopen(p);
-        fprintf(fc, "client");
-        for (int c = 0; c < C; c++) fprintf(fc, ",%d", c);
-        fprintf(fc, "\n");
+        FILE *fc = report_fopen(p); /* NULL: the failure is recorded, the shares still computed */
+        if (fc) {
+            fprintf(fc, "client");
+            for (int c = 0; c < C; c++) fprintf(fc, ",%d", c);
+            fprintf(fc, "\n");
+        }
         for (int k = 0; k < N; k++) {
-            fprintf(fc, "%d", k);
+            if (fc) fprintf(fc, "%d", k);
             for (int c = 0; c < C; c++) {
                 double v = 0;
                 for (int t = 0; t < T; t++) v += x[((size_t)t * N + k) * C + c];
                 v *= bw[c];
                 g[c] += v, tot += v;
-                fprintf(fc, ",%.6g", v);
+                if (fc) fprintf(fc, ",%.6g", v);
             }
-            fprintf(fc, "\n");
+            if (fc) fprintf(fc, "\n");
         }
         report_fclose(fc);
         snprintf(p, sizeof p, "%s/class_global_%02d.csv", out, i);
-        fc = report_fopen(p);
-        fprintf(fc, "class,contribution_share,class_weight_share\n");
-        for (int c = 0; c < C; c++) fprintf(fc, "%d,%.6f,%.6f\n", c, tot > 0 ? g[c] / tot : 0, bw[c] / btot);
-        report_fclose(fc);
+        if ((fc = report_fopen(p))) {
+            fprintf(fc, "class,contribution_share,class_weight_share\n");
+            for (int c = 0; c < C; c++) fprintf(fc, "%d,%.6f,%.6f\n", c, tot > 0 ? g[c] / tot : 0, bw[c] / btot);
+            report_fclose(fc);
+        }
         snprintf(body, sizeof body,
                  "  set multiplot layout 1,2 title 'FLCE class contributions: %s'\n"
                  "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key top left\n"
@@ -482,8 +487,8 @@ static void section_heterogeneity(report *R) {
                 sweep = 1;
     if (sweep) {
         snprintf(p, sizeof p, "%s/heterogeneity.csv", out);
-        FILE *fh = report_fopen(p);
-        fprintf(fh, "method,dirichlet,accuracy,kl\n");
+        FILE *fh = report_fopen(p); /* NULL: the failure is recorded, the sweep still drawn */
+        if (fh) fprintf(fh, "method,dirichlet,accuracy,kl\n");
         int rows = nr <= MANY_RUNS; /* many runs: each run's numbers in heterogeneity.csv, the figure draws the sweep */
         fprintf(md, "\n## Heterogeneity sweep\n\nEach method's final accuracy and KL against the Dirichlet parameter of otherwise equal "
                     "settings (every run: [heterogeneity.csv](heterogeneity.csv)).\n\n");
@@ -500,7 +505,7 @@ static void section_heterogeneity(report *R) {
             if (strcmp(r->partition, "dirichlet") || r->label_noise > 0 || r->feature_noise > 0 || r->ablate[0] ||
                 r->ncw != 0)
                 continue; /* the sweep compares plain runs only */
-            fprintf(fh, "%s,%g,%.6f,%.6f\n", csv_q(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
+            if (fh) fprintf(fh, "%s,%g,%.6f,%.6f\n", csv_q(r->algo), r->dirichlet, r->fin_acc, r->kl_final);
             if (rows) rt_rowt(&t, r->algo, 0, "%g\t%.4f\t%.5f", r->dirichlet, r->fin_acc, r->kl_final);
             char lab[48];
             report_method_label(r, lab, sizeof lab);
@@ -763,7 +768,8 @@ static char *canonical_path(const char *path) {
 static int empty_or_report(const char *dir) {
     DIR *d = opendir(dir);
     int n = 0;
-    for (struct dirent *en; d && (en = readdir(d));) n += strcmp(en->d_name, ".") && strcmp(en->d_name, "..");
+    for (struct dirent *en; d && (en = readdir(d));) /* a killed report's staging folder is ours */
+        n += strcmp(en->d_name, ".") && strcmp(en->d_name, "..") && !report_out_is_stage(en->d_name);
     if (d) closedir(d);
     if (!d || !n) return 1; /* unreadable: mkdirs and the writes say why */
     char p[1200], line[64] = "";
@@ -987,8 +993,13 @@ int flce_cmd_report(int argc, char **argv) {
         status = cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
         goto done;
     }
-    report_out_begin(out, made);
-    report R0 = {runs, nr, window, out, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL}, *R = &R0;
+    const char *stage = report_out_begin(out, made);
+    if (!stage) {
+        status = cli_usage_error(prog, "--out %s: cannot write a folder into it: %s", out, strerror(errno));
+        if (made) rmdir(out);
+        goto done;
+    }
+    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL}, *R = &R0;
     char what[64];
     snprintf(what, sizeof what, "read %d runs", nr);
     progress(R, what);
@@ -1007,10 +1018,11 @@ int flce_cmd_report(int argc, char **argv) {
     section_server_cost(R);
     progress(R, "figures of every run");
     if (write_page(R, 0) || write_page(R, 1)) goto written;
-written:; /* whole or not at all: a failed write (a full disk) takes the report's files with it */
-    const char *wf = report_out_failed();
+written:; /* whole or not at all: a failed write (a full disk) takes the report's files with it, an
+           * earlier report in --out stays as it was */
+    const char *wf = report_out_commit() ? report_out_failed() : NULL;
     if (wf) {
-        fprintf(stderr, "%s: %s (the report's files are removed)\n", prog, wf);
+        fprintf(stderr, "%s: %s (no report written; --out as it was)\n", prog, wf);
         report_out_discard();
         status = 1;
     } else {

@@ -53,18 +53,26 @@ void rt_end(rtable *t);
 const char *csv_q(const char *s);
 /* Text from run files for report.html, escaped (& < > " '). Rotating buffers. */
 const char *H(const char *s);
-/* The report's outputs, whole or not at all: report_out_begin notes what --out held before (made:
- * created by this report); every file is opened with report_fopen and closed with report_fclose,
- * which note the first failed write (file and error); report_out_failed says it ("PATH: write
+/* The report's outputs, whole or not at all: report_out_begin makes a staging folder inside
+ * --out (made: --out created by this report) and returns it, or NULL (errno); every file is
+ * written there, opened with report_fopen and closed with report_fclose, which note the first
+ * failure (file and error, said with --out's path); report_out_failed says it ("PATH: write
  * failed: No space left on device"), or NULL, after probing that the folder takes a file (a
- * failure inside gnuplot is told apart from a full disk); report_out_discard removes what this
- * report wrote (and the folder if it made it); report_out_end frees the notes. */
-void report_out_begin(const char *dir, int made);
+ * failure inside gnuplot is told apart from a full disk). report_out_commit moves every file into
+ * --out (one rename each, none unless all can go) and removes the earlier report's files that
+ * this one does not make (its manifest, and the names given to report_out_drop), or fails and
+ * moves nothing; report_out_discard removes the staging folder (and --out if it made it): an
+ * earlier report in --out stays as it was. report_out_end frees the notes. Names of the staging
+ * folders and the manifest (report_out_is_stage) are the harness's, not someone else's files. */
+const char *report_out_begin(const char *dir, int made);
+void report_out_drop(const char *name);
 FILE *report_fopen(const char *path);
 int report_fclose(FILE *f);
 const char *report_out_failed(void);
+int report_out_commit(void);
 void report_out_discard(void);
 void report_out_end(void);
+int report_out_is_stage(const char *name);
 /* The first gnuplot failure in words ("gnuplot not found ...", "gnuplot failed on NAME.gp ..."), or NULL. */
 const char *report_gnuplot_failed(void);
 /* Write DIR/NAME.gp (the terminal set-up, then body) and run gnuplot on it in DIR (report_fopen):

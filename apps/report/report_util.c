@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,13 +113,16 @@ const char *H(const char *s) {
     return *o;
 }
 
-/* The report's outputs (see report.h): the names in the folder before, the files written, the
- * first failure. One report per process. */
+/* The report's outputs (see report.h): the final folder, the staging folder inside it where
+ * every file is written, the names to drop from the final folder, the first failure. One report
+ * per process. */
+#define STAGE_PREFIX ".flce-report-"
+#define MANIFEST ".flce-report-files" /* the names of the report's files, one a line */
 static struct {
-    char dir[1200];
+    char dir[1200], stage[1300];
     int made;
-    char **before, **written;
-    int nb, nw, cb, cw;
+    char **drop;
+    int nd, cd;
     FILE *open[64];
     char *open_path[64];
     char failed[1500];
@@ -129,38 +133,63 @@ static void names_add(char ***v, int *n, int *cap, const char *s) {
     if (*n == *cap) {
         int c = *cap ? *cap * 2 : 64;
         char **w = realloc(*v, sizeof *w * (size_t)c);
-        if (!w) return; /* out of memory: that name is not removed on failure, nothing worse */
+        if (!w) return; /* out of memory: that stale name stays, nothing worse */
         *v = w, *cap = c;
     }
     char *d = strdup(s);
     if (d) (*v)[(*n)++] = d;
 }
 
-static int names_has(char **v, int n, const char *s) {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(v[i], s)) return 1;
-    return 0;
-}
-
+/* A path in the staging folder said as the path in the final folder: messages name --out. */
 static void fail_io(const char *path, const char *what, int err) {
-    if (!out_io.failed[0]) snprintf(out_io.failed, sizeof out_io.failed, "%s: %s: %s", path, what, strerror(err ? err : EIO));
+    if (out_io.failed[0]) return;
+    size_t ls = strlen(out_io.stage);
+    if (ls && !strncmp(path, out_io.stage, ls) && path[ls] == '/')
+        snprintf(out_io.failed, sizeof out_io.failed, "%s%s: %s: %s", out_io.dir, path + ls, what, strerror(err ? err : EIO));
+    else snprintf(out_io.failed, sizeof out_io.failed, "%s: %s: %s", path, what, strerror(err ? err : EIO));
 }
 
-void report_out_begin(const char *dir, int made) {
+/* Every regular file of folder d removed, then d itself. */
+static void remove_folder(const char *d) {
+    DIR *dd = opendir(d);
+    for (struct dirent *en; dd && (en = readdir(dd));) {
+        char p[1600];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", d, en->d_name);
+        if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) remove(p);
+    }
+    if (dd) closedir(dd);
+    rmdir(d);
+}
+
+int report_out_is_stage(const char *name) { return !strncmp(name, STAGE_PREFIX, strlen(STAGE_PREFIX)) || !strcmp(name, MANIFEST); }
+
+const char *report_out_begin(const char *dir, int made) {
     snprintf(out_io.dir, sizeof out_io.dir, "%s", dir);
     out_io.made = made;
+    /* a staging folder of a report that was killed (its process gone) is removed */
     DIR *d = opendir(dir);
-    for (struct dirent *en; d && (en = readdir(d));) names_add(&out_io.before, &out_io.nb, &out_io.cb, en->d_name);
+    for (struct dirent *en; d && (en = readdir(d));) {
+        char *end;
+        if (strncmp(en->d_name, STAGE_PREFIX, strlen(STAGE_PREFIX)) || !strcmp(en->d_name, MANIFEST)) continue;
+        long pid = strtol(en->d_name + strlen(STAGE_PREFIX), &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid() || !(kill((pid_t)pid, 0) != 0 && errno == ESRCH)) continue;
+        char p[1600];
+        snprintf(p, sizeof p, "%s/%s", dir, en->d_name);
+        remove_folder(p);
+    }
     if (d) closedir(d);
+    snprintf(out_io.stage, sizeof out_io.stage, "%s/" STAGE_PREFIX "%ld", dir, (long)getpid());
+    if (mkdir(out_io.stage, 0777) != 0) {
+        out_io.stage[0] = '\0';
+        return NULL;
+    }
+    return out_io.stage;
 }
 
-static const char *base_name(const char *path) {
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
+void report_out_drop(const char *name) { names_add(&out_io.drop, &out_io.nd, &out_io.cd, name); }
 
 FILE *report_fopen(const char *path) {
-    names_add(&out_io.written, &out_io.nw, &out_io.cw, base_name(path));
     FILE *f = fopen(path, "w");
     if (!f) {
         fail_io(path, "cannot create", errno);
@@ -190,8 +219,8 @@ int report_fclose(FILE *f) {
 
 const char *report_out_failed(void) {
     if (!out_io.failed[0]) { /* a write that fails silently elsewhere (gnuplot's): does the folder take a file? */
-        char p[1300];
-        snprintf(p, sizeof p, "%s/.flce-report-probe", out_io.dir);
+        char p[1400];
+        snprintf(p, sizeof p, "%s/.flce-report-probe", out_io.stage);
         static char block[65536];
         FILE *f = fopen(p, "w");
         int ok = f && fwrite(block, 1, sizeof block, f) == sizeof block, err = ok ? 0 : errno;
@@ -202,29 +231,99 @@ const char *report_out_failed(void) {
     return out_io.failed[0] ? out_io.failed : NULL;
 }
 
+/* The staging folder's names (regular files), sorted; NULL when it cannot be read. */
+static char **stage_names(int *n) {
+    char **v = NULL;
+    int cap = 0;
+    *n = 0;
+    DIR *d = opendir(out_io.stage);
+    if (!d) return NULL;
+    for (struct dirent *en; (en = readdir(d));) {
+        char p[1600];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/%s", out_io.stage, en->d_name);
+        if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) names_add(&v, n, &cap, en->d_name);
+    }
+    closedir(d);
+    return v;
+}
+
+static int in_names(char **v, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v[i], s)) return 1;
+    return 0;
+}
+
+int report_out_commit(void) {
+    if (report_out_failed()) return -1;
+    int n = 0, rc = 0;
+    char **v = stage_names(&n);
+    char p[1600], q[1600];
+    if (!v) {
+        fail_io(out_io.stage, "cannot read", errno);
+        return -1;
+    }
+    /* nothing moves unless every file can: a name in --out that is not a file (a folder) stops it */
+    for (int i = 0; i < n && !rc; i++) {
+        struct stat sb;
+        snprintf(q, sizeof q, "%s/%s", out_io.dir, v[i]);
+        if (lstat(q, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+            snprintf(out_io.failed, sizeof out_io.failed, "%s: cannot replace: %s, not a file", q, S_ISDIR(sb.st_mode) ? "a folder" : "something");
+            rc = -1;
+        }
+    }
+    /* the earlier report's files that this one does not make (its manifest, and the names dropped) */
+    char **old = NULL;
+    int nold = 0, cold = 0;
+    snprintf(q, sizeof q, "%s/" MANIFEST, out_io.dir);
+    FILE *mf = rc ? NULL : fopen(q, "r");
+    for (char line[1200]; mf && fgets(line, sizeof line, mf);) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] && !strchr(line, '/') && strcmp(line, ".") && strcmp(line, "..")) names_add(&old, &nold, &cold, line);
+    }
+    if (mf) fclose(mf);
+    for (int i = 0; i < out_io.nd; i++) names_add(&old, &nold, &cold, out_io.drop[i]);
+    /* the new manifest, then every file moved into --out (a rename each: a file is the earlier
+     * report's or this one's, never half of either) */
+    snprintf(p, sizeof p, "%s/" MANIFEST, out_io.stage);
+    FILE *nm = rc ? NULL : fopen(p, "w");
+    for (int i = 0; nm && i < n; i++) fprintf(nm, "%s\n", v[i]);
+    if (!rc && (!nm || fclose(nm) != 0)) fail_io(p, "write failed", errno), rc = -1;
+    for (int i = 0; i < n && !rc; i++) {
+        snprintf(p, sizeof p, "%s/%s", out_io.stage, v[i]);
+        snprintf(q, sizeof q, "%s/%s", out_io.dir, v[i]);
+        if (rename(p, q) != 0) fail_io(q, "cannot replace", errno), rc = -1;
+    }
+    if (!rc) {
+        snprintf(p, sizeof p, "%s/" MANIFEST, out_io.stage);
+        snprintf(q, sizeof q, "%s/" MANIFEST, out_io.dir);
+        if (rename(p, q) != 0) fail_io(q, "cannot replace", errno), rc = -1;
+    }
+    for (int i = 0; i < nold && !rc; i++) {
+        struct stat sb;
+        snprintf(q, sizeof q, "%s/%s", out_io.dir, old[i]);
+        if (!in_names(v, n, old[i]) && lstat(q, &sb) == 0 && S_ISREG(sb.st_mode)) remove(q);
+    }
+    for (int i = 0; i < n; i++) free(v[i]);
+    for (int i = 0; i < nold; i++) free(old[i]);
+    free(v), free(old);
+    if (!rc) rmdir(out_io.stage);
+    return rc;
+}
+
 void report_out_discard(void) {
     for (int i = 0; i < 64; i++)
         if (out_io.open[i]) fclose(out_io.open[i]), free(out_io.open_path[i]), out_io.open[i] = NULL;
-    DIR *d = opendir(out_io.dir);
-    for (struct dirent *en; d && (en = readdir(d));) {
-        if (!strcmp(en->d_name, ".") || !strcmp(en->d_name, "..")) continue;
-        if (names_has(out_io.before, out_io.nb, en->d_name) && !names_has(out_io.written, out_io.nw, en->d_name)) continue;
-        char p[1500];
-        snprintf(p, sizeof p, "%s/%s", out_io.dir, en->d_name);
-        struct stat sb;
-        if (lstat(p, &sb) == 0 && S_ISREG(sb.st_mode)) remove(p);
-    }
-    if (d) closedir(d);
+    if (out_io.stage[0]) remove_folder(out_io.stage);
     if (out_io.made) rmdir(out_io.dir);
 }
 
 const char *report_gnuplot_failed(void) { return out_io.gp_failed[0] ? out_io.gp_failed : NULL; }
 
 void report_out_end(void) {
-    for (int i = 0; i < out_io.nb; i++) free(out_io.before[i]);
-    for (int i = 0; i < out_io.nw; i++) free(out_io.written[i]);
-    free(out_io.before), free(out_io.written);
-    out_io.before = out_io.written = NULL, out_io.nb = out_io.nw = out_io.cb = out_io.cw = 0;
+    for (int i = 0; i < out_io.nd; i++) free(out_io.drop[i]);
+    free(out_io.drop);
+    out_io.drop = NULL, out_io.nd = out_io.cd = 0;
 }
 
 /* Write DIR/NAME.gp and run gnuplot on it in DIR, with an argument vector (no shell): the
@@ -236,10 +335,6 @@ int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *b
     snprintf(p, sizeof p, "%s/%s.gp", dir, name);
     FILE *f = report_fopen(p);
     if (!f) return -1;
-    for (const char *ext = "png"; ext; ext = strcmp(ext, "png") ? NULL : "svg") { /* gnuplot's outputs */
-        snprintf(p, sizeof p, "%s.%s", name, ext);
-        names_add(&out_io.written, &out_io.nw, &out_io.cw, p);
-    }
     fprintf(f, "# made by flce report\nset datafile separator ','\n"
                "do for [fmt in 'png svg'] {\n"
                "  if (fmt eq 'png') { set terminal pngcairo size %d,%d font ',11' } else { set terminal svg size %d,%d }\n"
