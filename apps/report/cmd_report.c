@@ -469,6 +469,15 @@ static void section_class_contributions(report *R) {
     }
 }
 
+/* The smallest Dirichlet parameter above last among the runs of line a (alg_of[i] == a; a < 0:
+ * every line), or INFINITY: the sweep's parameters in ascending order. */
+static double next_dirichlet(const run_t *runs, int nr, const int *alg_of, int a, double last) {
+    double d = INFINITY;
+    for (int i = 0; i < nr; i++)
+        if ((a < 0 ? alg_of[i] >= 0 : alg_of[i] == a) && runs[i].dirichlet > last) d = fmin(d, runs[i].dirichlet);
+    return d;
+}
+
 /* Heterogeneity sweep: runs of one method that differ in the Dirichlet parameter. */
 static void section_heterogeneity(report *R) {
     run_t *runs = R->runs;
@@ -524,12 +533,7 @@ static void section_heterogeneity(report *R) {
             FILE *fa = report_fopen(p);
             if (!fa) continue;
             fprintf(fa, "method,dirichlet,accuracy,accuracy_min,accuracy_max,kl,kl_min,kl_max,runs\n");
-            double last = -1;
-            for (;;) { /* the next larger Dirichlet parameter of this method */
-                double dnext = INFINITY;
-                for (int i = 0; i < nr; i++)
-                    if (alg_of[i] == a2 && runs[i].dirichlet > last && runs[i].dirichlet < dnext) dnext = runs[i].dirichlet;
-                if (dnext == INFINITY) break;
+            for (double last = -1, dnext; (dnext = next_dirichlet(runs, nr, alg_of, a2, last)) != INFINITY; last = dnext) {
                 double sa = 0, sk = 0, amin = INFINITY, amax = -INFINITY, kmin = INFINITY, kmax = -INFINITY;
                 int k = 0;
                 for (int i = 0; i < nr; i++) {
@@ -540,7 +544,6 @@ static void section_heterogeneity(report *R) {
                 }
                 fprintf(fa, "%s,%g,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", csv_q(gp_safe(algos[a2])), dnext, sa / k, amin, amax,
                         sk / k, kmin, kmax, k);
-                last = dnext;
             }
             report_fclose(fa);
         }
@@ -550,14 +553,8 @@ static void section_heterogeneity(report *R) {
             if (alg_of[i] >= 0) dlo = fmin(dlo, runs[i].dirichlet), dhi = fmax(dhi, runs[i].dirichlet);
         flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set logscale x\n  set xrange [%g:%g]\n  set xlabel 'Dirichlet parameter (log scale)'\n"
                              "  set grid\n  set key below horizontal font ',9'\n  set xtics (", dlo / 1.4, dhi * 1.4);
-        for (double last = 0, nt = 0;; nt++) { /* a tic at each parameter run */
-            double d = INFINITY;
-            for (int i = 0; i < nr; i++)
-                if (alg_of[i] >= 0 && runs[i].dirichlet > last) d = fmin(d, runs[i].dirichlet);
-            if (d == INFINITY) break;
-            flce_sbuf_printf(&b, "%s%g", nt ? ", " : "", d);
-            last = d;
-        }
+        for (double last = 0, d, nt = 0; (d = next_dirichlet(runs, nr, alg_of, -1, last)) != INFINITY; nt++, last = d)
+            flce_sbuf_printf(&b, "%s%g", nt ? ", " : "", d); /* a tic at each parameter run */
         flce_sbuf_printf(&b, ")\n");
         for (int w = 0; w < 2; w++) {
             flce_sbuf_printf(&b, "  set ylabel '%s'\n  plot ", w ? "KL(contributions || data shares)" : "accuracy");

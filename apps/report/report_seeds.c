@@ -68,9 +68,8 @@ static void reading_words(const run_t *r, char *o, size_t cap, size_t *n) {
 }
 
 const char *report_configuration(const run_t *r, char *o, size_t cap) {
-    size_t n = 0;
     report_configuration_base(r, o, cap);
-    n = strlen(o);
+    size_t n = strlen(o);
     reading_words(r, o, cap, &n);
     return o;
 }
