@@ -116,6 +116,8 @@ int flce_cmd_eval(int argc, char **argv) {
     flce_eval_opts_default(&o);
     o.rank = rank_s, o.mu = mu_s, o.solver = solver, o.completion = kind, o.proto_samples = proto_s, o.missing = missing_s;
     o.ablate = ablate.n ? ablate_s : NULL, o.round_weights = rw_path, o.class_weights = cw_path;
+    if (cli_find(opts, "rounds")->seen && upto < 1) /* -1 once meant every round */
+        return cli_usage_error(prog, "--rounds %d: must be at least 1 (and at most the trace's rounds)", upto);
     o.rounds = cli_find(opts, "rounds")->seen ? upto : -1, o.max_iter = max_iter;
     o.has_seed = cli_find(opts, "seed")->seen, o.seed = seed, o.tol = tol, o.threads = threads;
     if (!out) out = dir;

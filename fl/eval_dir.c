@@ -131,7 +131,7 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
     }
     if (o->rounds >= 0) {
         if (o->rounds < 1 || o->rounds > r->tf.tr.T)
-            return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: the trace has %d rounds", o->rounds, r->tf.tr.T);
+            return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: must be from 1 to %d (the trace's rounds)", o->rounds, r->tf.tr.T);
         r->tf.tr.T = o->rounds; /* every array is round-major: the first R rounds are its prefix */
     }
     cc.max_iter = o->max_iter;

@@ -104,6 +104,9 @@ printf '{"seed": 1, "completion_version": 9}\n' > "$t/v/completion.json"
 expect 2 "completion version 9: this build knows version 1 only" eval "$t/v"
 expect 2 "--threads 65" eval "$t/trace" --threads 65
 expect 2 "--tol -1" eval "$t/trace" --tol -1
+expect 2 "--rounds -1: must be at least 1" eval "$t/trace" --rounds -1 # once evaluated every round
+expect 2 "--rounds 0: must be at least 1" eval "$t/trace" --rounds 0
+expect 2 "--rounds 99: must be from 1 to" eval "$t/trace" --rounds 99
 # a damaged trace file is a failure of the work (status 1), never a usage error, whichever file
 # (completion.json once gave 2): each file of a run's trace cut to 40 bytes in turn
 "$flce" run --algo flce --clients 4 --per-round 2 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 \

@@ -262,7 +262,7 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
     T, n, C = int(shape[0]), int(shape[1]), int(shape[2])
     if rounds is not None:
         if not 1 <= int(rounds) <= T:
-            raise UsageError("rounds %s: the trace has %d rounds" % (rounds, T))
+            raise UsageError("rounds %s: must be from 1 to %d (the trace's rounds)" % (rounds, T))
         T = int(rounds)
     if isinstance(ablate, str):
         ablate = [ablate]
