@@ -170,7 +170,8 @@ grep -q 'digests identical, bit for bit' "$t/rep2/runs.md" || fail "the repeat w
 # seeds) and its 95% half-width (t = 4.303, 2 degrees of freedom, as the report's table) worked out here from the files, and the
 # summary's counts from the verdicts
 # (and the horizon section at rounds 2 and 3 of these 3-round runs: FLCE's KL at round 2 from
-# flce eval --rounds 2, FedAvg's from its metrics.csv at round 2)
+# flce eval --rounds 2, FedAvg's from its metrics.csv at round 2; every round's KL of both, the
+# figure's lines, from their metrics.csv)
 FLCE_READINGS_ROUNDS=2 FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 || fail "readings_eval.sh"
 FLCE_REPORT_HORIZON=2,3 "$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" > /dev/null 2>&1 || fail "flce report with readings"
 grep -q "^## The horizon" "$t/rep3/report.md" || fail "report.md has no section The horizon"
@@ -211,6 +212,14 @@ for s in (1, 2, 3):
     b2.append(column(f"{t}/s{s}/fedavg/metrics.csv", "kl")[1])
 assert abs(float(hz["2"]["flce_correct"]) - sum(f2) / 3) < 1e-5 and abs(float(hz["2"]["fedavg"]) - sum(b2) / 3) < 1e-5, (hz["2"], f2, b2)
 assert abs(float(hz["2"]["flce_correct_min"]) - min(f2)) < 1e-5 and abs(float(hz["2"]["fedavg_max"]) - max(b2)) < 1e-5
+# every round's KL (the figure's lines and bands): each method's metrics.csv over the seeds
+rk = {r["round"]: r for r in csv.DictReader(open(t + "/rep3/horizon01_rounds.csv"))}
+assert sorted(rk, key=int) == ["1", "2", "3"], list(rk)
+for rd in (1, 3):
+    for m, col in (("flce", "flce_correct"), ("fedavg", "fedavg")):
+        v = [column(f"{t}/s{s}/{m}/metrics.csv", "kl")[rd - 1] for s in (1, 2, 3)]
+        got = [float(rk[str(rd)][col + x]) for x in ("", "_min", "_max")]
+        assert all(abs(g - w) <= 1e-5 * max(1, abs(w)) for g, w in zip(got, [sum(v) / 3, min(v), max(v)])), (rd, m, got, v)
 line = [l for l in open(t + "/rep3/report.md") if l.startswith("| fmnist")][0]
 cells = [c.strip() for c in line.split("|")]
 assert [int(c.split(":")[0]) for c in cells[3:6]] == [counts["holds"], counts["fails"], counts["inconclusive"]], (line, counts)

@@ -353,6 +353,7 @@ typedef struct {
     int nb;
     char base[MAXB][32];
     double base_kl[MAXB][MAXR][MAXS];
+    const double *curve[NPS + MAXB][MAXS]; /* each line's per-round KL (metrics.csv), per seed */
 } hconf;
 
 static int horizon_rounds(int *R) {
@@ -407,6 +408,15 @@ int report_horizon(report *R) {
             snprintf(h->part[s], sizeof h->part[0], "%s", r->partdig), h->seed[s] = r->seed, h->ns++;
         }
         if (!(c = realloc(c, sizeof(double) * (size_t)r->clients))) break;
+        int line = ps_of(r); /* FLCE's prototype reading, or NPS + the baseline's index */
+        if (strcmp(r->algo, "flce")) {
+            int b = 0;
+            while (b < h->nb && strcmp(h->base[b], r->algo)) b++;
+            if (b == MAXB) continue;
+            if (b == h->nb) snprintf(h->base[h->nb++], sizeof h->base[0], "%s", r->algo);
+            line = NPS + b;
+        }
+        h->curve[line][s] = r->kl;
         for (int q = 0; q < nrounds; q++) {
             if (rounds[q] > r->T) continue;
             if (!strcmp(r->algo, "flce")) {
@@ -415,13 +425,7 @@ int report_horizon(report *R) {
                 snprintf(p, sizeof p, "%s/readings/%s-zero-r%d/contributions.csv", r->dir, PS[a], rounds[q]);
                 if (read_client_csv(r, p, 1, c)) h->flce[a][q][s] = kl_to_shares(r, c);
                 else if (rounds[q] == r->T) h->flce[a][q][s] = r->kl_final;
-            } else {
-                int b = 0;
-                while (b < h->nb && strcmp(h->base[b], r->algo)) b++;
-                if (b == MAXB) continue;
-                if (b == h->nb) snprintf(h->base[h->nb++], sizeof h->base[0], "%s", r->algo);
-                h->base_kl[b][q][s] = r->kl[rounds[q] - 1]; /* the running contributions' KL at round R */
-            }
+            } else h->base_kl[line - NPS][q][s] = r->kl[rounds[q] - 1]; /* the running contributions' KL at round R */
         }
     }
     free(c);
@@ -507,30 +511,75 @@ int report_horizon(report *R) {
         }
         rt_end(&t);
         if (f) report_fclose(f);
-        /* the figure: KL at each round judged, seed mean with the smallest and largest seed */
+        /* the per-round data: each line's KL every round (the running contributions: FLCE's from
+         * the observed prototypes without completion), mean over seeds, smallest and largest */
+        char rname[48];
+        snprintf(rname, sizeof rname, "%s_rounds", name);
+        snprintf(p, sizeof p, "%s/%s.csv", R->out, rname);
+        int has[NPS + MAXB] = {0};
+        for (int L = 0; L < NPS + h->nb; L++)
+            for (int s = 0; s < h->ns; s++) has[L] |= h->curve[L][s] != NULL;
+        FILE *fr = report_fopen(p);
+        if (fr) {
+            fprintf(fr, "round");
+            for (int L = 0; L < NPS + h->nb; L++) {
+                char nm[48];
+                if (L < NPS) snprintf(nm, sizeof nm, "flce_%s", PS[L]);
+                else snprintf(nm, sizeof nm, "%s", h->base[L - NPS]);
+                fprintf(fr, ",%s,%s_min,%s_max", csv_q(nm), csv_q(nm), csv_q(nm));
+            }
+            fprintf(fr, "\n");
+            for (int rd = 0; rd < h->minT; rd++) {
+                fprintf(fr, "%d", rd + 1);
+                for (int L = 0; L < NPS + h->nb; L++) {
+                    double sm = 0, lo = INFINITY, hi = -INFINITY;
+                    int m = 0;
+                    for (int s = 0; s < h->ns; s++)
+                        if (h->curve[L][s]) {
+                            double v = h->curve[L][s][rd];
+                            sm += v, lo = fmin(lo, v), hi = fmax(hi, v), m++;
+                        }
+                    if (m) fprintf(fr, ",%.6g,%.6g,%.6g", sm / m, lo, hi);
+                    else fprintf(fr, ",,,");
+                }
+                fprintf(fr, "\n");
+            }
+            report_fclose(fr);
+        }
+        /* the figure: every round's KL, seed mean with a band to the smallest and largest seed;
+         * FLCE's contributions with completion at the rounds judged as points with their range */
         flce_sbuf b = {0};
         flce_sbuf_printf(&b, "  set datafile separator ','\n  set xlabel 'round'\n  set ylabel 'KL(contributions || data shares)'\n"
-                             "  set logscale x\n  set xtics (");
-        for (int q = 0, first = 1; q < nrounds; q++)
-            if (rounds[q] <= h->minT) flce_sbuf_printf(&b, "%s%d", first ? "" : ", ", rounds[q]), first = 0;
-        flce_sbuf_printf(&b, ")\n  set grid\n  set key top left font ',9'\n  plot ");
-        int col = 2, curves = 0;
-        for (int a = 0; a < NPS + h->nb; a++, col += 3) {
-            const char *nm = a < NPS ? (a ? "FLCE (all samples)" : "FLCE (correct samples)") : h->base[a - NPS];
-            const char *colr = color_of(a < NPS ? "flce" : h->base[a - NPS]);
+                             "  set logscale y\n  set xrange [1:%g]\n  set grid\n  set key top right font ',9'\n  plot ", h->minT * 1.02 + 0.1);
+        int curves = 0;
+        for (int L = 0; L < NPS + h->nb; L++) {
+            if (!has[L]) continue;
+            const char *nm = L < NPS ? (L ? "FLCE (all samples), running" : "FLCE (correct samples), running") : h->base[L - NPS];
+            const char *colr = color_of(L < NPS ? "flce" : h->base[L - NPS]);
+            int col = 2 + 3 * L;
+            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d with filledcurves fs transparent solid 0.15 noborder lc rgb '%s' notitle, \\\n"
+                                 "       '%s.csv' skip 1 using 1:%d with lines lw 2 lc rgb '%s'%s title '%s'",
+                             curves++ ? ", \\\n       " : "", rname, col + 1, col + 2, colr, rname, col, colr, L == 1 ? " dt 2" : "", gp_safe(nm));
+        }
+        for (int a = 0; a < NPS; a++) { /* the judged points (horizonNN.csv: FLCE's columns first) */
             int any = 0;
             for (int q = 0; q < nrounds; q++)
-                for (int s = 0; s < h->ns; s++) any |= !isnan(a < NPS ? h->flce[a][q][s] : h->base_kl[a - NPS][q][s]);
+                for (int s = 0; s < h->ns; s++) any |= !isnan(h->flce[a][q][s]);
             if (!any) continue;
-            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d:%d with yerrorlines lw 2 lc rgb '%s'%s title '%s'", curves++ ? ", \\\n       " : "",
-                             name, col, col + 1, col + 2, colr, a == 1 ? " dt 2" : "", gp_safe(nm));
+            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d:%d with yerrorbars pt %d ps 1.2 lw 2 lc rgb '%s' title '%s'",
+                             curves++ ? ", \\\n       " : "", name, 2 + 3 * a, 3 + 3 * a, 4 + 3 * a, a ? 6 : 7, color_of("flce"),
+                             a ? "FLCE (all samples), with completion, at the rounds judged" : "FLCE (correct samples), with completion, at the rounds judged");
         }
         flce_sbuf_printf(&b, "\n");
-        if (curves && !b.oom && gnuplot_sized(R->out, name, 640, 300, b.s) == 0) {
-            fprintf(R->md, "\n![KL at each round judged: %s](%s.png) ([SVG](%s.svg), [data](%s.csv))\n", MD(conf), name, name, name);
-            fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"KL at each round judged\"><figcaption>KL at each round judged, the mean "
-                           "over seeds and the smallest and largest seed (<a href=\"%s.svg\">SVG</a>, <a href=\"%s.csv\">data</a>)"
-                           "</figcaption></figure>\n", name, name, name);
+        if (curves && !b.oom && gnuplot_sized(R->out, name, 860, 380, b.s) == 0) {
+            const char *cap = "Every round: each method's KL of its running contributions (FLCE's: from the observed prototypes, "
+                              "without completion), the mean over seeds with a band from the smallest to the largest seed. "
+                              "Points: FLCE's contributions with completion (what it reports) at the rounds judged, mean and range over seeds";
+            fprintf(R->md, "\n![KL every round: %s](%s.png)\n\n%s ([SVG](%s.svg); data: [every round](%s.csv), [the rounds judged](%s.csv)).\n",
+                    MD(conf), name, cap, name, rname, name);
+            fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"KL every round\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>; data: "
+                           "<a href=\"%s.csv\">every round</a>, <a href=\"%s.csv\">the rounds judged</a>)</figcaption></figure>\n",
+                    name, cap, name, rname, name);
         } else if (curves) R->figs_ok = 0;
         flce_sbuf_free(&b);
     }
