@@ -23,7 +23,7 @@ fsize) mode=fsize ;;
 esac
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
-t=$(mktemp -d /tmp/flce-full-XXXXXX); trap 'umount "$t/m" 2>/dev/null; rm -rf "$t"' EXIT
+t=$(mktemp -d /tmp/flce-full-XXXXXX); trap 'umount "$t/m" "$t/i" 2>/dev/null; rm -rf "$t"' EXIT
 mkdir "$t/m"
 if [ $mode = tmpfs ] && ! mount -t tmpfs -o size=256k tmpfs "$t/m" 2> /dev/null; then
   rm -rf "$t"; exec sh "$0" "$flce" fsize
@@ -73,10 +73,27 @@ limited 0 "$flce" report "$t/run" --out "$t/m/rep" > "$t/o" 2> "$t/e"; rc=$?
 grep -qi gnuplot "$t/e" && fail "report on a full disk blames gnuplot"
 grep -q '^report:' "$t/o" && fail "report on a full disk printed its success line"
 [ -e "$t/m/rep" ] && fail "report on a full disk left $(ls "$t/m/rep" | head -3)"
-# ... into a folder of the user's: their file stays, nothing of the report does
-keep() { mkdir -p "$t/m/mine" && echo keep > "$t/m/mine/notes.txt" && "$@"; }
-limited 8 keep "$flce" report "$t/run" --out "$t/m/mine" > /dev/null 2>&1 && fail "report into a full folder: status 0"
-[ "$(ls "$t/m/mine")" = notes.txt ] && [ "$(cat "$t/m/mine/notes.txt")" = keep ] || fail "report into a full folder: left $(ls "$t/m/mine")"
+# ... into an earlier report's folder with a file of the user's in it: the earlier report and
+# the user's file stay as they were, nothing of the new report does (until 2026-11-28 a failed
+# report removed the earlier report's files it had rewritten; and this check once used a folder
+# without a report, which is refused before anything is written, so it checked nothing)
+keep() {
+  mkdir -p "$t/m/mine" && echo keep > "$t/m/mine/notes.txt" && printf '# FLCE-harness report\nearlier\n' > "$t/m/mine/report.md" &&
+    "$@"
+}
+limited 8 keep "$flce" report "$t/run" --out "$t/m/mine" > /dev/null 2> "$t/e"; rc=$?
+[ $rc = 1 ] || fail "report into a full folder: status $rc: $(cat "$t/e")"
+[ "$(ls -A "$t/m/mine" | tr '\n' ' ')" = "notes.txt report.md " ] || fail "report into a full folder: left $(ls -A "$t/m/mine")"
+[ "$(cat "$t/m/mine/notes.txt")" = keep ] &&
+  [ "$(sed -n 2p "$t/m/mine/report.md")" = earlier ] || fail "report into a full folder changed the earlier report or the user's file: $(head -3 "$t/m/mine/report.md" "$t/m/mine/notes.txt")"
+# no inode left for the staging folder (tmpfs only): a failure of the work (status 1), not of the flag
+if [ $mode = tmpfs ]; then
+  mkdir "$t/i" && mount -t tmpfs -o size=1m,nr_inodes=4 tmpfs "$t/i" || fail "could not mount an inode-poor tmpfs"
+  mkdir "$t/i/out" && touch "$t/i/a" "$t/i/b" 2> /dev/null
+  expect 1 "--out $t/i/out: cannot write a folder into it: No space left on device" report "$t/run" --out "$t/i/out"
+  [ -z "$(ls -A "$t/i/out")" ] || fail "a report without an inode left $(ls -A "$t/i/out")"
+  umount "$t/i"
+fi
 # without gnuplot: told as such, the report itself written
 mkdir "$t/nobin"
 PATH="$t/nobin" "$flce" report "$t/run" --out "$t/rep" > "$t/o" 2> "$t/e"; rc=$?

@@ -991,6 +991,12 @@ int flce_cmd_report(int argc, char **argv) {
         goto done;
     }
     const char *stage = report_out_begin(out, made);
+    if (!stage && (errno == ENOSPC || errno == EDQUOT || errno == EIO)) { /* a failure of the work, not of the flag */
+        fprintf(stderr, "%s: --out %s: cannot write a folder into it: %s\n", prog, out, strerror(errno));
+        status = 1;
+        if (made) rmdir(out);
+        goto done;
+    }
     if (!stage) {
         status = cli_usage_error(prog, "--out %s: cannot write a folder into it: %s", out, strerror(errno));
         if (made) rmdir(out);
