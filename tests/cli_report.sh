@@ -44,6 +44,9 @@ expect 2 "not a run directory (no config.json or summary.csv)" report "$t/none" 
 mkdir "$t/mine" && echo "my notes" > "$t/mine/report.md"
 expect 2 "holds other files and no report of this harness" report "$t/b" --out "$t/mine"
 [ "$(cat "$t/mine/report.md")" = "my notes" ] && [ "$(ls "$t/mine" | wc -l)" = 1 ] || fail "a refused report changed $t/mine"
+# --out a file: refused as one (it said "cannot create: File exists"), the file unchanged
+expect 2 "--out $t/mine/report.md: a file, not a folder" report "$t/b" --out "$t/mine/report.md"
+[ "$(cat "$t/mine/report.md")" = "my notes" ] || fail "a report with --out a file changed it"
 "$flce" report "$t/b" --out "$t/rep-o" > /dev/null 2>&1 || fail "a report over an earlier report's folder"
 # one folder named twice would be a "repeat" of itself: refused, nothing written
 expect 2 "are the same run folder" report "$t/b" "$t/o" "$t/b/." --out "$t/rep-twice"

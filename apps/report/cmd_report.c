@@ -986,6 +986,10 @@ int flce_cmd_report(int argc, char **argv) {
                                  out);
         goto done;
     }
+    if (!made && !S_ISDIR(osb.st_mode)) {
+        status = cli_usage_error(prog, "--out %s: a file, not a folder: give a new or empty folder, or an earlier report's", out);
+        goto done;
+    }
     if (flce_mkdirs(out) != 0) {
         status = cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
         goto done;
