@@ -246,6 +246,7 @@ flce_status eng_check_dir(engine *E, flce_err *e) {
     snprintf(E->dir, sizeof E->dir, "%s", c->out);
     if (!E->writer) return FLCE_OK; /* rank 0's folder */
     struct stat sb;
+    if (stat(E->dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "--out %s: a file, not a folder", E->dir);
     char p[1200];
     snprintf(p, sizeof p, "%s/config.json", E->dir);
     int exists = stat(p, &sb) == 0;

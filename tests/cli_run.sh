@@ -133,4 +133,8 @@ seg=$(printf 'd%.0s' $(seq 1 98)); long="$t"; for i in 1 2 3 4 5 6 7 8 9 10 11 1
 expect 2 "--out: a path of" run --algo fedavg $tiny --out "$long"
 expect 2 "--out: a path of" report "$t/a" --out "$long"
 ls "$t" | grep -q '^ddddd' && fail "a refused long --out left a folder behind"
+# --out a file: one line saying so (it said "cannot create: File exists"), the file unchanged
+echo "my notes" > "$t/notes.txt"
+expect 2 "--out $t/notes.txt: a file, not a folder" run --algo fedavg $tiny --out "$t/notes.txt"
+[ "$(cat "$t/notes.txt")" = "my notes" ] || fail "a run with --out a file changed it"
 echo "cli_run: all checks passed"
