@@ -190,6 +190,8 @@ int flce_bench_cluster(int argc, char **argv) {
     if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");
     if (pmax < 0 || pmax > 16) return cli_usage_error(prog, "--measure %d: 0..16", pmax);
     if (plot_dir && !csv) return cli_usage_error(prog, "--plot needs --csv");
+    const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
+    if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
     flce_err e = {{0}};
     flce_backend *be = NULL;
     double tr_flce = 0;

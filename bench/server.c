@@ -590,6 +590,8 @@ int flce_bench_server(int argc, char **argv) {
     if (threads < 0 || threads > 64) return cli_usage_error(prog, "--threads %d: must be 0 (one per CPU) to 64", threads);
     if (!threads) threads = flce_cpu_count();
     if (plot && !csv) return cli_usage_error(prog, "--plot needs --csv");
+    const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
+    if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
     flce_backend *be = flce_backend_cpu_threads(2);
     const int n = 50, K = 10;
     int nval = tiny ? 16 : quick ? 200 : 1000;

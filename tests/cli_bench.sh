@@ -60,6 +60,11 @@ expect 2 "--input 'big'" train --input big
 expect 2 "--backend 'gpu'" train --backend gpu
 expect 2 "--batch 1" train --batch 1
 expect 2 "--plot needs --csv" server --plot "$t/p"
+# a --csv that cannot be written is said before the measurement (it was said after it, minutes
+# later without --tiny): no folder, a folder as the file
+expect 2 "--csv $t/none/s.csv: cannot write: its folder $t/none does not exist" server --tiny --csv "$t/none/s.csv"
+expect 2 "--csv $t: cannot write: a folder, not a file" server --tiny --csv "$t"
+expect 2 "--csv $t/none/c.csv: cannot write: its folder $t/none does not exist" cluster --train-rate 1 --eval-rate 1 --csv "$t/none/c.csv"
 expect 2 "--repeats 0" server --repeats 0
 expect 2 "unknown command" frobnicate
 # the cluster model against numbers worked out by hand: rates 1000 samples/s, 10 clients of 1,000
