@@ -86,7 +86,7 @@ int flce_bench_train(int argc, char **argv) {
             fresh = !line[0];
         }
         out = fopen(csv, "a");
-        if (!out) return cli_usage_error(prog, "--csv %s: cannot open for appending", csv);
+        if (!out) return cli_usage_error(prog, "--csv %s: cannot open for appending: %s", csv, strerror(errno));
         if (fresh) fprintf(out, "%s\n", header);
     }
     printf("%-10s %-9s %5s %12s %8s %8s\n", "backend", "input", "batch", "images/s", "GFLOP/s", "of peak");

@@ -64,6 +64,7 @@ expect 2 "--plot needs --csv" server --plot "$t/p"
 # later without --tiny): no folder, a folder as the file
 expect 2 "--csv $t/none/s.csv: cannot write: its folder $t/none does not exist" server --tiny --csv "$t/none/s.csv"
 expect 2 "--csv $t: cannot write: a folder, not a file" server --tiny --csv "$t"
+expect 2 "--csv $t/none/t.csv: cannot open for appending: " train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --csv "$t/none/t.csv"
 expect 2 "--csv $t/none/c.csv: cannot write: its folder $t/none does not exist" cluster --train-rate 1 --eval-rate 1 --csv "$t/none/c.csv"
 expect 2 "--repeats 0" server --repeats 0
 expect 2 "unknown command" frobnicate
