@@ -76,8 +76,8 @@ env $export_none "$flce" step --init-seed 4 --classes 5 --input "$t/X.npy" --lab
 cmp -s "$t/c.st" "$t/a.st" || fail "auto fell back to something other than the cpu backend's bytes"
 
 # one round of FLCE: the same digests on vulkan and cpu
-# (64 training images: clients of 11-16 samples, a full batch of 16 and partial ones; lavapipe
-# computes about 50x slower than the CPU backend, so each image here costs CI about a second)
+# (64 training images: clients of 11-16 samples, a full batch of 16 and partial ones; on
+# lavapipe this round took 28-30 s, with 120 training and 40 test images 58-84 s)
 base="--clients 4 --train-subset 64 --test-subset 20 --val-size 10 --batch 16 --seed 3 --quiet --per-round 2 --rounds 1"
 "$flce" run --algo flce $base --out "$t/c1" --backend cpu > /dev/null 2>&1 || fail "cpu run"
 "$flce" run --algo flce $base --out "$t/v1" --backend vulkan > /dev/null 2> "$t/v1.err" || fail "vulkan run: $(cat "$t/v1.err")"
