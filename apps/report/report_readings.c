@@ -284,7 +284,7 @@ int report_readings(report *R) {
         char conf[200];
         report_configuration_base(c->any, conf, sizeof conf);
         fprintf(md, "\n### %s: each reading\n\n", MD(conf));
-        fprintf(ht, "<details><summary>%s: each reading (%d seeds)</summary>\n", H(conf), c->ns);
+        fprintf(ht, "<details><summary>%s: each reading (%d seed%s)</summary>\n", H(conf), c->ns, c->ns == 1 ? "" : "s");
         static const char *h[] = {"reading", "FLCE's KL", "the comparison furthest from the claim", "verdict"};
         rtable t;
         rt_begin_class(&t, md, ht, "small", 4, h);
@@ -450,8 +450,8 @@ int report_horizon(report *R) {
             fprintf(R->ht, "<h2>The horizon</h2>\n<p>%s</p>\n", intro);
         }
         snprintf(name, sizeof name, "horizon%02d", k + 1);
-        fprintf(R->md, "\n### %s: %d seeds, %d rounds\n\n", MD(conf), h->ns, h->minT);
-        fprintf(R->ht, "<h3>%s: %d seeds, %d rounds</h3>\n", H(conf), h->ns, h->minT);
+        fprintf(R->md, "\n### %s: %d seed%s, %d rounds\n\n", MD(conf), h->ns, h->ns == 1 ? "" : "s", h->minT);
+        fprintf(R->ht, "<h3>%s: %d seed%s, %d rounds</h3>\n", H(conf), h->ns, h->ns == 1 ? "" : "s", h->minT);
         /* the table: one row per round and FLCE reading */
         const char *heads[4 + MAXB];
         int nh = 0;

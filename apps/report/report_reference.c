@@ -157,8 +157,8 @@ int report_reference(report *R) {
     for (int c = 0; c < nc; c++) {
         conf_t *C = &cs[c];
         static const char *heads[] = {"rule or method", "KL to data shares", "Spearman with data sizes", "Spearman with rounds selected"};
-        fprintf(md, "\n### %s (%d seeds)\n", MD(C->conf), C->nseeds);
-        fprintf(ht, "<details><summary>%s (%d seeds)</summary>\n", H(C->conf), C->nseeds);
+        fprintf(md, "\n### %s (%d seed%s)\n", MD(C->conf), C->nseeds, C->nseeds == 1 ? "" : "s");
+        fprintf(ht, "<details><summary>%s (%d seed%s)</summary>\n", H(C->conf), C->nseeds, C->nseeds == 1 ? "" : "s");
         rtable t;
         rt_begin(&t, md, ht, 4, heads);
         double best = INFINITY;
