@@ -84,15 +84,59 @@ def _b(s):
     return None if s is None else os.fsencode(s) if isinstance(s, (str, os.PathLike)) else s
 
 
+def _at(name, i):
+    return name + "".join("[%d]" % k for k in i)
+
+
 def _arr(a, dtype, name, shape=None):
-    """a C-contiguous array of dtype (a copy where needed), its shape checked"""
+    """a C-contiguous array of dtype (a copy where needed), its shape checked. A value the
+    conversion would change is refused, not rounded or wrapped: 10.5 or NaN where whole numbers
+    go, 2**32 + 1 into an int32, -1 into an unsigned type, 1e39 into a float32."""
+    dt = np.dtype(dtype)
     try:
-        x = np.ascontiguousarray(np.asarray(a), dtype=dtype)
+        src = np.asarray(a)
+        if dt.kind in "iu" and src.dtype.kind == "O" and all(type(v) is int for v in src.ravel()):
+            for i, v in np.ndenumerate(src):  # whole numbers too large for any NumPy type
+                if not np.iinfo(dt).min <= v <= np.iinfo(dt).max:
+                    raise UsageError("%s = %d: outside %d to %d" % (_at(name, i), v, np.iinfo(dt).min, np.iinfo(dt).max))
+        if dt.kind in "iu" and src.size and src.dtype.kind not in "iubO":
+            if src.dtype.kind != "f":
+                if src.ndim == 0:
+                    raise UsageError("%s = %r: not a whole number" % (name, src.item()))
+                raise UsageError("%s: %s, expected whole numbers" % (name, {"U": "text", "S": "bytes", "c": "complex numbers"}
+                                                                      .get(src.dtype.kind, "values of type %s" % src.dtype)))
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(src) | (src != np.floor(src))
+            if bad.any():
+                i = tuple(np.argwhere(bad)[0])
+                raise UsageError("%s = %r: not a whole number" % (_at(name, i), src[i].item()))
+        if dt.kind in "iu" and src.size and src.dtype.kind in "iuf":
+            lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
+            bad = (src < lo) | (src > hi)
+            if bad.any():
+                i = tuple(np.argwhere(bad)[0])
+                raise UsageError("%s = %d: outside %d to %d" % (_at(name, i), int(src[i]), lo, hi))
+        if dt.kind == "f" and src.size and src.dtype.kind == "f" and src.dtype.itemsize > dt.itemsize:
+            with np.errstate(over="ignore"):
+                bad = np.isfinite(src) & ~np.isfinite(src.astype(dt))
+            if bad.any():
+                i = tuple(np.argwhere(bad)[0])
+                raise UsageError("%s = %r: outside %s's range" % (_at(name, i), src[i].item(), dt))
+        x = np.ascontiguousarray(src, dtype=dt)
+    except UsageError:
+        raise
     except (TypeError, ValueError) as e:
         raise UsageError("%s: %s" % (name, e)) from None
     if shape is not None and tuple(x.shape) != tuple(shape):
         raise UsageError("%s: shape %s, expected %s" % (name, tuple(x.shape), tuple(shape)))
     return x
+
+
+def _int(v, name, dtype=np.int32):
+    """a whole number that fits dtype (the C argument's type), else UsageError naming it"""
+    if np.ndim(v) != 0:
+        raise UsageError("%s: %r: one number expected" % (name, v))
+    return int(_arr(v, dtype, name)[0])  # (a NumPy scalar becomes an array of one)
 
 
 def _p(x):
@@ -110,9 +154,11 @@ def prototypes(features, labels, predictions=None, reading="correct", classes=No
         raise UsageError("features: shape %s, expected [n][d]" % (z.shape,))
     n, d = z.shape
     y = _arr(labels, np.int32, "labels", (n,))
-    pr = None if reading == "all" and predictions is None else _arr(predictions, np.int32, "predictions", (n,)) \
-        if predictions is not None else None
-    C = int(classes) if classes is not None else (int(y.max()) + 1 if n else 1)
+    if predictions is None and reading == "correct":
+        raise UsageError("predictions: needed for reading \"correct\" (the samples the model classifies right); "
+                         "reading=\"all\" takes every sample")
+    pr = None if predictions is None else _arr(predictions, np.int32, "predictions", (n,))
+    C = _int(classes, "classes") if classes is not None else (int(y.max()) + 1 if n else 1)
     out = np.empty((C, d), np.float32)
     count = np.empty(C, np.int32)
     _check(_lib.flce_api_prototypes(_p(z), _p(y), _p(pr), n, d, C, _b(reading), _p(out), _p(count)))
@@ -132,13 +178,13 @@ class TraceWriter:
 
     def __init__(self, path, clients, classes, sizes, dim=64, rounds=None, reading="correct", seed=1, class_weights=None,
                  rank=None, mu=None, missing=None):
-        self.path, self.n, self.C, self.d = os.fspath(path), int(clients), int(classes), int(dim)
+        self.path, self.n, self.C, self.d = os.fspath(path), _int(clients, "clients"), _int(classes, "classes"), _int(dim, "dim")
         if self.n < 1 or self.C < 1 or self.d < 1:
             raise UsageError("clients, classes and dim must be at least 1")
         self.sizes = _arr(sizes, np.int64, "sizes", (self.n,))
         self.cw = None if class_weights is None else _arr(class_weights, np.float64, "class_weights", (self.C,))
-        self.reading, self.seed, self.rank, self.mu, self.missing = reading, int(seed), rank, mu, missing
-        self.expected = rounds
+        self.reading, self.seed, self.rank, self.mu, self.missing = reading, _int(seed, "seed", np.uint64), rank, mu, missing
+        self.expected = None if rounds is None else _int(rounds, "rounds")
         self.protos, self.alts, self.selected = [], [], []
         self.closed = False
 
@@ -162,9 +208,10 @@ class TraceWriter:
     def add_round(self, round, selected, prototypes, present=None, prototypes_alt=None):
         if self.closed:
             raise UsageError("add_round: the trace is closed")
-        if int(round) != len(self.selected):
+        if _int(round, "round") != len(self.selected):
             raise UsageError("add_round: round %d, expected round %d (rounds are added in order from 0)" % (round, len(self.selected)))
-        sel = [int(k) for k in (np.flatnonzero(np.asarray(selected)) if np.asarray(selected).dtype == np.bool_ else selected)]
+        sel = [int(k) for k in (np.flatnonzero(np.asarray(selected)) if np.asarray(selected).dtype == np.bool_
+                                else _arr(selected, np.int64, "selected").ravel())]
         if len(set(sel)) != len(sel) or any(k < 0 or k >= self.n for k in sel):
             raise UsageError("add_round: selected %s: distinct client numbers from 0 to %d" % (sel, self.n - 1))
         row = np.zeros(self.n, np.uint8)
@@ -203,7 +250,7 @@ class TraceWriter:
 def write_trace(path, prototypes, selected, sizes, class_weights=None, prototypes_alt=None, reading="correct", seed=1,
                 rank=None, mu=None, missing=None):
     """A whole trace at once from its arrays: prototypes [T][n][C][d] (NaN where none), selected
-    [T][n] (0/1), sizes [n]; the rest as TraceWriter's."""
+    [T][n] (0/1), sizes [n]; the rest as TraceWriter's. Returns path (for flce.evaluate)."""
     P = _arr(prototypes, np.float32, "prototypes")
     if P.ndim != 4:
         raise UsageError("prototypes: shape %s, expected [T][n][C][d]" % (P.shape,))
@@ -212,8 +259,10 @@ def write_trace(path, prototypes, selected, sizes, class_weights=None, prototype
     N = _arr(sizes, np.int64, "sizes", (n,))
     A = None if prototypes_alt is None else _arr(prototypes_alt, np.float32, "prototypes_alt", (T, n, C, d))
     W = None if class_weights is None else _arr(class_weights, np.float64, "class_weights", (C,))
-    _check(_lib.flce_api_trace_write(_b(os.fspath(path)), T, n, C, d, _p(P), _p(S), _p(N), _p(W), _p(A), _b(reading), int(seed),
+    _check(_lib.flce_api_trace_write(_b(os.fspath(path)), T, n, C, d, _p(P), _p(S), _p(N), _p(W), _p(A), _b(reading),
+                                     _int(seed, "seed", np.uint64),
                                      _b(None if rank is None else str(rank)), _b(None if mu is None else str(mu)), _b(missing)))
+    return path
 
 
 class Evaluation:
@@ -261,9 +310,17 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
     _check(_lib.flce_api_trace_shape(_b(trace), _p(shape)))
     T, n, C = int(shape[0]), int(shape[1]), int(shape[2])
     if rounds is not None:
-        if not 1 <= int(rounds) <= T:
+        rounds = _int(rounds, "rounds")
+        if not 1 <= rounds <= T:
             raise UsageError("rounds %s: must be from 1 to %d (the trace's rounds)" % (rounds, T))
-        T = int(rounds)
+        T = rounds
+    max_iter = None if max_iter is None else _int(max_iter, "max_iter")
+    seed = None if seed is None else _int(seed, "seed", np.uint64)
+    threads = _int(threads, "threads")
+    try:
+        tol = float(tol)
+    except (TypeError, ValueError):
+        raise UsageError("tol %r: not a number" % (tol,)) from None
     if isinstance(ablate, str):
         ablate = [ablate]
     contributions, Q, X = np.empty(n), np.empty((T, n, C)), np.empty((T, n, C))
@@ -274,8 +331,8 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
         st = _lib.flce_api_evaluate(_b(trace), _b(None if rank is None else str(rank)), _b(None if mu is None else str(mu)),
                                     _b(solver), _b(completion), _b(proto_samples), _b(missing),
                                     _b(None if ablate is None else " ".join(ablate)),
-                                    _b(rw), _b(cw), -1 if rounds is None else int(rounds), -1 if max_iter is None else int(max_iter),
-                                    seed is not None, 0 if seed is None else int(seed), float(tol), int(threads), _b(out),
+                                    _b(rw), _b(cw), -1 if rounds is None else rounds, -1 if max_iter is None else max_iter,
+                                    seed is not None, 0 if seed is None else seed, tol, threads, _b(out),
                                     _p(contributions), _p(Q), _p(X), _p(rk), _p(mus), _p(cv), settings, len(settings))
     _check(st)
     return Evaluation(contributions=contributions, Q=Q, X=X, rank=rk, mu=mus, cv_error=cv,

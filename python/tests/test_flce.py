@@ -172,6 +172,39 @@ def test_bad_inputs_raise(recorded, tmp_path):
         flce.evaluate(cut)
 
 
+def test_values_are_refused_not_changed(tmp_path):
+    """a value that NumPy or ctypes would round, wrap or overflow on its way to C is refused by name
+    (each of these was once accepted as another value: 10.5 samples as 10, label 2**32 + 1 as 1,
+    max_iter 2**32 + 5 as 5, rounds 2.7 as 2, seed -1 as 2**64 - 1, 1e39 as an infinite value)"""
+    rng = np.random.default_rng(3)
+    P = rng.normal(size=(3, 3, 2, 4))
+    tr = dict(prototypes=P, selected=np.ones((3, 3), np.int8), sizes=[10, 20, 30])
+    exact = flce.evaluate(dict(tr, sizes=[10.0, 20.0, 30.0])).contributions  # whole floats are whole numbers
+    assert np.array_equal(exact, flce.evaluate(tr).contributions)
+    path = flce.write_trace(tmp_path / "t", **tr)
+    assert np.array_equal(exact, flce.evaluate(path).contributions)  # write_trace returns its path
+    for kw, match in ((dict(sizes=[10.5, 20, 30]), r"sizes\[0\] = 10.5: not a whole number"),
+                      (dict(sizes=[np.nan, 20, 30]), r"sizes\[0\] = nan"),
+                      (dict(sizes=["10", 20, 30]), "sizes: text"),
+                      (dict(selected=np.full((3, 3), 257)), r"selected\[0\]\[0\] = 257: outside 0 to 255"),
+                      (dict(prototypes=P * 1e39), "outside float32's range")):
+        with pytest.raises(flce.UsageError, match=match):
+            flce.evaluate(dict(tr, **kw))
+    for kw, match in ((dict(max_iter=2**32 + 5), "max_iter = 4294967301: outside"), (dict(rounds=2.7), "rounds = 2.7"),
+                      (dict(seed=-1), "seed = -1: outside"), (dict(threads="x"), "threads = 'x'")):
+        with pytest.raises(flce.UsageError, match=match):
+            flce.evaluate(path, **kw)
+    with pytest.raises(flce.UsageError, match=r"labels\[1\] = 4294967297"):
+        flce.prototypes(np.ones((2, 2)), [0, 2**32 + 1], reading="all", classes=2)
+    with pytest.raises(flce.UsageError, match="predictions: needed"):
+        flce.prototypes(np.ones((2, 2)), [0, 1])
+    with pytest.raises(flce.UsageError, match="clients = 3.5"):
+        flce.TraceWriter(tmp_path / "w", clients=3.5, classes=2, sizes=[1, 2, 3])
+    w = flce.TraceWriter(tmp_path / "w", clients=3, classes=2, sizes=[1, 2, 3], dim=4)
+    with pytest.raises(flce.UsageError, match=r"selected\[1\] = 1.5"):
+        w.add_round(0, [0, 1.5], np.zeros((2, 2, 4)))
+
+
 def test_read_run(recorded):
     r = flce.read_run(recorded)
     assert r["config"]["algo"] == "flce" and r["config"]["seed"] == 5
