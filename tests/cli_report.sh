@@ -144,3 +144,26 @@ rm -rf "$t/z"; cp -r "$t/b" "$t/z"; cp "$t/s4/contributions.csv" "$t/z/contribut
 expect 1 "contributions.csv: not the contributions the run wrote" report "$t/z" --out "$t/zr"
 [ -e "$t/zr" ] && fail "a refused report wrote $t/zr"
 echo "ok: contributions that are not the run's are refused"
+# more seeds of one configuration than a table holds: every table takes the 20 seeds given (the
+# reference rules' table once took the first 16 and said "16 seeds" beside a table of 20), and 65
+# (one over the report's limit of 64) are refused whole, naming the limit, nothing written (they
+# were once reported over the first 64). The seeds are copies of one run with the seed in
+# config.json changed: settings apart from the seed are what makes a configuration.
+mkdir -p "$t/many"
+for s in $(seq 1001 1065); do
+  cp -r "$t/b" "$t/many/s$s" && sed -i "s/\"seed\":[[:space:]]*3,/\"seed\": $s,/" "$t/many/s$s/config.json" || fail "copy of seed $s"
+done
+grep -q '"seed": 1065,' "$t/many/s1065/config.json" || fail "the test did not change the seed in config.json"
+"$flce" report $(seq -f "$t/many/s%g" 1001 1020) --out "$t/many20" --quiet > "$t/log" 2>&1 || fail "flce report of 20 seeds: $(cat "$t/log")"
+grep -q "^20 runs: 1 method in 1 configuration" "$t/many20/report.md" || fail "20 seeds: $(grep -m1 'runs: ' "$t/many20/report.md")"
+grep -q "^### .*(20 seeds)$" "$t/many20/report.md" || fail "the reference rules' table of 20 seeds: $(grep '^### .*seeds)$' "$t/many20/report.md")"
+grep -q "(1[0-9] seeds)" "$t/many20/report.md" && fail "a table of 20 seeds over fewer: $(grep '(1[0-9] seeds)' "$t/many20/report.md")"
+# shellcheck disable=SC2046
+expect 2 "more than 64 seeds of one configuration" report $(seq -f "$t/many/s%g" 1001 1065) --out "$t/many65"
+[ -e "$t/many65" ] && fail "a refused report of 65 seeds wrote $t/many65"
+# the rounds the horizon judges: a malformed FLCE_REPORT_HORIZON is refused, not read in part
+FLCE_REPORT_HORIZON="2;3" expect 2 "FLCE_REPORT_HORIZON '2;3': rounds from 1 to 1000000" report "$t/b" --out "$t/hz"
+FLCE_REPORT_HORIZON="0" expect 2 "FLCE_REPORT_HORIZON '0'" report "$t/b" --out "$t/hz"
+[ -e "$t/hz" ] && fail "a refused report wrote $t/hz"
+unset FLCE_REPORT_HORIZON
+echo "ok: more seeds than a table takes are reported whole or refused"

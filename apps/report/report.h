@@ -17,7 +17,16 @@ typedef struct report {
     int quiet;     /* --quiet: no progress lines */
     double t;      /* when the current part began (progress) */
     struct seeds_ctx *S; /* the runs as configurations over seeds (report_seeds.c) */
+    char over[256]; /* set when a section could not take every run (report_over): no report */
 } report;
+
+/* A section that cannot take every run it should (more seeds of a configuration, configurations
+ * or methods than its tables hold) says so here instead of leaving runs out: the report is then
+ * refused as a whole (exit status 2, nothing written), never shown over fewer runs than given.
+ * The first call's message is kept. */
+void report_over(report *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The most seeds of one configuration every section takes. */
+#define REPORT_MAX_SEEDS 64
 
 /* A method's colour in every figure, and whether its contributions are Shapley values: from the
  * method registry (fl/methods/, flce_method's color and FLCE_M_SHAPLEY). */

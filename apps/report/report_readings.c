@@ -17,6 +17,7 @@
  * above, else inconclusive. FLCE's evaluations under each reading come from
  * RUN/readings/<samples>-<missing>-r<T>/contributions.csv (scripts/readings_eval.sh, flce eval),
  * the run's own contributions.csv for its own reading; nothing is recomputed from a summary. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #include "flce_eq.h"
 #include "report.h"
 
-enum { MAXC = 16, MAXS = 16, MAXB = 8, NPS = 2, NMISS = 2, NRULE = 4 };
+enum { MAXC = 64, MAXS = REPORT_MAX_SEEDS, MAXB = 16, NPS = 2, NMISS = 2, NRULE = 4 };
 static const char *const PS[NPS] = {"correct", "all"};
 static const char *const MISS[NMISS] = {"zero", "unobserved"};
 static const char *const RULE[NRULE] = {"cos_global", "cos_mean", "cos_model", "weight"};
@@ -140,6 +141,7 @@ static int collect(report *R, rconf *cf) {
             snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
             have = read_client_csv(r, p, 1, c);
         }
+        if (have && j == nc && nc == MAXC) report_over(R, "more than %d configurations in the readings' tables; give fewer runs", MAXC);
         if (!have || (j == nc && nc == MAXC)) {
             free(key), free(c);
             continue;
@@ -149,6 +151,7 @@ static int collect(report *R, rconf *cf) {
         rconf *x = &cf[j];
         int s = seed_slot(x, r);
         if (s < 0) {
+            report_over(R, "more than %d seeds of one configuration in the readings' tables (%s); give fewer runs", MAXS, r->dir);
             free(c);
             continue;
         }
@@ -165,6 +168,7 @@ static int collect(report *R, rconf *cf) {
             int b = 0;
             while (b < x->nb && strcmp(x->base[b], r->algo)) b++;
             if (b == MAXB) {
+                report_over(R, "more than %d baselines of one configuration in the readings' tables (%s); give fewer runs", MAXB, r->algo);
                 free(c);
                 continue;
             }
@@ -356,24 +360,36 @@ typedef struct {
     const double *curve[NPS + MAXB][MAXS]; /* each line's per-round KL (metrics.csv), per seed */
 } hconf;
 
+/* The rounds judged: FLCE_REPORT_HORIZON's (whole numbers from 1 to 1,000,000 separated by
+ * commas or spaces, at most MAXR), else 30, 100 and 200. -1: the variable is malformed. */
 static int horizon_rounds(int *R) {
     const char *env = getenv("FLCE_REPORT_HORIZON");
     int n = 0;
-    if (env && *env) {
-        for (const char *p = env; *p && n < MAXR;) {
-            char *end;
-            long v = strtol(p, &end, 10);
-            if (end == p) break;
-            if (v >= 1 && v <= 1000000) R[n++] = (int)v;
-            p = *end == ',' ? end + 1 : end;
-        }
-    } else R[0] = 30, R[1] = 100, R[2] = 200, n = 3;
-    return n;
+    if (!env || !*env) {
+        R[0] = 30, R[1] = 100, R[2] = 200;
+        return 3;
+    }
+    for (const char *p = env;;) {
+        while (*p == ',' || *p == ' ') p++;
+        if (!*p) break;
+        char *end;
+        errno = 0;
+        long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : 0;
+        if (v < 1 || v > 1000000 || errno || n == MAXR || (*end && *end != ',' && *end != ' ')) return -1;
+        R[n++] = (int)v;
+        p = end;
+    }
+    return n ? n : -1;
 }
 
 int report_horizon(report *R) {
     static const char *drop[] = {"seed", "algo", "ablate", "prototypes", "missing"};
     int rounds[MAXR], nrounds = horizon_rounds(rounds);
+    if (nrounds < 0) {
+        report_over(R, "FLCE_REPORT_HORIZON '%s': rounds from 1 to 1000000 separated by commas (at most %d)",
+                    getenv("FLCE_REPORT_HORIZON"), MAXR);
+        return 0;
+    }
     hconf *cf = calloc(MAXC, sizeof *cf);
     double *c = NULL;
     if (!cf) return 0;
@@ -386,6 +402,7 @@ int report_horizon(report *R) {
         int j = 0;
         while (j < nc && strcmp(cf[j].key, key)) j++;
         if (j == nc && nc == MAXC) {
+            report_over(R, "more than %d configurations in the horizon's tables; give fewer runs", MAXC);
             free(key);
             continue;
         }
@@ -404,7 +421,10 @@ int report_horizon(report *R) {
         int s = 0;
         while (s < h->ns && strcmp(h->part[s], r->partdig)) s++;
         if (s == h->ns) {
-            if (s == MAXS) continue;
+            if (s == MAXS) {
+                report_over(R, "more than %d seeds of one configuration in the horizon's tables (%s); give fewer runs", MAXS, r->dir);
+                continue;
+            }
             snprintf(h->part[s], sizeof h->part[0], "%s", r->partdig), h->seed[s] = r->seed, h->ns++;
         }
         if (!(c = realloc(c, sizeof(double) * (size_t)r->clients))) break;
@@ -412,7 +432,10 @@ int report_horizon(report *R) {
         if (strcmp(r->algo, "flce")) {
             int b = 0;
             while (b < h->nb && strcmp(h->base[b], r->algo)) b++;
-            if (b == MAXB) continue;
+            if (b == MAXB) {
+                report_over(R, "more than %d baselines of one configuration in the horizon's tables (%s); give fewer runs", MAXB, r->algo);
+                continue;
+            }
             if (b == h->nb) snprintf(h->base[h->nb++], sizeof h->base[0], "%s", r->algo);
             line = NPS + b;
         }

@@ -61,9 +61,9 @@ const char *report_method_label(const run_t *r, char *o, size_t cap) {
     return o;
 }
 
-#define MAXG 64
-#define MAXM 24
-#define MAXS 16
+#define MAXG 256
+#define MAXM 32
+#define MAXS REPORT_MAX_SEEDS
 
 typedef struct {
     char conf[200];
@@ -109,6 +109,7 @@ int report_reference(report *R) {
         while (c < nc && strcmp(cs[c].conf, conf)) c++;
         if (c == nc && nc < MAXG) snprintf(cs[nc++].conf, sizeof cs[0].conf, "%s", conf);
         if (c == MAXG) {
+            report_over(R, "more than %d configurations in the reference rules' table; give fewer runs", MAXG);
             free(tr);
             continue;
         }
@@ -117,6 +118,9 @@ int report_reference(report *R) {
         while (m < C->nm && strcmp(C->method[m], ml)) m++;
         if (m == C->nm && C->nm < MAXM) snprintf(C->method[C->nm++], sizeof C->method[0], "%s", ml);
         if (s < 0 || m == MAXM) {
+            report_over(R, s < 0 ? "more than %d seeds of one configuration in the reference rules' table (%s); give fewer runs"
+                                 : "more than %d methods of one configuration in the reference rules' table (%s); give fewer runs",
+                        s < 0 ? MAXS : MAXM, conf);
             free(tr);
             continue;
         }

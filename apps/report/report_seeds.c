@@ -17,7 +17,7 @@
 
 typedef struct {
     const char *key; /* config.json without its seed line (points into keys[]) */
-    int m[64], n;    /* member runs */
+    int m[REPORT_MAX_SEEDS], n; /* member runs */
 } group_t;
 
 /* Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; 1.96 beyond. */
@@ -136,12 +136,12 @@ static double metric(const run_t *r, int m, const double *shd, int idx) {
  * the 95% interval of the mean d lies above 0, fails when below, else undecided (n < 2 too). */
 static void compare(run_t *runs, const group_t *A, const group_t *B, int m, int sign, const double *shd, const char *name,
                     verdict_t *v) {
-    double d[64];
+    double d[REPORT_MAX_SEEDS];
     int n = 0;
     for (int x = 0; x < A->n; x++)
         for (int y = 0; y < B->n; y++) {
             const run_t *ra = &runs[A->m[x]], *rb = &runs[B->m[y]];
-            if (strcmp(ra->partdig, rb->partdig) || n == 64) continue;
+            if (strcmp(ra->partdig, rb->partdig) || n == REPORT_MAX_SEEDS) continue;
             double a = metric(ra, m, shd, A->m[x]), b = metric(rb, m, shd, B->m[y]);
             if (!isnan(a) && !isnan(b)) d[n++] = sign * (a - b);
         }
@@ -516,7 +516,7 @@ typedef struct seeds_ctx {
     int conf_of[MAXG];     /* each group's configuration (an index into conf) */
 } seeds_ctx;
 
-static int group_runs(seeds_ctx *S) {
+static int group_runs(report *R, seeds_ctx *S) {
     static const char *seed_f[] = {"seed"}, *cmp_f[] = {"seed", "algo", "ablate"};
     run_t *runs = S->runs;
     for (int i = 0; i < S->nr; i++) {
@@ -526,12 +526,17 @@ static int group_runs(seeds_ctx *S) {
         int j = 0;
         while (j < S->ng && strcmp(S->g[j].key, S->keys[i])) j++;
         if (j == S->ng) {
-            if (S->ng == MAXG) continue;
+            if (S->ng == MAXG) {
+                report_over(R, "more than %d configurations (runs whose settings differ in more than the seed); give fewer runs", MAXG);
+                continue;
+            }
             S->g[S->ng].key = S->keys[i], S->g[S->ng].n = 0, S->ng++;
         }
         int repeat = 0;
         for (int q = 0; q < S->g[j].n; q++) repeat |= runs[S->g[j].m[q]].seed == runs[i].seed;
-        if (!repeat && S->g[j].n < 64) S->g[j].m[S->g[j].n++] = i;
+        if (!repeat && S->g[j].n == REPORT_MAX_SEEDS)
+            report_over(R, "more than %d seeds of one configuration (%s, %s); give fewer runs", REPORT_MAX_SEEDS, runs[i].algo, runs[i].dir);
+        else if (!repeat) S->g[j].m[S->g[j].n++] = i;
     }
     for (int i = 0; i < S->nr; i++) {
         S->shd[i] = NAN;
@@ -582,7 +587,7 @@ int report_seeds_open(report *R) {
     S->runs = R->runs, S->nr = R->nr, S->out = R->out;
     R->S = S;
     nforest = 0;
-    if (!group_runs(S)) return 0;
+    if (!group_runs(R, S)) return 0;
     find_configurations(S);
     return 1;
 }
@@ -835,12 +840,12 @@ static void conf_paired(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *pc) {
         for (int b = 0; b < S->ng; b++) {
             const run_t *fb = &runs[g[b].m[0]];
             if (b == a || S->conf_of[b] != c || !strcmp(fb->algo, "flce")) continue;
-            double d[3][64];
+            double d[3][REPORT_MAX_SEEDS];
             int np = 0, aw = 0, al = 0, kw = 0, kls = 0;
             for (int x = 0; x < g[a].n; x++)
                 for (int y = 0; y < g[b].n; y++) {
                     const run_t *ra = &runs[g[a].m[x]], *rb = &runs[g[b].m[y]];
-                    if (strcmp(ra->partdig, rb->partdig) || np == 64) continue;
+                    if (strcmp(ra->partdig, rb->partdig) || np == REPORT_MAX_SEEDS) continue;
                     d[0][np] = ra->fin_acc - rb->fin_acc, d[1][np] = ra->fin_f1 - rb->fin_f1, d[2][np] = ra->kl_final - rb->kl_final;
                     aw += d[0][np] > 0, al += d[0][np] < 0, kw += d[2][np] < 0, kls += d[2][np] > 0;
                     np++;

@@ -21,6 +21,14 @@ const char *color_of(const char *algo) {
     return m && m->color ? m->color : "#000000";
 }
 
+void report_over(report *R, const char *fmt, ...) {
+    if (R->over[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->over, sizeof R->over, fmt, ap);
+    va_end(ap);
+}
+
 int is_shapley(const char *algo) {
     const flce_method *m = flce_method_find(algo);
     return m && (m->flags & FLCE_M_SHAPLEY);
