@@ -21,7 +21,12 @@ static void list_settings(void) {
         for (const flce_setting *const *q = flce_method_at(i)->settings; q && *q; q++) {
             int seen = 0;
             for (int j = 0; j < NALL && !seen; j++) seen = ALL[j] == *q || !strcmp(ALL[j]->flag, (*q)->flag);
-            if (!seen && NALL < FLCE_MAX_SETTINGS) ALL[NALL++] = *q;
+            if (!seen && NALL == FLCE_MAX_SETTINGS) { /* a programming error: never a setting silently unknown */
+                fprintf(stderr, "flce: the methods declare more than FLCE_MAX_SETTINGS (%d) settings (fl/engine.h)\n",
+                        FLCE_MAX_SETTINGS);
+                abort();
+            }
+            if (!seen) ALL[NALL++] = *q;
         }
 }
 
