@@ -340,21 +340,24 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
 
 
 def _csv_columns(path):
+    """a CSV file of the run as one float array per column; a row of another length or a cell
+    that is not a number (empty: NaN) is a FlceError naming the file, row and column, as `flce
+    report` refuses them: never a column silently of text or short"""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     if not rows:
         return {}
-    cols = {h: [] for h in rows[0]}
-    for r in rows[1:]:
-        for h, v in zip(rows[0], r):
-            cols[h].append(v)
-    out = {}
-    for h, v in cols.items():
-        try:
-            out[h] = np.array([float(x) if x != "" else math.nan for x in v])
-        except ValueError:
-            out[h] = np.array(v)
-    return out
+    head = rows[0]
+    cols = {h: [] for h in head}
+    for i, r in enumerate(rows[1:], start=2):
+        if len(r) != len(head):
+            raise FlceError("%s: row %d: %d cells, the header has %d" % (path, i, len(r), len(head)))
+        for h, v in zip(head, r):
+            try:
+                cols[h].append(float(v) if v != "" else math.nan)
+            except ValueError:
+                raise FlceError("%s: row %d, column %s: %r is not a number" % (path, i, h, v)) from None
+    return {h: np.array(v, dtype=float) for h, v in cols.items()}
 
 
 def read_run(run_dir):
@@ -365,8 +368,13 @@ def read_run(run_dir):
     d = os.fspath(run_dir)
     if not os.path.isfile(os.path.join(d, "config.json")):
         raise UsageError("%s: not a run folder (no config.json)" % d)
-    with open(os.path.join(d, "config.json")) as f:
-        config = json.load(f)
+    try:
+        with open(os.path.join(d, "config.json")) as f:
+            config = json.load(f)
+    except (ValueError, OSError) as e:
+        raise FlceError("%s: %s" % (os.path.join(d, "config.json"), e)) from None
+    if not isinstance(config, dict):
+        raise FlceError("%s: not a JSON object" % os.path.join(d, "config.json"))
     run = {"dir": d, "config": config}
     try:
         run["metrics"] = _csv_columns(os.path.join(d, "metrics.csv"))
@@ -377,11 +385,17 @@ def read_run(run_dir):
         run["contributions"] = c
         run["clients"] = _csv_columns(os.path.join(d, "clients.csv"))
         rc = os.path.join(d, "round_contributions.csv")
-        if os.path.isfile(rc):
+        if os.path.isfile(rc):  # [T][n], T the rounds of metrics.csv (as flce report reads it)
             r = _csv_columns(rc)
-            T = int(r["round"].max()) if len(r.get("round", [])) else 0
+            T = len(run["metrics"].get("round", []))
+            rd, k = r.get("round", np.zeros(0)), r.get("client", np.zeros(0))
+            bad = ~((rd >= 1) & (rd <= T) & (rd == np.floor(rd)) & (k >= 0) & (k < n) & (k == np.floor(k)))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise FlceError("%s: row %d: round %g, client %g: not a round of metrics.csv (1 to %d) and a client (0 to %d)"
+                                % (rc, i + 2, rd[i], k[i], T, n - 1))
             m = np.full((T, n), np.nan)
-            m[r["round"].astype(int) - 1, r["client"].astype(int)] = r["contribution"]
+            m[rd.astype(int) - 1, k.astype(int)] = r["contribution"]
             run["round_contributions"] = m
         rules = os.path.join(d, "contributions_rules.csv")
         if os.path.isfile(rules):
@@ -391,10 +405,14 @@ def read_run(run_dir):
             if os.path.isfile(p):
                 kv = {}
                 with open(p) as f:
-                    for line in f:
+                    for i, line in enumerate(f, start=1):
                         parts = line.split()
-                        if len(parts) >= 2:
+                        if len(parts) < 2 or parts[0].startswith("#"):  # a comment (a re-timed study's costs.txt)
+                            continue
+                        try:
                             kv[parts[0]] = parts[1] if key == "digests" else float(parts[1])
+                        except ValueError:
+                            raise FlceError("%s: line %d: %r is not a number" % (p, i, parts[1])) from None
                 run[key] = kv
     except (KeyError, ValueError, IndexError, OSError) as e:
         raise FlceError("%s: %s" % (d, e)) from None

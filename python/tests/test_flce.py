@@ -234,6 +234,43 @@ def test_read_run_refuses_other_contributions(recorded, tmp_path):
     assert len(r["digests"]["contributions"]) == 16
 
 
+def test_read_run_damaged_files(recorded, tmp_path):
+    """what `flce report` refuses, read_run refuses by file, row and column; a comment line in
+    costs.txt (scripts/study_recomplete.sh writes one) is read past, as the report does (it once
+    made read_run fail on every re-timed run of the small study)"""
+    def copy(name, edit):
+        cp = tmp_path / name
+        shutil.copytree(recorded, cp)
+        edit(cp)
+        return cp
+    def retimed(cp):
+        with open(cp / "costs.txt", "a") as f:
+            f.write("# re-timed 2026-11-28 by scripts/study_recomplete.sh (flce eval, 2 CPUs)\n")
+    r = flce.read_run(copy("retimed", retimed))
+    assert r["costs"] == flce.read_run(recorded)["costs"]
+    def cell(cp):
+        lines = (cp / "metrics.csv").read_text().splitlines()
+        head, row = lines[0].split(","), lines[2].split(",")
+        row[head.index("accuracy")] = "x" + row[head.index("accuracy")]
+        lines[2] = ",".join(row)
+        (cp / "metrics.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(flce.FlceError, match=r"metrics.csv: row 3, column accuracy: 'x"):
+        flce.read_run(copy("cell", cell))
+    def short(cp):
+        lines = (cp / "metrics.csv").read_text().splitlines()
+        lines[1] = lines[1].rsplit(",", 1)[0]
+        (cp / "metrics.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(flce.FlceError, match="metrics.csv: row 2: .* cells, the header has"):
+        flce.read_run(copy("short", short))
+    with pytest.raises(flce.FlceError, match="config.json"):
+        flce.read_run(copy("json", lambda cp: (cp / "config.json").write_text('{"clients": 6')))
+    def late(cp):
+        with open(cp / "round_contributions.csv", "a") as f:
+            f.write("5,0,0.25\n")  # a fifth round of a run of four
+    with pytest.raises(flce.FlceError, match="round_contributions.csv: .*round 5"):
+        flce.read_run(copy("late", late))
+
+
 def torch_or_skip():
     try:
         import torch  # noqa: F401
