@@ -41,7 +41,10 @@ FLCE_API int flce_api_prototypes(const float *z, const int32_t *labels, const in
  * class_weights.npy [C] where given (NULL: none), prototypes_alt.npy where given (the other
  * reading's prototypes, NULL: none), and completion.json: the seed of the completion's start,
  * the prototypes' reading ("correct" or "all"), and the completion's settings (NULL: the
- * defaults). Checked before anything is written. */
+ * defaults). Checked before anything is written. dir: absent, empty, or a trace written here
+ * (replaced whole: its files this trace lacks are removed); a run's folder, a run's trace folder
+ * (Q.npy, X_completed.npy) or a folder with other files is refused (2). The files are written
+ * under temporary names and renamed at the end: a failure leaves dir as it was. */
 FLCE_API int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const float *prototypes, const uint8_t *selected,
                          const int64_t *sizes, const double *class_weights, const float *prototypes_alt, const char *reading,
                          uint64_t seed, const char *rank, const char *mu, const char *missing);

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "eval_dir.h"
 #include "flce.h"
@@ -83,6 +86,41 @@ static int check_protos(const char *what, int T, int n, int C, int d, const floa
     return 0;
 }
 
+/* The files a trace written here consists of; a folder holding anything else is not ours to
+ * write into (a run's folder, the trace folder of a run: its Q.npy and X_completed.npy are the
+ * run's record). */
+static const char *const TRACE_FILES[] = {"prototypes.npy", "prototypes_alt.npy", "selected.npy", "data_sizes.npy",
+                                          "class_weights.npy", "completion.json"};
+enum { NTF = sizeof TRACE_FILES / sizeof TRACE_FILES[0] };
+
+/* 0 when dir is absent, empty or holds only a trace written here (and leftovers of one that
+ * was interrupted); else 2 with the reason kept */
+static int trace_dir_ours(const char *dir) {
+    DIR *dd = opendir(dir);
+    if (!dd) return 0; /* absent (or not a folder: flce_mkdirs says so) */
+    char run_trace[64] = "", run[64] = "", other[256] = "";
+    for (struct dirent *en; (en = readdir(dd));) {
+        const char *nm = en->d_name;
+        if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strncmp(nm, ".flce-tmp-", 10)) continue;
+        int ours = 0;
+        for (int i = 0; i < NTF && !ours; i++) ours = !strcmp(nm, TRACE_FILES[i]);
+        if (ours) continue;
+        if (!strcmp(nm, "Q.npy") || !strcmp(nm, "X_completed.npy")) snprintf(run_trace, sizeof run_trace, "%s", nm);
+        else if (!strcmp(nm, "config.json") || !strcmp(nm, "digests.txt")) snprintf(run, sizeof run, "%s", nm);
+        else if (!other[0]) snprintf(other, sizeof other, "%s", nm);
+    }
+    closedir(dd);
+    if (run_trace[0])
+        snprintf(last_error, sizeof last_error, "%s: the trace folder of a run (its %s is the run's record): give another folder",
+                 dir, run_trace);
+    else if (run[0])
+        snprintf(last_error, sizeof last_error, "%s: a run folder (it holds %s): give another folder", dir, run);
+    else if (other[0])
+        snprintf(last_error, sizeof last_error, "%s: holds %s, not a file of a trace: give a new or empty folder, or a trace "
+                 "written here", dir, other);
+    return run_trace[0] || run[0] || other[0] ? 2 : 0;
+}
+
 int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const float *prototypes, const uint8_t *selected,
                          const int64_t *sizes, const double *class_weights, const float *prototypes_alt, const char *reading,
                          uint64_t seed, const char *rank, const char *mu, const char *missing) {
@@ -120,28 +158,36 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
     flce_status st = flce_completion_parse(rank, mu, NULL, NULL, &cc, &e);
     if (st) return done(st, &e);
     cc.seed = seed, cc.proto_all = !strcmp(reading, "all"), cc.missing_unobserved = missing && !strcmp(missing, "unobserved");
+    if ((rc = trace_dir_ours(dir))) return rc;
+    struct stat sb;
+    int made = stat(dir, &sb) != 0;
     if (flce_mkdirs(dir) != 0) {
         snprintf(last_error, sizeof last_error, "%s: cannot create the folder", dir);
         return 1;
     }
-    char p[4200];
+    /* every file written under a temporary name first, then renamed over the old trace's (whose
+     * optional files this trace lacks are removed, never left beside it); a failure leaves the
+     * folder as it was */
+    char tmp[NTF][4200], fin[NTF][4200];
+    for (int i = 0; i < NTF; i++) {
+        snprintf(tmp[i], sizeof tmp[i], "%s/.flce-tmp-%ld-%s", dir, (long)getpid(), TRACE_FILES[i]);
+        snprintf(fin[i], sizeof fin[i], "%s/%s", dir, TRACE_FILES[i]);
+    }
     int64_t sp[4] = {T, n, C, d}, ss[2] = {T, n}, sn[1] = {n}, sc[1] = {C};
-    snprintf(p, sizeof p, "%s/prototypes.npy", dir);
-    st = flce_npy_write(p, FLCE_NPY_F32, 4, sp, prototypes, &e);
-    if (!st && prototypes_alt) {
-        snprintf(p, sizeof p, "%s/prototypes_alt.npy", dir);
-        st = flce_npy_write(p, FLCE_NPY_F32, 4, sp, prototypes_alt, &e);
+    int have[NTF] = {1, prototypes_alt != NULL, 1, 1, class_weights != NULL, 1};
+    st = flce_npy_write(tmp[0], FLCE_NPY_F32, 4, sp, prototypes, &e);
+    if (!st && prototypes_alt) st = flce_npy_write(tmp[1], FLCE_NPY_F32, 4, sp, prototypes_alt, &e);
+    if (!st) st = flce_npy_write(tmp[2], FLCE_NPY_U8, 2, ss, selected, &e);
+    if (!st) st = flce_npy_write(tmp[3], FLCE_NPY_I64, 1, sn, sizes, &e);
+    if (!st && class_weights) st = flce_npy_write(tmp[4], FLCE_NPY_F64, 1, sc, class_weights, &e);
+    if (!st) st = flce_completion_record(tmp[5], &cc, "", 0, NULL, &e); /* as flce run writes it before its first round */
+    for (int i = 0; !st && i < NTF; i++)
+        if (have[i] ? rename(tmp[i], fin[i]) != 0 : (unlink(fin[i]) != 0 && errno != ENOENT))
+            st = flce_fail(&e, FLCE_ERR_IO, "%s: cannot %s: %s", fin[i], have[i] ? "write" : "remove", strerror(errno));
+    if (st) {
+        for (int i = 0; i < NTF; i++) unlink(tmp[i]);
+        if (made) rmdir(dir);
     }
-    snprintf(p, sizeof p, "%s/selected.npy", dir);
-    if (!st) st = flce_npy_write(p, FLCE_NPY_U8, 2, ss, selected, &e);
-    snprintf(p, sizeof p, "%s/data_sizes.npy", dir);
-    if (!st) st = flce_npy_write(p, FLCE_NPY_I64, 1, sn, sizes, &e);
-    if (!st && class_weights) {
-        snprintf(p, sizeof p, "%s/class_weights.npy", dir);
-        st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, class_weights, &e);
-    }
-    snprintf(p, sizeof p, "%s/completion.json", dir);
-    if (!st) st = flce_completion_record(p, &cc, "", 0, NULL, &e); /* as flce run writes it before its first round */
     return done(st, &e);
 }
 

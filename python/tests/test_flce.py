@@ -205,6 +205,31 @@ def test_values_are_refused_not_changed(tmp_path):
         w.add_round(0, [0, 1.5], np.zeros((2, 2, 4)))
 
 
+def test_trace_writer_never_writes_into_a_run(recorded, tmp_path):
+    """a trace goes into a new or empty folder or over a trace written here, never into a run's
+    folder or a run's trace (both were once overwritten: the run's prototypes.npy replaced beside
+    its own Q.npy), and a rewrite leaves none of the earlier trace's files behind"""
+    cp = tmp_path / "run"
+    shutil.copytree(recorded, cp)
+    before = {p.name: p.read_bytes() for p in (cp / "trace").iterdir()}
+    P = np.random.default_rng(1).normal(size=(2, 3, 2, 4))
+    with pytest.raises(flce.UsageError, match="the trace folder of a run"):
+        flce.write_trace(cp / "trace", P, np.ones((2, 3)), [1, 2, 3])
+    with pytest.raises(flce.UsageError, match="a run folder"):
+        flce.write_trace(cp, P, np.ones((2, 3)), [1, 2, 3])
+    assert {p.name: p.read_bytes() for p in (cp / "trace").iterdir()} == before
+    assert not (cp / "prototypes.npy").exists()
+    t = tmp_path / "t"
+    flce.write_trace(t, P, np.ones((2, 3)), [1, 2, 3], prototypes_alt=P, class_weights=[1, 2])
+    flce.write_trace(t, P[:1], np.ones((1, 3)), [1, 2, 3])  # over it: one round, no alt, no weights
+    assert sorted(p.name for p in t.iterdir()) == ["completion.json", "data_sizes.npy", "prototypes.npy", "selected.npy"]
+    assert np.load(t / "prototypes.npy").shape == (1, 3, 2, 4)
+    (t / "notes.txt").write_text("mine")
+    with pytest.raises(flce.UsageError, match="holds notes.txt"):
+        flce.write_trace(t, P, np.ones((2, 3)), [1, 2, 3])
+    assert np.load(t / "prototypes.npy").shape == (1, 3, 2, 4)
+
+
 def test_read_run(recorded):
     r = flce.read_run(recorded)
     assert r["config"]["algo"] == "flce" and r["config"]["seed"] == 5
