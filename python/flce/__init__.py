@@ -278,9 +278,13 @@ class Evaluation:
 
 
 def _weights_file(w, tmp, name):
+    """a sequence of weights as the file flce eval reads (a file's path passes through); its
+    errors then name the argument, not the temporary file"""
     if w is None or isinstance(w, (str, os.PathLike)):
         return w
-    a = np.asarray(w, np.float64).ravel()
+    a = _arr(w, np.float64, name)
+    if a.ndim != 1:
+        raise UsageError("%s: shape %s, expected one weight per %s" % (name, a.shape, name.split("_")[0]))
     path = os.path.join(tmp, name + ".txt")
     with open(path, "w") as f:
         f.write("\n".join(repr(float(x)) for x in a) + "\n")  # repr: the shortest text that reads back as the same double
@@ -334,7 +338,12 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
                                     _b(rw), _b(cw), -1 if rounds is None else rounds, -1 if max_iter is None else max_iter,
                                     seed is not None, 0 if seed is None else seed, tol, threads, _b(out),
                                     _p(contributions), _p(Q), _p(X), _p(rk), _p(mus), _p(cv), settings, len(settings))
-    _check(st)
+    if st:  # a weights file written here from a sequence: the message names the argument instead
+        msg = _lib.flce_last_error().decode("utf-8", "replace")
+        for name, given in (("round_weights", round_weights), ("class_weights", class_weights)):
+            if given is not None and not isinstance(given, (str, os.PathLike)) and "/%s.txt: " % name in msg:
+                msg = name + msg[msg.index("/%s.txt" % name) + len(name) + 5:]
+        raise (UsageError if st == 2 else FlceError)(msg)
     return Evaluation(contributions=contributions, Q=Q, X=X, rank=rk, mu=mus, cv_error=cv,
                       settings=json.loads(settings.value.decode()))
 

@@ -194,6 +194,14 @@ def test_values_are_refused_not_changed(tmp_path):
                       (dict(seed=-1), "seed = -1: outside"), (dict(threads="x"), "threads = 'x'")):
         with pytest.raises(flce.UsageError, match=match):
             flce.evaluate(path, **kw)
+    # weights given as numbers: the message names the argument (it once named a temporary file),
+    # and a [2][2] array is not taken for four round weights
+    with pytest.raises(flce.UsageError, match="^round_weights: 2 weights, expected 3"):
+        flce.evaluate(path, round_weights=[1, 2])
+    with pytest.raises(flce.UsageError, match=r"^round_weights: shape \(2, 2\)"):
+        flce.evaluate(path, round_weights=[[1, 2], [3, 4]])
+    with pytest.raises(flce.UsageError, match="^class_weights: weight 1 is -1"):
+        flce.evaluate(path, class_weights=[1, -1])
     with pytest.raises(flce.UsageError, match=r"labels\[1\] = 4294967297"):
         flce.prototypes(np.ones((2, 2)), [0, 2**32 + 1], reading="all", classes=2)
     with pytest.raises(flce.UsageError, match="predictions: needed"):
