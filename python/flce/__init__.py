@@ -376,6 +376,12 @@ def read_run(run_dir):
     costs (dict); the readings of the cosine rule where the run recorded them."""
     d = os.fspath(run_dir)
     if not os.path.isfile(os.path.join(d, "config.json")):
+        if not os.path.isdir(d):
+            raise UsageError("%s: no such folder" % d)
+        subs = sorted(x for x in os.listdir(d) if os.path.isfile(os.path.join(d, x, "config.json")))
+        if subs:  # flce run with several methods: a folder of runs, one per method
+            raise UsageError("%s: a folder of runs (%s), not a run: read one of them, e.g. %s"
+                             % (d, ", ".join(subs), os.path.join(d, subs[0])))
         raise UsageError("%s: not a run folder (no config.json)" % d)
     try:
         with open(os.path.join(d, "config.json")) as f:

@@ -246,8 +246,12 @@ def test_read_run(recorded):
     assert r["round_contributions"].shape == (4, 6)
     assert np.isnan(r["round_contributions"]).sum() == 4 * 3  # 3 of 6 clients not selected each round
     assert "model" in " ".join(r["digests"]) or len(r["digests"]) >= 2
-    with pytest.raises(flce.UsageError):
+    with pytest.raises(flce.UsageError, match="not a run folder"):
         flce.read_run(recorded / "trace")
+    with pytest.raises(flce.UsageError, match="a folder of runs .*, not a run: read one of them"):
+        flce.read_run(recorded.parent)  # the folder the run is in
+    with pytest.raises(flce.UsageError, match="no such folder"):
+        flce.read_run(recorded / "nowhere")
 
 
 def test_read_run_refuses_other_contributions(recorded, tmp_path):
