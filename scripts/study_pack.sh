@@ -9,7 +9,8 @@
 # state.bin is over 4 MB); FLCE's trace (prototypes.npy, selected.npy) kept only for the
 # normal experiment's runs, which the completion sensitivity section evaluates again.
 # unpack: the archive back into STUDY_DIR; the presets then skip what is there ("done
-# already") and run the rest.
+# already") and run the rest. A method run already in STUDY_DIR is replaced only by one further
+# on (finished, or more rounds): unpacking into a folder whose runs went on never sets them back.
 set -eu
 cd "$(dirname "$0")/.."
 what=${1:-}; study=${2:-runs/study}
@@ -64,7 +65,34 @@ case "$what" in
   unpack)
     [ -f "$arch" ] || { echo "study_pack.sh: no $arch" >&2; exit 1; }
     mkdir -p "$study"
-    xz -dc "$arch" | tar -C "$study" -xf -
-    echo "unpacked into $study: $(ls "$study" | wc -l) folders";;
+    # into a folder of its own first; then each method run (a folder with config.json: a
+    # top-level folder, or one method of a folder of several) replaces the one here only where
+    # the archive's is further on (finished, or more rounds in metrics.csv). A run here that is
+    # as far or further (the streams went on after the archive was packed) is kept whole: the
+    # archive's older state.bin and metrics.csv once overwrote a finished run's, beside its own
+    # digests.txt.
+    tmp=$(mktemp -d "${study%/}/.unpack.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+    xz -dc "$arch" | tar -C "$tmp" -xf -
+    progress() { # finished: 1e9; else the rounds metrics.csv holds
+      if [ -f "$1/digests.txt" ]; then echo 1000000000
+      elif [ -f "$1/metrics.csv" ]; then echo $(($(wc -l < "$1/metrics.csv") - 1))
+      else echo 0; fi
+    }
+    taken=0 kept=0
+    take() { # take ARCHIVE_RUN HERE_RUN
+      if [ -e "$2" ] && [ "$(progress "$1")" -le "$(progress "$2")" ]; then
+        kept=$((kept + 1)); echo "kept $2: as far as the archive's or further"
+      else rm -rf "$2" && mkdir -p "$(dirname "$2")" && mv "$1" "$2" && taken=$((taken + 1)); fi
+    }
+    for top in "$tmp"/*/; do
+      top=${top%/}; name=${top##*/}
+      if [ -f "$top/config.json" ]; then take "$top" "$study/$name"; continue; fi
+      for m in "$top"/*/; do [ -d "$m" ] && take "${m%/}" "$study/$name/$(basename "$m")"; done
+      for f in "$top"/*; do # summary.csv: every method of the folder is finished where it comes from
+        [ -f "$f" ] && [ ! -e "$study/$name/${f##*/}" ] && mv "$f" "$study/$name/"
+      done
+    done
+    echo "unpacked into $study: $taken method runs taken from the archive, $kept kept as they were here";;
   *) echo "usage: scripts/study_pack.sh pack|unpack [STUDY_DIR] [ARCHIVE]" >&2; exit 2;;
 esac

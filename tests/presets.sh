@@ -56,4 +56,16 @@ grep -q '1 method runs cut short' "$t/p.log" || fail "the run cut short was not 
 sh "$pack" unpack "$t/u" "$t/a/fmnist-readings/runs.tar.xz" > "$t/p.log" 2>&1 || fail "study_pack.sh unpack: $(tail -2 "$t/p.log")"
 "$flce" run $tiny --out "$t/u/fmnist-readings-x-s1" --resume > "$t/p.log" 2>&1 || fail "--resume of the unpacked run: $(tail -2 "$t/p.log")"
 cmp -s "$t/full/digests.txt" "$t/u/fmnist-readings-x-s1/digests.txt" || fail "the unpacked run resumed to other digests"
+# unpacking the same archive again over the finished run keeps the run (the archive's round-1
+# state.bin and metrics.csv once overwrote it beside its own digests.txt); a run here that is
+# behind the archive's (no round yet) is replaced by it
+cp -r "$t/u/fmnist-readings-x-s1" "$t/before"
+sh "$pack" unpack "$t/u" "$t/a/fmnist-readings/runs.tar.xz" > "$t/p.log" 2>&1 || fail "study_pack.sh unpack again: $(tail -2 "$t/p.log")"
+grep -q "0 method runs taken from the archive, 1 kept" "$t/p.log" || fail "unpack over a finished run: $(tail -1 "$t/p.log")"
+diff -r "$t/before" "$t/u/fmnist-readings-x-s1" > /dev/null || fail "unpacking the archive again changed the finished run"
+ls -A "$t/u" | grep -q unpack && fail "unpack left its temporary folder"
+mkdir -p "$t/v/fmnist-readings-x-s1" && cp "$t/before/config.json" "$t/v/fmnist-readings-x-s1/"
+sh "$pack" unpack "$t/v" "$t/a/fmnist-readings/runs.tar.xz" > "$t/p.log" 2>&1 || fail "study_pack.sh unpack over a run behind: $(tail -2 "$t/p.log")"
+grep -q "1 method runs taken from the archive, 0 kept" "$t/p.log" && [ -f "$t/v/fmnist-readings-x-s1/state.bin" ] ||
+  fail "unpack over a run behind the archive's: $(tail -1 "$t/p.log")"
 echo "presets: ok"
