@@ -7,7 +7,8 @@
 #   R = its rounds. What is there already is kept (a rerun continues). The trace's prototypes can
 #   then be left out of an archive (scripts/study_pack.sh): these are what the report reads.
 # FLCE_BIN: the flce to use (default build/flce). FLCE_READINGS_ROUNDS: the rounds R besides the
-# run's own (default "30 100 200"; the report's horizon section reads the same, FLCE_REPORT_HORIZON).
+# run's own (default "30 100 200"; spaces or commas; the report's horizon section reads the same,
+# FLCE_REPORT_HORIZON).
 set -eu
 here=$(pwd) # the folders given are relative to where the command was typed
 cd "$(dirname "$0")/.."
@@ -15,6 +16,12 @@ flce=${FLCE_BIN:-./build/flce}
 case "$flce" in /*) ;; */*) [ -x "$here/$flce" ] && flce="$here/$flce" ;; esac
 [ -x "$flce" ] || { echo "readings_eval.sh: build first (scripts/setup.sh)" >&2; exit 2; }
 [ $# -ge 1 ] || { echo "usage: scripts/readings_eval.sh RUN_DIR..." >&2; exit 2; }
+# the rounds besides the run's own: whole numbers >= 1, separated by spaces or commas (as
+# FLCE_REPORT_HORIZON), anything else refused (a "2,3" was once read as no round at all)
+rounds=$(printf '%s' "${FLCE_READINGS_ROUNDS:-30 100 200}" | tr ',' ' ')
+for R in $rounds; do
+  case "$R" in ''|*[!0-9]*|0*) echo "readings_eval.sh: FLCE_READINGS_ROUNDS '$FLCE_READINGS_ROUNDS': whole numbers from 1, separated by spaces or commas" >&2; exit 2;; esac
+done
 done_n=0; new_n=0
 for top in "$@"; do
   case "$top" in /*) ;; *) top="$here/$top" ;; esac
@@ -24,7 +31,7 @@ for top in "$@"; do
     [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes_alt.npy" ] || continue
     T=$(sed -n 's/.*"rounds":[[:space:]]*\([0-9]*\).*/\1/p' "$run/config.json" | head -1)
     case "$T" in ''|*[!0-9]*) echo "readings_eval.sh: $run/config.json: no rounds" >&2; exit 1;; esac
-    rs=""; for R in ${FLCE_READINGS_ROUNDS:-30 100 200}; do [ "$R" -lt "$T" ] && rs="$rs $R"; done; rs="$rs $T"
+    rs=""; for R in $rounds; do [ "$R" -lt "$T" ] && rs="$rs $R"; done; rs="$rs $T"
     for ps in correct all; do for m in zero unobserved; do for R in $rs; do
       out="$run/readings/$ps-$m-r$R"
       if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi

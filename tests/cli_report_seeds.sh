@@ -172,6 +172,10 @@ grep -q 'digests identical, bit for bit' "$t/rep2/runs.md" || fail "the repeat w
 # (and the horizon section at rounds 2 and 3 of these 3-round runs: FLCE's KL at round 2 from
 # flce eval --rounds 2, FedAvg's from its metrics.csv at round 2; every round's KL of both, the
 # figure's lines, from their metrics.csv)
+err=$(FLCE_READINGS_ROUNDS="2;3" FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"FLCE_READINGS_ROUNDS '2;3'"*) true;; *) false;; esac ||
+  fail "readings_eval.sh with FLCE_READINGS_ROUNDS=2;3 (once read as no round at all): status $rc, '$err'"
+[ -d "$t/s1/flce/readings" ] || [ -d "$t/s1/readings" ] && fail "a refused readings_eval.sh evaluated something"
 FLCE_READINGS_ROUNDS=2 FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 || fail "readings_eval.sh"
 FLCE_REPORT_HORIZON=2,3 "$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" > /dev/null 2>&1 || fail "flce report with readings"
 grep -q "^## The horizon" "$t/rep3/report.md" || fail "report.md has no section The horizon"
