@@ -39,6 +39,9 @@ json_has "$t/o/fmnist-noniid-s3/flce/config.json" '"seed":3,' && json_has "$t/o/
 err=$(sh "$run" bogus small "$t/o" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *usage:*moreseeds*) true;; *) false;; esac ||
   fail "run.sh bogus: status $rc, '$err'"
+err=$(FLCE_PRESET_ROUNDS="5/;s/x/" sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_ROUNDS*) true;; *) false;; esac ||
+  fail "FLCE_PRESET_ROUNDS='5/;s/x/' (once went into a sed expression): status $rc, '$err'"
 err=$(FLCE_PRESET_SEEDS=x sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_SEEDS*) true;; *) false;; esac ||
   fail "FLCE_PRESET_SEEDS=x: status $rc, '$err'"

@@ -48,6 +48,7 @@ else
   common="--clients 50 --per-round 10 --rounds 1000"
   seeds=${FLCE_PRESET_SEEDS:-1}
 fi
+case "${FLCE_PRESET_ROUNDS:-1}" in *[!0-9]*|0*) echo "run.sh: FLCE_PRESET_ROUNDS '$FLCE_PRESET_ROUNDS': a whole number of rounds >= 1" >&2; exit 2;; esac
 [ -n "${FLCE_PRESET_ROUNDS:-}" ] && common=$(echo "$common" | sed "s/--rounds [0-9]*/--rounds $FLCE_PRESET_ROUNDS/")
 if [ -n "${FLCE_PRESET_SUBSET:-}" ] && [ "$scale" = small ]; then
   case "$FLCE_PRESET_SUBSET" in ''|*[!0-9]*) echo "run.sh: FLCE_PRESET_SUBSET '$FLCE_PRESET_SUBSET': a number of images" >&2; exit 2;; esac
