@@ -149,6 +149,7 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
             s += class_weights[c];
         }
         if (!(s > 0)) return arg_error("class_weights: all 0");
+        if (!isfinite(s)) return arg_error("class_weights: their sum overflows (they are relative: scale them down)");
     }
     int rc = check_protos("prototypes", T, n, C, d, prototypes, selected);
     if (!rc && prototypes_alt) rc = check_protos("prototypes_alt", T, n, C, d, prototypes_alt, selected);

@@ -286,7 +286,7 @@ static double time_completion(int T, int n, int C, int K, int before, int autose
             if ((st = flce_complete_before(Xc, sel, T, n, &cc, (uint32_t)c, Xh, &info, &e))) break;
             for (int i = 0; i < T * n; i++) X[(size_t)i * Ct + c] = Xh[i];
         }
-        if (!st) flce_final_contribution(X, T, n, Ct, NULL, NULL, CE);
+        if (!st) st = flce_final_contribution(X, T, n, Ct, NULL, NULL, CE, &e);
     }
     double sec = bench_now() - t0;
     if (st) fprintf(stderr, "flce-bench server: completion: %s\n", e.msg);

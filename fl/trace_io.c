@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,8 @@ flce_status flce_read_weights(const char *path, int len, double **out, flce_err 
         s += w[i];
     }
     if (!st && !(s > 0)) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: all weights are 0 (at least one must be > 0)", path);
+    if (!st && !isfinite(s)) /* they are relative: smaller ones give the same contributions */
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: the weights sum to more than %g: they are relative, scale them down", path, DBL_MAX);
     if (st) {
         free(w);
         return st;

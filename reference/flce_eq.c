@@ -3,6 +3,7 @@
  * `flce eval` call and that everything else is checked against. */
 #include "flce_eq.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,20 +235,38 @@ out:
 }
 
 /* eq:contribution_each */
-void flce_final_contribution(const double *Xhat, int T, int n, int C, const double *a, const double *b,
-                             double *CE) {
+flce_status flce_final_contribution(const double *Xhat, int T, int n, int C, const double *a, const double *b,
+                                    double *CE, flce_err *e) {
     uint8_t *all = flce_calloc((size_t)n, 1);
+    if (!all) return flce_fail(e, FLCE_ERR_NOMEM, "final contribution: out of memory");
+    double sum = 0;
     for (int k = 0; k < n; k++) {
         CE[k] = 0;
-        if (all) all[k] = 1;
+        all[k] = 1;
         for (int t = 0; t < T; t++) {
             double s = 0;
             for (int c = 0; c < C; c++) s += (b ? b[c] : 1.0 / C) * Xhat[((size_t)t * n + k) * C + c];
             CE[k] += (a ? a[t] : 1.0 / T) * s;
         }
+        sum += CE[k];
     }
-    if (all) flce_normalize(CE, all, n);
+    /* weights so large that a sum overflows would otherwise normalise to the uniform shares,
+     * silently: the weights are relative, so smaller ones give the same contributions */
+    if (!isfinite(sum)) {
+        int k = 0;
+        while (k < n && isfinite(CE[k])) k++;
+        free(all);
+        if (k < n)
+            return flce_fail(e, FLCE_ERR_NUMERIC,
+                             "final contribution: client %d's weighted sum is %g (the round or class weights are too large: they are relative, scale them down)",
+                             k, CE[k]);
+        return flce_fail(e, FLCE_ERR_NUMERIC,
+                         "final contribution: the clients' weighted sums add up to more than %g (the round or class weights are too large: they are relative, scale them down)",
+                         DBL_MAX);
+    }
+    flce_normalize(CE, all, n);
     free(all);
+    return FLCE_OK;
 }
 
 double flce_kl(const double *P, const double *Q, int n, flce_err *e) {

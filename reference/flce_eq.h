@@ -153,9 +153,10 @@ flce_status flce_complete_literal(const double *X, int T, int n, const flce_comp
 
 /* ---- final contribution (eq:contribution_each) --------------------------------------- */
 /* CE_k = sum_t a_t sum_c b_c Xhat[t][k][c], normalised over the n clients (uniform when
- * all are 0). a NULL: 1/T; b NULL: 1/C. */
-void flce_final_contribution(const double *Xhat, int T, int n, int C, const double *a, const double *b,
-                             double *CE);
+ * all are 0). a NULL: 1/T; b NULL: 1/C. Fails (FLCE_ERR_NUMERIC) when a sum is not finite
+ * (weights so large that it overflows). */
+flce_status flce_final_contribution(const double *Xhat, int T, int n, int C, const double *a, const double *b,
+                                    double *CE, flce_err *e);
 
 /* ---- metrics ------------------------------------------------------------------------- */
 /* KL(P || Q) = sum P_k ln(P_k / Q_k); terms with P_k = 0 are 0. Returns -1 (and sets e)

@@ -183,7 +183,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
         free(sts), free(errs);
         if (st) goto out;
     }
-    flce_final_contribution(res->X, T, n, C, tr->round_weights, tr->class_weights, res->CE);
+    if ((st = flce_final_contribution(res->X, T, n, C, tr->round_weights, tr->class_weights, res->CE, e))) goto out;
     {
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -64,6 +64,16 @@ echo "1" > "$t/cw1.txt"
 expect 2 "1 weights, expected 2" eval "$t/trace" --class-weights "$t/cw1.txt"
 echo "1 -2" > "$t/cwn.txt"
 expect 2 "must be finite and >= 0" eval "$t/trace" --class-weights "$t/cwn.txt"
+# weights are relative: b = (1e300, 3e300) gives b = (1, 3)'s contributions; weights whose sums
+# overflow once normalised to the uniform shares with status 0
+echo "1e300, 3e300" > "$t/cwb.txt"
+"$flce" eval "$t/trace" --out "$t/outb" --ablate cmc --class-weights "$t/cwb.txt" > /dev/null || fail "eval class weights 1e300"
+check "$t/outb/contributions.csv" 0.4375 "$(calc '(0.25 + 1/42)/4')" "$(calc '(1.5 + 10/21)/4')"
+echo "1e300 1e300" > "$t/rwb.txt"
+expect 1 "weights are too large" eval "$t/trace" --out "$t/outc" --round-weights "$t/rwb.txt" --class-weights "$t/cwb.txt"
+[ ! -e "$t/outc/contributions.csv" ] || fail "overflowing weights: contributions written"
+echo "1e308 1e308" > "$t/cwo.txt"
+expect 2 "sum to more than" eval "$t/trace" --class-weights "$t/cwo.txt"
 # a NUL byte inside a number once cut it short and dropped the rest of the list silently; a
 # terminal escape in a bad token is not echoed raw (issue 35)
 printf '1\0002, 3\n' > "$t/cwz.txt"

@@ -195,17 +195,34 @@ Test(final, contribution_with_round_and_class_weights) {
      * a = b = 1/2: CE = (0.5, 0.5). b = (1,0): k0 = .5*1 + .5*.5 = .75, k1 = 0 + .25 -> (.75,.25).
      * a = (0,1): (0.5, 0.5). */
     double X[8] = {1, 0, 0, 1, 0.5, 0.5, 0.5, 0.5}, CE[2];
-    flce_final_contribution(X, 2, 2, 2, NULL, NULL, CE);
+    cr_assert_eq(flce_final_contribution(X, 2, 2, 2, NULL, NULL, CE, NULL), FLCE_OK);
     NEAR(CE[0], 0.5, 0);
     double b[2] = {1, 0}, a[2] = {0, 1};
-    flce_final_contribution(X, 2, 2, 2, NULL, b, CE);
+    cr_assert_eq(flce_final_contribution(X, 2, 2, 2, NULL, b, CE, NULL), FLCE_OK);
     NEAR(CE[0], 0.75, 1e-16);
     NEAR(CE[1], 0.25, 1e-16);
-    flce_final_contribution(X, 2, 2, 2, a, b, CE);
+    cr_assert_eq(flce_final_contribution(X, 2, 2, 2, a, b, CE, NULL), FLCE_OK);
     NEAR(CE[0], 0.5, 0);
     double Z[8] = {0};
-    flce_final_contribution(Z, 2, 2, 2, NULL, NULL, CE); /* nothing: uniform */
+    cr_assert_eq(flce_final_contribution(Z, 2, 2, 2, NULL, NULL, CE, NULL), FLCE_OK); /* nothing: uniform */
     NEAR(CE[0], 0.5, 0);
+}
+
+Test(final, weights_too_large_to_sum_fail_not_uniform) {
+    /* the weights are relative: b = (1e300, 0) gives the b = (1, 0) shares (.75, .25) */
+    double X[8] = {1, 0, 0, 1, 0.5, 0.5, 0.5, 0.5}, CE[2];
+    double b[2] = {1e300, 0}, big[2] = {1e300, 1e300};
+    cr_assert_eq(flce_final_contribution(X, 2, 2, 2, NULL, b, CE, NULL), FLCE_OK);
+    NEAR(CE[0], 0.75, 1e-15);
+    NEAR(CE[1], 0.25, 1e-15);
+    /* a_t b_c = 1e600 overflows: a failure, once normalised silently to (.5, .5) */
+    flce_err e = {0};
+    cr_assert_eq(flce_final_contribution(X, 2, 2, 2, big, big, CE, &e), FLCE_ERR_NUMERIC);
+    cr_assert(strstr(e.msg, "client 0's weighted sum is inf"), "%s", e.msg);
+    /* each client's sum finite (1e308 and 1e308), their total not */
+    double Y[8] = {1, 0, 1, 0, 1, 0, 1, 0}, one[2] = {1.6e308, 0};
+    cr_assert_eq(flce_final_contribution(Y, 2, 2, 2, NULL, one, CE, &e), FLCE_ERR_NUMERIC);
+    cr_assert(strstr(e.msg, "add up to more than"), "%s", e.msg);
 }
 
 Test(metrics, kl_by_hand) {

@@ -200,7 +200,7 @@ static flce_status eval_spread(engine *E, const flce_trace *tr0, const flce_comp
         memcpy(res->cv_grid + (size_t)c * G, b + 4, sizeof(double) * (size_t)G);
     }
     res->fallback_rounds = bits[tnc + per * (size_t)C];
-    flce_final_contribution(res->X, T, n, C, NULL, tr0->class_weights, res->CE);
+    st = flce_final_contribution(res->X, T, n, C, NULL, tr0->class_weights, res->CE, e);
 out:
     if (st && res->X) flce_eval_result_free(res);
     flce_eval_result_free(&r0);

@@ -202,6 +202,16 @@ def test_values_are_refused_not_changed(tmp_path):
         flce.evaluate(path, round_weights=[[1, 2], [3, 4]])
     with pytest.raises(flce.UsageError, match="^class_weights: weight 1 is -1"):
         flce.evaluate(path, class_weights=[1, -1])
+    # weights are relative; ones whose sums overflow were normalised to uniform shares, silently
+    ref = flce.evaluate(path, round_weights=[1, 2, 3], class_weights=[1, 3]).contributions
+    assert np.allclose(ref, flce.evaluate(path, round_weights=[1e300, 2e300, 3e300], class_weights=[1, 3]).contributions,
+                       rtol=1e-12, atol=0)
+    with pytest.raises(flce.FlceError, match="weights are too large"):
+        flce.evaluate(path, round_weights=[1e300] * 3, class_weights=[1e300, 1e300])
+    with pytest.raises(flce.UsageError, match="^class_weights: the weights sum to more than"):
+        flce.evaluate(path, class_weights=[1e308, 1e308])
+    with pytest.raises(flce.UsageError, match="class_weights: their sum overflows"):
+        flce.write_trace(tmp_path / "t2", **tr, class_weights=[1e308, 1e308])
     with pytest.raises(flce.UsageError, match=r"labels\[1\] = 4294967297"):
         flce.prototypes(np.ones((2, 2)), [0, 2**32 + 1], reading="all", classes=2)
     with pytest.raises(flce.UsageError, match="predictions: needed"):
