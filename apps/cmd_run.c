@@ -106,6 +106,22 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
     flce_run_summary sums[16];
     int status = 0;
     char dirs[16][1100];
+    if (nm > 1) { /* OUT/<method> inside another run's folder (see eng_check_dir); every rank ends alike */
+        char p[1200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/config.json", out);
+        int64_t nested = (!c->comm || c->comm->rank == 0) && stat(p, &sb) == 0;
+        if (c->comm && c->comm->sum_i64(c->comm, &nested, 1, &e)) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            return 1;
+        }
+        if (nested) {
+            if (!c->comm || c->comm->rank == 0)
+                fprintf(stderr, "%s: --out %s is the folder of a run (config.json): the methods' runs would go into its sub-folders; use another folder\n",
+                        prog, out);
+            return 2;
+        }
+    }
     for (int i = 0; i < nm; i++) {
         flce_run_cfg t = *c;
         t.algo = names[i];

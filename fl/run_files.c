@@ -5,6 +5,7 @@
 #include "baselines.h"
 #include "method.h"
 #include "trace_io.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -235,6 +236,31 @@ static flce_status verify_trace(engine *E, int done, flce_err *e) {
     return FLCE_OK;
 }
 
+/* A run inside the folder of a run of several methods (summary.csv, or a sub-folder holding a
+ * run) mixes the two: `flce report` on the folder then read one and left out the others, status
+ * 0. The first such sub-folder's name into sub (empty when there is none). */
+static int holds_runs(const char *dir, char *sub, size_t cap) {
+    char p[1200];
+    struct stat sb;
+    sub[0] = '\0';
+    snprintf(p, sizeof p, "%s/summary.csv", dir);
+    if (stat(p, &sb) == 0) {
+        snprintf(sub, cap, "summary.csv");
+        return 1;
+    }
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (de->d_name[0] == '.') continue;
+        snprintf(p, sizeof p, "%s/%s/config.json", dir, de->d_name);
+        if (stat(p, &sb) == 0) {
+            snprintf(sub, cap, "%s/", de->d_name);
+            break;
+        }
+    }
+    if (d) closedir(d);
+    return sub[0] != '\0';
+}
+
 /* The run folder, checked (nothing written): an existing run is refused unless --force (start
  * over) or --resume (continue). eng_make_dir then makes it (under --force, emptied of the old run). */
 flce_status eng_check_dir(engine *E, flce_err *e) {
@@ -247,7 +273,10 @@ flce_status eng_check_dir(engine *E, flce_err *e) {
     if (!E->writer) return FLCE_OK; /* rank 0's folder */
     struct stat sb;
     if (stat(E->dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "--out %s: a file, not a folder", E->dir);
-    char p[1200];
+    char p[1200], sub[300];
+    if (holds_runs(E->dir, sub, sizeof sub))
+        return flce_fail(e, FLCE_ERR_ARG, "--out %s is the folder of a run of several methods (it holds %s): a run goes into a folder of its own",
+                         E->dir, sub);
     snprintf(p, sizeof p, "%s/config.json", E->dir);
     int exists = stat(p, &sb) == 0;
     if (c->resume) {

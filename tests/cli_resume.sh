@@ -120,4 +120,24 @@ kill $bg; wait $bg 2> /dev/null
 mkdir "$t/theirs" && echo "their,numbers" > "$t/theirs/metrics.csv"
 expect 2 "holds metrics.csv but no run" run --algo fedavg $tiny --out "$t/theirs"
 [ "$(cat "$t/theirs/metrics.csv")" = "their,numbers" ] || fail "someone's metrics.csv was changed"
+# runs nested in runs: a run of several methods into a run's folder put its method folders beside
+# the run, a run into the folder of several methods' runs put its files beside theirs; `flce
+# report` on such a folder reported the one and left out the others, status 0
+sum_fa=$(cat "$t/fa/config.json" "$t/fa/metrics.csv" "$t/fa/digests.txt" "$t/fa/state.bin" | md5sum)
+for how in "" --force --resume; do
+  expect 2 "is the folder of a run (config.json)" run --algo fedavg,fedprox $tiny --out "$t/fa" $how
+done
+[ ! -e "$t/fa/fedavg" ] && [ ! -e "$t/fa/fedprox" ] || fail "method folders made inside a run's folder"
+[ "$(cat "$t/fa/config.json" "$t/fa/metrics.csv" "$t/fa/digests.txt" "$t/fa/state.bin" | md5sum)" = "$sum_fa" ] ||
+  fail "a refused run of several methods changed the run in its --out"
+mkdir -p "$t/several/fedavg" "$t/several2/fedprox"
+cp "$t/fa/config.json" "$t/several/fedavg/"; echo "method,accuracy" > "$t/several2/summary.csv"
+for how in "" --force; do
+  expect 2 "is the folder of a run of several methods (it holds fedavg/)" run --algo fedavg $tiny --out "$t/several" $how
+  expect 2 "(it holds summary.csv)" run --algo fedavg $tiny --out "$t/several2" $how
+done
+[ ! -e "$t/several/config.json" ] && [ ! -e "$t/several2/config.json" ] || fail "a run written into a folder of runs"
+mkdir "$t/mixed" && cp -r "$t/fa/." "$t/mixed/" && mkdir "$t/mixed/fedprox" && cp -r "$t/fa/." "$t/mixed/fedprox/"
+expect 2 "a run's folder that also holds other runs" report "$t/mixed" --out "$t/mixed-report"
+[ ! -e "$t/mixed-report" ] || fail "a refused report wrote its folder"
 echo "cli_resume: all checks passed"
