@@ -140,24 +140,47 @@ static int measure(const char *prog, int pmax, const char *tmp) {
     return 0;
 }
 
-/* The model's table as a figure (gnuplot, no shell): seconds per round against processes. */
-static int plot(const char *dir, const char *csv) {
+/* The model's table as CSV: 0, or -1 when it could not be written whole. */
+static int write_table(const char *path, const int *Ps, int nP, double (*all)[3]) {
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "processes,fedavg_s,flce_s,fedsv_s\n");
+    for (int i = 0; i < nP; i++) fprintf(f, "%d,%.6f,%.6f,%.6f\n", Ps[i], all[i][0], all[i][1], all[i][2]);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The model's table as a figure (gnuplot, no shell): seconds per round against processes, from
+ * DIR/mpi_cluster.csv written beside it (no path from the command line enters the script). On
+ * a failure nothing half-made is left: the figures are removed. */
+static int plot(const char *dir, const int *Ps, int nP, double (*all)[3]) {
     char p[1200];
+    flce_mkdirs(dir);
+    snprintf(p, sizeof p, "%s/mpi_cluster.csv", dir);
+    if (write_table(p, Ps, nP, all)) return -1;
     snprintf(p, sizeof p, "%s/mpi_cluster.gp", dir);
     FILE *f = fopen(p, "w");
     if (!f) return -1;
-    fprintf(f, "# made by flce-bench cluster; data: %s\nset datafile separator ','\nset key top right\n"
+    fprintf(f, "# made by flce-bench cluster; data: mpi_cluster.csv\nset datafile separator ','\nset key top right\n"
                "do for [fmt in 'png svg'] {\n"
                "  if (fmt eq 'png') { set terminal pngcairo size 900,520 } else { set terminal svg size 900,520 }\n"
                "  set output 'mpi_cluster.'.fmt\n  set logscale xy\n  set grid\n"
                "  set xlabel 'processes (mpirun -n P)'\n  set ylabel 'seconds per round (log scale)'\n"
                "  set title 'Paper scale (50 clients, 10 per round, ResNet20 on CIFAR-10): the model from rates measured here'\n"
-               "  plot '%s' skip 1 using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'FedAvg', \\\n"
+               "  plot 'mpi_cluster.csv' skip 1 using 1:2 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'FedAvg', \\\n"
                "       '' skip 1 using 1:3 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'FLCE', \\\n"
-               "       '' skip 1 using 1:4 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'FedSV (exact)'\n}\n",
-            csv, csv);
-    fclose(f);
-    return cli_gnuplot(dir, "mpi_cluster.gp");
+               "       '' skip 1 using 1:4 with linespoints lw 2 pt 7 lc rgb '#2ca02c' title 'FedSV (exact)'\n}\n");
+    int bad = fclose(f) != 0;
+    int rc = bad ? -1 : cli_gnuplot(dir, "mpi_cluster.gp");
+    if (rc) {
+        snprintf(p, sizeof p, "%s/mpi_cluster.png", dir), remove(p);
+        snprintf(p, sizeof p, "%s/mpi_cluster.svg", dir), remove(p);
+    }
+    return rc;
 }
 
 int flce_bench_cluster(int argc, char **argv) {
@@ -176,7 +199,7 @@ int flce_bench_cluster(int argc, char **argv) {
         {"per-round", CLI_INT, &K, "clients per round K (default 10, the paper's)", 0},
         {"epochs", CLI_INT, &epochs, "local epochs (default 1)", 0},
         {"csv", CLI_STR, &csv, "write the table as CSV", 0},
-        {"plot", CLI_STR, &plot_dir, "write the figure mpi_cluster.png/.svg into this folder (needs --csv, its file named relative to it)", 0},
+        {"plot", CLI_STR, &plot_dir, "write the figure mpi_cluster.png/.svg and its data mpi_cluster.csv into this folder", 0},
         {"measure", CLI_INT, &pmax, "also run mpirun -n 1..N flce run here and report seconds per round (default 0: no)", 0},
         {0},
     };
@@ -189,7 +212,6 @@ int flce_bench_cluster(int argc, char **argv) {
     if (K < 1 || K > 12 || n < K) return cli_usage_error(prog, "--per-round %d: 1..12 (exact Shapley) and at most --clients", K);
     if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");
     if (pmax < 0 || pmax > 16) return cli_usage_error(prog, "--measure %d: 0..16", pmax);
-    if (plot_dir && !csv) return cli_usage_error(prog, "--plot needs --csv");
     const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
     if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
     flce_err e = {{0}};
@@ -215,9 +237,6 @@ int flce_bench_cluster(int argc, char **argv) {
     printf("paper scale: %d clients (%.0f samples each, %d epoch%s), %d per round, upload %.2f MB, network %.2f GB/s, %.0f us\n\n", n,
            train_images / n, epochs, epochs > 1 ? "s" : "", K, bytes / 1e6, bw, lat_us);
     printf("%5s %12s %12s %12s %9s %9s %9s\n", "P", "FedAvg s", "FLCE s", "FedSV s", "x FedAvg", "x FLCE", "x FedSV");
-    FILE *f = csv ? fopen(csv, "w") : NULL;
-    if (csv && !f) return cli_usage_error(prog, "--csv %s: cannot write", csv);
-    if (f) fprintf(f, "processes,fedavg_s,flce_s,fedsv_s\n");
     static const int Ps[] = {1, 2, 3, 4, 5, 8, 10, 16, 32, 64, 128, 256, 1024};
     double base[3] = {0}, stop[3] = {0}, all[sizeof Ps / sizeof Ps[0]][3];
     for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
@@ -233,9 +252,7 @@ int flce_bench_cluster(int argc, char **argv) {
         if (i == 0) memcpy(base, t, sizeof base);
         memcpy(all[i], t, sizeof t);
         printf("%5d %12.2f %12.2f %12.1f %9.2f %9.2f %9.2f\n", P, t_avg, t_flce, t_sv, base[0] / t_avg, base[1] / t_flce, base[2] / t_sv);
-        if (f) fprintf(f, "%d,%.6f,%.6f,%.6f\n", P, t_avg, t_flce, t_sv);
     }
-    if (f) fclose(f);
     const int nP = (int)(sizeof Ps / sizeof Ps[0]);
     for (int m = 0; m < 3; m++) { /* the fewest processes within 5% of the best time of any P tried */
         double best = INFINITY;
@@ -248,11 +265,10 @@ int flce_bench_cluster(int argc, char **argv) {
            "broadcasts and a share of the test set; FedSV's 2^K coalition evaluations keep dividing)\n",
            stop[0], stop[1], stop[2], K);
     int status = 0;
+    if (csv && write_table(csv, Ps, nP, all)) fprintf(stderr, "%s: --csv %s: cannot write: %s\n", prog, csv, strerror(errno)), status = 1;
     if (plot_dir) {
-        flce_mkdirs(plot_dir);
-        const char *csv_name = strrchr(csv, '/');
-        if (plot(plot_dir, csv_name ? csv_name + 1 : csv)) fprintf(stderr, "%s: gnuplot failed (the CSV must be in --plot's folder)\n", prog), status = 1;
-        else printf("wrote %s/mpi_cluster.png and .svg\n", plot_dir);
+        if (plot(plot_dir, Ps, nP, all)) fprintf(stderr, "%s: --plot %s: the figure could not be made (gnuplot or the folder failed)\n", prog, plot_dir), status = 1;
+        else printf("wrote %s/mpi_cluster.png and .svg (data: mpi_cluster.csv)\n", plot_dir);
     }
     if (pmax > 0) {
         char tmp[] = "/tmp/flce-cluster-XXXXXX";

@@ -296,7 +296,18 @@ static double time_completion(int T, int n, int C, int K, int before, int autose
     return st ? NAN : sec * ((double)C / Ct);
 }
 
-/* The figures' data (written beside them) and the gnuplot script, run once per format. */
+/* fclose with the stream's errors: 0, or -1 (the file then removed: never left half-written). */
+static int close_whole(FILE *f, const char *path) {
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The figures' data (written beside them) and the gnuplot script, run once per format; on a
+ * failure the figures are removed (none is left half-made). */
 static int write_plot(const char *dir, long params10) {
     char path[1200];
     snprintf(path, sizeof path, "%s/server_methods.csv", dir);
@@ -313,7 +324,7 @@ static int write_plot(const char *dir, long params10) {
                 s100 = ROWS[j].sec;
         fprintf(f, "%s,%.9f,%.9f\n", ROWS[i].method, ROWS[i].sec, s100);
     }
-    fclose(f);
+    if (close_whole(f, path)) return -1;
     snprintf(path, sizeof path, "%s/server_scaling.csv", dir);
     f = fopen(path, "w");
     if (!f) return -1;
@@ -324,7 +335,7 @@ static int write_plot(const char *dir, long params10) {
             if (!strcmp(ROWS[j].method, "flce") && ROWS[j].params == ROWS[i].params && strstr(ROWS[j].note, "parameters"))
                 fprintf(f, "%ld,%.9f,%.9f\n", ROWS[i].params, ROWS[i].sec, ROWS[j].sec);
     }
-    fclose(f);
+    if (close_whole(f, path)) return -1;
     snprintf(path, sizeof path, "%s/server_totals.csv", dir);
     f = fopen(path, "w");
     if (!f) return -1;
@@ -334,7 +345,7 @@ static int write_plot(const char *dir, long params10) {
         for (int j = i; j < NTROWS && TROWS[j].T == TROWS[i].T; j++) v[(TROWS[j].C == 100) * 2 + TROWS[j].autosel] = TROWS[j].flce / TROWS[j].fedavg;
         fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", TROWS[i].T, v[0], v[1], v[2], v[3]);
     }
-    fclose(f);
+    if (close_whole(f, path)) return -1;
     snprintf(path, sizeof path, "%s/server_cost.gp", dir);
     f = fopen(path, "w");
     if (!f) return -1;
@@ -364,8 +375,16 @@ static int write_plot(const char *dir, long params10) {
             "       '' skip 1 using 1:5 title 'auto, 100 classes' lw 2 dt 2 lc rgb '#d62728'\n"
             "  unset logscale\n  unset xlabel\n  set autoscale y\n  set key top left\n"
             "}\n");
-    fclose(f);
-    return cli_gnuplot(dir, "server_cost.gp"); /* no shell; the script names its files relative to dir */
+    if (close_whole(f, path)) return -1;
+    int rc = cli_gnuplot(dir, "server_cost.gp"); /* no shell; the script names its files relative to dir */
+    if (rc) {
+        static const char *figs[] = {"server_cost", "server_scaling", "server_totals"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/%s.png", dir, figs[i]), remove(path);
+            snprintf(path, sizeof path, "%s/%s.svg", dir, figs[i]), remove(path);
+        }
+    }
+    return rc;
 }
 
 /* The server step of every method on a synthetic round (C = 10 and 100), Shapley methods
@@ -562,7 +581,7 @@ static int write_csv(const char *csv, int n, int K, long params10) {
         fprintf(f, "flce-total-%s,%d,%ld,%d,%d,%.9f,%.6f,1,whole run of %d rounds (rounds + completion v2); x fedavg+cosine %.6f\n",
                 TROWS[i].autosel ? "auto" : "fixed", K, params10, TROWS[i].C, FLCE_FEAT, TROWS[i].flce, TROWS[i].flce / TROWS[i].fedavg,
                 TROWS[i].T, TROWS[i].flce / TROWS[i].fedavg_cos);
-    fclose(f);
+    if (close_whole(f, csv)) return -1;
     printf("wrote %s\n", csv);
     (void)n;
     return 0;
@@ -576,7 +595,7 @@ int flce_bench_server(int argc, char **argv) {
         {"repeats", CLI_INT, &reps, "timings per measurement, median reported (default 7; quick 3; tiny 1)", 0},
         {"threads", CLI_INT, &threads, "threads of the completion, version 2 (default: one per CPU)", 0},
         {"csv", CLI_STR, &csv, "write the rows as CSV", 0},
-        {"plot", CLI_STR, &plot, "write gnuplot figures (PNG and SVG) into this folder (needs --csv)", 0},
+        {"plot", CLI_STR, &plot, "write gnuplot figures (PNG and SVG) and their data (CSV) into this folder", 0},
         {"full", CLI_FLAG, &full, "also run FedSV exact for real at K = 10 (about 20 minutes)", 0},
         {0},
     };
@@ -589,7 +608,6 @@ int flce_bench_server(int argc, char **argv) {
     if (reps < 1 || reps > 64) return cli_usage_error(prog, "--repeats %d: must be 1..64", reps);
     if (threads < 0 || threads > 64) return cli_usage_error(prog, "--threads %d: must be 0 (one per CPU) to 64", threads);
     if (!threads) threads = flce_cpu_count();
-    if (plot && !csv) return cli_usage_error(prog, "--plot needs --csv");
     const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
     if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
     flce_backend *be = flce_backend_cpu_threads(2);
@@ -606,18 +624,13 @@ int flce_bench_server(int argc, char **argv) {
     totals(K, n, threads, tiny);
     communication(K);
     int status = 0;
-    if (csv) {
-        if (write_csv(csv, n, K, params10)) {
-            be->destroy(be);
-            return cli_usage_error(prog, "--csv %s: cannot write", csv);
-        }
-        if (plot) {
-            flce_mkdirs(plot);
-            if (write_plot(plot, params10) != 0) {
-                fprintf(stderr, "%s: gnuplot failed\n", prog);
-                status = 1;
-            } else printf("wrote %s/server_cost.png, server_scaling.png, server_totals.png and their .svg\n", plot);
-        }
+    if (csv && write_csv(csv, n, K, params10)) fprintf(stderr, "%s: --csv %s: cannot write\n", prog, csv), status = 1;
+    if (plot) {
+        flce_mkdirs(plot);
+        if (write_plot(plot, params10) != 0) {
+            fprintf(stderr, "%s: --plot %s: the figures could not be made (gnuplot or the folder failed)\n", prog, plot);
+            status = 1;
+        } else printf("wrote %s/server_cost.png, server_scaling.png, server_totals.png and their .svg\n", plot);
     }
     be->destroy(be);
     return status;

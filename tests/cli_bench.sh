@@ -59,7 +59,16 @@ expect 2 "--threads 99" server --tiny --threads 99
 expect 2 "--input 'big'" train --input big
 expect 2 "--backend 'gpu'" train --backend gpu
 expect 2 "--batch 1" train --batch 1
-expect 2 "--plot needs --csv" server --plot "$t/p"
+# cluster's figure with the CSV elsewhere: gnuplot failed (it read the CSV's name relative to the
+# figure's folder), status 1 and a 0-byte mpi_cluster.png left behind; its data now lies beside it
+mkdir "$t/csvs"
+"$bench" cluster --train-rate 1000 --eval-rate 1000 --csv "$t/csvs/c.csv" --plot "$t/fig" > "$t/log" 2>&1 || fail "cluster --plot: $(cat "$t/log")"
+[ -s "$t/fig/mpi_cluster.png" ] && [ -s "$t/fig/mpi_cluster.svg" ] || fail "cluster --plot: no figure"
+cmp -s "$t/csvs/c.csv" "$t/fig/mpi_cluster.csv" || fail "cluster --plot: the figure's data differ from --csv's"
+[ "$(grep -c . "$t/fig/mpi_cluster.csv")" = 14 ] || fail "cluster --plot: $(grep -c . "$t/fig/mpi_cluster.csv") lines, expected 14 (header and 13 process counts)"
+touch "$t/afile"
+"$bench" cluster --train-rate 1000 --eval-rate 1000 --plot "$t/afile/fig" > "$t/log" 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q "the figure could not be made" "$t/log" || fail "cluster --plot into a file's path: status $rc: $(cat "$t/log")"
 # a --csv that cannot be written is said before the measurement (it was said after it, minutes
 # later without --tiny): no folder, a folder as the file
 expect 2 "--csv $t/none/s.csv: cannot write: its folder $t/none does not exist" server --tiny --csv "$t/none/s.csv"
