@@ -2,6 +2,7 @@
  * batch (BatchNorm with batch statistics), writing the losses, logits, features and every
  * parameter's gradient to a safetensors file: the way to check our training against
  * another framework. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,18 @@ static flce_status read_batch(const char *input, const char *labels_path, const 
                   "channels, H and W 4..4096", input, (long long)Xp->shape[0], (long long)Xp->shape[1], (long long)Xp->shape[2],
                   (long long)Xp->shape[3]);
         return FLCE_ERR_FORMAT;
+    }
+    { /* a NaN or infinity in the batch came out as a finite loss (BatchNorm spreads it, ReLU
+       * takes it to 0): a step on such input means nothing, so it is refused */
+        const float *x = Xp->data;
+        size_t cnt = (size_t)(Xp->shape[0] * Xp->shape[1] * Xp->shape[2] * Xp->shape[3]);
+        for (size_t i = 0; i < cnt; i++)
+            if (!isfinite(x[i])) {
+                size_t per = cnt / (size_t)Xp->shape[0];
+                flce_fail(e0, FLCE_ERR_FORMAT, "%s: value %g in sample %zu (element %zu of it): the batch must be finite", input,
+                          (double)x[i], i / per, i % per);
+                return FLCE_ERR_FORMAT;
+            }
     }
     int N = (int)Xp->shape[0], C = (int)Xp->shape[1];
     if (flce_npy_read(labels_path, Yp, e0) || flce_npy_expect(labels_path, Yp, FLCE_NPY_I64, 1, (int64_t[]){N}, e0))
@@ -136,6 +149,14 @@ int flce_cmd_step(int argc, char **argv) {
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     struct stat sb;
     if (weights && stat(weights, &sb) != 0) return cli_usage_error(prog, "--weights %s: no such file", weights);
+    { /* --out over one of the inputs replaced it with the step's results */
+        struct stat so;
+        const char *ins[3][2] = {{"--input", input}, {"--labels", labels_path}, {"--weights", weights}};
+        if (stat(out, &so) == 0)
+            for (int i = 0; i < 3; i++)
+                if (ins[i][1] && stat(ins[i][1], &sb) == 0 && sb.st_dev == so.st_dev && sb.st_ino == so.st_ino)
+                    return cli_usage_error(prog, "--out %s is the file of %s: it would be overwritten", out, ins[i][0]);
+    }
 
     flce_err e = {{0}};
     flce_npy X = {0}, Y = {0};

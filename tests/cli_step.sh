@@ -28,6 +28,16 @@ expect 1 "one step takes N 1..65536" step --init-seed 1 --classes 4 --input "$t/
 "$fixtures" npy-header "$t/X0.npy" 0 3 16 16 || fail "fixtures npy-header"
 expect 1 "one step takes N 1..65536" step --init-seed 1 --classes 4 --input "$t/X0.npy" --labels "$t/Y.npy" --out "$t/o"
 [ -e "$t/o" ] && fail "output left behind after a failure"
+# a NaN in the batch gave a finite loss (BatchNorm spreads it, ReLU takes it to 0), status 0
+cp "$t/X.npy" "$t/Xnan.npy"
+off=$(( 10 + $(od -An -tu2 -j8 -N2 "$t/X.npy" | tr -d ' ') + 4 * 5 )) # sample 0, element 5
+printf '\000\000\300\177' | dd of="$t/Xnan.npy" bs=1 seek=$off conv=notrunc 2> /dev/null
+expect 1 "Xnan.npy: value nan in sample 0 (element 5 of it)" step --init-seed 1 --classes 4 --input "$t/Xnan.npy" --labels "$t/Y.npy" --out "$t/o"
+[ -e "$t/o" ] && fail "output left behind after a NaN input"
+# --out naming an input replaced it with the step's results
+cp "$t/X.npy" "$t/Xcopy.npy"
+expect 2 "--out $t/Xcopy.npy is the file of --input" step --init-seed 1 --classes 4 --input "$t/Xcopy.npy" --labels "$t/Y.npy" --out "$t/Xcopy.npy"
+cmp -s "$t/X.npy" "$t/Xcopy.npy" || fail "--out over --input changed the input"
 # outputs go where asked, whole or not at all (issue 35): the atomic writer replaces only regular
 # files (flce step --out /dev/full once exited 0 and, as root, replaced the device with a file),
 # and a FIFO or a link in the way is refused the same way, each left as it was
