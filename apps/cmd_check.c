@@ -252,7 +252,8 @@ int flce_cmd_check(int argc, char **argv) {
     flce_denorm_mode mode;
     if (!flce_denorm_parse(denorm, &mode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     step_cfg sc = {0, 0, 0, batch, classes, steps, seed};
-    if (sscanf(input, "%dx%dx%d", &sc.in_c, &sc.in_h, &sc.in_w) != 3 || sc.in_c < 1 || sc.in_h < 4 || sc.in_w < 4 ||
+    char tail; /* nothing after W: '3x32x32x1' was read as 3x32x32 */
+    if (sscanf(input, "%dx%dx%d%c", &sc.in_c, &sc.in_h, &sc.in_w, &tail) != 3 || sc.in_c < 1 || sc.in_h < 4 || sc.in_w < 4 ||
         sc.in_c > 16 || sc.in_h > 512 || sc.in_w > 512)
         return cli_usage_error(prog, "--input '%s': expected CxHxW with C 1..16 and H, W 4..512", input);
     if (steps < 0 || steps > 1000) return cli_usage_error(prog, "--steps %d: expected 0..1000", steps);

@@ -19,6 +19,7 @@ grep '^ok' "$t/conv" | grep -vq 'CONV2D_BWD_' && fail "--op conv2d_bwd selected 
 expect 2 "--backend 'gpu'" check --backend gpu
 expect 2 "no case matched --op NOPE" check --backend cpu --op NOPE --steps 0
 expect 2 "--input 'x'" check --input x
+expect 2 "--input '3x32x32x1': expected CxHxW" check --backend cpu --steps 0 --input 3x32x32x1 # was read as 3x32x32
 expect 2 "--steps -1" check --steps -1
 expect 2 "--denormals 'flush'" check --backend cpu --denormals flush
 # the flush-to-zero mode of the contract: reference (ftz) against the CPU backend (ftz), every

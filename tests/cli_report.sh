@@ -144,6 +144,19 @@ rm -rf "$t/z"; cp -r "$t/b" "$t/z"; cp "$t/s4/contributions.csv" "$t/z/contribut
 expect 1 "contributions.csv: not the contributions the run wrote" report "$t/z" --out "$t/zr"
 [ -e "$t/zr" ] && fail "a refused report wrote $t/zr"
 echo "ok: contributions that are not the run's are refused"
+# round_contributions.csv and clients.csv decide the reference rules (the selections are its rows)
+# and the data shares: a damaged row was skipped and the report went on with status 0
+for how in "sed -i 2d" "sed -i 2s/,0\./,x/" "sed -i 3p" "sed -i 2s/^1,/9,/"; do
+  rm -rf "$t/z"; cp -r "$t/b" "$t/z"; $how "$t/z/round_contributions.csv"
+  cmp -s "$t/b/round_contributions.csv" "$t/z/round_contributions.csv" && fail "'$how' did not change round_contributions.csv"
+  expect 1 "round_contributions.csv: " report "$t/z" --out "$t/zr"
+done
+for how in "sed -i 3d" "sed -i 2s/,/;/" "sed -i 3p"; do
+  rm -rf "$t/z"; cp -r "$t/b" "$t/z"; $how "$t/z/clients.csv"
+  expect 1 "clients.csv: " report "$t/z" --out "$t/zr"
+done
+[ -e "$t/zr" ] && fail "a refused report wrote $t/zr"
+echo "ok: damaged round contributions and client lists are refused"
 # more seeds of one configuration than a table holds: every table takes the 20 seeds given (the
 # reference rules' table once took the first 16 and said "16 seeds" beside a table of 20), and 65
 # (one over the report's limit of 64) are refused whole, naming the limit, nothing written (they

@@ -125,33 +125,70 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         if (r->n != r->clients || strcmp(want, got))
             return flce_fail(e, FLCE_ERR_FORMAT, "%s: not the contributions the run wrote (their digest is not digests.txt's): changed since", p), 1;
     }
+    /* round_contributions.csv and clients.csv are read whole or not at all: a row that is not
+     * numbers, a client or round out of range, a repeated row, a round without its K clients or
+     * a client missing is a failure naming the file and row. They decide the reference rules
+     * (the selections are the rows present) and the data shares; a damaged row was once skipped,
+     * silently changing both. */
     snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
     f = flce_fopen_input(p);
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (f) {
         r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
-        for (size_t i = 0; r->rc && i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
+        int *per = calloc((size_t)r->T + 1, sizeof *per);
+        if (!r->rc || !per) {
+            fclose(f), free(per);
+            return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", p), 1;
+        }
+        for (size_t i = 0; i < (size_t)r->T * r->clients; i++) r->rc[i] = NAN;
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (r->rc && fgets(line, sizeof line, f)) {
-            int t, k;
+        const char *bad = NULL;
+        int row = 1, t = 0, k = 0;
+        while (!bad && fgets(line, sizeof line, f)) {
             double v;
-            if (sscanf(line, "%d,%d,%lf", &t, &k, &v) == 3 && t >= 1 && t <= r->T && k >= 0 && k < r->clients)
-                r->rc[(size_t)(t - 1) * r->clients + k] = v;
+            int used = 0;
+            row++;
+            if (sscanf(line, "%d,%d,%lf%n", &t, &k, &v, &used) != 3 || line[used + strspn(line + used, " \r\n")] != '\0')
+                bad = "not three numbers";
+            else if (k < 0 || k >= r->clients) bad = "a client out of range";
+            else if (t < 1 || t > r->rounds) bad = "a round out of range";
+            else if (t > r->T) continue; /* a round done after metrics.csv's last (a run stopped between the two) */
+            else if (!isnan(r->rc[(size_t)(t - 1) * r->clients + k])) bad = "a repeated client";
+            else if (isnan(v)) bad = "not a number";
+            else r->rc[(size_t)(t - 1) * r->clients + k] = v, per[t]++;
         }
         fclose(f);
+        for (t = 1; !bad && r->per_round > 0 && t <= r->T; t++)
+            if (per[t] != r->per_round) {
+                free(per);
+                return flce_fail(e, FLCE_ERR_FORMAT, "%s: round %d has %d clients' contributions, expected %d (per_round): damaged or truncated",
+                                 p, t, per[t], r->per_round), 1;
+            }
+        free(per);
+        if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
     }
     snprintf(p, sizeof p, "%s/clients.csv", dir);
     f = flce_fopen_input(p);
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (f) {
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        while (fgets(line, sizeof line, f)) {
-            int k, h, nz;
+        const char *bad = NULL;
+        int row = 1, seen = 0;
+        for (int k = 0; k < r->clients; k++) r->samples[k] = -1;
+        while (!bad && fgets(line, sizeof line, f)) {
+            int k, h, nz, used = 0;
             double sm;
-            if (sscanf(line, "%d,%lf,%d,%d", &k, &sm, &h, &nz) == 4 && k >= 0 && k < r->clients)
-                r->samples[k] = sm, r->held[k] = h, r->noisy_k[k] = nz != 0;
+            row++;
+            if (sscanf(line, "%d,%lf,%d,%d%n", &k, &sm, &h, &nz, &used) != 4 || line[used + strspn(line + used, " \r\n")] != '\0')
+                bad = "not four numbers";
+            else if (k < 0 || k >= r->clients) bad = "a client out of range";
+            else if (r->samples[k] >= 0) bad = "a repeated client";
+            else if (!(sm >= 0) || h < 0 || nz < 0) bad = "an impossible count";
+            else r->samples[k] = sm, r->held[k] = h, r->noisy_k[k] = nz != 0, seen++;
         }
         fclose(f);
+        if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
+        if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
     }
     return 0;
 }
