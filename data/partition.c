@@ -112,6 +112,11 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
         return flce_fail(e, FLCE_ERR_ARG, "--noisy-clients %g: must be in [0, 1]", cfg->noisy_frac);
     if (cfg->label_noise > 0.0 && s->classes < 2)
         return flce_fail(e, FLCE_ERR_ARG, "--label-noise needs at least 2 classes");
+    /* a fraction that rounds to no client gave a run without noise, silently (0 itself is a
+     * control and stays allowed) */
+    if ((cfg->label_noise > 0.0 || cfg->feature_noise > 0.0) && cfg->noisy_frac > 0.0 && (int)(cfg->noisy_frac * n + 0.5) == 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--noisy-clients %g of %d clients rounds to none: no client would be noisy (at least %g for one)",
+                         cfg->noisy_frac, n, 0.5 / n);
 
     int N = s->n;
     int *owner = malloc((size_t)N * sizeof *owner), *size = flce_calloc((size_t)n, sizeof *size);

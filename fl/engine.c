@@ -199,7 +199,9 @@ static flce_status setup_data(engine *E, flce_err *e) {
     /* the server's validation set (Shapley utility): seeded, stratified, excluded from every
      * client whatever the algorithm, so that all methods share one partition */
     int nv = c->val_size ? c->val_size : (tr->n / 10 < 1000 ? tr->n / 10 : 1000);
-    if (nv >= tr->n - c->clients) return flce_fail(e, FLCE_ERR_ARG, "--val-size %d: leaves too little training data", nv);
+    if (nv >= tr->n - c->clients)
+        return flce_fail(e, FLCE_ERR_ARG, "--val-size %d leaves %d of the %d training samples for --clients %d (more than one each needed)", nv,
+                         tr->n - nv, tr->n, c->clients);
     int *counts = flce_calloc((size_t)E->C, sizeof *counts), *pick = malloc(sizeof *pick * (size_t)tr->n);
     int *members = malloc(sizeof *members * (size_t)tr->n);
     uint8_t *isval = flce_calloc((size_t)tr->n, 1);

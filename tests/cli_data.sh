@@ -19,6 +19,11 @@ expect 2 "--clients 'x'" data --clients x
 expect 2 "--dirichlet 0" data --dirichlet 0
 expect 2 "--dirichlet -1" data --dirichlet -1
 expect 2 "exclude" data --iid --dirichlet 0.3
+# a noisy fraction that rounds to no client gave an experiment without noise, status 0 (by hand:
+# 0.1 x 4 = 0.4 rounds to 0; 0.125 x 4 = 0.5 rounds to 1)
+expect 2 "--noisy-clients 0.1 of 4 clients rounds to none" data --clients 4 --train-subset 400 --label-noise 0.3 --noisy-clients 0.1
+noisy=$("$flce" data --clients 4 --train-subset 400 --label-noise 0.3 --noisy-clients 0.125 | grep -c ' yes$')
+[ "$noisy" = 1 ] || fail "--noisy-clients 0.125 of 4: $noisy noisy clients, expected 1"
 expect 2 "--dataset 'svhn'" data --dataset svhn
 expect 2 "--train-subset 70000" data --train-subset 70000
 expect 2 "exceeds" data --clients 100 --train-subset 500
