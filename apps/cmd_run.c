@@ -142,6 +142,8 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
             if (fresh) t.resume = 0;
         }
         flce_status st = flce_run(&t, progress, &pc, &sums[i], &e);
+        if (!st && sums[i].already_finished && (!c->comm || c->comm->rank == 0))
+            fprintf(stderr, "%s: %s: finished already (%d rounds): its files are left as they are\n", prog, dirs[i], sums[i].rounds_done);
         if (st) {
             if (pc.tty && !quiet) fputc('\n', stderr);
             fprintf(stderr, "%s: %s\n", prog, e.msg);

@@ -582,6 +582,70 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
     return st;
 }
 
+/* --resume on a finished run (all rounds done, digests.txt written): its files are left as they
+ * are and the summary is read from them. It once redid the last step: FLCE's completion ran and
+ * was timed again (costs.txt and completion.json rewritten with the new, busier machine's
+ * seconds), and a build whose completion differs rewrote contributions.csv and digests.txt. The
+ * contributions read must be those digests.txt names. */
+static flce_status finished_summary(engine *E, flce_run_summary *sum, flce_err *e) {
+    int n = E->n, C = E->C;
+    char p[1200], line[256], why[96];
+    snprintf(p, sizeof p, "%s/contributions.csv", E->dir);
+    FILE *f = flce_fopen_regular(p, why, sizeof why);
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", p, why);
+    double *CE = flce_calloc((size_t)n, sizeof *CE), *shares = malloc(sizeof(double) * (size_t)n);
+    if (!CE || !shares) {
+        fclose(f), free(CE), free(shares);
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    }
+    int got = 0;
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        int k;
+        double v;
+        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k == got && got < n) CE[got++] = v;
+        else got = -1;
+        if (got < 0) break;
+    }
+    fclose(f);
+    char want[17] = "", have[17];
+    snprintf(p, sizeof p, "%s/digests.txt", E->dir);
+    if ((f = flce_fopen_regular(p, why, sizeof why))) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "contributions %16s", want) == 1) break;
+        fclose(f);
+    }
+    flce_digest_hex(flce_digest(CE, sizeof(double) * (size_t)n), have);
+    if (got != n || strcmp(want, have)) {
+        free(CE), free(shares);
+        return flce_fail(e, FLCE_ERR_FORMAT,
+                         "%s: finished, but its contributions.csv is not the one its digests.txt names: changed since (rerun with --force)", E->dir);
+    }
+    flce_data_shares(E->sizes, NULL, C, n, shares);
+    sum->kl = flce_kl(CE, shares, n, NULL);
+    flce_data_shares(E->sizes, E->held, C, n, shares);
+    sum->kl_div = flce_kl(CE, shares, n, NULL);
+    free(CE), free(shares);
+    double comp_s = 0;
+    snprintf(p, sizeof p, "%s/costs.txt", E->dir);
+    if ((f = flce_fopen_regular(p, NULL, 0))) {
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "final_server_seconds %lf", &comp_s) == 1) break;
+        fclose(f);
+    }
+    int w = E->T < 10 ? E->T : 10;
+    for (int i = E->T - w; i < E->T; i++) {
+        sum->final_acc += E->metrics[i].acc / w;
+        sum->final_f1 += E->metrics[i].macro_f1 / w;
+    }
+    for (int i = 0; i < E->T; i++) sum->server_s += E->metrics[i].server_s, sum->client_s += E->metrics[i].client_s;
+    sum->server_s += comp_s;
+    sum->completion_s = comp_s;
+    sum->rounds_done = E->T;
+    sum->already_finished = 1;
+    return FLCE_OK;
+}
+
 flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e) {
     engine E0, *E = &E0;
     memset(E, 0, sizeof *E);
@@ -614,6 +678,18 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if (kill && !strcmp(kill, "0") && done == 0) _exit(137);
     }
     E->t = done;
+    if (cfg->resume && done == E->T) { /* finished already? (rank 0's folder says; every rank ends alike) */
+        char p[1200];
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/digests.txt", E->dir);
+        int64_t fin = E->writer && stat(p, &sb) == 0;
+        if (E->comm && (st = E->comm->sum_i64((flce_comm *)E->comm, &fin, 1, e))) goto out;
+        if (fin) {
+            if (E->writer) st = finished_summary(E, sum, e);
+            if ((st = eng_agree(E, st, e))) goto out;
+            goto out;
+        }
+    }
     if ((st = run_rounds(E, progress, ud, e))) goto out;
     if (E->writer) st = finish_run(E, d_part, d_init, sum, e);
     else if (E->algo->final) { /* the other ranks: their share of the method's last step (FLCE's completion) */

@@ -127,6 +127,7 @@ typedef struct {
     double server_s, client_s;    /* totals */
     double completion_s;          /* FLCE: the completion at the end */
     int rounds_done;
+    int already_finished;         /* --resume found the run finished: nothing was run or written */
     char device[160];
 } flce_run_summary;
 

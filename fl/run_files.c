@@ -386,10 +386,16 @@ flce_status eng_open_run_files(engine *E, int *done_out, flce_err *e) {
     }
     cJSON_Delete(cj);
     if (st) return st;
+    /* --resume of a finished run (every round done, digests.txt written): its files are checked
+     * (the trace against the state's checksums) and left as they are; flce_run reads its summary.
+     * device.txt, completion.json and the per-round files were rewritten, the first naming a
+     * machine that did none of the run's work, the second losing the completion's choices. */
+    snprintf(p, sizeof p, "%s/digests.txt", E->dir);
+    int finished = cfg->resume && !fresh && done == E->T && stat(p, &sst) == 0;
     snprintf(p, sizeof p, "flce %s\ncontract %d\nbackend %s\ndevice %s\ndenormals %s\n", FLCE_VERSION, FLCE_CONTRACT_VERSION,
              E->be->name, E->be->device, E->be->ftz ? "ftz" : "preserve");
-    eng_write_text(E, "device.txt", p, NULL);
-    { /* the clients: samples, classes held, noisy (for data shares and reports) */
+    if (!finished) eng_write_text(E, "device.txt", p, NULL);
+    if (!finished) { /* the clients: samples, classes held, noisy (for data shares and reports) */
         size_t cap = 64 + (size_t)n * 40, len = 0;
         char *cs = malloc(cap);
         if (!cs) {
@@ -418,16 +424,18 @@ flce_status eng_open_run_files(engine *E, int *done_out, flce_err *e) {
         if (!sizes) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         for (int k = 0; k < n; k++) sizes[k] = (int64_t)E->sizes[k];
         snprintf(p, sizeof p, "%s/trace/data_sizes.npy", E->dir);
-        st = flce_npy_write(p, FLCE_NPY_I64, 1, sn, sizes, e);
+        st = finished ? FLCE_OK : flce_npy_write(p, FLCE_NPY_I64, 1, sn, sizes, e);
         free(sizes);
         if (st) return st;
-        if (cfg->class_weights) {
+        if (cfg->class_weights && !finished) {
             int64_t sc[1] = {C};
             snprintf(p, sizeof p, "%s/trace/class_weights.npy", E->dir);
             if ((st = flce_npy_write(p, FLCE_NPY_F64, 1, sc, cfg->class_weights, e))) return st;
         }
         if (cfg->resume && !fresh && (st = verify_trace(E, done, e))) return st;
     }
+    *done_out = done;
+    if (finished) return FLCE_OK;
     if (E->algo->open && (st = E->algo->open(E, e))) return st; /* the settings and the folder are checked */
     if ((!cfg->resume || fresh) && (st = eng_save_state(E, 0, e))) return st; /* a run killed in its first round can be resumed */
     if (cfg->resume && !fresh) { /* the per-round files hold exactly the rounds the state says are done */

@@ -30,6 +30,20 @@ for k in 0 1; do
   cmp -s "$t/full/digests.txt" "$t/k$k/digests.txt" || fail "resumed after $k rounds: digests differ"
   cmp -s "$t/full/model.safetensors" "$t/k$k/model.safetensors" || fail "resumed after $k rounds: model.safetensors differs"
 done
+# --resume of a finished run leaves every file as it is (it redid FLCE's completion: costs.txt and
+# completion.json were rewritten with new seconds, device.txt with the resuming machine) and
+# says so; a finished run whose contributions.csv was edited is refused, not reported
+cp -a "$t/full" "$t/fin"
+sleep 1
+"$flce" run --algo flce $tiny --out "$t/fin" --resume > "$t/fin.out" 2> "$t/fin.err" || fail "resume of a finished run: $(cat "$t/fin.err")"
+grep -q "finished already (2 rounds): its files are left as they are" "$t/fin.err" || fail "resume of a finished run: not said: $(cat "$t/fin.err")"
+for f in $(cd "$t/full" && find . -type f); do
+  cmp -s "$t/full/$f" "$t/fin/$f" || fail "resume of a finished run changed $f"
+done
+[ -z "$(find "$t/fin" -type f -newer "$t/full/digests.txt")" ] || fail "resume of a finished run wrote $(find "$t/fin" -type f -newer "$t/full/digests.txt")"
+grep -q "^flce " "$t/fin.out" || fail "resume of a finished run: no summary row"
+awk -F, 'BEGIN { OFS = "," } NR == 2 { $2 = $2 + 0.001 } { print }' "$t/full/contributions.csv" > "$t/fin/contributions.csv"
+expect 1 "finished, but its contributions.csv is not the one its digests.txt names" run --algo flce $tiny --out "$t/fin" --resume
 # damaged state: each a fresh copy of a run killed after round 1
 fresh() {
   rm -rf "$t/d"
