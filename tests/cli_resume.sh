@@ -44,6 +44,11 @@ done
 grep -q "^flce " "$t/fin.out" || fail "resume of a finished run: no summary row"
 awk -F, 'BEGIN { OFS = "," } NR == 2 { $2 = $2 + 0.001 } { print }' "$t/full/contributions.csv" > "$t/fin/contributions.csv"
 expect 1 "finished, but its contributions.csv is not the one its digests.txt names" run --algo flce $tiny --out "$t/fin" --resume
+# a finished run without its state.bin (as study_pack.sh carries finished runs): --resume ran it
+# again from round 0, hours for a study's run, and rewrote it
+cp -a "$t/full" "$t/nostate" && rm "$t/nostate/state.bin"
+expect 2 "is a finished run without its state.bin" run --algo flce $tiny --out "$t/nostate" --resume
+[ -z "$(find "$t/nostate" -type f -newer "$t/full/digests.txt")" ] || fail "a refused resume wrote into the finished run"
 # damaged state: each a fresh copy of a run killed after round 1
 fresh() {
   rm -rf "$t/d"
