@@ -325,8 +325,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     }
     int has_flce = 0;
     for (int i = 0; i < nm; i++) has_flce |= !strcmp(names[i], "flce");
-    if ((comp_rank || comp_mu || comp_solver || comp_kind || proto_s || missing_s) && !has_flce)
-        return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --proto-samples, --missing: apply to FLCE only, and --algo '%s' does not run it",
+    if ((comp_rank || comp_mu || comp_solver || comp_kind || proto_s || missing_s || cw_path) && !has_flce)
+        return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --proto-samples, --missing, --class-weights: apply to FLCE only, and --algo '%s' does not run it",
                                algos);
     if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all"))
         return cli_usage_error(prog, "--proto-samples '%s': correct or all", proto_s);

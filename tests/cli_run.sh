@@ -57,6 +57,8 @@ json_has "$t/a/config.json" '"denormals":"preserve"' || fail "config.json does n
 expect 2 "settings differ" run --algo fedavg $tiny --backend cpu --denormals preserve --out "$t/ftz" --resume
 expect 2 "--completion 'exact'" run --algo flce $tiny --completion exact --out "$t/x"
 expect 2 "apply to FLCE only" run --algo fedavg $tiny --rank auto --out "$t/x"
+echo "1 1 1 1 1 1 1 1 1 2" > "$t/cw10" # class weights are FLCE's b_c: a FedAvg run took them without a word
+expect 2 "apply to FLCE only" run --algo fedavg $tiny --class-weights "$t/cw10" --out "$t/x"
 # kill after round 1 (as SIGKILL would), check the files are valid, resume
 FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>&1
 [ $? = 137 ] || fail "the kill hook did not fire"
