@@ -133,6 +133,13 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
         if (o->rounds < 1 || o->rounds > r->tf.tr.T)
             return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: must be from 1 to %d (the trace's rounds)", o->rounds, r->tf.tr.T);
         r->tf.tr.T = o->rounds; /* every array is round-major: the first R rounds are its prefix */
+        if (r->tf.tr.round_weights) { /* weights 0 in all of them gave the uniform shares, silently */
+            double s = 0;
+            for (int t = 0; t < o->rounds; t++) s += r->tf.tr.round_weights[t];
+            if (!(s > 0))
+                return flce_fail(e, FLCE_ERR_ARG, "round weights: rounds 1..%d all weigh 0, and --rounds %d evaluates those only",
+                                 o->rounds, o->rounds);
+        }
     }
     cc.max_iter = o->max_iter;
     cc.seed = seed;

@@ -74,6 +74,9 @@ expect 1 "weights are too large" eval "$t/trace" --out "$t/outc" --round-weights
 [ ! -e "$t/outc/contributions.csv" ] || fail "overflowing weights: contributions written"
 echo "1e308 1e308" > "$t/cwo.txt"
 expect 2 "sum to more than" eval "$t/trace" --class-weights "$t/cwo.txt"
+# --rounds 1 over weights that give round 1 nothing: the uniform shares, status 0
+echo "0 1" > "$t/rw01.txt"
+expect 2 "rounds 1..1 all weigh 0" eval "$t/trace" --out "$t/outd" --rounds 1 --round-weights "$t/rw01.txt"
 # a NUL byte inside a number once cut it short and dropped the rest of the list silently; a
 # terminal escape in a bad token is not echoed raw (issue 35)
 printf '1\0002, 3\n' > "$t/cwz.txt"
