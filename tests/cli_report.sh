@@ -157,6 +157,10 @@ for how in "sed -i 3d" "sed -i 2s/,/;/" "sed -i 3p"; do
 done
 [ -e "$t/zr" ] && fail "a refused report wrote $t/zr"
 echo "ok: damaged round contributions and client lists are refused"
+# --window longer than the runs: the text said "over the last 5 rounds" of runs of 2
+"$flce" report "$t/b" --out "$t/win" --window 5 > /dev/null 2>&1 || fail "report --window 5"
+grep -q "macro-F1 over all 2 rounds (--window 5 is longer than the runs)" "$t/win/report.md" || fail "--window 5 over runs of 2 rounds: not said"
+grep -q "over the last 5 rounds" "$t/win/report.md" && fail "--window 5 over runs of 2 rounds: 'the last 5 rounds' said"
 # more seeds of one configuration than a table holds: every table takes the 20 seeds given (the
 # reference rules' table once took the first 16 and said "16 seeds" beside a table of 20), and 65
 # (one over the report's limit of 64) are refused whole, naming the limit, nothing written (they

@@ -224,17 +224,16 @@ static void section_table(report *R) {
     int nr = R->nr;
     const char *out = R->out;
     FILE *md = R->md, *ht = R->ht;
-    int window = R->window;
     char p[1400];
-    static const char *intro = "Means over the last %d rounds (the paper: the last 100 of 1,000). KL: the final contributions "
+    static const char *intro = "Means over %s (the paper: the last 100 of 1,000). KL: the final contributions "
                                "against the data shares (plain, and diversity-weighted). Server s/round: the rounds' server time and "
                                "the work after the last round (FLCE's completion, costs.txt) spread over them.";
     static const char *heads[] = {"#", "method", "dataset", "partition", "rounds", "accuracy", "macro-F1", "KL", "KL (diversity)", "server s/round"};
     fprintf(md, "\n## Every run: accuracy, macro-F1 and contribution KL\n\n");
-    fprintf(md, intro, window);
+    fprintf(md, intro, window_phrase(R));
     fprintf(md, "\n");
     fprintf(ht, "<h2>Every run: accuracy, macro-F1 and contribution KL</h2><p>");
-    fprintf(ht, intro, window);
+    fprintf(ht, intro, window_phrase(R));
     fprintf(ht, "</p>\n");
     rtable t;
     rt_begin(&t, md, ht, 10, heads);

@@ -25,6 +25,10 @@ typedef struct report {
  * refused as a whole (exit status 2, nothing written), never shown over fewer runs than given.
  * The first call's message is kept. */
 void report_over(report *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "the last W rounds", or what the means are over where --window exceeds a run's rounds (the
+ * means then take all of that run's rounds; the text once said "the last 16 rounds" of runs of
+ * 15). A static buffer. */
+const char *window_phrase(const report *R);
 /* The most seeds of one configuration every section takes. */
 #define REPORT_MAX_SEEDS 64
 

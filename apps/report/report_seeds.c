@@ -990,14 +990,14 @@ int report_configurations(report *R) {
     if (pc) fprintf(pc, "baseline,configuration,pairs,d_accuracy,d_accuracy_ci,acc_wins,acc_losses,d_macro_f1,d_macro_f1_ci,d_kl,d_kl_ci,kl_wins,kl_losses\n");
     fprintf(md, "\n## Each configuration\n\nRuns whose `config.json` differ only in the method and the seed. Each cell: the mean over "
                 "the n seeds ± the half-width of its 95%% confidence interval (Student t, n - 1 degrees of freedom); accuracy and "
-                "macro-F1 over the last %d rounds, KL of the final contributions to the data shares, distance to Shapley: the "
+                "macro-F1 over %s, KL of the final contributions to the data shares, distance to Shapley: the "
                 "cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: the seed mean per round, "
-                "the band from the smallest to the largest seed.\n", R->window);
+                "the band from the smallest to the largest seed.\n", window_phrase(R));
     fprintf(ht, "<h2>Each configuration</h2><p>Runs whose <code>config.json</code> differ only in the method and the seed. Each "
                 "cell: the mean over the n seeds ± the half-width of its 95%% confidence interval (Student t, n - 1 degrees of "
-                "freedom); accuracy and macro-F1 over the last %d rounds, KL of the final contributions to the data shares, "
+                "freedom); accuracy and macro-F1 over %s, KL of the final contributions to the data shares, "
                 "distance to Shapley: the cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: "
-                "the seed mean per round, the band from the smallest to the largest seed.</p>\n", R->window);
+                "the seed mean per round, the band from the smallest to the largest seed.</p>\n", H(window_phrase(R)));
     for (int c = 0; c < S->nconf; c++) {
         int m[MAXRUNS];
         int n = conf_runs(S, c, m, MAXRUNS);

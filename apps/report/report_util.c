@@ -480,3 +480,20 @@ void rt_rowt(rtable *t, const char *text, int at, const char *fmt, ...) {
 }
 
 void rt_end(rtable *t) { fprintf(t->ht, "</table>\n"); }
+
+const char *window_phrase(const report *R) {
+    static char buf[200];
+    int tmin = 0, tmax = 0;
+    for (int i = 0; i < R->nr; i++) {
+        int T = R->runs[i].T;
+        if (i == 0 || T < tmin) tmin = T;
+        if (i == 0 || T > tmax) tmax = T;
+    }
+    if (R->nr == 0 || R->window <= tmin) snprintf(buf, sizeof buf, "the last %d rounds", R->window);
+    else if (R->window >= tmax && tmin == tmax)
+        snprintf(buf, sizeof buf, "all %d rounds (--window %d is longer than the runs)", tmin, R->window);
+    else if (R->window >= tmax)
+        snprintf(buf, sizeof buf, "all of a run's rounds (%d to %d here; --window %d is longer than every run)", tmin, tmax, R->window);
+    else snprintf(buf, sizeof buf, "the last %d rounds (all of them in runs of fewer: %d to %d rounds here)", R->window, tmin, tmax);
+    return buf;
+}
