@@ -228,6 +228,15 @@ line = [l for l in open(t + "/rep3/report.md") if l.startswith("| fmnist")][0]
 cells = [c.strip() for c in line.split("|")]
 assert [int(c.split(":")[0]) for c in cells[3:6]] == [counts["holds"], counts["fails"], counts["inconclusive"]], (line, counts)
 PY
+# a reading's file that is there but damaged was taken as absent: the reading left out of the
+# tables without a word, status 0. Now the report is refused (status 1), nothing written.
+cp -r "$t/s1" "$t/d1"
+sed -i '3d' "$t/d1/flce/readings/correct-unobserved-r3/contributions.csv"
+expect 1 "correct-unobserved-r3/contributions.csv: " report "$t/d1" "$t/s2" "$t/s3" --out "$t/rep-d"
+rm -rf "$t/d1"; cp -r "$t/s1" "$t/d1"
+sed -i '2s/^\([0-9]*\),[^,]*,/\1,x,/' "$t/d1/fedavg/contributions_rules.csv"
+expect 1 "contributions_rules.csv: row 2: not a finite number" report "$t/d1" "$t/s2" "$t/s3" --out "$t/rep-d"
+[ -e "$t/rep-d" ] && fail "a refused report wrote $t/rep-d"
 # FLCE trained with the equation's prototypes beside the runs above (the readings experiment's
 # -flceall folders): another configuration, and its name says so. Before, both were named
 # "fmnist; Dirichlet 0.5; 3 rounds" in every table: two sections of one heading, and two

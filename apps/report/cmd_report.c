@@ -1020,7 +1020,7 @@ int flce_cmd_report(int argc, char **argv) {
         if (made) rmdir(out);
         goto done;
     }
-    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}}, *R = &R0;
+    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}, {0}}, *R = &R0;
     char what[64];
     snprintf(what, sizeof what, "read %d runs", nr);
     progress(R, what);
@@ -1042,11 +1042,15 @@ int flce_cmd_report(int argc, char **argv) {
     if (write_page(R, 0) || write_page(R, 1)) goto written;
 written:; /* whole or not at all: a failed write (a full disk) takes the report's files with it, an
            * earlier report in --out stays as it was */
-    const char *wf = R->over[0] ? NULL : report_out_commit() ? report_out_failed() : NULL;
+    const char *wf = R->over[0] || R->bad[0] ? NULL : report_out_commit() ? report_out_failed() : NULL;
     if (R->over[0]) { /* a section could not take every run: no report over fewer runs than given */
         fprintf(stderr, "%s: %s (no report written; --out as it was)\n", prog, R->over);
         report_out_discard();
         status = 2;
+    } else if (R->bad[0]) { /* a damaged file: no report as if it were absent */
+        fprintf(stderr, "%s: %s (no report written; --out as it was)\n", prog, R->bad);
+        report_out_discard();
+        status = 1;
     } else if (wf) {
         fprintf(stderr, "%s: %s (no report written; --out as it was)\n", prog, wf);
         report_out_discard();

@@ -18,6 +18,7 @@ typedef struct report {
     double t;      /* when the current part began (progress) */
     struct seeds_ctx *S; /* the runs as configurations over seeds (report_seeds.c) */
     char over[256]; /* set when a section could not take every run (report_over): no report */
+    char bad[512];  /* set when a file a section reads is damaged (report_damaged): no report */
 } report;
 
 /* A section that cannot take every run it should (more seeds of a configuration, configurations
@@ -29,6 +30,10 @@ void report_over(report *R, const char *fmt, ...) __attribute__((format(printf, 
  * means then take all of that run's rounds; the text once said "the last 16 rounds" of runs of
  * 15). A static buffer. */
 const char *window_phrase(const report *R);
+/* A file a section reads that is there but damaged (a row that is not numbers, a client missing
+ * or repeated): the report is refused (exit status 1, nothing written), never made as if the
+ * file were absent. The first call's message is kept. */
+void report_damaged(report *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The most seeds of one configuration every section takes. */
 #define REPORT_MAX_SEEDS 64
 

@@ -59,28 +59,43 @@ static double kl_to_shares(const run_t *r, const double *c) {
 }
 
 /* column `col` (1-based, after the client number) of a per-client CSV of run r (n rows) into
- * c [n]; 0 when the file is missing or does not hold every client */
-static int read_client_csv(const run_t *r, const char *path, int col, double *c) {
+ * c [n]; 0 when the file is missing. A file that is there but does not hold every client once,
+ * each row a client number and numbers (a row cut short, a client missing or repeated, a value
+ * that is not a finite number), is damaged: report_damaged, 0 (it was once taken as absent, and
+ * the reading left out of the tables without a word). */
+static int read_client_csv(report *R, const run_t *r, const char *path, int col, double *c) {
     FILE *f = flce_fopen_input(path);
+    if (!f && flce_input_why[0]) {
+        report_damaged(R, "%s: %s", path, flce_input_why);
+        return 0;
+    }
     if (!f) return 0;
     char line[1024];
-    int got = 0;
+    int got = 0, row = 1;
+    const char *bad = NULL;
     for (int k = 0; k < r->clients; k++) c[k] = NAN;
     if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (fgets(line, sizeof line, f)) {
+    while (!bad && fgets(line, sizeof line, f)) {
+        row++;
         char *p = line, *end;
         long k = strtol(p, &end, 10);
-        if (end == p || k < 0 || k >= r->clients) continue;
+        if (end == p || *end != ',') bad = "no client number";
+        else if (k < 0 || k >= r->clients) bad = "a client out of range";
+        else if (!isnan(c[k])) bad = "a repeated client";
+        if (bad) break;
         p = end;
         double v = NAN;
         for (int j = 0; j < col && p && *p == ','; j++) {
             v = strtod(p + 1, &end);
             p = end == p + 1 ? NULL : end;
         }
-        if (p && isfinite(v) && isnan(c[k])) c[k] = v, got++;
+        if (!p || !isfinite(v)) bad = "not a finite number in the column read";
+        else c[k] = v, got++;
     }
     fclose(f);
-    return got == r->clients;
+    if (bad) report_damaged(R, "%s: row %d: %s", path, row, bad);
+    else if (got != r->clients) report_damaged(R, "%s: %d of %d clients: damaged or truncated", path, got, r->clients);
+    return !bad && got == r->clients;
 }
 
 static int seed_slot(rconf *c, const run_t *r) {
@@ -135,11 +150,11 @@ static int collect(report *R, rconf *cf) {
             for (int e = 0; e < NPS && !have; e++)
                 for (int m = 0; m < NMISS && !have; m++) {
                     snprintf(p, sizeof p, "%s/readings/%s-%s-r%d/contributions.csv", r->dir, PS[e], MISS[m], r->T);
-                    have = read_client_csv(r, p, 1, c);
+                    have = read_client_csv(R, r, p, 1, c);
                 }
         } else {
             snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
-            have = read_client_csv(r, p, 1, c);
+            have = read_client_csv(R, r, p, 1, c);
         }
         if (have && j == nc && nc == MAXC) report_over(R, "more than %d configurations in the readings' tables; give fewer runs", MAXC);
         if (!have || (j == nc && nc == MAXC)) {
@@ -161,7 +176,7 @@ static int collect(report *R, rconf *cf) {
             for (int e = 0; e < NPS; e++)
                 for (int m = 0; m < NMISS; m++) {
                     snprintf(p, sizeof p, "%s/readings/%s-%s-r%d/contributions.csv", r->dir, PS[e], MISS[m], r->T);
-                    if (read_client_csv(r, p, 1, c)) x->flce[a][e][m][s] = kl_to_shares(r, c);
+                    if (read_client_csv(R, r, p, 1, c)) x->flce[a][e][m][s] = kl_to_shares(r, c);
                     else if (e == a && m == 0) x->flce[a][e][m][s] = r->kl_final; /* its own reading: contributions.csv */
                 }
         } else {
@@ -176,7 +191,7 @@ static int collect(report *R, rconf *cf) {
             x->base_acc[b][s] = r->fin_acc;
             snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
             for (int q = 0; q < NRULE; q++)
-                if (read_client_csv(r, p, q + 1, c)) x->base_kl[b][q][s] = kl_to_shares(r, c);
+                if (read_client_csv(R, r, p, q + 1, c)) x->base_kl[b][q][s] = kl_to_shares(r, c);
         }
         free(c);
     }
@@ -446,7 +461,7 @@ int report_horizon(report *R) {
                 char p[1400];
                 int a = ps_of(r);
                 snprintf(p, sizeof p, "%s/readings/%s-zero-r%d/contributions.csv", r->dir, PS[a], rounds[q]);
-                if (read_client_csv(r, p, 1, c)) h->flce[a][q][s] = kl_to_shares(r, c);
+                if (read_client_csv(R, r, p, 1, c)) h->flce[a][q][s] = kl_to_shares(r, c);
                 else if (rounds[q] == r->T) h->flce[a][q][s] = r->kl_final;
             } else h->base_kl[line - NPS][q][s] = r->kl[rounds[q] - 1]; /* the running contributions' KL at round R */
         }

@@ -29,6 +29,14 @@ void report_over(report *R, const char *fmt, ...) {
     va_end(ap);
 }
 
+void report_damaged(report *R, const char *fmt, ...) {
+    if (R->bad[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R->bad, sizeof R->bad, fmt, ap);
+    va_end(ap);
+}
+
 int is_shapley(const char *algo) {
     const flce_method *m = flce_method_find(algo);
     return m && (m->flags & FLCE_M_SHAPLEY);
