@@ -42,6 +42,13 @@ err=$(sh "$run" bogus small "$t/o" 2>&1 >/dev/null); rc=$?
 err=$(FLCE_PRESET_ROUNDS="5/;s/x/" sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_ROUNDS*) true;; *) false;; esac ||
   fail "FLCE_PRESET_ROUNDS='5/;s/x/' (once went into a sed expression): status $rc, '$err'"
+# a misspelt configuration in FLCE_PRESET_PARTS ran nothing at all, status 0
+for parts in "nonidd" "iid dir0.1" ""; do
+  err=$(FLCE_PRESET_PARTS="$parts" sh "$run" horizon small "$t/hz" 2>&1 >/dev/null); rc=$?
+  [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_PARTS*) true;; *) false;; esac ||
+    fail "FLCE_PRESET_PARTS='$parts' for horizon: status $rc, '$err'"
+done
+[ -e "$t/hz" ] && fail "a refused preset made $t/hz"
 err=$(FLCE_PRESET_SEEDS=x sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_SEEDS*) true;; *) false;; esac ||
   fail "FLCE_PRESET_SEEDS=x: status $rc, '$err'"

@@ -35,6 +35,15 @@ case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|c
   echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon small|paper [OUT]" >&2; exit 2;; esac
 case "$exp:$scale" in readings:paper|horizon:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
 case "$scale" in small|paper) ;; *) echo "run.sh: SCALE must be small or paper" >&2; exit 2;; esac
+# FLCE_PRESET_PARTS: each word a configuration of the experiment (a misspelt one ran nothing, status 0)
+if [ -n "${FLCE_PRESET_PARTS+x}" ]; then
+  case "$exp" in readings) allowed="iid noniid dir0.1 qskew";; horizon) allowed="iid noniid";; *) allowed="";; esac
+  [ -n "$allowed" ] || { echo "run.sh: FLCE_PRESET_PARTS applies to readings and horizon only, not $exp" >&2; exit 2; }
+  [ -n "$(echo $FLCE_PRESET_PARTS)" ] || { echo "run.sh: FLCE_PRESET_PARTS is empty: name some of $allowed" >&2; exit 2; }
+  for w in $FLCE_PRESET_PARTS; do
+    case " $allowed " in *" $w "*) ;; *) echo "run.sh: FLCE_PRESET_PARTS '$w': not one of $exp's configurations ($allowed)" >&2; exit 2;; esac
+  done
+fi
 out=${3:-runs/$exp-$scale}
 flce=${FLCE_BIN:-./build/flce}  # FLCE_BIN: another build of flce (a copy kept still while build/ changes)
 [ -x "$flce" ] || { echo "run.sh: build first (scripts/setup.sh)" >&2; exit 2; }
