@@ -160,9 +160,10 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         fclose(f);
         for (t = 1; !bad && r->per_round > 0 && t <= r->T; t++)
             if (per[t] != r->per_round) {
+                int had = per[t];
                 free(per);
                 return flce_fail(e, FLCE_ERR_FORMAT, "%s: round %d has %d clients' contributions, expected %d (per_round): damaged or truncated",
-                                 p, t, per[t], r->per_round), 1;
+                                 p, t, had, r->per_round), 1;
             }
         free(per);
         if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
