@@ -380,10 +380,12 @@ flce_status eng_open_run_files(engine *E, int *done_out, flce_err *e) {
     int fresh = cfg->resume && stat(p, &sst) != 0; /* --resume of a run that died before its first state: from round 0 */
     if (fresh) { /* a finished run without its state.bin (as an archive carries it) would have run again from round 0 */
         snprintf(p, sizeof p, "%s/digests.txt", E->dir);
-        if (stat(p, &sst) == 0)
+        if (stat(p, &sst) == 0) {
+            cJSON_Delete(cj);
             return flce_fail(e, FLCE_ERR_ARG,
                              "--resume: %s is a finished run without its state.bin (as an archive carries it): nothing to continue (--force runs it again)",
                              E->dir);
+        }
     }
     if (cfg->resume) {
         if (!(st = same_settings(E, cj, e)) && !fresh && !(st = eng_load_state(E, &done, e))) E->resume_done = done;
