@@ -53,6 +53,9 @@ int flce_bench_train(int argc, char **argv) {
     if (batch < 2) return cli_usage_error(prog, "--batch %d: must be at least 2", batch);
     if (steps < 1 || repeats < 1) return cli_usage_error(prog, "--steps and --repeats must be at least 1");
     if (threads < 1 || threads > 16) return cli_usage_error(prog, "--threads %d: must be 1..16", threads);
+    /* --peak 0 or -1 measured the peak instead, and --lambda -1 timed a loss no run may use, both silently */
+    if (cli_find(opts, "peak")->seen && !(peak > 0)) return cli_usage_error(prog, "--peak %g: must be > 0 (leave it out to measure the peak)", peak);
+    if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (!backends) { /* a Vulkan row only where there is a GPU: on a CPU implementation it takes minutes */
         char seen[400];
