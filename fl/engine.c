@@ -482,9 +482,35 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
     return st;
 }
 
+/* The summary's KL of the final contributions CE to the data shares (plain and diversity-weighted). */
+static void summary_kl(engine *E, const double *CE, flce_run_summary *sum) {
+    int n = E->n;
+    double *shares = malloc(sizeof(double) * (size_t)n);
+    sum->kl = sum->kl_div = NAN;
+    if (!shares) return;
+    flce_data_shares(E->sizes, NULL, E->C, n, shares);
+    sum->kl = flce_kl(CE, shares, n, NULL);
+    flce_data_shares(E->sizes, E->held, E->C, n, shares);
+    sum->kl_div = flce_kl(CE, shares, n, NULL);
+    free(shares);
+}
+
+/* The rest of the summary from the rounds' metrics and the server seconds after the last round. */
+static void summary_from_metrics(engine *E, double comp_s, flce_run_summary *sum) {
+    int w = E->T < 10 ? E->T : 10;
+    for (int i = E->T - w; i < E->T; i++) {
+        sum->final_acc += E->metrics[i].acc / w;
+        sum->final_f1 += E->metrics[i].macro_f1 / w;
+    }
+    for (int i = 0; i < E->T; i++) sum->server_s += E->metrics[i].server_s, sum->client_s += E->metrics[i].client_s;
+    sum->server_s += comp_s; /* the whole run's server time: the rounds and the work after them */
+    sum->completion_s = comp_s;
+    sum->rounds_done = E->T;
+}
+
 /* The end: final contributions, the checkpoint, digests.txt and the summary. */
 static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_run_summary *sum, flce_err *e) {
-    int n = E->n, C = E->C;
+    int n = E->n;
     char p[1200];
     flce_status st;
     /* the end: contributions, checkpoint, digests */
@@ -548,11 +574,7 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
     flce_model_set_state(&E->m, E->global);
     snprintf(p, sizeof p, "%s/model.safetensors", E->dir);
     if (!st) st = flce_model_save(&E->m, p, e);
-    double *Qd2 = malloc(sizeof(double) * (size_t)n), *shares = malloc(sizeof(double) * (size_t)n);
-    flce_data_shares(E->sizes, NULL, C, n, shares);
-    sum->kl = flce_kl(CE, shares, n, NULL);
-    flce_data_shares(E->sizes, E->held, C, n, Qd2);
-    sum->kl_div = flce_kl(CE, Qd2, n, NULL);
+    summary_kl(E, CE, sum);
     if (!st) {
         char dg[1024], h[6][17];
         flce_digest_hex(d_part, h[0]);
@@ -569,16 +591,8 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
                  (E->algo->flags & FLCE_M_PROTOTYPES) ? h[3] : "none", h[4]);
         st = eng_write_text(E, "digests.txt", dg, e);
     }
-    free(CE), free(Qd2), free(shares);
-    int w = E->T < 10 ? E->T : 10;
-    for (int i = E->T - w; i < E->T; i++) {
-        sum->final_acc += E->metrics[i].acc / w;
-        sum->final_f1 += E->metrics[i].macro_f1 / w;
-    }
-    for (int i = 0; i < E->T; i++) sum->server_s += E->metrics[i].server_s, sum->client_s += E->metrics[i].client_s;
-    sum->server_s += comp_s; /* the whole run's server time: the rounds and the work after them */
-    sum->completion_s = comp_s;
-    sum->rounds_done = E->T;
+    free(CE);
+    summary_from_metrics(E, comp_s, sum);
     return st;
 }
 
@@ -588,25 +602,20 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
  * seconds), and a build whose completion differs rewrote contributions.csv and digests.txt. The
  * contributions read must be those digests.txt names. */
 static flce_status finished_summary(engine *E, flce_run_summary *sum, flce_err *e) {
-    int n = E->n, C = E->C;
+    int n = E->n;
     char p[1200], line[256], why[96];
     snprintf(p, sizeof p, "%s/contributions.csv", E->dir);
     FILE *f = flce_fopen_regular(p, why, sizeof why);
     if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", p, why);
-    double *CE = flce_calloc((size_t)n, sizeof *CE), *shares = malloc(sizeof(double) * (size_t)n);
-    if (!CE || !shares) {
-        fclose(f), free(CE), free(shares);
+    double *CE = flce_calloc((size_t)n, sizeof *CE);
+    if (!CE) {
+        fclose(f);
         return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
-    int got = 0;
+    int got = 0, k;
+    double v;
     if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (fgets(line, sizeof line, f)) {
-        int k;
-        double v;
-        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k == got && got < n) CE[got++] = v;
-        else got = -1;
-        if (got < 0) break;
-    }
+    while (got >= 0 && fgets(line, sizeof line, f)) got = sscanf(line, "%d,%lf", &k, &v) == 2 && k == got && got < n ? (CE[got] = v, got + 1) : -1;
     fclose(f);
     char want[17] = "", have[17];
     snprintf(p, sizeof p, "%s/digests.txt", E->dir);
@@ -617,15 +626,12 @@ static flce_status finished_summary(engine *E, flce_run_summary *sum, flce_err *
     }
     flce_digest_hex(flce_digest(CE, sizeof(double) * (size_t)n), have);
     if (got != n || strcmp(want, have)) {
-        free(CE), free(shares);
+        free(CE);
         return flce_fail(e, FLCE_ERR_FORMAT,
                          "%s: finished, but its contributions.csv is not the one its digests.txt names: changed since (rerun with --force)", E->dir);
     }
-    flce_data_shares(E->sizes, NULL, C, n, shares);
-    sum->kl = flce_kl(CE, shares, n, NULL);
-    flce_data_shares(E->sizes, E->held, C, n, shares);
-    sum->kl_div = flce_kl(CE, shares, n, NULL);
-    free(CE), free(shares);
+    summary_kl(E, CE, sum);
+    free(CE);
     double comp_s = 0;
     snprintf(p, sizeof p, "%s/costs.txt", E->dir);
     if ((f = flce_fopen_regular(p, NULL, 0))) {
@@ -633,15 +639,7 @@ static flce_status finished_summary(engine *E, flce_run_summary *sum, flce_err *
             if (sscanf(line, "final_server_seconds %lf", &comp_s) == 1) break;
         fclose(f);
     }
-    int w = E->T < 10 ? E->T : 10;
-    for (int i = E->T - w; i < E->T; i++) {
-        sum->final_acc += E->metrics[i].acc / w;
-        sum->final_f1 += E->metrics[i].macro_f1 / w;
-    }
-    for (int i = 0; i < E->T; i++) sum->server_s += E->metrics[i].server_s, sum->client_s += E->metrics[i].client_s;
-    sum->server_s += comp_s;
-    sum->completion_s = comp_s;
-    sum->rounds_done = E->T;
+    summary_from_metrics(E, comp_s, sum);
     sum->already_finished = 1;
     return FLCE_OK;
 }
