@@ -16,7 +16,7 @@ used by the build or the tests).
       the device synchronised. --eval: the evaluation forward alone (eval mode, no autograd,
       logits copied to the host), as `flce-bench train --eval`.
 """
-import json, struct, sys, time
+import json, math, struct, sys, time
 import numpy as np
 import torch
 import torch.nn as nn
@@ -111,10 +111,55 @@ def run_torch(sd, X, Y, lam, tau, dtype):
     return out
 
 
+def usage_error(cmd, msg):
+    print(f"torch_reference.py {cmd}: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def shape(text):
+    parts = text.split("x")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise ValueError(text)
+    return tuple(int(p) for p in parts)
+
+
+def parse(cmd, args, spec, npos):
+    """The options of spec ({flag: (convert, default, valid, what it must be)}; convert None: a
+    switch) and npos positional arguments, strictly: an unknown option, a value that does not
+    convert or is not valid, or another count of positional arguments is one line and status 2
+    (a batch of 0 once printed 0.0 images/s with status 0, '3x32x32x1' a traceback)."""
+    vals, pos, i = {k: v[1] for k, v in spec.items()}, [], 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("--"):
+            if a not in spec:
+                usage_error(cmd, f"unknown option '{a}'")
+            conv, _, valid, what = spec[a]
+            if conv is None:
+                vals[a], i = True, i + 1
+                continue
+            if i + 1 == len(args):
+                usage_error(cmd, f"{a}: needs a value")
+            try:
+                v = conv(args[i + 1])
+            except ValueError:
+                usage_error(cmd, f"{a} '{args[i + 1]}': must be {what}")
+            if not valid(v):
+                usage_error(cmd, f"{a} {args[i + 1]}: must be {what}")
+            vals[a], i = v, i + 2
+        else:
+            pos.append(a)
+            i += 1
+    if len(pos) != npos:
+        usage_error(cmd, f"{len(pos)} arguments, expected {npos} (see the usage at the top of the file)")
+    return vals, pos
+
+
 def check(args):
-    w, x, y, step = args[:4]
-    lam = float(args[args.index("--lambda") + 1]) if "--lambda" in args else 1.0
-    tau = float(args[args.index("--tau") + 1]) if "--tau" in args else 0.5
+    o, (w, x, y, step) = parse("check", args, {
+        "--lambda": (float, 1.0, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+        "--tau": (float, 0.5, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")}, 4)
+    lam, tau = o["--lambda"], o["--tau"]
     sd = read_safetensors(w)
     X = torch.from_numpy(np.load(x))
     Y = torch.from_numpy(np.load(y))
@@ -146,11 +191,14 @@ def check(args):
 
 
 def bench(args):
-    def opt(name, default):
-        return args[args.index(name) + 1] if name in args else default
-    c, h, w = (int(v) for v in opt("--input", "3x32x32").split("x"))
-    batch, steps, threads = int(opt("--batch", 64)), int(opt("--steps", 10)), int(opt("--threads", 2))
-    dev = opt("--device", "cpu")
+    o, _ = parse("bench", args, {
+        "--input": (shape, (3, 32, 32), lambda v: 1 <= v[0] <= 3 and v[1] >= 4 and v[2] >= 4, "CxHxW with 1-3 channels, H and W >= 4"),
+        "--batch": (int, 64, lambda v: v >= 2, "a whole number >= 2"),
+        "--steps": (int, 10, lambda v: v >= 1, "a whole number >= 1"),
+        "--threads": (int, 2, lambda v: v >= 1, "a whole number >= 1"),
+        "--device": (str, "cpu", lambda v: v in ("cpu", "cuda"), "cpu or cuda"),
+        "--eval": (None, False, None, "")}, 0)
+    (c, h, w), batch, steps, threads, dev = o["--input"], o["--batch"], o["--steps"], o["--threads"], o["--device"]
     torch.set_num_threads(threads)
     if dev == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -169,7 +217,7 @@ def bench(args):
         logits, _ = model(X)
         F.cross_entropy(logits, Y).backward()
         sgd.step()
-    evaluate = "--eval" in args  # the evaluation forward alone (running statistics, no autograd)
+    evaluate = o["--eval"]  # the evaluation forward alone (running statistics, no autograd)
     if evaluate:
         step()  # one training step first, as flce-bench train --eval does
         model.eval()

@@ -393,3 +393,18 @@ def test_pip_install_without_network(tmp_path):
                        capture_output=True, text=True, cwd=str(tmp_path), env=dict(env, PYTHONPATH=str(tmp_path / "site")))
     assert q.returncode == 0, q.stderr
     assert q.stdout.splitlines()[0] == str(tmp_path / "site" / "flce" / "libflce.so")
+
+
+def test_torch_reference_refuses_bad_options(tmp_path):
+    """tools/torch_reference.py, PyTorch's side of issue 33's benchmark: a batch of 0 printed
+    0.0 images/s with status 0, --steps 0 and '3x32x32x1' ended in tracebacks; now one line each,
+    status 2, naming the option"""
+    torch_or_skip()
+    tool = os.path.join(ROOT, "tools", "torch_reference.py")
+    for args, want in ((["--batch", "0"], "--batch 0: must be a whole number >= 2"),
+                       (["--input", "3x32x32x1"], "--input '3x32x32x1': must be CxHxW"),
+                       (["--bogus"], "unknown option '--bogus'")):
+        p = subprocess.run([sys.executable, tool, "bench"] + args, capture_output=True, text=True)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and want in p.stderr, (args, p.returncode, p.stderr)
+    p = subprocess.run([sys.executable, tool, "check", "a", "b"], capture_output=True, text=True)
+    assert p.returncode == 2 and "2 arguments, expected 4" in p.stderr, p.stderr
