@@ -17,11 +17,12 @@ set -eu
 out=$1; shift
 flce=${FLCE_BIN:-$(dirname "$0")/../build/flce} # FLCE_BIN: another build of flce
 [ -x "$flce" ] || { echo "completion_sensitivity.sh: build first (scripts/setup.sh)" >&2; exit 2; }
+for d in "$@"; do [ -d "$d" ] || { echo "completion_sensitivity.sh: $d: no such folder" >&2; exit 2; }; done # (find said it, status 1, after OUT was made)
+traces=$(find "$@" -name completion.json -path '*/trace/*' | sort)
+[ -n "$traces" ] || { echo "completion_sensitivity.sh: no FLCE trace under $*" >&2; exit 1; }
 mkdir -p "$out"
 csv=$out/sensitivity.csv
 echo "trace,partition,variant,kl,heldout_mse" > "$csv"
-traces=$(find "$@" -name completion.json -path '*/trace/*' | sort)
-[ -n "$traces" ] || { echo "completion_sensitivity.sh: no FLCE trace under $*" >&2; exit 1; }
 for cj in $traces; do
   tr=$(dirname "$cj"); run=$(dirname "$tr")
   # config.json is written with tabs or spaces after the colon (older runs): either is read

@@ -20,10 +20,11 @@ set -eu
 out=$1; shift
 flce=${FLCE_BIN:-$(dirname "$0")/../build/flce}
 [ -x "$flce" ] || { echo "completion_stability.sh: build first (scripts/setup.sh)" >&2; exit 2; }
-mkdir -p "$out/logs"
+for d in "$@"; do [ -d "$d" ] || { echo "completion_stability.sh: $d: no such folder" >&2; exit 2; }; done # (find said it, status 1, after OUT was made)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 traces=$(find -L "$@" -name completion.json -path '*/trace/*' | sort)
 [ -n "$traces" ] || { echo "completion_stability.sh: no FLCE trace under $*" >&2; exit 1; }
+mkdir -p "$out/logs"
 n=0
 for cj in $traces; do
   tr=$(dirname "$cj"); run=$(dirname "$tr")

@@ -34,4 +34,6 @@ for run in "$study"/*/flce "$study"/*/; do
   n=$((n + 1))
 done
 echo "study_recomplete.sh: $n FLCE runs re-timed, $bad with other contributions"
+# a folder without a finished FLCE run (a typo, the wrong level) once ended here with status 0
+[ $((n + bad)) -gt 0 ] || { echo "study_recomplete.sh: no finished FLCE run with its trace under $study" >&2; exit 1; }
 [ "$bad" = 0 ]

@@ -133,6 +133,14 @@ for s in 1 2 3; do
   b=$(awk -F, -v s=$s '$2 == s && $4 == "rank 2 mu 0.01 ALS" { print $5 }' "$t/rep/completion_sensitivity.csv")
   awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && (a - b) ^ 2 <= 6e-7 ^ 2) }' || fail "seed $s, rank 2: the script says '$a', the report $b"
 done
+# a RUN_DIR that does not exist: find said so with status 1, after OUT was made; and
+# study_recomplete.sh over a folder without FLCE runs said "0 re-timed" with status 0
+err=$(FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/completion_sensitivity.sh" "$t/cs2" "$t/none" 2>&1); rc=$?
+[ $rc = 2 ] && [ ! -e "$t/cs2" ] && case "$err" in *"$t/none: no such folder"*) true;; *) false;; esac ||
+  fail "completion_sensitivity.sh on a missing folder: status $rc, '$err'"
+mkdir "$t/empty"
+err=$(FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/study_recomplete.sh" "$t/empty" 2>&1); rc=$?
+[ $rc = 1 ] && case "$err" in *"no finished FLCE run"*) true;; *) false;; esac || fail "study_recomplete.sh on no runs: status $rc, '$err'"
 # a report of 150 runs (the three folders 25 times: repeats, grouped as such): it succeeds with
 # every figure (a fixed 16 KiB script buffer once overflowed at about 120 runs: a failed figure,
 # and a crash on the small-scale study's report); more than 12 runs: no figure with a line or a
