@@ -615,7 +615,10 @@ static flce_status finished_summary(engine *E, flce_run_summary *sum, flce_err *
     int got = 0, k;
     double v;
     if (!fgets(line, sizeof line, f)) line[0] = '\0';
-    while (got >= 0 && fgets(line, sizeof line, f)) got = sscanf(line, "%d,%lf", &k, &v) == 2 && k == got && got < n ? (CE[got] = v, got + 1) : -1;
+    while (got >= 0 && fgets(line, sizeof line, f)) { /* rows 0, 1, ... n - 1 in order, nothing else */
+        if (sscanf(line, "%d,%lf", &k, &v) == 2 && k == got && got < n) CE[got++] = v;
+        else got = -1;
+    }
     fclose(f);
     char want[17] = "", have[17];
     snprintf(p, sizeof p, "%s/digests.txt", E->dir);
