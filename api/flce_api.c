@@ -246,6 +246,9 @@ int flce_api_evaluate(const char *dir, const char *rank, const char *mu, const c
                          r.ab.no_completion ? "CMC" : "");
                 cJSON_AddStringToObject(js, "ablate", ab);
                 flce_json_add_number(js, "rounds", (double)T);
+                /* the rounds in which no selected client uploaded a prototype (each spread uniformly):
+                 * flce eval prints them; the Python API once returned uniform shares without a word */
+                flce_json_add_number(js, "fallback_rounds", (double)r.res.fallback_rounds);
                 txt = cJSON_PrintUnformatted(js);
             }
             snprintf(settings, cap, "%s", txt ? txt : "{}");

@@ -268,13 +268,16 @@ def write_trace(path, prototypes, selected, sizes, class_weights=None, prototype
 class Evaluation:
     """What flce.evaluate returns: contributions [n] (sum 1), Q and X [T][n][C] (the observed
     momentum, NaN where not selected; the completed matrix), rank and mu [C] (the completion's,
-    per class), cv_error [C] (held-out error of the choice, NaN unless auto), settings (dict)."""
+    per class), cv_error [C] (held-out error of the choice, NaN unless auto), settings (dict),
+    fallback_rounds (the rounds in which no selected client had a prototype: their momentum is
+    uniform; every round such, the contributions say nothing and are uniform too)."""
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
     def __repr__(self):
-        return "Evaluation(n=%d, rounds=%d, settings=%s)" % (len(self.contributions), self.Q.shape[0], self.settings)
+        fb = ", fallback_rounds=%d" % self.fallback_rounds if self.fallback_rounds else ""
+        return "Evaluation(n=%d, rounds=%d%s, settings=%s)" % (len(self.contributions), self.Q.shape[0], fb, self.settings)
 
 
 def _weights_file(w, tmp, name):
@@ -344,8 +347,9 @@ def evaluate(trace, rank=None, mu=None, solver=None, completion=None, proto_samp
             if given is not None and not isinstance(given, (str, os.PathLike)) and "/%s.txt: " % name in msg:
                 msg = name + msg[msg.index("/%s.txt" % name) + len(name) + 5:]
         raise (UsageError if st == 2 else FlceError)(msg)
+    used = json.loads(settings.value.decode())
     return Evaluation(contributions=contributions, Q=Q, X=X, rank=rk, mu=mus, cv_error=cv,
-                      settings=json.loads(settings.value.decode()))
+                      fallback_rounds=int(used.pop("fallback_rounds", 0)), settings=used)
 
 
 def _csv_columns(path):

@@ -408,3 +408,19 @@ def test_torch_reference_refuses_bad_options(tmp_path):
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and want in p.stderr, (args, p.returncode, p.stderr)
     p = subprocess.run([sys.executable, tool, "check", "a", "b"], capture_output=True, text=True)
     assert p.returncode == 2 and "2 arguments, expected 4" in p.stderr, p.stderr
+
+
+def test_rounds_without_prototypes_are_said(tmp_path):
+    """a trace in which no selected client uploaded a prototype in some rounds: flce eval prints
+    their number; evaluate() returned the (then uniform) contributions without a word. By hand:
+    rounds 1 and 3 of 3 hold no prototype (all NaN), round 2 does."""
+    rng = np.random.default_rng(5)
+    P = rng.normal(size=(3, 4, 2, 3))
+    P[0] = np.nan
+    P[2] = np.nan
+    ev = flce.evaluate(dict(prototypes=P, selected=np.ones((3, 4), np.int8), sizes=[1, 2, 3, 4]))
+    assert ev.fallback_rounds == 2 and "fallback_rounds=2" in repr(ev) and "fallback_rounds" not in ev.settings
+    cli = run("eval", flce.write_trace(tmp_path / "t", P, np.ones((3, 4), np.int8), [1, 2, 3, 4]), "--out", tmp_path / "e").stdout
+    assert "rounds without any prototype: 2" in cli
+    ev = flce.evaluate(dict(prototypes=np.full((3, 4, 2, 3), np.nan), selected=np.ones((3, 4), np.int8), sizes=[1, 2, 3, 4]))
+    assert ev.fallback_rounds == 3 and np.allclose(ev.contributions, 0.25)
