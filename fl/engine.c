@@ -101,6 +101,12 @@ flce_status eng_evaluate(engine *E, flce_model *model, const float *x, const int
     return FLCE_OK;
 }
 
+static size_t first_nonfinite(const float *a, size_t n) {
+    size_t j = 0;
+    while (j < n && isfinite(a[j])) j++;
+    return j;
+}
+
 /* Slot i's client: E local epochs over its data in a seeded order (stream batch, round t,
  * client k), the method's hooks around and inside, the upload into E->states[i]. */
 flce_status eng_client_update(engine *E, int slot, flce_err *e) {
@@ -134,7 +140,16 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     }
     E->losses[slot] = nbatches ? lsum / nbatches : 0;
     if (M->client_end && (st = M->client_end(E, slot, e))) return st;
-    flce_model_get_state(&E->m, E->states + (size_t)slot * E->S);
+    float *up = E->states + (size_t)slot * E->S;
+    flce_model_get_state(&E->m, up);
+    /* A diverged client (weights overflowed to inf or NaN) would make every later number of the
+     * run meaningless, and the cosine rules read a NaN norm as no similarity (uniform shares):
+     * the run fails here instead (status 1), before anything of this round is written. */
+    size_t j = first_nonfinite(up, E->S);
+    if (j < E->S)
+        return flce_fail(e, FLCE_ERR_NUMERIC,
+                         "round %d, client %d: its model is not finite after local training (parameter %zu is %g): %s "
+                         "diverged; a smaller --lr?", E->t + 1, k, j, (double)up[j], M->name);
     return FLCE_OK;
 }
 
@@ -440,6 +455,12 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         flce_eng_utility_reset(E);
         E->rules_s = 0;
         if ((st = eng_agree(E, E->algo->server(E, e), e))) break;
+        size_t bad = first_nonfinite(E->newg, E->S);
+        if (bad < E->S) { /* the same on every rank: each aggregates the same uploads */
+            st = flce_fail(e, FLCE_ERR_NUMERIC, "round %d: %s's new global model is not finite (parameter %zu is %g)",
+                           E->t + 1, E->algo->name, bad, (double)E->newg[bad]);
+            break;
+        }
         m->server_s = now_s() - t0 - E->rules_s; /* the readings recorded beside are not the method's cost */
         for (int i = 0; i < K; i++) {
             E->contrib_sum[E->sel[i]] += E->rc[i];

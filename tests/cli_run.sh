@@ -139,4 +139,11 @@ ls "$t" | grep -q '^ddddd' && fail "a refused long --out left a folder behind"
 echo "my notes" > "$t/notes.txt"
 expect 2 "--out $t/notes.txt: a file, not a folder" run --algo fedavg $tiny --out "$t/notes.txt"
 [ "$(cat "$t/notes.txt")" = "my notes" ] || fail "a run with --out a file changed it"
+# a run whose training diverges fails (status 1, naming round, client and method) before it
+# writes the round: it finished with status 0 and uniform contributions (the cosine rule read the
+# NaN norms as no similarity), accuracy 0.1, a KL as if it meant something
+for m in fedavg flce; do
+  expect 1 "round 1, client 1: its model is not finite after local training" run --algo $m $tiny --lr 1e10 --backend cpu --out "$t/div-$m"
+  [ -e "$t/div-$m/metrics.csv" ] || [ -e "$t/div-$m/contributions.csv" ] && fail "a diverged $m run wrote its round"
+done
 echo "cli_run: all checks passed"
