@@ -186,7 +186,7 @@ static int plot(const char *dir, const int *Ps, int nP, double (*all)[3]) {
 int flce_bench_cluster(int argc, char **argv) {
     const char *prog = "flce-bench cluster", *backend = "cpu", *csv = NULL, *plot_dir = NULL;
     int pmax = 0;
-    double bw = 1.25, lat_us = 50, tr_sps = 0, ev_sps = 0;
+    double bw = 1.25, lat_us = 50, tr_sps = NAN, ev_sps = NAN; /* NaN: not given, measured here */
     int steps = 3, K = 10, n = 50, epochs = 1;
     cli_opt opts[] = {
         {"bandwidth", CLI_DOUBLE, &bw, "network bandwidth per link, GB/s (default 1.25: 10 Gbit/s)", 0},
@@ -209,6 +209,10 @@ int flce_bench_cluster(int argc, char **argv) {
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
     if (!(bw > 0) || !(lat_us >= 0)) return cli_usage_error(prog, "--bandwidth must be > 0 and --latency >= 0");
+    if ((!isnan(tr_sps) && !(tr_sps > 0)) || (!isnan(ev_sps) && !(ev_sps > 0))) /* 0 measured instead, without a word */
+        return cli_usage_error(prog, "--%s %g: must be > 0 (leave it out to measure it here)", isnan(tr_sps) || tr_sps > 0 ? "eval-rate" : "train-rate",
+                               isnan(tr_sps) || tr_sps > 0 ? ev_sps : tr_sps);
+    if (n > 50000) return cli_usage_error(prog, "--clients %d: at most 50000 (the paper's 50,000 training images, one each)", n);
     if (K < 1 || K > 12 || n < K) return cli_usage_error(prog, "--per-round %d: 1..12 (exact Shapley) and at most --clients", K);
     if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");
     if (pmax < 0 || pmax > 16) return cli_usage_error(prog, "--measure %d: 0..16", pmax);

@@ -79,6 +79,11 @@ expect 2 "--csv $t/none/t.csv: cannot open for appending: " train --backend cpu 
 expect 2 "--csv $t/none/c.csv: cannot write: its folder $t/none does not exist" cluster --train-rate 1 --eval-rate 1 --csv "$t/none/c.csv"
 expect 2 "--repeats 0" server --repeats 0
 expect 2 "unknown command" frobnicate
+# a rate of 0 or less was taken as "not given" and measured instead, without a word; a client
+# count above the 50,000 images gave clients of fractions of an image
+expect 2 "--train-rate 0: must be > 0" cluster --train-rate 0 --eval-rate 1000
+expect 2 "--eval-rate -1: must be > 0" cluster --train-rate 1000 --eval-rate -1
+expect 2 "--clients 60000: at most 50000" cluster --train-rate 1000 --eval-rate 1000 --clients 60000
 # the cluster model against numbers worked out by hand: rates 1000 samples/s, 10 clients of 1,000
 # samples per round, the test set in 40 batches of 256: P = 1: FedAvg 10 + 10.24 s, FLCE + 10 s
 # of prototypes, FedSV + 1,024 evaluations of 1,000 samples; P = 10: one client (1 s), 4 of the
