@@ -131,6 +131,11 @@ typedef struct {
     char device[160];
 } flce_run_summary;
 
+/* 1 when dir holds runs of its own: summary.csv (a run of several methods) or a sub-folder with
+ * a config.json; the first of them ("summary.csv" or "NAME/") into sub. A run's folder that does
+ * mixes two runs (flce run refuses to make one, flce report to read one). */
+int flce_holds_runs(const char *dir, char *sub, size_t cap);
+
 /* Validate cfg (every usage error is FLCE_ERR_ARG with one line naming the flag), then
  * run or resume the experiment into cfg->out. */
 flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e);

@@ -239,7 +239,7 @@ static flce_status verify_trace(engine *E, int done, flce_err *e) {
 /* A run inside the folder of a run of several methods (summary.csv, or a sub-folder holding a
  * run) mixes the two: `flce report` on the folder then read one and left out the others, status
  * 0. The first such sub-folder's name into sub (empty when there is none). */
-static int holds_runs(const char *dir, char *sub, size_t cap) {
+int flce_holds_runs(const char *dir, char *sub, size_t cap) {
     char p[1200];
     struct stat sb;
     sub[0] = '\0';
@@ -274,7 +274,7 @@ flce_status eng_check_dir(engine *E, flce_err *e) {
     struct stat sb;
     if (stat(E->dir, &sb) == 0 && !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "--out %s: a file, not a folder", E->dir);
     char p[1200], sub[300];
-    if (holds_runs(E->dir, sub, sizeof sub))
+    if (flce_holds_runs(E->dir, sub, sizeof sub))
         return flce_fail(e, FLCE_ERR_ARG, "--out %s is the folder of a run of several methods (it holds %s): a run goes into a folder of its own",
                          E->dir, sub);
     snprintf(p, sizeof p, "%s/config.json", E->dir);

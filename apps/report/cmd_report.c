@@ -670,19 +670,11 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
         if (stat(p, &sb) == 0) {
             /* a run's folder that also holds other runs (summary.csv, or a sub-folder with a run):
              * one of them was reported and the others left out, silently */
-            int mixed = 0;
-            snprintf(p, sizeof p, "%s/summary.csv", pos[i]);
-            mixed = stat(p, &sb) == 0;
-            DIR *dp = mixed ? NULL : opendir(pos[i]);
-            for (struct dirent *de; dp && !mixed && (de = readdir(dp));) {
-                if (de->d_name[0] == '.') continue;
-                snprintf(p, sizeof p, "%s/%s/config.json", pos[i], de->d_name);
-                mixed = stat(p, &sb) == 0;
-            }
-            if (dp) closedir(dp);
+            char sub[300];
+            int mixed = flce_holds_runs(pos[i], sub, sizeof sub);
             if (mixed)
-                return cli_usage_error(prog, "%s: a run's folder that also holds other runs (summary.csv or a sub-folder with config.json): report them from separate folders",
-                                       pos[i]), -1;
+                return cli_usage_error(prog, "%s: a run's folder that also holds other runs (%s): report them from separate folders",
+                                       pos[i], sub), -1;
             if (nd == MAXRUNS) return cli_usage_error(prog, "more than %d runs: report them in parts", MAXRUNS), -1;
             snprintf(dirs[nd++], sizeof dirs[0], "%s", pos[i]);
             continue;
