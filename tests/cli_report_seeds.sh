@@ -272,4 +272,9 @@ got=$(awk -F, 'NR > 1 { printf "%s %s %s %s %s\n", $2, $3, $4, $5, $9 }' "$hf" |
 awk -v w="$want" -v g="$got" 'BEGIN { n = split(w, a, "[ \n]"); m = split(g, b, "[ \n]"); if (n != m) exit 1
   for (i = 1; i <= n; i++) if ((a[i] - b[i]) ^ 2 > 1e-11) exit 1 }' || fail "heterogeneity line of fedavg: $got, worked out here $want"
 grep -l '^"\{0,1\}flce (all samples)"\{0,1\},' "$t/rep5"/heterogeneity_*.csv > /dev/null || fail "FLCE's equation reading has no line of its own"
+# runs without FLCE (FedAvg only, Dirichlet 0.1) have no claim to judge by reading: the section
+# "Claims by reading" is left out, where it was printed with empty tables, one per configuration
+"$flce" report "$t/d01s1" "$t/d01s2" --out "$t/rep6" > /dev/null 2>&1 || fail "flce report of FedAvg runs"
+grep -q "reading" "$t/rep6/report.md" && fail "a report without FLCE has a section Claims by reading: $(grep -n reading "$t/rep6/report.md" | head -3)"
+[ -e "$t/rep6/readings_claims.csv" ] && fail "a report without FLCE wrote readings_claims.csv"
 echo "cli_report_seeds: all checks passed"

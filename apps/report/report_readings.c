@@ -230,13 +230,28 @@ static int judge(const rconf *c, const double *fl, double (*base)[MAXS], int sig
     return !any ? 2 : fail ? -1 : open ? 0 : 1;
 }
 
+/* 1 when some reading of configuration c can be judged: FLCE and a baseline, of one seed at least */
+static int judged(const rconf *c) {
+    for (int a = 0; a < NPS; a++)
+        for (int m = 0; m < NMISS; m++)
+            for (int q = 0; q < NRULE; q++) {
+                double bk[MAXB][MAXS];
+                char w[200];
+                for (int b = 0; b < c->nb; b++) memcpy(bk[b], c->base_kl[b][q], sizeof bk[b]);
+                if (judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL) != 2) return 1;
+            }
+    return 0;
+}
+
 int report_readings(report *R) {
     rconf *cf = calloc(MAXC, sizeof *cf);
     if (!cf) return 0;
-    int nc = collect(R, cf);
-    if (nc <= 0) {
+    int nc = collect(R, cf), judged_any = 0;
+    for (int k = 0; k < nc; k++) judged_any |= judged(&cf[k]);
+    if (nc <= 0 || !judged_any) { /* nothing to judge (no FLCE run beside a baseline): no section of empty tables */
+        for (int k = 0; k < nc; k++) free(cf[k].key);
         free(cf);
-        return nc == 0;
+        return nc >= 0;
     }
     FILE *md = R->md, *ht = R->ht, *csv = NULL;
     char p[1200];
@@ -300,6 +315,7 @@ int report_readings(report *R) {
     /* per configuration: every reading's numbers, and FLCE's KL by training and evaluation reading */
     for (int k = 0; k < nc; k++) {
         rconf *c = &cf[k];
+        if (!judged(c)) continue;
         char conf[200];
         report_configuration_base(c->any, conf, sizeof conf);
         fprintf(md, "\n### %s: each reading\n\n", MD(conf));
