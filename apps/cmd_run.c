@@ -89,6 +89,7 @@ static int parse_methods(const char *prog, const char *algos, char *list, size_t
         next = strchr(a, ',');
         if (next) *next++ = '\0';
         if (!*a) return cli_usage_error(prog, "--algo '%s': an empty method name (%s, or all)", algos, flce_method_names()), -1;
+        if (!strcmp(a, "all")) return cli_usage_error(prog, "--algo '%s': all stands alone (it names every method)", algos), -1;
         if (!flce_algo_known(a)) return cli_usage_error(prog, "--algo '%s': unknown (%s, or all)", a, flce_method_names()), -1;
         for (int j = 0; j < nm; j++)
             if (!strcmp(names[j], a)) return cli_usage_error(prog, "--algo: '%s' is named twice", a), -1;

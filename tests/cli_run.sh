@@ -139,6 +139,8 @@ ls "$t" | grep -q '^ddddd' && fail "a refused long --out left a folder behind"
 echo "my notes" > "$t/notes.txt"
 expect 2 "--out $t/notes.txt: a file, not a folder" run --algo fedavg $tiny --out "$t/notes.txt"
 [ "$(cat "$t/notes.txt")" = "my notes" ] || fail "a run with --out a file changed it"
+# 'all' among other names was "unknown (..., or all)"
+expect 2 "--algo 'all,flce': all stands alone" run --algo all,flce $tiny --out "$t/all-and"
 # a run whose training diverges fails (status 1, naming round, client and method) before it
 # writes the round: it finished with status 0 and uniform contributions (the cosine rule read the
 # NaN norms as no similarity), accuracy 0.1, a KL as if it meant something
