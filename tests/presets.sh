@@ -42,6 +42,10 @@ err=$(sh "$run" bogus small "$t/o" 2>&1 >/dev/null); rc=$?
 err=$(FLCE_PRESET_ROUNDS="5/;s/x/" sh "$run" main small "$t/o" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *FLCE_PRESET_ROUNDS*) true;; *) false;; esac ||
   fail "FLCE_PRESET_ROUNDS='5/;s/x/' (once went into a sed expression): status $rc, '$err'"
+# a word after OUT (`run.sh main small OUT --seeds 5`) was ignored and the preset ran without it
+err=$(sh "$run" main small "$t/extra" --seeds 5 2>&1 >/dev/null); rc=$?
+case "$err" in *"EXPERIMENT SCALE [OUT] only"*) ok=1;; *) ok=0;; esac
+[ $rc = 2 ] && [ $ok = 1 ] && [ ! -e "$t/extra" ] || fail "run.sh with a fourth word: status $rc, '$err'"
 # a misspelt configuration in FLCE_PRESET_PARTS ran nothing at all, status 0
 for parts in "nonidd" "iid dir0.1" ""; do
   err=$(FLCE_PRESET_PARTS="$parts" sh "$run" horizon small "$t/hz" 2>&1 >/dev/null); rc=$?

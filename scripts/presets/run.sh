@@ -31,6 +31,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 exp=${1:-}; scale=${2:-}
+# a fourth word (`run.sh main small OUT --seeds 5`) was ignored: the run went ahead without it
+[ $# -le 3 ] || { echo "run.sh: $# arguments; EXPERIMENT SCALE [OUT] only (settings go in FLCE_PRESET_* variables, above)" >&2; exit 2; }
 case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon) ;; *)
   echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon small|paper [OUT]" >&2; exit 2;; esac
 case "$exp:$scale" in readings:paper|horizon:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
