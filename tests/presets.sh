@@ -46,6 +46,17 @@ err=$(FLCE_PRESET_ROUNDS="5/;s/x/" sh "$run" main small "$t/o" 2>&1 >/dev/null);
 err=$(sh "$run" main small "$t/extra" --seeds 5 2>&1 >/dev/null); rc=$?
 case "$err" in *"EXPERIMENT SCALE [OUT] only"*) ok=1;; *) ok=0;; esac
 [ $rc = 2 ] && [ $ok = 1 ] && [ ! -e "$t/extra" ] || fail "run.sh with a fourth word: status $rc, '$err'"
+# the study scripts too took extra words without a word (of these the old code failed on the first
+# word, so this test stays quick on it; setup.sh, test.sh, main_job.sh and gpu_proof.sh are guarded
+# the same way but would run on the old code)
+sdir=$(dirname "$run")/..
+for cmd in "same_results.sh $t/none1 $t/none2 $t/d extra" "study_recomplete.sh $t/none extra" "horizon_finish.sh $t/none extra" \
+           "study_pack.sh unpack $t/none $t/none.tar.xz extra"; do
+  # shellcheck disable=SC2086
+  err=$(sh "$sdir"/$cmd 2>&1 >/dev/null); rc=$?
+  case "$err" in *"arguments; extra words were ignored"*) ok=1;; *) ok=0;; esac
+  [ $rc = 2 ] && [ $ok = 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "scripts/$cmd: status $rc, '$err'"
+done
 # a misspelt configuration in FLCE_PRESET_PARTS ran nothing at all, status 0
 for parts in "nonidd" "iid dir0.1" ""; do
   err=$(FLCE_PRESET_PARTS="$parts" sh "$run" horizon small "$t/hz" 2>&1 >/dev/null); rc=$?
