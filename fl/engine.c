@@ -214,6 +214,12 @@ static flce_status setup_data(engine *E, flce_err *e) {
     /* the server's validation set (Shapley utility): seeded, stratified, excluded from every
      * client whatever the algorithm, so that all methods share one partition */
     int nv = c->val_size ? c->val_size : (tr->n / 10 < 1000 ? tr->n / 10 : 1000);
+    int ms = c->part.min_samples > 1 ? c->part.min_samples : 1;
+    if ((int64_t)c->clients * ms > tr->n)
+        return flce_fail(e, FLCE_ERR_ARG, "--clients %d x --min-samples %d exceeds the %d training samples", c->clients, ms, tr->n);
+    if ((int64_t)tr->n - nv < (int64_t)c->clients * ms) /* said here: the partition sees only what is left */
+        return flce_fail(e, FLCE_ERR_ARG, "--val-size %d leaves %d of the %d training samples for --clients %d x --min-samples %d",
+                         nv, tr->n - nv, tr->n, c->clients, ms);
     if (nv >= tr->n - c->clients)
         return flce_fail(e, FLCE_ERR_ARG, "--val-size %d leaves %d of the %d training samples for --clients %d (more than one each needed)", nv,
                          tr->n - nv, tr->n, c->clients);

@@ -139,6 +139,11 @@ ls "$t" | grep -q '^ddddd' && fail "a refused long --out left a folder behind"
 echo "my notes" > "$t/notes.txt"
 expect 2 "--out $t/notes.txt: a file, not a folder" run --algo fedavg $tiny --out "$t/notes.txt"
 [ "$(cat "$t/notes.txt")" = "my notes" ] || fail "a run with --out a file changed it"
+# which setting leaves the clients too little data: the validation set (it said "exceeds the 10
+# training samples", the 300 less --val-size's 290) or the clients themselves
+sz="--train-subset 300 --test-subset 60 --batch 16 --seed 3 --quiet --per-round 2 --rounds 1 --backend cpu"
+expect 2 "--val-size 290 leaves 10 of the 300 training samples for --clients 4 x --min-samples 10" run --algo fedavg $sz --clients 4 --val-size 290 --out "$t/v"
+expect 2 "--clients 40 x --min-samples 10 exceeds the 300 training samples" run --algo fedavg $sz --clients 40 --val-size 10 --out "$t/v"
 # a whole number too large for the option was "not an integer"
 expect 2 "--rounds 99999999999: out of range" run --algo fedavg $base --per-round 2 --rounds 99999999999 --out "$t/big"
 expect 2 "--rounds '2x': not an integer" run --algo fedavg $base --per-round 2 --rounds 2x --out "$t/big"
