@@ -140,6 +140,8 @@ int flce_cmd_step(int argc, char **argv) {
     int have_init = cli_find(opts, "init-seed")->seen;
     if (!weights == !have_init) return cli_usage_error(prog, "give exactly one of --weights and --init-seed");
     if (have_init && classes < 2) return cli_usage_error(prog, "--init-seed needs --classes (at least 2)");
+    if (weights && cli_find(opts, "classes")->seen) /* it was ignored: the checkpoint's classes were used */
+        return cli_usage_error(prog, "--classes goes with --init-seed; %s fixes its own classes", weights);
     if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);

@@ -20,6 +20,8 @@ grep -q '"features":{"dtype":"F32","shape":\[6,64\]' "$t/cpu.st" || fail "featur
 expect 2 "exactly one of --weights and --init-seed" step --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 2 "--backend 'gpu'" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend gpu
 expect 2 "no such file" step --weights "$t/none" --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
+# --classes beside --weights was ignored (the checkpoint's classes used, status 0)
+expect 2 "--classes goes with --init-seed" step --weights "$t/none" --classes 5 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 1 "label 3 of sample 3 out of range" step --init-seed 1 --classes 3 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 1 "X.npy: dtype float32, expected int64" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/X.npy" --out "$t/o"
 # sizes that do not fit an int, or no sample at all (issue 20, item 7: N = INT_MIN was accepted)
