@@ -606,6 +606,11 @@ static int any_nonfinite(const float *a, size_t n) {
  * tap_lists gives, per tap, the positions inside (the offset into a plane of x and into the
  * sample's dyT) and their count. */
 static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->R <= 3 && s->C % 8 == 0 && s->K % 16 == 0; }
+/* ... of which 16 output channels, 3x3 stride 1 pad 1: by input position (flce_wgrad512_xc) */
+void flce_wgrad512_xc(const float *xa, int HW, int H, int W, const float *dyT, float *C, int acc);
+static int wgrad_xc(const flce_conv_shape *s) {
+    return s->K == 16 && s->R == 3 && s->stride == 1 && s->pad == 1 && s->H >= 2 && s->W >= 2 && s->C % 2 == 0;
+}
 
 static void tap_lists(const flce_conv_shape *s, int *xoff, int *boff, int *cnt) {
     int P = s->OH * s->OW, R = s->R;
@@ -642,6 +647,8 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
     int *boff = xoff + (size_t)RR * P;
     tap_lists(s, xoff, boff, cnt);
     int pairs = K == 16; /* one vector of output channels: two samples per tile */
+    int xc = wgrad_xc(s) && t0 == 0 && t1 == s->C / 8 * RR; /* every tile: by input position */
+    if (xc) pairs = 0;
     for (int n = n0; n < n1;) {
         int two = pairs && n + 1 < n1;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
@@ -652,6 +659,12 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
             if (any_nonfinite(dyT, (1 + (size_t)two) * ps)) j->bad[part] = 1;
         }
         float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
+        if (xc) { /* rows q = c 9 + tap: channel pairs, 18 rows each */
+            for (int c = 0; c < s->C; c += 2)
+                flce_wgrad512_xc(xn + (size_t)c * HW, HW, s->H, s->W, d, d0 + (size_t)c * 9 * K, acc && n > 0);
+            n++;
+            continue;
+        }
         for (int t = t0; t < t1; t++) {
             int c0 = t / RR * 8, tap = t % RR;
             const float *arow[8];

@@ -131,6 +131,52 @@ void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff
     tile_8x16_rows2i(mr, n, arow, xoff, d, B0, B1, 0, boff, C0, C1, ldc, first);
 }
 
+/* The weight gradient of a 3x3 stride-1 pad-1 layer with 16 output channels, by input position
+ * (wgrad_tap in cpu_conv.c, its tap tiles otherwise): for the channels c and c + 1 (xa and xa +
+ * HW), all nine taps at once, t[c][tap][0..16) = sum over the output positions p where the tap
+ * lands inside, ascending, from +0, of x[c][p + off(tap)] dyT[p]; stored into C rows (c, tap)
+ * 16 floats apart (c's nine, then c + 1's), or added to them with acc. It walks the input
+ * positions j ascending: x[c][j] is broadcast once and multiplies the dy vectors of the nine
+ * positions p = j - off(tap), one accumulator per (channel, tap); for each accumulator p ascends
+ * as j does, and exactly the taps inside are taken (masks by row and column kind, constants in
+ * each loop), so every sum has the terms and the order of the tap tiles: the same bits, with one
+ * broadcast per nine multiplies instead of one per multiply (docs/performance.md). */
+#define XC_J(MASK, J)                                                                                         \
+    do {                                                                                                      \
+        v16 x0_ = bc16(xa[J]), x1_ = bc16(xb[J]);                                                             \
+        for (int tp = 0; tp < 9; tp++)                                                                        \
+            if ((MASK) >> tp & 1) {                                                                           \
+                v16 d_ = ld16(dyT + (size_t)((J) - dd[tp]) * 16);                                             \
+                a0[tp] = a0[tp] + x0_ * d_;                                                                   \
+                a1[tp] = a1[tp] + x1_ * d_;                                                                   \
+            }                                                                                                 \
+    } while (0)
+/* a row of input positions: its first column lacks the taps kx = 2, its last kx = 0 */
+#define XC_ROW(RM)                                                                                            \
+    do {                                                                                                      \
+        int j0_ = jy * W;                                                                                     \
+        XC_J((RM) & 0xDB, j0_);                                                                               \
+        for (int jx = 1; jx < W - 1; jx++) XC_J((RM), j0_ + jx);                                              \
+        XC_J((RM) & 0x1B6, j0_ + W - 1);                                                                      \
+    } while (0)
+void flce_wgrad512_xc(const float *xa, int HW, int H, int W, const float *dyT, float *C, int acc) {
+    const float *xb = xa + HW;
+    int dd[9];
+    for (int tp = 0; tp < 9; tp++) dd[tp] = (tp / 3 - 1) * W + (tp % 3 - 1);
+    v16 a0[9], a1[9];
+    for (int tp = 0; tp < 9; tp++) a0[tp] = a1[tp] = bc16(0.0f);
+    for (int jy = 0; jy < H; jy++) { /* the first row lacks the taps ky = 2, the last ky = 0 */
+        if (jy == 0) XC_ROW(0x3F);
+        else if (jy == H - 1) XC_ROW(0x1F8);
+        else XC_ROW(0x1FF);
+    }
+    for (int tp = 0; tp < 9; tp++) {
+        float *c0 = C + (size_t)tp * 16, *c1 = C + (size_t)(9 + tp) * 16;
+        st16(c0, acc ? ld16(c0) + a0[tp] : a0[tp]);
+        st16(c1, acc ? ld16(c1) + a1[tp] : a1[tp]);
+    }
+}
+
 /* The input gradient of a 3x3 stride-1 convolution (tiles.h): for one input row, 8 channels x
  * 32 columns or 16 channels x 16 columns at a time; over flat positions, 16 channels x 16. */
 DX_ROW(flce_dx_row512x2, 8, 2)
