@@ -209,9 +209,9 @@ int flce_bench_cluster(int argc, char **argv) {
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
     if (!(bw > 0) || !(lat_us >= 0)) return cli_usage_error(prog, "--bandwidth must be > 0 and --latency >= 0");
-    if ((!isnan(tr_sps) && !(tr_sps > 0)) || (!isnan(ev_sps) && !(ev_sps > 0))) /* 0 measured instead, without a word */
-        return cli_usage_error(prog, "--%s %g: must be > 0 (leave it out to measure it here)", isnan(tr_sps) || tr_sps > 0 ? "eval-rate" : "train-rate",
-                               isnan(tr_sps) || tr_sps > 0 ? ev_sps : tr_sps);
+    /* a rate of 0 or less was measured instead, without a word */
+    if (!isnan(tr_sps) && !(tr_sps > 0)) return cli_usage_error(prog, "--train-rate %g: must be > 0 (leave it out to measure it here)", tr_sps);
+    if (!isnan(ev_sps) && !(ev_sps > 0)) return cli_usage_error(prog, "--eval-rate %g: must be > 0 (leave it out to measure it here)", ev_sps);
     if (n > 50000) return cli_usage_error(prog, "--clients %d: at most 50000 (the paper's 50,000 training images, one each)", n);
     if (K < 1 || K > 12 || n < K) return cli_usage_error(prog, "--per-round %d: 1..12 (exact Shapley) and at most --clients", K);
     if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");

@@ -636,7 +636,7 @@ static void tap_lists(const flce_conv_shape *s, int *xoff, int *boff, int *cnt) 
  * in wgrad_part; j->bad[part] set when a transposed dy holds a value that is not finite. */
 static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, float *acc, float *own) {
     const flce_conv_shape *s = j->s;
-    int P = s->OH * s->OW, K = s->K, RR = s->R * s->R, Q = s->C * RR, HW = s->H * s->W, cnt[9];
+    int P = s->OH * s->OW, K = s->K, RR = s->R * s->R, Q = s->C * RR, HW = s->H * s->W, cnt[9] = {0};
     size_t ps = (size_t)P * K, m = (size_t)Q * K, xs = (size_t)s->C * HW;
     float *dyT = j->wt ? NULL : scratch_get(&j->ctx->a[part], 2 * ps);
     int *xoff = malloc(sizeof(int) * (size_t)RR * P * 2);
@@ -645,10 +645,9 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
         return;
     }
     int *boff = xoff + (size_t)RR * P;
-    tap_lists(s, xoff, boff, cnt);
-    int pairs = K == 16; /* one vector of output channels: two samples per tile */
     int xc = wgrad_xc(s) && t0 == 0 && t1 == s->C / 8 * RR; /* every tile: by input position */
-    if (xc) pairs = 0;
+    if (!xc) tap_lists(s, xoff, boff, cnt);
+    int pairs = K == 16 && !xc; /* one vector of output channels: two samples per tile */
     for (int n = n0; n < n1;) {
         int two = pairs && n + 1 < n1;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
