@@ -23,6 +23,15 @@ int flce_backend_known(const char *name) {
     return !strcmp(name, "reference") || !strcmp(name, "cpu") || !strcmp(name, "auto");
 }
 
+int flce_backend_list_takes_device(const char *list) {
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if ((n == 6 && !strncmp(p, "vulkan", 6)) || (n == 4 && !strncmp(p, "auto", 4))) return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 /* The line saying which backend `auto` chose (or that vulkan started), once per process. */
 static void say_once(const char *what, const char *detail, const char *then) {
     static int said;

@@ -16,6 +16,9 @@ flce_backend *flce_backend_open(const char *name, const char *device, flce_denor
 int flce_backend_known(const char *name);
 /* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */
 const char *flce_backend_names(void);
+/* 1 when a comma-separated list of backend names may open a Vulkan device (it names vulkan or
+ * auto): where it does not, a --device would be ignored, and the programs refuse it. */
+int flce_backend_list_takes_device(const char *list);
 
 /* What else the programs need of the backends, here so that no program names one (no
  * FLCE_HAVE_VULKAN outside this file; the backends' headers are private to it): */

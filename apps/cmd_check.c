@@ -271,6 +271,7 @@ int flce_cmd_check(int argc, char **argv) {
         return cli_usage_error(prog, "--backend '%s': expected all, cpu or vulkan", backend);
     }
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
+    if (device && explicit && !flce_backend_list_takes_device(backend)) return cli_usage_error(prog, "--device %s: names a Vulkan device, and --backend %s opens none", device, backend);
     int want_ops = !op || strncasecmp(op, "STEPS", 5) != 0;
     int want_steps = !op || op_matches("STEPS", op);
 

@@ -51,6 +51,8 @@ int flce_cmd_data(int argc, char **argv) {
     if (pc.label_noise < 0 || pc.label_noise > 1) return cli_usage_error(prog, "--label-noise %g: must be in [0, 1]", pc.label_noise);
     if (pc.feature_noise < 0) return cli_usage_error(prog, "--feature-noise %g: must be >= 0", pc.feature_noise);
     if (pc.noisy_frac < 0 || pc.noisy_frac > 1) return cli_usage_error(prog, "--noisy-clients %g: must be in [0, 1]", pc.noisy_frac);
+    if (cli_find(opts, "noisy-clients")->seen && !cli_find(opts, "label-noise")->seen && !cli_find(opts, "feature-noise")->seen)
+        return cli_usage_error(prog, "--noisy-clients %g: says which clients get --label-noise or --feature-noise, and neither is given", pc.noisy_frac);
     if (cli_find(opts, "train-subset")->seen && train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", train_subset);
     if (cli_find(opts, "test-subset")->seen && test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", test_subset);
     if (!flce_dataset_classes(dataset)) return cli_usage_error(prog, "--dataset '%s': unknown (%s)", dataset, flce_dataset_names());

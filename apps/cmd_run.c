@@ -276,6 +276,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     int np, rc = cli_parse(prog, usage, opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
+    if (device && !flce_backend_list_takes_device(backend)) return cli_usage_error(prog, "--device %s: names a Vulkan device, and --backend %s opens none", device, backend);
     if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
     char every[512] = "";
     if (!strcmp(algos, "all")) { /* the registry's order */
@@ -292,6 +293,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         if (!(c.part.quantity_skew > 0 && c.part.quantity_skew < 1e6))
             return cli_usage_error(prog, "--quantity-skew %g: must be a number > 0", c.part.quantity_skew);
     }
+    if (cli_find(opts, "noisy-clients")->seen && !cli_find(opts, "label-noise")->seen && !cli_find(opts, "feature-noise")->seen)
+        return cli_usage_error(prog, "--noisy-clients %g: says which clients get --label-noise or --feature-noise, and neither is given", c.part.noisy_frac);
     if (c.resume && c.force) return cli_usage_error(prog, "--resume and --force exclude each other");
     if (!(rank_timeout >= 0 && rank_timeout <= 1e7)) return cli_usage_error(prog, "--rank-timeout %g: seconds, 0 to 1e7", rank_timeout);
 #ifdef FLCE_HAVE_MPI

@@ -147,6 +147,8 @@ int flce_cmd_step(int argc, char **argv) {
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     if (!flce_backend_known(backend))
         return cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
+    if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
+    if (device && !flce_backend_list_takes_device(backend)) return cli_usage_error(prog, "--device %s: names a Vulkan device, and --backend %s opens none", device, backend);
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     struct stat sb;

@@ -63,6 +63,8 @@ int flce_bench_train(int argc, char **argv) {
         if (flce_backend_have_vulkan() && !strstr(backends, "vulkan"))
             fprintf(stderr, "%s: no Vulkan GPU (%s): no vulkan row (--backend vulkan forces one)\n", prog, seen);
     }
+    if (device && !flce_backend_list_takes_device(backends))
+        return cli_usage_error(prog, "--device %s: names a Vulkan device, and no vulkan row runs (--backend %s)", device, backends);
     char list[256];
     snprintf(list, sizeof list, "%s", backends);
     for (char *b = strtok(list, ","); b; b = strtok(NULL, ","))

@@ -36,6 +36,7 @@ grep -q '^1,muladd_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no muladd_avx2 r
 grep -q '^1,fma_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no fma_avx2 row"
 grep -q 'CPU backend.s vectors' "$t/log" || fail "peak: the backend's vectors not marked"
 expect 2 "--threads 0" peak --threads 0
+expect 2 "Vulkan" train --backend cpu --device 0 --input 1x12x12 --steps 1 --repeats 1 --peak 100 # timed the cpu, --device ignored
 expect 2 "--peak 0: must be > 0" train --backend cpu --input 1x12x12 --steps 1 --repeats 1 --peak 0 # measured the peak instead, silently
 expect 2 "--lambda -1: must be >= 0" train --backend cpu --input 1x12x12 --steps 1 --repeats 1 --peak 100 --lambda -1
 "$bench" server --help > /dev/null || fail "server --help"

@@ -17,6 +17,7 @@ want=$(grep -c '^ok .* CONV2D_BWD_' "$t/out")
 [ "$want" -gt 0 ] && [ "$(grep -c '^ok' "$t/conv")" = "$want" ] || fail "--op conv2d_bwd should select the $want backward convolution cases"
 grep '^ok' "$t/conv" | grep -vq 'CONV2D_BWD_' && fail "--op conv2d_bwd selected other cases"
 expect 2 "--backend 'gpu'" check --backend gpu
+expect 2 "Vulkan" check --backend cpu --device 0 --op ADD --steps 0 # checked the cpu backend, --device ignored
 expect 2 "no case matched --op NOPE" check --backend cpu --op NOPE --steps 0
 expect 2 "--input 'x'" check --input x
 expect 2 "--input '3x32x32x1': expected CxHxW" check --backend cpu --steps 0 --input 3x32x32x1 # was read as 3x32x32

@@ -17,6 +17,7 @@ rows=$("$flce" data --clients 50 --seed 1 | grep -cE '^ +[0-9]+ +[0-9]+( +[0-9]+
 expect 2 "unknown option '--bogus'" data --bogus
 expect 2 "--clients 'x'" data --clients x
 expect 2 "--dirichlet 0" data --dirichlet 0
+expect 2 "--noisy-clients 0.5: says which clients" data --clients 4 --train-subset 400 --noisy-clients 0.5 # printed a partition without noise
 expect 2 "--dirichlet -1" data --dirichlet -1
 expect 2 "exclude" data --iid --dirichlet 0.3
 # a noisy fraction that rounds to no client gave an experiment without noise, status 0 (by hand:

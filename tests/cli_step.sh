@@ -18,6 +18,7 @@ grep -q "grad.layer3.2.conv2.weight" "$t/cpu.st" || fail "gradient tensor missin
 grep -q '"features":{"dtype":"F32","shape":\[6,64\]' "$t/cpu.st" || fail "features tensor missing"
 
 expect 2 "exactly one of --weights and --init-seed" step --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
+expect 2 "Vulkan" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend cpu --device 0
 expect 2 "--backend 'gpu'" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend gpu
 expect 2 "no such file" step --weights "$t/none" --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 # --classes beside --weights was ignored (the checkpoint's classes used, status 0)

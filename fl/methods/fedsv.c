@@ -18,6 +18,8 @@ static const flce_setting *const SETTINGS[] = {&SHAPLEY, &PERMS, &EPS, &flce_set
 static int monte_carlo(const flce_run_cfg *c) { return flce_run_cfg_get(c, &SHAPLEY) == 1; }
 
 static flce_status fedsv_check(const flce_run_cfg *c, flce_err *e) {
+    if (!monte_carlo(c) && (flce_run_cfg_get(c, &PERMS) != PERMS.def || flce_run_cfg_get(c, &EPS) != EPS.def))
+        return flce_fail(e, FLCE_ERR_ARG, "--mc-perms, --mc-eps: settings of --shapley mc (exact Shapley draws no permutations)");
     if (!monte_carlo(c) && c->per_round > 12)
         return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: exact Shapley needs at most 12 (use --shapley mc)", c->per_round);
     if (c->per_round > 20) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: Shapley methods take at most 20", c->per_round);
