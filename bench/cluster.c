@@ -218,6 +218,7 @@ int flce_bench_cluster(int argc, char **argv) {
     if (pmax < 0 || pmax > 16) return cli_usage_error(prog, "--measure %d: 0..16", pmax);
     const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
     if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
+    if (plot_dir && (why = bench_unplottable(plot_dir))) return cli_usage_error(prog, "--plot %s: cannot write figures: %s", plot_dir, why);
     flce_err e = {{0}};
     flce_backend *be = NULL;
     double tr_flce = 0;

@@ -610,6 +610,9 @@ int flce_bench_server(int argc, char **argv) {
     if (!threads) threads = flce_cpu_count();
     const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
     if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
+    if (plot && tiny) /* its series are too short for the figures: gnuplot failed after the measurement */
+        return cli_usage_error(prog, "--plot: --tiny measures too little for the figures (no model sizes, no 100 classes); --quick does");
+    if (plot && (why = bench_unplottable(plot))) return cli_usage_error(prog, "--plot %s: cannot write figures: %s", plot, why);
     flce_backend *be = flce_backend_cpu_threads(2);
     const int n = 50, K = 10;
     int nval = tiny ? 16 : quick ? 200 : 1000;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -41,6 +42,41 @@ static inline const char *bench_unwritable(const char *path) {
         return why;
     }
     return access(dir, W_OK) == 0 ? NULL : strerror(errno);
+}
+
+/* Can figures be written into the folder `dir` (made if missing) at the end of a measurement?
+ * NULL if so, else why: gnuplot not on PATH, a file in the way, a folder that cannot be
+ * written, or no existing ancestor folder that can. Nothing is created or changed. */
+static inline const char *bench_unplottable(const char *dir) {
+    static char why[300];
+    const char *path = getenv("PATH");
+    int found = 0;
+    for (const char *p = path ? path : ""; *p && !found;) { /* gnuplot runs at the end (cli_gnuplot) */
+        size_t n = strcspn(p, ":");
+        char exe[1200];
+        snprintf(exe, sizeof exe, "%.*s/gnuplot", (int)(n ? n : 1), n ? p : ".");
+        found = access(exe, X_OK) == 0;
+        p += n + (p[n] == ':');
+    }
+    if (!found) return "gnuplot is not installed (not on PATH)";
+    char d[1200];
+    snprintf(d, sizeof d, "%s", dir);
+    struct stat sb;
+    for (;;) { /* the folder itself, or the nearest ancestor that exists */
+        if (stat(d, &sb) == 0) {
+            if (!S_ISDIR(sb.st_mode)) {
+                snprintf(why, sizeof why, "%.250s is a file, not a folder", d);
+                return why;
+            }
+            return access(d, W_OK) == 0 ? NULL : strerror(errno);
+        }
+        if (errno != ENOENT) return strerror(errno);
+        char *slash = strrchr(d, '/');
+        while (slash && slash > d && slash[1] == '\0') *slash = '\0', slash = strrchr(d, '/'); /* trailing slashes */
+        if (!slash) snprintf(d, sizeof d, ".");
+        else if (slash == d) d[1] = '\0';
+        else *slash = '\0';
+    }
 }
 
 #endif
