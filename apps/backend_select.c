@@ -1,5 +1,6 @@
 /* backend_select.c: choosing and creating a backend by name (backend_select.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend_select.h"
@@ -39,7 +40,20 @@ static void say_once(const char *what, const char *detail, const char *then) {
     fprintf(stderr, "flce: %s%s%s\n", what, detail, then);
 }
 
+/* The CPU backend's kernels are compiled for AVX2 (its files, CMakeLists.txt): on a CPU without
+ * it they would stop the program at the first instruction (SIGILL). Checked here, in a file
+ * compiled for plain x86-64, before any of its code runs. FLCE_CPU_ISA=x86-64 acts as such a CPU
+ * (tests/cli_run.sh). */
+static int cpu_ok(flce_err *e) {
+    const char *isa = getenv("FLCE_CPU_ISA");
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && !(isa && !strcmp(isa, "x86-64"))) return 1;
+    flce_fail(e, FLCE_ERR_ARG, "cpu backend: this CPU has no AVX2, which its kernels need; --backend reference gives the same bits (slowly)");
+    return 0;
+}
+
 static flce_backend *cpu(flce_err *e) {
+    if (!cpu_ok(e)) return NULL;
     flce_backend *be = flce_backend_cpu(2);
     if (!be) flce_fail(e, FLCE_ERR_NOMEM, "cpu backend: out of memory");
     return be;
@@ -113,7 +127,12 @@ int flce_backend_gpu_present(char *seen, size_t cap) {
 #endif
 }
 
-flce_backend *flce_backend_cpu_threads(int threads) { return flce_backend_cpu(threads); }
+flce_backend *flce_backend_cpu_threads(int threads, flce_err *e) {
+    if (!cpu_ok(e)) return NULL;
+    flce_backend *be = flce_backend_cpu(threads);
+    if (!be) flce_fail(e, FLCE_ERR_NOMEM, "cpu backend: out of memory");
+    return be;
+}
 
 flce_status flce_backend_fmath(flce_backend *be, const float *x, const float *y, size_t n, float *out, flce_err *e) {
 #ifdef FLCE_HAVE_VULKAN

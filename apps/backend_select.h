@@ -27,8 +27,9 @@ int flce_backend_have_vulkan(void);
 /* 1 when a Vulkan GPU (not a CPU implementation such as lavapipe) is present; what was seen into
  * seen (cap bytes). 0 without the Vulkan backend. */
 int flce_backend_gpu_present(char *seen, size_t cap);
-/* The CPU backend with a number of threads (flce-bench; `cpu` by name has 2). */
-flce_backend *flce_backend_cpu_threads(int threads);
+/* The CPU backend with a number of threads (flce-bench; `cpu` by name has 2); NULL and why in e
+ * (out of memory, a CPU without AVX2). */
+flce_backend *flce_backend_cpu_threads(int threads, flce_err *e);
 /* A backend's own self-test beyond the op table: recip, div, rsqrt, sqrt, exp and log of x (div:
  * x / y) computed on the device into out [6 n] (Vulkan: the GLSL math library). FLCE_ERR_ARG for
  * a backend without one. */

@@ -613,7 +613,9 @@ int flce_bench_server(int argc, char **argv) {
     if (plot && tiny) /* its series are too short for the figures: gnuplot failed after the measurement */
         return cli_usage_error(prog, "--plot: --tiny measures too little for the figures (no model sizes, no 100 classes); --quick does");
     if (plot && (why = bench_unplottable(plot))) return cli_usage_error(prog, "--plot %s: cannot write figures: %s", plot, why);
-    flce_backend *be = flce_backend_cpu_threads(2);
+    flce_err be_err = {{0}};
+    flce_backend *be = flce_backend_cpu_threads(2, &be_err);
+    if (!be) return fprintf(stderr, "%s: %s\n", prog, be_err.msg), 1;
     const int n = 50, K = 10;
     int nval = tiny ? 16 : quick ? 200 : 1000;
     long params10 = time_methods(prog, be, n, K, nval, reps, quick, full, tiny);

@@ -101,7 +101,7 @@ int flce_bench_train(int argc, char **argv) {
     for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         flce_model m;
         flce_err e = {{0}};
-        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu_threads(threads) : flce_backend_open(name, device, dmode, &e);
+        flce_backend *be = !strcmp(name, "cpu") ? flce_backend_cpu_threads(threads, &e) : flce_backend_open(name, device, dmode, &e);
         if (be && !strcmp(name, "cpu") && dmode == FLCE_DENORM_FTZ) be = flce_backend_ftz(be);
         if (!be || flce_model_create(&m, be, C, H, W, 10, batch, &e)) {
             fprintf(stderr, "%s: %s: %s\n", prog, name, e.msg);

@@ -126,6 +126,12 @@ expect 2 "--noisy-clients 0.5: says which clients get --label-noise or --feature
 expect 2 "Vulkan" run --algo fedavg --backend cpu --device 0 $tiny --out "$t/x"
 expect 2 "Vulkan" run --algo fedavg --backend reference --device 0 $tiny --out "$t/x"
 [ ! -e "$t/x" ] || fail "a refused run left $t/x"
+# a CPU without AVX2 (acted by FLCE_CPU_ISA=x86-64): one line naming the reference backend, not
+# an illegal instruction in the AVX2-compiled kernels
+export FLCE_CPU_ISA=x86-64
+expect 2 "this CPU has no AVX2, which its kernels need; --backend reference" run --algo fedavg --backend cpu $tiny --out "$t/x"
+[ ! -e "$t/x" ] || fail "a refused backend left $t/x"
+unset FLCE_CPU_ISA
 expect 2 "--shapley 'approx': one of exact,mc" run --algo fedsv --shapley approx $tiny --out "$t/x"
 expect 2 "--moon-tau 0: must be > 0" run --algo moon --moon-tau 0 $tiny --out "$t/x"
 "$flce" run --help | grep -q -- "--prox-mu .*0.01 .*fedprox" || fail "flce run --help: no table of method settings with --prox-mu"
