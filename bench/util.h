@@ -49,16 +49,6 @@ static inline const char *bench_unwritable(const char *path) {
  * written, or no existing ancestor folder that can. Nothing is created or changed. */
 static inline const char *bench_unplottable(const char *dir) {
     static char why[300];
-    const char *path = getenv("PATH");
-    int found = 0;
-    for (const char *p = path ? path : ""; *p && !found;) { /* gnuplot runs at the end (cli_gnuplot) */
-        size_t n = strcspn(p, ":");
-        char exe[1200];
-        snprintf(exe, sizeof exe, "%.*s/gnuplot", (int)(n ? n : 1), n ? p : ".");
-        found = access(exe, X_OK) == 0;
-        p += n + (p[n] == ':');
-    }
-    if (!found) return "gnuplot is not installed (not on PATH)";
     char d[1200];
     snprintf(d, sizeof d, "%s", dir);
     struct stat sb;
@@ -68,7 +58,8 @@ static inline const char *bench_unplottable(const char *dir) {
                 snprintf(why, sizeof why, "%.250s is a file, not a folder", d);
                 return why;
             }
-            return access(d, W_OK) == 0 ? NULL : strerror(errno);
+            if (access(d, W_OK) != 0) return strerror(errno);
+            break;
         }
         if (errno != ENOENT) return strerror(errno);
         char *slash = strrchr(d, '/');
@@ -77,6 +68,15 @@ static inline const char *bench_unplottable(const char *dir) {
         else if (slash == d) d[1] = '\0';
         else *slash = '\0';
     }
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : ""; *p;) { /* gnuplot runs at the end (cli_gnuplot) */
+        size_t n = strcspn(p, ":");
+        char exe[1200];
+        snprintf(exe, sizeof exe, "%.*s/gnuplot", (int)(n ? n : 1), n ? p : ".");
+        if (access(exe, X_OK) == 0) return NULL;
+        p += n + (p[n] == ':');
+    }
+    return "gnuplot is not installed (not on PATH)";
 }
 
 #endif
