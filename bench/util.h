@@ -61,7 +61,7 @@ static inline const char *bench_unplottable(const char *dir) {
             if (access(d, W_OK) != 0) return strerror(errno);
             break;
         }
-        if (errno != ENOENT) return strerror(errno);
+        if (errno != ENOENT || !strcmp(d, ".") || !strcmp(d, "/")) return strerror(errno); /* a removed working folder */
         char *slash = strrchr(d, '/');
         while (slash && slash > d && slash[1] == '\0') *slash = '\0', slash = strrchr(d, '/'); /* trailing slashes */
         if (!slash) snprintf(d, sizeof d, ".");
