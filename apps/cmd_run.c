@@ -181,6 +181,8 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
     flce_run_cfg c = *cp;
     for (int i = 0; i < ablate->n; i++) {
         const char *a = ablate->items[i];
+        for (int k = 0; k < i; k++) /* a repeated letter is most likely another one mistyped */
+            if (!strcasecmp(a, ablate->items[k])) return cli_usage_error(prog, "--ablate %s given twice", a);
         if (!strcasecmp(a, "M")) c.ablate.no_mass = 1;
         else if (!strcasecmp(a, "V")) c.ablate.no_velocity = 1;
         else if (!strcasecmp(a, "Q")) c.ablate.no_momentum = 1;
@@ -297,6 +299,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         return cli_usage_error(prog, "--noisy-clients %g: says which clients get --label-noise or --feature-noise, and neither is given", c.part.noisy_frac);
     if (c.resume && c.force) return cli_usage_error(prog, "--resume and --force exclude each other");
     if (!(rank_timeout >= 0 && rank_timeout <= 1e7)) return cli_usage_error(prog, "--rank-timeout %g: seconds, 0 to 1e7", rank_timeout);
+    if (cli_find(opts, "rank-timeout")->seen && !(comm && comm->size > 1)) /* it would do nothing */
+        return cli_usage_error(prog, "--rank-timeout: applies to a job of several processes under mpirun, and this is one process");
 #ifdef FLCE_HAVE_MPI
     if (comm) flce_comm_set_wait(comm, rank_timeout, say_fd);
 #else

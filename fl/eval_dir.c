@@ -26,10 +26,11 @@ static flce_status parse_ablate(const char *s, flce_ablation *ab, flce_err *e) {
         size_t k = strcspn(s, " ,");
         if (k) {
             snprintf(w, sizeof w, "%.*s", (int)(k < 63 ? k : 63), s);
-            if (!strcasecmp(w, "M")) ab->no_mass = 1;
-            else if (!strcasecmp(w, "V")) ab->no_velocity = 1;
-            else if (!strcasecmp(w, "Q")) ab->no_momentum = 1;
-            else if (!strcasecmp(w, "CMC")) ab->no_completion = 1;
+            int *flag = !strcasecmp(w, "M") ? &ab->no_mass : !strcasecmp(w, "V") ? &ab->no_velocity
+                      : !strcasecmp(w, "Q") ? &ab->no_momentum : !strcasecmp(w, "CMC") ? &ab->no_completion : NULL;
+            if (flag && *flag) /* a repeated letter is most likely another one mistyped */
+                return flce_fail(e, FLCE_ERR_ARG, "--ablate %s given twice", w);
+            if (flag) *flag = 1;
             else if (!strcasecmp(w, "CL"))
                 return flce_fail(e, FLCE_ERR_ARG, "--ablate CL changes local training: use it with flce run, not on a trace");
             else return flce_fail(e, FLCE_ERR_ARG, "--ablate '%s': unknown (M, V, Q or CMC)", w);
