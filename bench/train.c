@@ -49,13 +49,16 @@ int flce_bench_train(int argc, char **argv) {
     int C, H, W;
     char tail;
     if (sscanf(input, "%dx%dx%d%c", &C, &H, &W, &tail) != 3 || C < 1 || C > 3 || H < 4 || W < 4 || H > 512 || W > 512)
-        return cli_usage_error(prog, "--input '%s': expected CxHxW with 1-3 channels, e.g. 3x32x32", input);
+        return cli_usage_error(prog, "--input '%s': expected CxHxW with 1-3 channels and sides 4 to 512, e.g. 3x32x32", input);
     if (batch < 2) return cli_usage_error(prog, "--batch %d: must be at least 2", batch);
     if (steps < 1 || repeats < 1) return cli_usage_error(prog, "--steps and --repeats must be at least 1");
     if (threads < 1 || threads > 16) return cli_usage_error(prog, "--threads %d: must be 1..16", threads);
     /* --peak 0 or -1 measured the peak instead, and --lambda -1 timed a loss no run may use, both silently */
     if (cli_find(opts, "peak")->seen && !(peak > 0)) return cli_usage_error(prog, "--peak %g: must be > 0 (leave it out to measure the peak)", peak);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
+    /* settings that did nothing (2026-11-29): the evaluation pass has no loss */
+    if (eval && cli_find(opts, "lambda")->seen) return cli_usage_error(prog, "--lambda: weighs a training loss, and --eval times the forward pass alone");
+    if (eval && read_loss) return cli_usage_error(prog, "--read-loss: reads a training step's losses, and --eval times the forward pass alone");
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (!backends) { /* a Vulkan row only where there is a GPU: on a CPU implementation it takes minutes */
         char seen[400];
@@ -71,6 +74,9 @@ int flce_bench_train(int argc, char **argv) {
         if (!flce_backend_known(b) || !strcmp(b, "auto"))
             return cli_usage_error(prog, "--backend '%s': unknown (reference, cpu%s)", b,
                                    flce_backend_known("vulkan") ? ", vulkan" : "");
+    int given_peak = peak > 0;
+    if (given_peak && cli_find(opts, "threads")->seen && !strstr(backends, "cpu")) /* it sets the CPU backend's threads and the measured peak's */
+        return cli_usage_error(prog, "--threads %d: sets the cpu backend's threads and the peak's measurement, and neither runs (--backend %s, --peak given)", threads, backends);
     if (!(peak > 0)) {
         fprintf(stderr, "measuring the mul+add peak (%d threads)...\n", threads);
         peak = flce_peak_gflops(threads);
@@ -161,8 +167,8 @@ int flce_bench_train(int argc, char **argv) {
         flce_model_free(&m);
         if (be->destroy) be->destroy(be);
     }
-    printf("(GFLOP/s quoted against a measured peak of %.1f GFLOP/s for separate float32 mul and add, %d threads)\n", peak,
-           threads);
+    if (given_peak) printf("(GFLOP/s quoted against the peak given by --peak, %.1f GFLOP/s, not measured here)\n", peak);
+    else printf("(GFLOP/s quoted against a measured peak of %.1f GFLOP/s for separate float32 mul and add, %d threads)\n", peak, threads);
     if (out) fclose(out);
     return status;
 }

@@ -16,7 +16,7 @@ rounds=${1:-5}
 [ $# -gt 0 ] && shift
 inputs=${*:-3x32x32 1x28x28}
 batch=${FLCE_BATCH:-64}
-mode=""; [ -n "${FLCE_EVAL:-}" ] && mode="--eval"
+mode="" loss="--lambda 0"; [ -n "${FLCE_EVAL:-}" ] && mode="--eval" loss="" # the forward alone has no loss to weigh
 bench=${FLCE_BENCH:-build/flce-bench}
 py=/usr/bin/python3
 case $rounds in '' | *[!0-9]*) echo "cpu_vs_torch.sh: ROUNDS must be a whole number (got '$rounds')" >&2; exit 2 ;; esac
@@ -27,14 +27,14 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 isa=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2, no AVX-512")
 peak=$("$bench" peak 2>/dev/null | awk '/the CPU backend.s vectors/ { for (i = 2; i <= NF; i++) if ($i == "<-") print $(i - 1) }')
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-echo "machine: $cpu ($isa), $(nproc) CPUs; batch $batch, ${mode:+evaluation forward only, }--lambda 0, $rounds alternating rounds"
+echo "machine: $cpu ($isa), $(nproc) CPUs; batch $batch, ${mode:+evaluation forward only, }${loss:+$loss, }$rounds alternating rounds"
 for i in $inputs; do
   : > "$tmp/t.$i"; : > "$tmp/f.$i"; : > "$tmp/p.$i"
   r=0
   while [ $r -lt "$rounds" ]; do
     $py tools/torch_reference.py bench --input "$i" --batch "$batch" --steps 10 --threads 2 $mode 2>&1 |
       sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p' >> "$tmp/t.$i"
-    "$bench" train --backend cpu --input "$i" --batch "$batch" --steps 10 --lambda 0 $mode ${peak:+--peak "$peak"} 2>&1 |
+    "$bench" train --backend cpu --input "$i" --batch "$batch" --steps 10 $loss $mode ${peak:+--peak "$peak"} 2>&1 |
       awk '$1 == "cpu" { print $4 > "'"$tmp/f.$i"'.n"; print $6 }' | tr -d '%' >> "$tmp/p.$i"
     cat "$tmp/f.$i.n" >> "$tmp/f.$i"
     r=$((r + 1))

@@ -39,6 +39,14 @@ expect 2 "--threads 0" peak --threads 0
 expect 2 "Vulkan" train --backend cpu --device 0 --input 1x12x12 --steps 1 --repeats 1 --peak 100 # timed the cpu, --device ignored
 expect 2 "--peak 0: must be > 0" train --backend cpu --input 1x12x12 --steps 1 --repeats 1 --peak 0 # measured the peak instead, silently
 expect 2 "--lambda -1: must be >= 0" train --backend cpu --input 1x12x12 --steps 1 --repeats 1 --peak 100 --lambda -1
+# settings that did nothing (2026-11-29): the evaluation pass has no loss to weigh or read; the
+# threads where no cpu row runs and the peak is given; a given peak was called "measured"
+expect 2 "--lambda: weighs a training loss, and --eval" train --backend cpu --input 1x12x12 --steps 1 --repeats 1 --peak 100 --eval --lambda 1
+expect 2 "--read-loss: reads a training step's losses, and --eval" train --backend cpu --input 1x12x12 --steps 1 --repeats 1 --peak 100 --eval --read-loss
+expect 2 "--threads 2: sets the cpu backend's threads and the peak's measurement, and neither runs" train --backend reference --input 1x12x12 --batch 2 --steps 1 --repeats 1 --peak 100 --threads 2
+expect 2 "sides 4 to 512" train --input 1x2x2
+"$PROG" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 > "$t/given.out" 2>&1 || fail "train --peak 100: $(cat "$t/given.out")"
+grep -q "against the peak given by --peak, 100.0 GFLOP/s, not measured here" "$t/given.out" || fail "a given peak is not named as given: $(tail -1 "$t/given.out")"
 "$bench" server --help > /dev/null || fail "server --help"
 # the server benchmark at its smallest (it died with a segmentation fault when it built its
 # engine field by field): every table there, numbers that are numbers, plausible ratios
