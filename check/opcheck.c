@@ -24,7 +24,11 @@ typedef struct {
     {op, {3, 16, 8, 8, 16, 3, 1, 1, 1}}, {op, {2, 16, 16, 16, 32, 3, 2, 1}}, {op, {2, 16, 14, 14, 32, 3, 2, 1}}, \
     {op, {2, 8, 9, 9, 16, 5, 1, 2}}, {op, {3, 8, 7, 9, 16, 3, 1, 0}}, {op, {2, 8, 10, 11, 16, 3, 3, 1}}, \
     /* 16 output channels by input position (flce_wgrad512_xc): rows and columns of 2, unequal sides */ \
-    {op, {3, 8, 5, 2, 16, 3, 1, 1}}, {op, {2, 8, 2, 7, 16, 3, 1, 1, 1}}
+    {op, {3, 8, 5, 2, 16, 3, 1, 1}}, {op, {2, 8, 2, 7, 16, 3, 1, 1, 1}}, \
+    /* the 1x28x28 study's stage shapes (8 x 48 forward tiles; 7-wide channel vectors for the input \
+     * gradient at 14x14 and 7x7), and 96 output channels (64-column index tiles, then 32) */ \
+    {op, {2, 16, 28, 28, 16, 3, 1, 1}}, {op, {2, 32, 14, 14, 32, 3, 1, 1}}, {op, {2, 32, 7, 7, 16, 3, 1, 1, 1}}, \
+    {op, {2, 8, 6, 6, 96, 3, 1, 1}}, {op, {2, 8, 7, 7, 96, 3, 1, 1}}
 
 static const op_case CASES[] = {
     CONV3(FLCE_OP_CONV2D_FWD), CONV3(FLCE_OP_CONV2D_BWD_DATA), CONV3(FLCE_OP_CONV2D_BWD_WEIGHT),

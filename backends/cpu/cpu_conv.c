@@ -234,8 +234,11 @@ static int flat_step(const flce_conv_shape *s) {
     int L = s->OH * (s->W + 1), n16 = (L + 15) / 16 * 16, n32 = (L + 31) / 32 * 32;
     return USE_AVX512 && n32 * 10 <= n16 * 11 ? 32 : 16;
 }
+/* The positions computed: AVX-512 walks them in blocks of 48 (8 x 48 tiles: 24 accumulators,
+ * measured 5-10% nearer the peak than 8 x 32 with both cores busy, tools/tile512_probe.c), the
+ * last block 16 or 32 wide, so npos is L rounded up to 16; AVX2 in blocks of flat_step. */
 static size_t flat_npos(const flce_conv_shape *s) {
-    int st = flat_step(s);
+    int st = USE_AVX512 ? 16 : flat_step(s);
     return (size_t)(s->OH * (s->W + 1) + st - 1) / (size_t)st * (size_t)st;
 }
 static int flat_ok(const flce_conv_shape *s) {
@@ -252,12 +255,15 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
     if (first) memset(xp + (size_t)s->C * Hp * Wp, 0, sizeof(float) * (npos + 2 * (size_t)Wp + 64));
     pad_rows(s, xn, xp, first, Wp);
+    if (USE_AVX512) {
+        for (size_t p0 = 0, n; p0 < npos; p0 += n) {
+            n = npos - p0 < 48 ? npos - p0 : 48;
+            flce_gemm512_offflat(s->K, (int)n, Q, j->w, Q, xp + p0, off, yn, P, blk + p0 / 16);
+        }
+        return;
+    }
     for (size_t p0 = 0; p0 < npos; p0 += (size_t)step) {
         const flat_blk *b = blk + p0 / (size_t)vw;
-        if (USE_AVX512) {
-            flce_gemm512_offflat(s->K, step, Q, j->w, Q, xp + p0, off, yn, P, b);
-            continue;
-        }
         /* AVX2: the block's Q x 16 column panel copied out first (the tiles then read one
          * contiguous L1-resident stream instead of 3 C shifted rows of the padded sample:
          * 0-11% faster on the tile alone, best of 40, tools/tile_probe.c variants 1 and 2;
@@ -382,6 +388,7 @@ void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, in
                      const flat_blk *blk, float *dxn, int HW);
 void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 void flce_dx_cvec512_7(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+void flce_dx_cvec512_7x4(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 typedef void dx_s2_fn(const float *dyq, const float *w2, int C, int Cp, int K, int L, int Wq, int OH, int OW, int py,
                       int px, float *outT);
 dx_s2_fn flce_dx_s2_512_8x1, flce_dx_s2_512_7x1, flce_dx_s2_512_8x2, flce_dx_s2_512_7x2;
@@ -436,12 +443,11 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                     memcpy(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW,
                            sizeof(float) * (size_t)OW);
             float *dxn = j->dx + (size_t)n * C * s->H * s->W;
-            if (USE_AVX512 && s->W < 16 && C % 32 == 0 && C >= 64) {
+            if (USE_AVX512 && s->W < 16 && C % 32 == 0 && (C >= 64 || s->W % 7 == 0)) {
                 /* channel vectors (tiles.h DX_CVEC): out holds dx transposed, [H W][Cp] */
                 int HW = s->H * s->W;
-                (s->W % 7 ? flce_dx_cvec512 : flce_dx_cvec512_7)(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
-                for (int p = 0; p < HW; p++)
-                    for (int c = 0; c < C; c++) dxn[(size_t)c * HW + p] = out[(size_t)p * Cp + c];
+                (s->W % 7 ? flce_dx_cvec512 : C % 64 == 0 ? flce_dx_cvec512_7x4 : flce_dx_cvec512_7)(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
+                transpose_sample(out, HW, C, dxn); /* Cp = C here (C a multiple of 32) */
                 continue;
             }
             if (USE_AVX512) flce_dx_flat512(dyp, j->wt, C, Cp, K, L, Wp, npos, blk, dxn, s->H * s->W);
