@@ -1,6 +1,6 @@
 /* cpu_backend.c: the fast CPU backend. Convolutions are register-blocked tiles (tiles.h:
- * 6 x 16 tiles of 8-wide AVX2 vectors, or 8 x 32 and 8 x 16 tiles of 16-wide AVX-512 vectors
- * where the CPU has them: gemm512.c; separate multiply and add, no FMA), on two threads with a
+ * 6 x 16 tiles of 8-wide AVX2 vectors, or 8 x 48, 8 x 32 and narrower tiles of 16-wide AVX-512
+ * vectors where the CPU has them: gemm512.c; separate multiply and add, no FMA), on two threads with a
  * fixed split of independent outputs; every output is reduced in exactly the order of
  * reference/ops.h, so the bits equal the reference's:
  *   forward      y_n[k][p]  = sum_q W[k][q] col_n[q][p]          (q = (ci, ky, kx) ascending)

@@ -1,8 +1,9 @@
 /* gemm512.c: the CPU backend's kernels for AVX-512 machines (16-wide vectors, 32 registers):
- * the tiles of tiles.h as 8 x 32 and 8 x 16 tiles, separate multiply and add (no FMA: the build
- * uses -ffp-contract=off), every element reduced over k ascending exactly as the AVX2 tiles and
- * the reference do, so the bits do not depend on which tile ran. Compiled with -mavx512f and
- * only called when the CPU has it (cpu_backend.c checks at start-up). */
+ * the tiles of tiles.h as 8 x 48, 8 x 32 and 8 x 16 tiles (index tiles also 7 x 64 and 4 x 64),
+ * separate multiply and add (no FMA: the build uses -ffp-contract=off), every element reduced
+ * over k ascending exactly as the AVX2 tiles and the reference do, so the bits do not depend on
+ * which tile ran. Compiled with -mavx512f and only called when the CPU has it (cpu_backend.c
+ * checks at start-up). */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -121,6 +122,10 @@ void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff,
 void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
                        int K, float *C, int ldc, int acc) {
     int j = 0;
+    /* 64 columns at a time where there are: each term's two offsets and a row's broadcast then serve
+     * four vectors, not two (an 8-row tile with two vectors keeps eight row pointers and leaves the
+     * compiler short of general registers); measured with tools/op_ab.c: 7% off the 64-channel
+     * 7x7 forward, 4-12% off the 64-channel weight gradients (docs/performance.md) */
     if (mr == 7)
         for (; j + 64 <= K; j += 64) tile_7x64_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
     if (mr == 8)
@@ -196,7 +201,7 @@ DX_ROW(flce_dx_row512, 16, 1)
 DX_FLAT(flce_dx_flat512, 16, 1)
 DX_CVEC(flce_dx_cvec512, 8, 2)
 DX_CVEC(flce_dx_cvec512_7, 7, 2) /* 7-wide rows: no idle position in a tile */
-DX_CVEC(flce_dx_cvec512_7x4, 7, 4)
+DX_CVEC(flce_dx_cvec512_7x4, 7, 4) /* 64 channels a tile: 7-8% faster at 7x7 than 7 x 32 */
 DX_S2(flce_dx_s2_512_8x1, 8, 1) /* stride 2: 16 channels, rows of 8 or 16 */
 DX_S2(flce_dx_s2_512_7x1, 7, 1) /* ... rows of 7 or 14 */
 DX_S2(flce_dx_s2_512_8x2, 8, 2) /* 32 channels */
