@@ -6,6 +6,7 @@
 #   eval.txt (flce eval's output), for R = 30, 100, 200 where the run has that many rounds, and
 #   R = its rounds. What is there already is kept (a rerun continues). The trace's prototypes can
 #   then be left out of an archive (scripts/study_pack.sh): these are what the report reads.
+# Two at once on one folder: the second waits for the first (a lock per folder in $TMPDIR).
 # FLCE_BIN: the flce to use (default build/flce). FLCE_READINGS_ROUNDS: the rounds R besides the
 # run's own (default "30 100 200"; spaces or commas; the report's horizon section reads the same,
 # FLCE_REPORT_HORIZON).
@@ -32,6 +33,12 @@ for top in "$@"; do
     T=$(sed -n 's/.*"rounds":[[:space:]]*\([0-9]*\).*/\1/p' "$run/config.json" | head -1)
     case "$T" in ''|*[!0-9]*) echo "readings_eval.sh: $run/config.json: no rounds" >&2; exit 1;; esac
     rs=""; for R in $rounds; do [ "$R" -lt "$T" ] && rs="$rs $R"; done; rs="$rs $T"
+    # one evaluation of a run folder at a time: a second readings_eval.sh on the same folder (the
+    # readings study runs one when its streams end) waits here for the first, then finds what it
+    # made; flock lets go when its holder exits, however it ends
+    lock="${TMPDIR:-/tmp}/flce-readings-$(cd "$run" && pwd -P | cksum | cut -d' ' -f1).lock"
+    exec 9> "$lock" || { echo "readings_eval.sh: cannot open the lock $lock" >&2; exit 1; }
+    flock 9
     for ps in correct all; do for m in zero unobserved; do for R in $rs; do
       out="$run/readings/$ps-$m-r$R"
       if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi
@@ -42,6 +49,7 @@ for top in "$@"; do
       mv "$out/eval.txt.tmp" "$out/eval.txt"
       new_n=$((new_n + 1))
     done; done; done
+    exec 9>&-
   done
 done
 echo "readings_eval.sh: $new_n evaluations made, $done_n there already"

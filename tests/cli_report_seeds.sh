@@ -184,6 +184,15 @@ err=$(FLCE_READINGS_ROUNDS="2;3" FLCE_BIN="$flce" "$(dirname "$0")/../scripts/re
 [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"FLCE_READINGS_ROUNDS '2;3'"*) true;; *) false;; esac ||
   fail "readings_eval.sh with FLCE_READINGS_ROUNDS=2;3 (once read as no round at all): status $rc, '$err'"
 [ -d "$t/s1/flce/readings" ] || [ -d "$t/s1/readings" ] && fail "a refused readings_eval.sh evaluated something"
+# two evaluations of one folder at once (the readings study's own and a second started by hand
+# once collided: "mv: cannot stat .../eval.txt.tmp", status 1): the second waits for the first's
+# lock and then finds everything there, so one makes all 8 and the other none, both status 0
+FLCE_READINGS_ROUNDS=2 FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" > "$t/re1" 2>&1 & p1=$!
+FLCE_READINGS_ROUNDS=2 FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" > "$t/re2" 2>&1 & p2=$!
+wait $p1 || fail "readings_eval.sh, the first of two at once: $(cat "$t/re1")"
+wait $p2 || fail "readings_eval.sh, the second of two at once: $(cat "$t/re2")"
+[ "$(cat "$t/re1" "$t/re2" | sort | tr '\n' '|')" = "readings_eval.sh: 0 evaluations made, 8 there already|readings_eval.sh: 8 evaluations made, 0 there already|" ] ||
+  fail "two readings_eval.sh at once on one folder: $(cat "$t/re1" "$t/re2")"
 FLCE_READINGS_ROUNDS=2 FLCE_BIN="$flce" "$(dirname "$0")/../scripts/readings_eval.sh" "$t/s1" "$t/s2" "$t/s3" > /dev/null 2>&1 || fail "readings_eval.sh"
 FLCE_REPORT_HORIZON=2,3 "$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" > /dev/null 2>&1 || fail "flce report with readings"
 grep -q "^## The horizon" "$t/rep3/report.md" || fail "report.md has no section The horizon"
