@@ -11,7 +11,8 @@
  * each call, A first in even calls and B first in odd ones. The library has no such switch: to
  * compare two ways of computing an op, add `int flce_cpu_ab = 1;` to backends/cpu/cpu_backend.c
  * for the experiment and branch on it (and take it out again: results must never depend on it).
- * Without it, A and B are the same code: the ratio shows the noise floor (0.97-1.03 here).
+ * Without it, A and B are the same code: the ratio shows the noise floor (1.004-1.076 in four
+ * runs here, 2026-11-29: trust only a difference that every one of several runs shows).
  * COLD=1: before each call two threads rewrite the input, each half of its channels (as a
  * channel-split BatchNorm leaves it), and read 16 MB of other data (the input not in this core's
  * cache). Prints the mean (calls after the first two) and the best time of each, GFLOP/s of the
