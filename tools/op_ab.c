@@ -14,7 +14,7 @@
  * Without it, A and B are the same code: the ratio shows the noise floor (1.004-1.076 in four
  * runs here, 2026-11-29: trust only a difference that every one of several runs shows).
  * COLD=1: before each call two threads rewrite the input, each half of its channels (as a
- * channel-split BatchNorm leaves it), and read 16 MB of other data (the input not in this core's
+ * channel-split BatchNorm leaves it), and read 32 MB of other data (the input not in this core's
  * cache). Prints the mean (calls after the first two) and the best time of each, GFLOP/s of the
  * best (convolutions), and B's mean over A's. */
 #include <pthread.h>
@@ -37,7 +37,7 @@ static double now(void) {
 
 enum { N = 64 };
 static float *cold_x, *junk;
-static size_t cold_c, cold_hw, njunk = (size_t)4 << 20;
+static size_t cold_c, cold_hw, njunk = (size_t)8 << 20;
 static void *cold_part(void *a) {
     int t = (int)(long)a;
     for (size_t n = 0; n < N; n++)
