@@ -10,8 +10,10 @@
 
 typedef struct {
     flce_op op; /* the op of the interface's list (backend.h) */
-    int a[9]; /* the shape; for convolutions a[8] = 1: the inputs hold inf, -inf and NaN among
-               * the normal values, and every NaN compares as one (payloads are not contracted) */
+    int a[10]; /* the shape; for convolutions a[8] = 1: the inputs hold inf, -inf and NaN among
+                * the normal values, and every NaN compares as one (payloads are not contracted);
+                * conv2d_fwd_bn_eval's a[9]: 0 BatchNorm alone, 1 with the ReLU, 2 + r and the
+                * ReLU, 3 + r without the ReLU */
 } op_case;
 
 #define CONV3(op) \
@@ -32,6 +34,17 @@ typedef struct {
 
 static const op_case CASES[] = {
     CONV3(FLCE_OP_CONV2D_FWD), CONV3(FLCE_OP_CONV2D_BWD_DATA), CONV3(FLCE_OP_CONV2D_BWD_WEIGHT),
+    /* the evaluation's convolution + BatchNorm (+ residual) (+ ReLU): every forward path of the CPU
+     * backend (flat positions, channel vectors, row-aligned, im2col and 1x1) and the ResNet20
+     * block shapes, each mode at least twice */
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {1, 1, 1, 1, 1, 3, 1, 1, 0, 0}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {5, 1, 28, 28, 16, 3, 1, 1, 0, 1}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 16, 28, 28, 16, 3, 1, 1, 0, 1}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 16, 28, 28, 16, 3, 1, 1, 0, 2}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 32, 14, 14, 32, 3, 1, 1, 0, 2}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 64, 7, 7, 64, 3, 1, 1, 0, 2}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 16, 28, 28, 32, 3, 2, 1, 0, 0}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 16, 28, 28, 32, 1, 2, 0, 0, 2}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 32, 16, 16, 64, 3, 2, 1, 0, 0}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 32, 16, 16, 64, 1, 2, 0, 0, 2}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 16, 32, 32, 16, 3, 1, 1, 0, 3}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {3, 3, 33, 31, 17, 3, 1, 1, 0, 3}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 3, 9, 9, 5, 3, 1, 1, 1, 1}}, {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 32, 7, 7, 16, 3, 1, 1, 1, 2}},
+    {FLCE_OP_CONV2D_FWD_BN_EVAL, {2, 5, 8, 8, 7, 1, 1, 0, 0, 1}},
     /* BatchNorm: N, C, HW, fused ReLU (training and backward) */
     {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64}}, {FLCE_OP_BN_FWD_TRAIN, {4, 16, 1024}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49}}, {FLCE_OP_BN_FWD_TRAIN, {1, 1, 1}},
     {FLCE_OP_BN_FWD_TRAIN, {2, 7, 9}}, {FLCE_OP_BN_FWD_TRAIN, {5, 3, 1000}}, {FLCE_OP_BN_FWD_TRAIN, {2, 3, 64, 1}}, {FLCE_OP_BN_FWD_TRAIN, {3, 5, 49, 1}},
@@ -94,6 +107,11 @@ const char *flce_opcheck_name(int i, char *buf, size_t cap) {
     case FLCE_OP_CONV2D_BWD_WEIGHT:
         snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d%s)", upper(c->op, nm), a[0], a[1], a[2], a[3], a[4],
                  a[5], a[6], a[7], a[8] ? ",inf/nan" : "");
+        break;
+    case FLCE_OP_CONV2D_FWD_BN_EVAL:
+        snprintf(buf, cap, "%s(N=%d,C=%d,H=%d,W=%d,K=%d,R=%d,s=%d,p=%d%s%s%s)", upper(c->op, nm), a[0], a[1], a[2], a[3],
+                 a[4], a[5], a[6], a[7], a[9] >= 2 ? ",+r" : "", a[9] == 1 || a[9] == 2 ? ",relu" : "",
+                 a[8] ? ",inf/nan" : "");
         break;
     case FLCE_OP_BN_FWD_TRAIN:
     case FLCE_OP_BN_FWD_TRAIN_RES:
@@ -272,6 +290,26 @@ static void run_conv(ctx *c, const op_case *oc, flce_backend **bk) {
         }
 }
 
+/* The convolution's inputs as run_conv draws them, then BatchNorm's parameters as run_bn's; r
+ * (modes 2 and 3) normal; t is scratch (not compared). */
+static void run_conv_bn(ctx *c, const op_case *oc, flce_backend **bk) {
+    const int *a = oc->a;
+    flce_conv_shape s;
+    flce_conv_shape_init(&s, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    size_t nx = (size_t)s.N * s.C * s.H * s.W, nw = (size_t)s.K * s.C * s.R * s.R, ny = (size_t)s.N * s.K * s.OH * s.OW;
+    int kind = a[8] ? 3 : 0, mode = a[9], res = mode >= 2, relu = mode == 1 || mode == 2;
+    pair *x = mk(c, "x", nx, kind, 1, 0), *w = mk(c, "w", nw, kind, 0.3f, 0), *y = mk(c, "y", ny, 0, 1, 1);
+    pair *t = mk(c, "t", ny, 0, 1, 0), *r = mk(c, "r", res ? ny : 1, 0, 1, 0);
+    pair *g = mk(c, "gamma", (size_t)s.K, 0, 1, 0), *b = mk(c, "beta", (size_t)s.K, 0, 1, 0);
+    pair *rm = mk(c, "running_mean", (size_t)s.K, 0, 1, 0), *rv = mk(c, "running_var", (size_t)s.K, 2, 1, 0);
+    if (c->fail) return;
+    for (int k = 0; k < 2; k++) {
+        bk[k]->conv2d_fwd_bn_eval(bk[k], &s, S(x), S(w), 1e-5f, S(g), S(b), S(rm), S(rv), res ? S(r) : NULL, relu, S(t),
+                                  S(y));
+        bk[k]->sync(bk[k]);
+    }
+}
+
 static void run_bn(ctx *c, const op_case *oc, flce_backend **bk) {
     const int *a = oc->a;
         int N = a[0], C = a[1], HW = a[2];
@@ -418,6 +456,9 @@ flce_status flce_opcheck_run(int i, flce_backend *ref, flce_backend *be, flce_op
     case FLCE_OP_CONV2D_BWD_DATA:
     case FLCE_OP_CONV2D_BWD_WEIGHT:
         run_conv(&c, oc, bk);
+        break;
+    case FLCE_OP_CONV2D_FWD_BN_EVAL:
+        run_conv_bn(&c, oc, bk);
         break;
     case FLCE_OP_BN_FWD_TRAIN:
     case FLCE_OP_BN_FWD_TRAIN_RES:

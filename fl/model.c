@@ -122,7 +122,7 @@ flce_status flce_model_create(flce_model *m, flce_backend *be, int in_c, int in_
         b->a1 = alloc_f(m, o, &fail), b->r1 = alloc_f(m, o, &fail);
         b->a2 = alloc_f(m, o, &fail), b->y2 = alloc_f(m, o, &fail);
         b->out = alloc_f(m, o, &fail);
-        if (b->has_sc) b->sa = alloc_f(m, o, &fail), b->sy = alloc_f(m, o, &fail);
+        if (b->has_sc) b->sa = alloc_f(m, o, &fail);
     }
     m->z = alloc_f(m, (size_t)batch * FLCE_FEAT, &fail);
     m->dz = alloc_f(m, (size_t)batch * FLCE_FEAT, &fail);
@@ -155,7 +155,7 @@ void flce_model_free(flce_model *m) {
         FREEB(b->b1.mean), FREEB(b->b1.invstd), FREEB(b->b2.mean), FREEB(b->b2.invstd);
         FREEB(b->sb.mean), FREEB(b->sb.invstd);
         FREEB(b->a1), FREEB(b->r1), FREEB(b->a2), FREEB(b->y2), FREEB(b->out);
-        FREEB(b->sa), FREEB(b->sy);
+        FREEB(b->sa);
     }
     FREEB(m->x), FREEB(m->labels), FREEB(m->pred), FREEB(m->a0), FREEB(m->r0);
     FREEB(m->z), FREEB(m->dz), FREEB(m->dz2), FREEB(m->logits), FREEB(m->dlogits), FREEB(m->loss), FREEB(m->loss_cl);
@@ -226,44 +226,53 @@ static void bn_train_res(flce_model *m, flce_bn_l *b, int n, flce_buf *x, const 
     b->tracked++;
 }
 
-static void bn_eval(flce_model *m, flce_bn_l *b, int n, int relu, const flce_buf *x, flce_buf *y) {
-    m->be->bn_fwd_eval(m->be, n, b->C, b->HW, 1e-5f, relu, x, P(b->g), P(b->b), P(b->rm), P(b->rv), y);
+/* Evaluation: y = [relu](bn(conv(x)) [+ r]) with the running statistics, one op
+ * (conv2d_fwd_bn_eval; t: the convolution's output buffer of training, scratch here) */
+static void conv_bn_eval(flce_model *m, const flce_conv_l *c, flce_bn_l *b, int n, const flce_buf *x, const flce_buf *r,
+                         int relu, flce_buf *t, flce_buf *y) {
+    flce_conv_shape s = cs(c, n);
+    m->be->conv2d_fwd_bn_eval(m->be, &s, x, P(c->w), 1e-5f, P(b->g), P(b->b), P(b->rm), P(b->rv), r, relu, t, y);
 }
 
 /* Forward to the logits; train selects batch statistics. Leaves z and logits. */
 static void forward(flce_model *m, int n, int train) {
     flce_backend *be = m->be;
-    flce_conv_shape s = cs(&m->conv1, n);
-    be->conv2d_fwd(be, &s, m->x, P(m->conv1.w), m->a0);
-    if (train) bn_train(m, &m->bn1, n, m->a0, m->r0, 1);
-    else bn_eval(m, &m->bn1, n, 1, m->a0, m->r0); /* the ReLU fused, as in training */
-    const flce_buf *in = m->r0;
-    for (int i = 0; i < 9; i++) {
-        flce_block *b = &m->blk[i];
-        size_t on = b->out_n / (size_t)m->batch * (size_t)n;
-        s = cs(&b->c1, n);
-        be->conv2d_fwd(be, &s, in, P(b->c1.w), b->a1);
-        if (train) bn_train(m, &b->b1, n, b->a1, b->r1, 1);
-        else bn_eval(m, &b->b1, n, 1, b->a1, b->r1);
-        s = cs(&b->c2, n);
-        be->conv2d_fwd(be, &s, b->r1, P(b->c2.w), b->a2);
-        if (b->has_sc) {
-            if (train) bn_train(m, &b->b2, n, b->a2, b->y2, 0);
-            else bn_eval(m, &b->b2, n, 0, b->a2, b->y2);
-            s = cs(&b->sc, n);
-            be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
-            if (train) bn_train_res(m, &b->sb, n, b->sa, b->y2, b->out); /* out = relu(sy + y2) */
-            else {
-                bn_eval(m, &b->sb, n, 0, b->sa, b->sy);
-                be->add(be, on, 1, b->y2, b->sy, b->out); /* out = relu(y2 + sy) */
+    if (!train) { /* each convolution with its BatchNorm, ReLU and residual: one op */
+        conv_bn_eval(m, &m->conv1, &m->bn1, n, m->x, NULL, 1, m->a0, m->r0);
+        const flce_buf *in = m->r0;
+        for (int i = 0; i < 9; i++) {
+            flce_block *b = &m->blk[i];
+            conv_bn_eval(m, &b->c1, &b->b1, n, in, NULL, 1, b->a1, b->r1);
+            if (b->has_sc) {
+                conv_bn_eval(m, &b->c2, &b->b2, n, b->r1, NULL, 0, b->a2, b->y2);
+                conv_bn_eval(m, &b->sc, &b->sb, n, in, b->y2, 1, b->sa, b->out); /* out = relu(sy + y2) */
+            } else {
+                conv_bn_eval(m, &b->c2, &b->b2, n, b->r1, in, 1, b->a2, b->out); /* out = relu(y2 + in) */
             }
-        } else if (train) {
-            bn_train_res(m, &b->b2, n, b->a2, in, b->out); /* out = relu(y2 + in) */
-        } else {
-            bn_eval(m, &b->b2, n, 0, b->a2, b->y2);
-            be->add(be, on, 1, b->y2, in, b->out);
+            in = b->out;
         }
-        in = b->out;
+    } else {
+        flce_conv_shape s = cs(&m->conv1, n);
+        be->conv2d_fwd(be, &s, m->x, P(m->conv1.w), m->a0);
+        bn_train(m, &m->bn1, n, m->a0, m->r0, 1);
+        const flce_buf *in = m->r0;
+        for (int i = 0; i < 9; i++) {
+            flce_block *b = &m->blk[i];
+            s = cs(&b->c1, n);
+            be->conv2d_fwd(be, &s, in, P(b->c1.w), b->a1);
+            bn_train(m, &b->b1, n, b->a1, b->r1, 1);
+            s = cs(&b->c2, n);
+            be->conv2d_fwd(be, &s, b->r1, P(b->c2.w), b->a2);
+            if (b->has_sc) {
+                bn_train(m, &b->b2, n, b->a2, b->y2, 0);
+                s = cs(&b->sc, n);
+                be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
+                bn_train_res(m, &b->sb, n, b->sa, b->y2, b->out); /* out = relu(sy + y2) */
+            } else {
+                bn_train_res(m, &b->b2, n, b->a2, in, b->out); /* out = relu(y2 + in) */
+            }
+            in = b->out;
+        }
     }
     flce_block *last = &m->blk[8];
     be->avgpool_fwd(be, n, FLCE_FEAT, last->b2.HW, last->out, m->z);

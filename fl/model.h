@@ -43,7 +43,7 @@ typedef struct {
     flce_bn_l b1, b2, sb;
     int has_sc;
     size_t in_n, out_n;     /* activation elements for the model's batch */
-    flce_buf *a1, *r1, *a2, *y2, *sa, *sy, *out; /* out = relu(y2 + shortcut) */
+    flce_buf *a1, *r1, *a2, *y2, *sa, *out; /* out = relu(y2 + shortcut) */
 } flce_block;
 
 typedef struct {

@@ -135,6 +135,15 @@ void ref_bn_fwd_eval(int N, int C, int HW, float eps, int relu, const float *x, 
     }
 }
 
+void ref_conv2d_fwd_bn_eval(const flce_conv_shape *s, const float *x, const float *w, float eps, const float *gamma,
+                            const float *beta, const float *running_mean, const float *running_var, const float *r,
+                            int relu, float *y) {
+    int P = s->OH * s->OW;
+    ref_conv2d_fwd(s, x, w, y);
+    ref_bn_fwd_eval(s->N, s->K, P, eps, relu && !r, y, gamma, beta, running_mean, running_var, y); /* in place */
+    if (r) ref_add((size_t)s->N * s->K * P, relu, y, r, y);
+}
+
 void ref_bn_bwd(int N, int C, int HW, const float *yr, const float *dy, const float *x, const float *mean,
                 const float *gamma, const float *invstd, float *dx, float *dgamma, float *dbeta) {
     int M = N * HW;

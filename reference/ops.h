@@ -57,6 +57,14 @@ void ref_bn_fwd_train(int N, int C, int HW, float eps, float momentum, int relu,
  * follows (y = o > 0 ? o : 0, as ref_relu_fwd) */
 void ref_bn_fwd_eval(int N, int C, int HW, float eps, int relu, const float *x, const float *gamma, const float *beta,
                      const float *running_mean, const float *running_var, float *y);
+/* The evaluation's convolution with its BatchNorm (running statistics) and what follows it, one
+ * op: bit for bit ref_conv2d_fwd into y, then ref_bn_fwd_eval on y (the ReLU fused only without
+ * r), then, with r, y = y + r and the ReLU where relu (ref_add): y [N, K, OH, OW], BatchNorm's
+ * channels the K output channels; r (NULL: none) must not alias y. A fast backend computes the
+ * three a sample at a time while the sample's output is still in cache. */
+void ref_conv2d_fwd_bn_eval(const flce_conv_shape *s, const float *x, const float *w, float eps, const float *gamma,
+                            const float *beta, const float *running_mean, const float *running_var, const float *r,
+                            int relu, float *y);
 /* The gradient through a fused ReLU (yr: its output; NULL when there is none) and BatchNorm:
  *   d = yr > 0 ? dy : 0 (d = dy without yr), xhat = (x - mean) invstd;
  *   dbeta = K8C(d); dgamma = K8C(d xhat); dx = ((gamma invstd) invM) ((M d - dbeta) - xhat dgamma) */

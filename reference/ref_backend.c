@@ -81,6 +81,13 @@ static void r_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int
     (void)be;
     ref_bn_fwd_eval(N, C, HW, eps, relu, HB_CF(x), HB_CF(g), HB_CF(b), HB_CF(rm), HB_CF(rv), HB_F(y));
 }
+static void r_conv2d_fwd_bn_eval(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w,
+                                 float eps, const flce_buf *g, const flce_buf *b, const flce_buf *rm,
+                                 const flce_buf *rv, const flce_buf *r, int relu, flce_buf *t, flce_buf *y) {
+    (void)be, (void)t;
+    ref_conv2d_fwd_bn_eval(s, HB_CF(x), HB_CF(w), eps, HB_CF(g), HB_CF(b), HB_CF(rm), HB_CF(rv), r ? HB_CF(r) : NULL,
+                           relu, HB_F(y));
+}
 static void r_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
                      const flce_buf *mean, const flce_buf *g, const flce_buf *is, flce_buf *dx, flce_buf *dg,
                      flce_buf *db) {

@@ -79,7 +79,7 @@ Test(ops, every_backend_has_every_op_of_the_list, .init = setup, .fini = teardow
     cr_assert_null(flce_backend_missing_op(ref));
     cr_assert_null(flce_backend_missing_op(cpu));
     cr_assert_null(flce_backend_missing_op(fz));
-    cr_assert_eq(FLCE_OP_COUNT, 19);
+    cr_assert_eq(FLCE_OP_COUNT, 20);
     cr_assert_str_eq(flce_op_name(FLCE_OP_CONV2D_FWD), "conv2d_fwd");
     cr_assert_str_eq(flce_op_name(FLCE_OP_WEIGHTED_SUM), "weighted_sum");
     flce_backend lacking = *ref;
@@ -378,6 +378,23 @@ Test(ops, batchnorm_by_hand) {
     ref_bn_fwd_eval(1, 1, 4, 0.0f, 1, x, g, b, rm3, rv3, ye3);
     ref_bn_fwd_eval(1, 1, 4, 0.0f, 0, x, g, b, rm3, rv3, ye0);
     cr_assert(ye0[0] < 0 && ye3[0] == 0.0f && ye3[2] == 1.0f && ye3[2] == ye0[2] && ye3[3] == ye0[3], "%g %g %g", ye3[0], ye3[2], ye3[3]);
+}
+
+Test(ops, conv_batchnorm_eval_by_hand) {
+    /* a 1x1 convolution of the two pixels x = (1, 3) into two channels with weights 2 and -1:
+     * (2, 6) and (-1, -3); BatchNorm with running means (2, 0), variances 4 (invstd 1/2),
+     * gamma (1, 2), beta (0, 1): channel 0 (0, 2), channel 1 ((-1/2) 2 + 1, (-3/2) 2 + 1) = (0, -2) */
+    flce_conv_shape s;
+    flce_conv_shape_init(&s, 1, 1, 1, 2, 2, 1, 1, 0);
+    float x[2] = {1, 3}, w[2] = {2, -1}, g[2] = {1, 2}, b[2] = {0, 1}, rm[2] = {2, 0}, rv[2] = {4, 4};
+    float r[4] = {1, -1, 0.5f, 0.5f}, y[4];
+    const float plain[4] = {0, 2, 0, -2}, relu[4] = {0, 2, 0, 0}, res[4] = {1, 1, 0.5f, -1.5f}, res_relu[4] = {1, 1, 0.5f, 0};
+    const float *want[4] = {plain, relu, res, res_relu};
+    for (int mode = 0; mode < 4; mode++) { /* bit 0: the ReLU, bit 1: the residual */
+        ref_conv2d_fwd_bn_eval(&s, x, w, 0.0f, g, b, rm, rv, mode & 2 ? r : NULL, mode & 1, y);
+        for (int i = 0; i < 4; i++)
+            cr_assert(fabs(y[i] - want[mode][i]) < 1e-6, "mode %d: y[%d] = %g, by hand %g", mode, i, y[i], want[mode][i]);
+    }
 }
 
 Test(ops, linear_pool_relu_add_by_hand_and_gradients) {

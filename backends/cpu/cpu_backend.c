@@ -22,7 +22,7 @@
 /* The ops this backend computes itself; every other op of the interface (avgpool_fwd, avgpool_bwd, linear_fwd, linear_bwd, softmax_ce, supcon, sgd, weighted_sum) is the
  * reference's loop (flce_backend_fill_reference), on host buffers like these. */
 #define CPU_OWN_OPS(X) \
-    X(conv2d_fwd) X(conv2d_bwd_data) X(conv2d_bwd_weight) X(bn_fwd_train) X(bn_fwd_train_res) X(bn_fwd_eval) X(bn_bwd) X(relu_fwd) \
+    X(conv2d_fwd) X(conv2d_fwd_bn_eval) X(conv2d_bwd_data) X(conv2d_bwd_weight) X(bn_fwd_train) X(bn_fwd_train_res) X(bn_fwd_eval) X(bn_bwd) X(relu_fwd) \
     X(relu_bwd) X(add) X(add_relu_bwd)
 
 int flce_cpu_use_avx512;

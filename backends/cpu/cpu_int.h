@@ -84,6 +84,9 @@ void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec);
 
 /* the ops of the table (CPU_OWN_OPS in cpu_backend.c) */
 void c_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y);
+void c_conv2d_fwd_bn_eval(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, float eps,
+                          const flce_buf *g, const flce_buf *b, const flce_buf *rm, const flce_buf *rv, const flce_buf *r,
+                          int relu, flce_buf *t, flce_buf *y);
 void c_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx);
 void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *dy,

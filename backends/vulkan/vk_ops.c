@@ -182,6 +182,17 @@ static void v_bn_fwd_eval(flce_backend *be, int N, int C, int HW, float eps, int
     DISPATCH(be->ctx, SH_BN_EVAL, p, (size_t)N * C * HW, 1, x, gamma, beta, running_mean, running_var, y);
 }
 
+/* as the reference defines it: the convolution into the scratch t, its BatchNorm into y, then y =
+ * [relu](y + r) in place (the ops the model issued one by one before 2026-11-29) */
+static void v_conv2d_fwd_bn_eval(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w,
+                                 float eps, const flce_buf *gamma, const flce_buf *beta, const flce_buf *running_mean,
+                                 const flce_buf *running_var, const flce_buf *r, int relu, flce_buf *t, flce_buf *y) {
+    int P = s->OH * s->OW;
+    v_conv2d_fwd(be, s, x, w, t);
+    v_bn_fwd_eval(be, s->N, s->K, P, eps, relu && !r, t, gamma, beta, running_mean, running_var, y);
+    if (r) v_add(be, (size_t)s->N * s->K * P, relu, y, r, y);
+}
+
 /* Without a fused ReLU, dy is bound in yr's place (never read: relu = 0). */
 static void v_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const flce_buf *dy, const flce_buf *x,
                    const flce_buf *mean, const flce_buf *gamma, const flce_buf *invstd, flce_buf *dx, flce_buf *dgamma,
