@@ -30,7 +30,9 @@ typedef struct {
     /* the 1x28x28 study's stage shapes (8 x 48 forward tiles; 7-wide channel vectors for the input \
      * gradient at 14x14 and 7x7), and 96 output channels (64-column index tiles, then 32) */ \
     {op, {2, 16, 28, 28, 16, 3, 1, 1}}, {op, {2, 32, 14, 14, 32, 3, 1, 1}}, {op, {2, 32, 7, 7, 16, 3, 1, 1, 1}}, \
-    {op, {2, 8, 6, 6, 96, 3, 1, 1}}, {op, {2, 8, 7, 7, 96, 3, 1, 1}}
+    {op, {2, 8, 6, 6, 96, 3, 1, 1}}, {op, {2, 8, 7, 7, 96, 3, 1, 1}}, \
+    /* 14 x 32 channel-vector forward tiles (32 channels at 14x14) with inf and NaN */ \
+    {op, {2, 32, 14, 14, 32, 3, 1, 1, 1}}, {op, {1, 8, 14, 14, 32, 3, 1, 1}}
 
 static const op_case CASES[] = {
     CONV3(FLCE_OP_CONV2D_FWD), CONV3(FLCE_OP_CONV2D_BWD_DATA), CONV3(FLCE_OP_CONV2D_BWD_WEIGHT),

@@ -57,6 +57,8 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
                       float *C, int ldc, int acc);
 void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
                         const float *B1, int ldb, float *C0, float *C1, int ldc, int first);
+void flce_kvec512_14x32(int n, const float *const *arow, const int *xoff, const int *boff, const float *B, float *C,
+                        int ldc);
 void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
                        int K, float *C, int ldc, int acc);
 void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
@@ -333,14 +335,19 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
 
 /* Small images with many output channels (8x8 and 7x7 with 64; AVX-512 only, where a row of
  * under 16 leaves lanes idle), and stride 2 (no im2col: a position's row pointer steps by 2):
- * vectors over the output channels instead of positions, so no lane is wasted (measured: 129 -> 105 ms per 11 steps at 8x8; at 14x14 with 32 channels the
- * flat positions were faster): yT[p][k] = sum over q of xp[off[q] + p'] wT[q][k]
+ * vectors over the output channels instead of positions, so no lane is wasted (measured: 129 -> 105 ms per 11 steps at 8x8): yT[p][k] = sum over q of xp[off[q] + p'] wT[q][k]
  * (p' the position in the padded grid), the rows tiles with one row per output position, then
- * transposed into y. Each element is still the sum over q ascending from +0. j->wt holds wT. */
+ * transposed into y. Each element is still the sum over q ascending from +0. j->wt holds wT.
+ * Also 14-wide rows with 32 output channels (the 32-channel 14x14 stage, kvec14): one output row
+ * a tile, 14 x 32 (tile_14x32_idx1), where the flat positions compute 224 lanes for 196 outputs:
+ * 10-11% faster alone, 7-10% with a cold input (tools/op_ab.c, 2026-11-29); two 7 x 32 tiles
+ * a row had been slower than the flat positions. Not for 16 channels at 28x28: a 28 x 16 tile
+ * (28 broadcasts a term for one vector) took 1.4-1.5x the flat positions' time. */
+static int kvec14(const flce_conv_shape *s) { return s->stride == 1 && s->OW == 14 && s->K == 32; }
 static int kvec_ok(const flce_conv_shape *s) {
     if (!USE_AVX512 || s->R != 3 || s->pad != 1 || s->K % 32 || s->C * 9 > IMPLICIT_MAXQ) return 0;
     if (s->stride == 2) return 1; /* strided rows: no im2col (16x16: 19 -> 16 ms, 8x8: 15 -> 14 ms) */
-    return s->stride == 1 && s->OW < 16 && s->K >= 64;
+    return s->stride == 1 && ((s->OW < 16 && s->K >= 64) || kvec14(s));
 }
 
 /* The terms each tile of fwd_kvec sums: a tile of positions p0 .. p0 + mr leaves out the rows q
@@ -348,9 +355,12 @@ static int kvec_ok(const flce_conv_shape *s) {
  * added to a sum that is never -0: nothing, while the weights are finite; with a weight that is
  * not, fin = 0 keeps every q). Tile t's list: xoff (off[q] into the padded sample), boff (q K),
  * its length n[t]; tiles of 7 positions where P is a multiple of 7 and not of 8, as gemm_rows. */
-static int kvec_mr(int P) { return P % 8 && P % 7 == 0 ? 7 : 8; }
+static int kvec_mr(const flce_conv_shape *s) {
+    int P = s->OH * s->OW;
+    return kvec14(s) ? 14 : P % 8 && P % 7 == 0 ? 7 : 8;
+}
 static void kvec_lists(const flce_conv_shape *s, int fin, int *xoff, int *boff, int *n) {
-    int P = s->OH * s->OW, Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, MR = kvec_mr(P);
+    int P = s->OH * s->OW, Q = s->C * 9, Hp = s->H + 2, Wp = s->W + 2, MR = kvec_mr(s);
     for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR) {
         int mask = fin ? 0 : 511;
         for (int p = p0; p < p0 + MR && p < P; p++)
@@ -371,14 +381,17 @@ static void kvec_lists(const flce_conv_shape *s, int fin, int *xoff, int *boff, 
 
 static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, const float **arow, float *yn, int first) {
     const flce_conv_shape *s = j->s;
-    int Q = s->C * 9, P = s->OH * s->OW, Wp = s->W + 2, K = s->K, MR = kvec_mr(P);
+    int Q = s->C * 9, P = s->OH * s->OW, Wp = s->W + 2, K = s->K, MR = kvec_mr(s);
     pad_sample(s, xn, xp, first);
     for (int p = 0; p < P; p++) arow[p] = xp + (p / s->OW) * s->stride * Wp + p % s->OW * s->stride;
     int T = (P + MR - 1) / MR;
     for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR) {
         prefetch_w_part(yn, sizeof(float) * (size_t)K * P, t, T); /* measured: 17% off a stride-2 forward */
-        flce_wgrad512_idx(P - p0 < MR ? P - p0 : MR, j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q,
-                          j->wt, K, yT + (size_t)p0 * K, K, 0);
+        if (MR == 14)
+            flce_kvec512_14x32(j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q, j->wt, yT + (size_t)p0 * K, K);
+        else
+            flce_wgrad512_idx(P - p0 < MR ? P - p0 : MR, j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q,
+                              j->wt, K, yT + (size_t)p0 * K, K, 0);
     }
     transpose_sample(yT, P, K, yn); /* 8x8 vector blocks: the scalar copy cost up to a tenth of the op */
 }
@@ -894,7 +907,7 @@ static void conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf 
     conv_job j = {.s = s, .x = HB_CF(x), .w = HB_CF(w), .y = HB_F(y), .epi = epi, .ctx = ctx_of(be)};
     int *lists = NULL;
     if (kvec_ok(s)) { /* wT [q][k] */
-        int Q = s->C * 9, P = s->OH * s->OW, T = (P + kvec_mr(P) - 1) / kvec_mr(P);
+        int Q = s->C * 9, P = s->OH * s->OW, T = (P + kvec_mr(s) - 1) / kvec_mr(s);
         float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
         lists = malloc(sizeof(int) * ((size_t)T * Q * 2 + (size_t)T));
         if (!wt || !lists) {

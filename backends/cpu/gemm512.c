@@ -107,6 +107,15 @@ TILES_IDX(_7x32, 7, 2)
 TILES_IDX(_7x16, 7, 1)
 TILES_IDX(_7x64, 7, 4)
 TILES_IDX(_4x64, 4, 4)
+TILES_IDX1(_14x32, 14, 2)
+
+/* fwd_kvec's tile for 14-wide rows with 32 output channels (the 32-channel 14x14 forward): a
+ * whole output row of 14 positions x 2 vectors, 28 accumulators, the rows' pointers one float
+ * apart (tile_14x32_idx1). */
+void flce_kvec512_14x32(int n, const float *const *arow, const int *xoff, const int *boff, const float *B, float *C,
+                        int ldc) {
+    tile_14x32_idx1(14, n, arow, xoff, boff, B, C, ldc, 0);
+}
 
 /* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2: C1 NULL
  * adds both samples to C0 in order). */
