@@ -31,8 +31,10 @@ typedef struct {
      * gradient at 14x14 and 7x7), and 96 output channels (64-column index tiles, then 32) */ \
     {op, {2, 16, 28, 28, 16, 3, 1, 1}}, {op, {2, 32, 14, 14, 32, 3, 1, 1}}, {op, {2, 32, 7, 7, 16, 3, 1, 1, 1}}, \
     {op, {2, 8, 6, 6, 96, 3, 1, 1}}, {op, {2, 8, 7, 7, 96, 3, 1, 1}}, \
-    /* 14 x 32 channel-vector forward tiles (32 channels at 14x14) with inf and NaN */ \
-    {op, {2, 32, 14, 14, 32, 3, 1, 1, 1}}, {op, {1, 8, 14, 14, 32, 3, 1, 1}}
+    /* 14 x 32 channel-vector forward tiles (32 output channels, 14 wide; stride 1 and 2) with inf \
+     * and NaN, and an odd height */ \
+    {op, {2, 32, 14, 14, 32, 3, 1, 1, 1}}, {op, {1, 8, 14, 14, 32, 3, 1, 1}}, {op, {2, 16, 28, 28, 32, 3, 2, 1, 1}}, \
+    {op, {1, 8, 27, 28, 32, 3, 2, 1}}
 
 static const op_case CASES[] = {
     CONV3(FLCE_OP_CONV2D_FWD), CONV3(FLCE_OP_CONV2D_BWD_DATA), CONV3(FLCE_OP_CONV2D_BWD_WEIGHT),

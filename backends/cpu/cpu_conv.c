@@ -58,7 +58,7 @@ int flce_gemm512_rows(int M, int j1, int K, const float *const *arow, const int 
 void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff, ptrdiff_t d, const float *B0,
                         const float *B1, int ldb, float *C0, float *C1, int ldc, int first);
 void flce_kvec512_14x32(int n, const float *const *arow, const int *xoff, const int *boff, const float *B, float *C,
-                        int ldc);
+                        int ldc, int stride);
 void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
                        int K, float *C, int ldc, int acc);
 void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
@@ -341,9 +341,10 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
  * Also 14-wide rows with 32 output channels (the 32-channel 14x14 stage, kvec14): one output row
  * a tile, 14 x 32 (tile_14x32_idx1), where the flat positions compute 224 lanes for 196 outputs:
  * 10-11% faster alone, 7-10% with a cold input (tools/op_ab.c, 2026-11-29); two 7 x 32 tiles
- * a row had been slower than the flat positions. Not for 16 channels at 28x28: a 28 x 16 tile
+ * a row had been slower than the flat positions. The same tile with stride 2 (28x28 -> 14x14,
+ * the pointers two floats apart) instead of two 7 x 32: 0.954-0.956 alone, 0.92-0.95 cold. Not for 16 channels at 28x28: a 28 x 16 tile
  * (28 broadcasts a term for one vector) took 1.4-1.5x the flat positions' time. */
-static int kvec14(const flce_conv_shape *s) { return s->stride == 1 && s->OW == 14 && s->K == 32; }
+static int kvec14(const flce_conv_shape *s) { return s->stride <= 2 && s->OW == 14 && s->K == 32; }
 static int kvec_ok(const flce_conv_shape *s) {
     if (!USE_AVX512 || s->R != 3 || s->pad != 1 || s->K % 32 || s->C * 9 > IMPLICIT_MAXQ) return 0;
     if (s->stride == 2) return 1; /* strided rows: no im2col (16x16: 19 -> 16 ms, 8x8: 15 -> 14 ms) */
@@ -388,7 +389,8 @@ static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, c
     for (int t = 0, p0 = 0; p0 < P; t++, p0 += MR) {
         prefetch_w_part(yn, sizeof(float) * (size_t)K * P, t, T); /* measured: 17% off a stride-2 forward */
         if (MR == 14)
-            flce_kvec512_14x32(j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q, j->wt, yT + (size_t)p0 * K, K);
+            flce_kvec512_14x32(j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q, j->wt, yT + (size_t)p0 * K, K,
+                               s->stride);
         else
             flce_wgrad512_idx(P - p0 < MR ? P - p0 : MR, j->kn[t], arow + p0, j->kx + (size_t)t * Q, j->kb + (size_t)t * Q,
                               j->wt, K, yT + (size_t)p0 * K, K, 0);

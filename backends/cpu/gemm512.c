@@ -113,8 +113,9 @@ TILES_IDX1(_14x32, 14, 2)
  * whole output row of 14 positions x 2 vectors, 28 accumulators, the rows' pointers one float
  * apart (tile_14x32_idx1). */
 void flce_kvec512_14x32(int n, const float *const *arow, const int *xoff, const int *boff, const float *B, float *C,
-                        int ldc) {
-    tile_14x32_idx1(14, n, arow, xoff, boff, B, C, ldc, 0);
+                        int ldc, int stride) {
+    if (stride == 2) tile_14x32_idx2(14, n, arow, xoff, boff, B, C, ldc, 0);
+    else tile_14x32_idx1(14, n, arow, xoff, boff, B, C, ldc, 0);
 }
 
 /* The weight gradient's rows tiles for two samples at once, 16 columns (TILE_ROWS2: C1 NULL

@@ -138,14 +138,20 @@ typedef struct {
                                                       const int *boff, const float *B, float *C, int ldc, int acc) { \
         TILE_BODY(MR, NV, TILE_A_ROWS, TILE_B_IDX, TILE_AT_XOFF)                                              \
     }
-/* tile##S##_idx1: as tile##S##_idx with the rows' pointers one float apart (arow[i] = arow[0] + i:
- * consecutive positions of an output row, stride 1), so that a term's MR broadcasts share one
- * address register (a displacement each) instead of MR row pointers. */
+/* tile##S##_idx1 (_idx2): as tile##S##_idx with the rows' pointers one (two) floats apart,
+ * arow[i] = arow[0] + i (2 i): consecutive positions of an output row at stride 1 (2), so that a
+ * term's MR broadcasts share one address register (a displacement each) instead of MR row
+ * pointers. */
 #define TILE_A_ROWS1(i) (arow[0] + (i))
+#define TILE_A_ROWS2(i) (arow[0] + 2 * (i))
 #define TILES_IDX1(S, MR, NV)                                                                                 \
     static __attribute__((unused)) void tile##S##_idx1(int mr, int K, const float *const *arow, const int *xoff, \
                                                        const int *boff, const float *B, float *C, int ldc, int acc) { \
         TILE_BODY(MR, NV, TILE_A_ROWS1, TILE_B_IDX, TILE_AT_XOFF)                                             \
+    }                                                                                                         \
+    static __attribute__((unused)) void tile##S##_idx2(int mr, int K, const float *const *arow, const int *xoff, \
+                                                       const int *boff, const float *B, float *C, int ldc, int acc) { \
+        TILE_BODY(MR, NV, TILE_A_ROWS2, TILE_B_IDX, TILE_AT_XOFF)                                             \
     }
 
 /* The input gradient of a 3x3, stride-1, pad-1 convolution without the column matrix and
