@@ -34,7 +34,9 @@ typedef struct {
     /* 14 x 32 channel-vector forward tiles (32 output channels, 14 wide; stride 1 and 2) with inf \
      * and NaN, and an odd height */ \
     {op, {2, 32, 14, 14, 32, 3, 1, 1, 1}}, {op, {1, 8, 14, 14, 32, 3, 1, 1}}, {op, {2, 16, 28, 28, 32, 3, 2, 1, 1}}, \
-    {op, {1, 8, 27, 28, 32, 3, 2, 1}}
+    {op, {1, 8, 27, 28, 32, 3, 2, 1}}, \
+    /* 1x1 stride 2 by channel vectors: 14 x 32 tiles with inf and NaN, 7 x 64 with an odd width */ \
+    {op, {2, 16, 28, 28, 32, 1, 2, 0, 1}}, {op, {1, 32, 14, 13, 64, 1, 2, 0}}
 
 static const op_case CASES[] = {
     CONV3(FLCE_OP_CONV2D_FWD), CONV3(FLCE_OP_CONV2D_BWD_DATA), CONV3(FLCE_OP_CONV2D_BWD_WEIGHT),
