@@ -684,12 +684,20 @@ static void transpose_part(void *arg, int part, int parts) {
 }
 
 static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int first, int Wp) {
-    int Hp = s->H + 2 * s->pad;
+    int Hp = s->H + 2 * s->pad, W = s->W;
     if (s->pad && first) memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
     for (int c = 0; c < s->C; c++)
-        for (int y = 0; y < s->H; y++)
-            memcpy(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * s->W,
-                   sizeof(float) * (size_t)s->W);
+        for (int y = 0; y < s->H; y++) {
+            float *d = xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad;
+            const float *r = xn + ((size_t)c * s->H + y) * W;
+            /* 8-wide vectors, the last one overlapping the one before where W is not a multiple of
+             * 8: 1-2% off the 16- and 32-channel forwards against a memcpy a row (tools/op_ab.c) */
+            if (W >= 8) {
+                int i = 0;
+                for (; i + 8 <= W; i += 8) stv(d + i, ld(r + i));
+                if (i < W) stv(d + W - 8, ld(r + W - 8));
+            } else memcpy(d, r, sizeof(float) * (size_t)W);
+        }
 }
 
 /* 1 when one of the n floats at a is infinite or NaN. */
