@@ -335,15 +335,17 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
 
 /* Small images with many output channels (8x8 and 7x7 with 64; AVX-512 only, where a row of
  * under 16 leaves lanes idle), and stride 2 (no im2col: a position's row pointer steps by 2):
- * vectors over the output channels instead of positions, so no lane is wasted (measured: 129 -> 105 ms per 11 steps at 8x8): yT[p][k] = sum over q of xp[off[q] + p'] wT[q][k]
- * (p' the position in the padded grid), the rows tiles with one row per output position, then
+ * vectors over the output channels instead of positions, so no lane is wasted (measured: 129 ->
+ * 105 ms per 11 steps at 8x8): yT[p][k] = sum over q of xp[off[q] + p'] wT[q][k] (p' the
+ * position in the padded grid), the rows tiles with one row per output position, then
  * transposed into y. Each element is still the sum over q ascending from +0. j->wt holds wT.
  * Also 14-wide rows with 32 output channels (the 32-channel 14x14 stage, kvec14): one output row
  * a tile, 14 x 32 (tile_14x32_idx1), where the flat positions compute 224 lanes for 196 outputs:
  * 10-11% faster alone, 7-10% with a cold input (tools/op_ab.c, 2026-11-29); two 7 x 32 tiles
- * a row had been slower than the flat positions. The same tile with stride 2 (28x28 -> 14x14,
- * the pointers two floats apart) instead of two 7 x 32: 0.954-0.956 alone, 0.92-0.95 cold. Not for 16 channels at 28x28: a 28 x 16 tile
- * (28 broadcasts a term for one vector) took 1.4-1.5x the flat positions' time. */
+ * a row had been slower than the flat positions. The same tile at stride 2 (28x28 -> 14x14, the
+ * pointers two floats apart) instead of two 7 x 32: 4-5% faster alone, 5-8% cold. Not for 16
+ * channels at 28x28: a 28 x 16 tile (28 broadcasts a term for one vector) took 1.4-1.5x the flat
+ * positions' time. */
 static int kvec14(const flce_conv_shape *s) { return s->stride <= 2 && s->OW == 14 && s->K == 32; }
 static int kvec_ok(const flce_conv_shape *s) {
     if (!USE_AVX512 || s->R != 3 || s->pad != 1 || s->K % 32 || s->C * 9 > IMPLICIT_MAXQ) return 0;
