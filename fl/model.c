@@ -245,7 +245,7 @@ static void forward(flce_model *m, int n, int train) {
             conv_bn_eval(m, &b->c1, &b->b1, n, in, NULL, 1, b->a1, b->r1);
             if (b->has_sc) {
                 conv_bn_eval(m, &b->c2, &b->b2, n, b->r1, NULL, 0, b->a2, b->y2);
-                conv_bn_eval(m, &b->sc, &b->sb, n, in, b->y2, 1, b->sa, b->out); /* out = relu(sy + y2) */
+                conv_bn_eval(m, &b->sc, &b->sb, n, in, b->y2, 1, b->sa, b->out); /* out = relu(bn(sa) + y2) */
             } else {
                 conv_bn_eval(m, &b->c2, &b->b2, n, b->r1, in, 1, b->a2, b->out); /* out = relu(y2 + in) */
             }
@@ -267,7 +267,7 @@ static void forward(flce_model *m, int n, int train) {
                 bn_train(m, &b->b2, n, b->a2, b->y2, 0);
                 s = cs(&b->sc, n);
                 be->conv2d_fwd(be, &s, in, P(b->sc.w), b->sa);
-                bn_train_res(m, &b->sb, n, b->sa, b->y2, b->out); /* out = relu(sy + y2) */
+                bn_train_res(m, &b->sb, n, b->sa, b->y2, b->out); /* out = relu(bn(sa) + y2) */
             } else {
                 bn_train_res(m, &b->b2, n, b->a2, in, b->out); /* out = relu(y2 + in) */
             }
