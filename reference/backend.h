@@ -74,7 +74,7 @@ void flce_conv_shape_init(flce_conv_shape *s, int N, int C, int H, int W, int K,
     /* the evaluation's convolution, BatchNorm (running statistics) and what follows, bit for bit        \
      * conv2d_fwd into y, bn_fwd_eval on y (relu fused only without r), then with r add (relu) of r:     \
      * y = [relu](bn(conv(x, w)) [+ r]); r (NULL: none) must not alias y; t (y's size) is scratch a      \
-     * backend may use for the convolution's output (its contents afterwards unspecified) */            \
+     * backend may use for the convolution's output (its contents afterwards unspecified) */             \
     X(conv2d_fwd_bn_eval, CONV2D_FWD_BN_EVAL, (flce_backend *be, const flce_conv_shape *s,               \
         const flce_buf *x, const flce_buf *w, float eps, const flce_buf *gamma, const flce_buf *beta,    \
         const flce_buf *running_mean, const flce_buf *running_var, const flce_buf *r, int relu,          \
