@@ -413,7 +413,7 @@ static int k1s2_ok(const flce_conv_shape *s) {
 static void fwd_k1s2(const conv_job *j, const float *xn, float *yT, const float **arow, const int *xoff,
                      const int *boff, float *yn) {
     const flce_conv_shape *s = j->s;
-    int P = s->OH * s->OW, K = s->K, MR = s->OW == 14 && K == 32 ? 14 : P % 8 && P % 7 == 0 ? 7 : 8;
+    int P = s->OH * s->OW, K = s->K, MR = kvec_mr(s); /* 14 where kvec14 holds, else 7 or 8 */
     for (int p = 0; p < P; p++) arow[p] = xn + (size_t)(p / s->OW) * 2 * s->W + (size_t)(p % s->OW) * 2;
     for (int p0 = 0; p0 < P; p0 += MR) {
         if (MR == 14) flce_kvec512_14x32(s->C, arow + p0, xoff, boff, j->wt, yT + (size_t)p0 * K, K, 2);
