@@ -24,6 +24,7 @@ typedef struct {
     double timeout_s; /* 0: wait forever */
     int say_fd;       /* where this rank's last line goes (stderr before a rank > 0 silenced it) */
     int called;       /* another rank called the roll: it names the lost ones */
+    int lowest_caller; /* the lowest rank whose roll call this rank answered (size: none) */
 } mpi_state;
 
 static const int one = 1;
@@ -50,6 +51,7 @@ static void answer_calls(flce_comm *c) {
         if (MPI_Recv(&x, 1, MPI_INT, st.MPI_SOURCE, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE) != MPI_SUCCESS) return;
         if (!s->called) signal(SIGTERM, SIG_DFL); /* rank 0: the caller's line is the last word, not "a process stopped" */
         s->called = 1;
+        if (st.MPI_SOURCE < s->lowest_caller) s->lowest_caller = st.MPI_SOURCE;
         MPI_Request r;
         if (MPI_Isend(&one, 1, MPI_INT, st.MPI_SOURCE, TAG_PONG, MPI_COMM_WORLD, &r) == MPI_SUCCESS) MPI_Request_free(&r);
     }
@@ -58,7 +60,7 @@ static void answer_calls(flce_comm *c) {
 /* The wait ran out: call the roll, name who does not answer, end the job. */
 static void give_up(flce_comm *c, const char *what) {
     mpi_state *s = c->ctx;
-    int P = c->size, me = c->rank, lower_called = 0, called_before = s->called;
+    int P = c->size, me = c->rank, called_before = s->called;
     if (called_before) { /* another rank calls the roll and ends the job: no second call (it would silence that one) */
         double t1 = MPI_Wtime();
         while (MPI_Wtime() - t1 < 15) answer_calls(c), nap();
@@ -78,17 +80,17 @@ static void give_up(flce_comm *c, const char *what) {
     while (missing > 0 && MPI_Wtime() - t0 < grace) {
         int flag = 0, x;
         MPI_Status st;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_PING, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag)
-            lower_called |= st.MPI_SOURCE < me; /* called at the same moment: the lower rank speaks */
         answer_calls(c);
-        flag = 0;
         if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_PONG, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag &&
             MPI_Recv(&x, 1, MPI_INT, st.MPI_SOURCE, TAG_PONG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
             !heard[st.MPI_SOURCE])
             heard[st.MPI_SOURCE] = 1, missing--;
         if (!flag) nap();
     }
-    if (!called_before && !lower_called) {
+    /* called at the same moment: the lower rank speaks. Who called is what answer_calls saw (once
+     * a probe here decided it, and a call that arrived between the probe and the answer made two
+     * ranks speak: CI saw the line twice) */
+    if (!called_before && s->lowest_caller > me) {
         char line[600], list[300] = "";
         size_t n = 0;
         int k = 0;
@@ -169,7 +171,7 @@ flce_comm *flce_comm_open(int *error) {
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
-    s->timeout_s = FLCE_RANK_TIMEOUT_DEFAULT, s->say_fd = 2;
+    s->timeout_s = FLCE_RANK_TIMEOUT_DEFAULT, s->say_fd = 2, s->lowest_caller = c->size;
     c->ctx = s;
     c->bcast = m_bcast, c->sum_i64 = m_sum;
     return c;
