@@ -66,6 +66,8 @@ static const op_case CASES[] = {
      * sample's run (200-wide planes) */
     {FLCE_OP_BN_FWD_TRAIN, {64, 2, 49}}, {FLCE_OP_BN_FWD_TRAIN, {13, 2, 64}}, {FLCE_OP_BN_FWD_TRAIN, {3, 2, 200}}, {FLCE_OP_BN_FWD_TRAIN_RES, {13, 2, 64, 2}},
     {FLCE_OP_BN_BWD, {64, 2, 49}}, {FLCE_OP_BN_BWD, {13, 2, 64, 1}}, {FLCE_OP_BN_BWD, {3, 2, 200}},
+    /* outputs over 2 MiB (2.4 MB): the CPU backend stores them past the caches (cpu_bn.c, big_output) */
+    {FLCE_OP_BN_FWD_TRAIN, {9, 16, 4096, 1}}, {FLCE_OP_BN_FWD_TRAIN_RES, {9, 16, 4096, 2}}, {FLCE_OP_BN_BWD, {9, 16, 4096, 1}},
     /* elementwise: n */
     {FLCE_OP_RELU_FWD, {1}}, {FLCE_OP_RELU_FWD, {77}}, {FLCE_OP_RELU_FWD, {100003}}, {FLCE_OP_RELU_BWD, {13}}, {FLCE_OP_RELU_BWD, {65537}},
     {FLCE_OP_ADD, {9}}, {FLCE_OP_ADD, {70001}}, {FLCE_OP_ADD, {9, 1}}, {FLCE_OP_ADD, {70001, 1}}, {FLCE_OP_ADD_RELU_BWD, {13}},

@@ -7,7 +7,10 @@
  *   /tmp/op_ab OP C H K CALLS     e.g. /tmp/op_ab conv_fwd 16 28 16 60
  * OP: conv_fwd, conv_bwd_data, conv_bwd_weight (3x3, stride 1, pad 1, C -> K channels, H x H),
  * bn_fwd (BatchNorm training with the ReLU, C channels of H x H) or bn_bwd (its backward with the
- * ReLU's mask). The two variants: the tool sets `flce_cpu_ab` to 0 (A) and 1 (B, or $BV) before
+ * ReLU's mask), or chain (conv_fwd, bn_fwd on its output, conv_fwd on that: a stage's forward,
+ * C == K; chainrot: the same over $ROT sets of buffers in turn, as in a step, whose activations
+ * do not fit the caches), or bchainrot (a layer's backward over $ROT sets: bn_bwd, the weight and
+ * input gradients of its dx). The two variants: the tool sets `flce_cpu_ab` to 0 (A) and 1 (B, or $BV) before
  * each call, A first in even calls and B first in odd ones. The library has no such switch: to
  * compare two ways of computing an op, add `int flce_cpu_ab = 1;` to backends/cpu/cpu_backend.c
  * for the experiment and branch on it (and take it out again: results must never depend on it).
@@ -57,13 +60,15 @@ static void make_cold(void) {
 
 int main(int argc, char **argv) {
     if (argc != 6) {
-        fprintf(stderr, "usage: op_ab conv_fwd|conv_bwd_data|conv_bwd_weight|bn_fwd|bn_bwd C H K CALLS\n");
+        fprintf(stderr, "usage: op_ab conv_fwd|conv_bwd_data|conv_bwd_weight|bn_fwd|bn_bwd|chain C H K CALLS\n");
         return 2;
     }
     const char *op = argv[1];
     int C = atoi(argv[2]), H = atoi(argv[3]), K = atoi(argv[4]), calls = atoi(argv[5]);
     int conv = !strncmp(op, "conv_", 5), bv = getenv("BV") ? atoi(getenv("BV")) : 1, cold = getenv("COLD") != NULL;
-    if (C < 1 || H < 1 || K < 1 || calls < 3 || (!conv && strcmp(op, "bn_fwd") && strcmp(op, "bn_bwd"))) {
+    if (C < 1 || H < 1 || K < 1 || calls < 3 || (!conv && strcmp(op, "bn_fwd") && strcmp(op, "bn_bwd") && strcmp(op, "chain") && strcmp(op, "chainrot") &&
+                  strcmp(op, "bchainrot")) ||
+        (!strcmp(op, "chain") && C != K)) {
         fprintf(stderr, "op_ab: bad arguments (C, H, K at least 1, CALLS at least 3)\n");
         return 2;
     }
@@ -87,7 +92,7 @@ int main(int argc, char **argv) {
     junk = calloc(njunk, sizeof(float));
     cold_x = HB_F(!strcmp(op, "conv_bwd_data") ? y : x);
     cold_c = !strcmp(op, "conv_bwd_data") ? (size_t)K : (size_t)C, cold_hw = (size_t)H * H;
-    if (!conv) /* the statistics the backward reads */
+    if (!conv || !strcmp(op, "bchainrot")) /* the statistics the backward reads */
         be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, x, st[0], st[1], y2, st[2], st[3], st[4], st[5]);
     double flops = 2.0 * (double)nw * s.OH * s.OW * N, sum[2] = {0, 0}, best[2] = {1e9, 1e9};
     for (int r = 0; r < calls; r++)
@@ -99,7 +104,35 @@ int main(int argc, char **argv) {
             if (!strcmp(op, "conv_fwd")) be->conv2d_fwd(be, &s, x, w, y);
             else if (!strcmp(op, "conv_bwd_data")) be->conv2d_bwd_data(be, &s, y, w, dx);
             else if (!strcmp(op, "conv_bwd_weight")) be->conv2d_bwd_weight(be, &s, x, y, dw);
-            else if (!strcmp(op, "bn_fwd"))
+            else if (!strcmp(op, "chain")) { /* a stage's forward: conv, BatchNorm with ReLU, conv */
+                be->conv2d_fwd(be, &s, x, w, y);
+                be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, y, st[0], st[1], y2, st[2], st[3], st[4], st[5]);
+                be->conv2d_fwd(be, &s, y2, w, x2);
+            } else if (!strcmp(op, "chainrot")) { /* the same over ROT buffer sets in turn */
+                static flce_buf *set[64][3];
+                static int nset;
+                if (!nset) {
+                    nset = getenv("ROT") ? atoi(getenv("ROT")) : 8;
+                    for (int i = 0; i < nset; i++)
+                        for (int q = 0; q < 3; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
+                }
+                flce_buf **b = set[(2 * r + k) % nset];
+                be->conv2d_fwd(be, &s, b[0], w, b[1]);
+                be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, b[1], st[0], st[1], b[2], st[2], st[3], st[4], st[5]);
+                be->conv2d_fwd(be, &s, b[2], w, b[0]);
+            } else if (!strcmp(op, "bchainrot")) { /* a layer's backward over ROT buffer sets in turn */
+                static flce_buf *set[64][4];
+                static int nset;
+                if (!nset) {
+                    nset = getenv("ROT") ? atoi(getenv("ROT")) : 8;
+                    for (int i = 0; i < nset; i++)
+                        for (int q = 0; q < 4; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
+                }
+                flce_buf **b = set[(2 * r + k) % nset];
+                be->bn_bwd(be, N, C, H * H, b[1], b[0], b[2], st[2], st[0], st[3], b[3], st[6], st[7]);
+                be->conv2d_bwd_weight(be, &s, b[2], b[3], dw);
+                be->conv2d_bwd_data(be, &s, b[3], w, b[0]);
+            } else if (!strcmp(op, "bn_fwd"))
                 be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, x, st[0], st[1], y2, st[2], st[3], st[4], st[5]);
             else be->bn_bwd(be, N, C, H * H, y2, x2, x, st[2], st[0], st[3], dx, st[6], st[7]);
             be->sync(be);
