@@ -10,7 +10,8 @@
  * ReLU's mask), or chain (conv_fwd, bn_fwd on its output, conv_fwd on that: a stage's forward,
  * C == K; chainrot: the same over $ROT sets of buffers in turn, as in a step, whose activations
  * do not fit the caches), or bchainrot (a layer's backward over $ROT sets: bn_bwd, the weight and
- * input gradients of its dx). The two variants: the tool sets `flce_cpu_ab` to 0 (A) and 1 (B, or $BV) before
+ * input gradients of its dx); with ROTAB set, variant A uses the first set every call (its data
+ * in the caches) and B the ROT sets in turn (a step's case). The two variants: the tool sets `flce_cpu_ab` to 0 (A) and 1 (B, or $BV) before
  * each call, A first in even calls and B first in odd ones. The library has no such switch: to
  * compare two ways of computing an op, add `int flce_cpu_ab = 1;` to backends/cpu/cpu_backend.c
  * for the experiment and branch on it (and take it out again: results must never depend on it).
@@ -116,7 +117,7 @@ int main(int argc, char **argv) {
                     for (int i = 0; i < nset; i++)
                         for (int q = 0; q < 3; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
                 }
-                flce_buf **b = set[(2 * r + k) % nset];
+                flce_buf **b = set[getenv("ROTAB") && !v ? 0 : (2 * r + k) % nset];
                 be->conv2d_fwd(be, &s, b[0], w, b[1]);
                 be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, b[1], st[0], st[1], b[2], st[2], st[3], st[4], st[5]);
                 be->conv2d_fwd(be, &s, b[2], w, b[0]);
@@ -128,7 +129,7 @@ int main(int argc, char **argv) {
                     for (int i = 0; i < nset; i++)
                         for (int q = 0; q < 4; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
                 }
-                flce_buf **b = set[(2 * r + k) % nset];
+                flce_buf **b = set[getenv("ROTAB") && !v ? 0 : (2 * r + k) % nset];
                 be->bn_bwd(be, N, C, H * H, b[1], b[0], b[2], st[2], st[0], st[3], b[3], st[6], st[7]);
                 be->conv2d_bwd_weight(be, &s, b[2], b[3], dw);
                 be->conv2d_bwd_data(be, &s, b[3], w, b[0]);
