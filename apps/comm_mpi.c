@@ -76,15 +76,14 @@ static void give_up(flce_comm *c, const char *what) {
         if (r != me && MPI_Isend(&one, 1, MPI_INT, r, TAG_PING, MPI_COMM_WORLD, &q) == MPI_SUCCESS) MPI_Request_free(&q);
     }
     double t0 = MPI_Wtime(), grace = s->timeout_s < 3 ? s->timeout_s : 3;
-    int missing = P - 1;
-    while (missing > 0 && MPI_Wtime() - t0 < grace) {
+    while (MPI_Wtime() - t0 < grace) { /* the whole grace even when all answer: a lower rank's call may still come */
         int flag = 0, x;
         MPI_Status st;
         answer_calls(c);
         if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_PONG, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag &&
             MPI_Recv(&x, 1, MPI_INT, st.MPI_SOURCE, TAG_PONG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
             !heard[st.MPI_SOURCE])
-            heard[st.MPI_SOURCE] = 1, missing--;
+            heard[st.MPI_SOURCE] = 1;
         if (!flag) nap();
     }
     /* called at the same moment: the lower rank speaks. Who called is what answer_calls saw (once
