@@ -17,7 +17,7 @@
  * for the experiment and branch on it (and take it out again: results must never depend on it).
  * Without it, A and B are the same code: the ratio shows the noise floor (1.004-1.076 in four
  * runs here, 2026-11-29: trust only a difference that every one of several runs shows).
- * COLD=1: before each call two threads rewrite the input, each half of its channels (as a
+ * NB: the batch (default 64). COLD=1: before each call two threads rewrite the input, each half of its channels (as a
  * channel-split BatchNorm leaves it), and read 32 MB of other data (the input not in this core's
  * cache). Prints the mean (calls after the first two) and the best time of each, GFLOP/s of the
  * best (convolutions), and B's mean over A's. */
@@ -39,7 +39,7 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-enum { N = 64 };
+static int N = 64; /* the batch: $NB, default 64 */
 static float *cold_x, *junk;
 static size_t cold_c, cold_hw, njunk = (size_t)8 << 20;
 static void *cold_part(void *a) {
@@ -65,6 +65,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *op = argv[1];
+    if (getenv("NB")) N = atoi(getenv("NB"));
     int C = atoi(argv[2]), H = atoi(argv[3]), K = atoi(argv[4]), calls = atoi(argv[5]);
     int conv = !strncmp(op, "conv_", 5), bv = getenv("BV") ? atoi(getenv("BV")) : 1, cold = getenv("COLD") != NULL;
     if (C < 1 || H < 1 || K < 1 || calls < 3 || (!conv && strcmp(op, "bn_fwd") && strcmp(op, "bn_bwd") && strcmp(op, "chain") && strcmp(op, "chainrot") &&
