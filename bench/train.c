@@ -3,7 +3,10 @@
  * after a warm-up step, the median of --repeats timings of --steps steps. GFLOP/s counts
  * the convolutions' and the linear layer's multiplies and adds (each one FLOP) of
  * forward, weight gradient and input gradient, and is quoted against the machine's
- * measured mul+add peak (`flce-bench peak`). --read-loss reads the losses back after every
+ * measured mul+add peak (`flce-bench peak`), measured again right before each timing (these
+ * machines' speed moves by a fifth within minutes: a peak taken once at the start and a step
+ * timed minutes later do not compare), the fraction being the median of each timing's own.
+ * --read-loss reads the losses back after every
  * step as a training run does (on Vulkan: a submission and a wait per step, where recorded
  * command buffers are replayed); without it the steps of a timing are one submission. --eval
  * times the evaluation-mode forward pass alone (running statistics, logits read back), as a
@@ -34,7 +37,7 @@ int flce_bench_train(int argc, char **argv) {
         {"threads", CLI_INT, &threads, "CPU backend threads (default 2)", 0},
         {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"lambda", CLI_DOUBLE, &lambda, "contrastive loss weight (default 1; 0 = plain cross-entropy)", 0},
-        {"peak", CLI_DOUBLE, &peak, "peak GFLOP/s to quote against (default: measure it)", 0},
+        {"peak", CLI_DOUBLE, &peak, "peak GFLOP/s to quote against (default: measure it before each timing)", 0},
         {"read-loss", CLI_FLAG, &read_loss, "read the losses back after every step, as a training run does", 0},
         {"eval", CLI_FLAG, &eval, "time the evaluation forward pass alone (running statistics, logits read back)", 0},
         {"csv", CLI_STR, &csv, "append rows to this CSV file (header written when new)", 0},
@@ -77,10 +80,7 @@ int flce_bench_train(int argc, char **argv) {
     int given_peak = peak > 0;
     if (given_peak && cli_find(opts, "threads")->seen && !strstr(backends, "cpu")) /* it sets the CPU backend's threads and the measured peak's */
         return cli_usage_error(prog, "--threads %d: sets the cpu backend's threads and the peak's measurement, and neither runs (--backend %s, --peak given)", threads, backends);
-    if (!(peak > 0)) {
-        fprintf(stderr, "measuring the mul+add peak (%d threads)...\n", threads);
-        peak = flce_peak_gflops(threads);
-    }
+    double peak_lo = 0, peak_hi = 0; /* the peaks measured before the timings */
     FILE *out = NULL;
     if (csv) {
         static const char header[] =
@@ -119,7 +119,8 @@ int flce_bench_train(int argc, char **argv) {
         float *x = malloc(nx * sizeof *x);
         int32_t *y = malloc((size_t)batch * sizeof *y);
         int reps = !strcmp(name, "reference") ? 1 : repeats, st = !strcmp(name, "reference") ? 1 : steps;
-        double *t = malloc(sizeof *t * (size_t)reps);
+        int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
+        double *t = malloc(sizeof *t * (size_t)reps * 3), *pk = t + reps, *fr = t + 2 * (size_t)reps;
         float *logits = malloc(sizeof *logits * (size_t)batch * 10);
         if (!x || !y || !t || !logits) {
             fprintf(stderr, "%s: %s: out of memory\n", prog, name);
@@ -141,6 +142,12 @@ int flce_bench_train(int argc, char **argv) {
         }
         be->sync(be); /* the warm-up has run before the clock starts */
         for (int k = 0; k < reps; k++) {
+            pk[k] = peak;
+            if (host && !given_peak) {
+                pk[k] = flce_peak_gflops(threads);
+                if (!(peak_lo > 0) || pk[k] < peak_lo) peak_lo = pk[k];
+                if (pk[k] > peak_hi) peak_hi = pk[k];
+            }
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
                 flce_losses l;
@@ -154,21 +161,25 @@ int flce_bench_train(int argc, char **argv) {
             be->sync(be);
             t[k] = (bench_now() - t0) / st;
         }
-        qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
         double flops = eval ? flce_model_forward_flops_per_sample(&m) : flce_model_train_flops_per_sample(&m);
-        double sec = t[reps / 2], ips = batch / sec, gf = flops * ips * 1e-9;
-        int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
-        if (host) printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * gf / peak);
+        for (int k = 0; k < reps; k++) fr[k] = host ? flops * batch / t[k] * 1e-9 / pk[k] : 0.0; /* of its own peak */
+        qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
+        qsort(pk, (size_t)reps, sizeof *pk, bench_cmp_double);
+        qsort(fr, (size_t)reps, sizeof *fr, bench_cmp_double);
+        double sec = t[reps / 2], ips = batch / sec, gf = flops * ips * 1e-9, frac = fr[reps / 2];
+        if (host) printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * frac);
         else printf("%-10s %-9s %5d %12.1f %8.1f %8s  (%s)\n", name, input, batch, ips, gf, "-", be->device);
         if (out)
-            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d\n", name, be->device, input, batch, st, ips, gf, peak,
-                    host ? gf / peak : 0.0, lambda, read_loss, eval);
+            fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d\n", name, be->device, input, batch, st, ips, gf,
+                    host ? pk[reps / 2] : 0.0, frac, lambda, read_loss, eval);
         free(t), free(x), free(y), free(logits);
         flce_model_free(&m);
         if (be->destroy) be->destroy(be);
     }
     if (given_peak) printf("(GFLOP/s quoted against the peak given by --peak, %.1f GFLOP/s, not measured here)\n", peak);
-    else printf("(GFLOP/s quoted against a measured peak of %.1f GFLOP/s for separate float32 mul and add, %d threads)\n", peak, threads);
+    else if (peak_hi > 0)
+        printf("(of peak: the median over the timings of each one's GFLOP/s over the peak for separate float32 mul and add, "
+               "%d threads, measured right before it: %.1f-%.1f GFLOP/s)\n", threads, peak_lo, peak_hi);
     if (out) fclose(out);
     return status;
 }

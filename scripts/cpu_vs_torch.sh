@@ -4,7 +4,8 @@
 # `tools/torch_reference.py bench` (PyTorch, 2 threads) and `flce-bench train --backend cpu`
 # (2 threads), batch FLCE_BATCH (default 64), plain cross-entropy (--lambda 0), for each INPUT
 # (default 3x32x32 1x28x28); then the median images/s of each side, their ratio, and the CPU
-# backend's fraction of the measured mul+add peak. These machines vary by a third from hour to
+# backend's fraction of the mul+add peak (flce-bench train measures it right before each timing:
+# these machines' speed moves within minutes). These machines vary by a third from hour to
 # hour: only the ratio of one run means anything. Needs Debian's python3-torch (scripts/test.sh
 # installs it) and a built build/flce-bench. Output: a table on stdout; FLCE_CSV=FILE also
 # appends one row per input (machine, input, batch, rounds, medians, ratio, fraction of peak).
@@ -25,7 +26,6 @@ $py -c "import torch, numpy" 2> /dev/null || { echo "cpu_vs_torch.sh: $py lacks 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 isa=$(grep -q avx512f /proc/cpuinfo && echo "AVX-512" || echo "AVX2, no AVX-512")
-peak=$("$bench" peak 2>/dev/null | awk '/the CPU backend.s vectors/ { for (i = 2; i <= NF; i++) if ($i == "<-") print $(i - 1) }')
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 echo "machine: $cpu ($isa), $(nproc) CPUs; batch $batch, ${mode:+evaluation forward only, }${loss:+$loss, }$rounds alternating rounds"
 for i in $inputs; do
@@ -34,14 +34,14 @@ for i in $inputs; do
   while [ $r -lt "$rounds" ]; do
     $py tools/torch_reference.py bench --input "$i" --batch "$batch" --steps 10 --threads 2 $mode 2>&1 |
       sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p' >> "$tmp/t.$i"
-    "$bench" train --backend cpu --input "$i" --batch "$batch" --steps 10 $loss $mode ${peak:+--peak "$peak"} 2>&1 |
+    "$bench" train --backend cpu --input "$i" --batch "$batch" --steps 10 $loss $mode 2>&1 |
       awk '$1 == "cpu" { print $4 > "'"$tmp/f.$i"'.n"; print $6 }' | tr -d '%' >> "$tmp/p.$i"
     cat "$tmp/f.$i.n" >> "$tmp/f.$i"
     r=$((r + 1))
   done
   t=$(median < "$tmp/t.$i"); f=$(median < "$tmp/f.$i"); p=$(median < "$tmp/p.$i")
-  printf '%-8s  flce %8.1f images/s (%s%% of %s GFLOP/s)  PyTorch %8.1f images/s  ratio %.2f   rounds: flce %s; PyTorch %s\n' \
-    "$i" "$f" "$p" "${peak:-?}" "$t" "$(awk -v a="$f" -v b="$t" 'BEGIN { print a / b }')" \
+  printf '%-8s  flce %8.1f images/s (%s%% of the peak measured before each timing)  PyTorch %8.1f images/s  ratio %.2f   rounds: flce %s; PyTorch %s\n' \
+    "$i" "$f" "$p" "$t" "$(awk -v a="$f" -v b="$t" 'BEGIN { print a / b }')" \
     "$(tr '\n' ' ' < "$tmp/f.$i" | sed 's/ $//')" "$(tr '\n' ' ' < "$tmp/t.$i" | sed 's/ $//')"
   if [ -n "${FLCE_CSV:-}" ]; then
     [ -s "$FLCE_CSV" ] || echo "machine,input,batch,rounds,flce_images_per_s,torch_images_per_s,ratio,fraction_of_peak" > "$FLCE_CSV"

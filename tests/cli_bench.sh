@@ -30,6 +30,17 @@ awk -F, 'NR > 1 && $1 == "cpu" { f = $(NF - 5) * 1e9 / $(NF - 6); want = $NF ? 1
 printf 'backend,device,input\n' > "$t/old.csv"
 expect 2 "its columns are not this version's" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --csv "$t/old.csv"
 [ "$(cat "$t/old.csv")" = "backend,device,input" ] || fail "a CSV of other columns was changed"
+# without --peak the peak is measured right before each timing: with one timing the fraction is
+# that timing's GFLOP/s over that peak, and the peak lies in the range the last line names
+"$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --csv "$t/own.csv" > "$t/log" || fail "train, measured peak: $(cat "$t/log")"
+range=$(sed -n 's/.*measured right before it: \([0-9.]*\)-\([0-9.]*\) GFLOP\/s)$/\1 \2/p' "$t/log")
+[ -n "$range" ] || fail "the measured peaks' range is not named: $(tail -1 "$t/log")"
+sed -n 2p "$t/own.csv" | sed 's/"[^"]*"//' | awk -F, -v r="$range" '{ split(r, b, " "); g = $7; p = $8; f = $9
+  exit !(p > 0 && p + 0.051 >= b[1] && p - 0.051 <= b[2] && (f - g / p) * (f - g / p) < 1e-6) }' ||
+  fail "one timing: fraction_of_peak is not gflops / peak_gflops, or the peak is outside $range: $(sed -n 2p "$t/own.csv")"
+"$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 3 > "$t/log3" || fail "train, 3 timings: $(cat "$t/log3")"
+sed -n 's/.*measured right before it: \([0-9.]*\)-\([0-9.]*\) GFLOP\/s)$/\1 \2/p' "$t/log3" | awk '{ exit !($1 > 0 && $1 <= $2) }' ||
+  fail "three timings: no range of peaks: $(tail -1 "$t/log3")"
 "$bench" peak --threads 1 --csv "$t/peak.csv" > "$t/log" || fail "peak: $(cat "$t/log")"
 head -1 "$t/peak.csv" | grep -qx 'threads,kind,peak_gflops' || fail "peak CSV header"
 grep -q '^1,muladd_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no muladd_avx2 row"
