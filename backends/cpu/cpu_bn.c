@@ -145,7 +145,9 @@ static inline void stream_v8(float *y, v8 v) { _mm256_stream_ps(y, (__m256)v); }
  * stage's forward (chainrot: conv, BatchNorm with ReLU, conv, over 32 buffer sets) 0.972-0.990
  * of the time with plain stores, the BatchNorm alone 0.85-0.89; a layer's backward (bchainrot:
  * bn_bwd, the two gradients of its dx) median 0.985 of seven runs (0.977-1.007), bn_bwd alone
- * 0.87-0.90. The same values: only the way they are stored differs. */
+ * 0.87-0.90; the whole training step median 1.027x the images/s (16 alternating pairs). Where the
+ * data would have stayed in the L3 (one buffer set) the backward was 4-6% slower with it:
+ * docs/performance.md. The same values: only the way they are stored differs. */
 static int big_output(const float *y, size_t n) {
     return n * sizeof(float) > ((size_t)2 << 20) && ((uintptr_t)y & 31) == 0;
 }
