@@ -10,7 +10,15 @@
  * step as a training run does (on Vulkan: a submission and a wait per step, where recorded
  * command buffers are replayed); without it the steps of a timing are one submission. --eval
  * times the evaluation-mode forward pass alone (running statistics, logits read back), as a
- * run's test-set evaluation calls it (batch 256 there); GFLOP/s then counts the forward's. */
+ * run's test-set evaluation calls it (batch 256 there); GFLOP/s then counts the forward's.
+ *
+ * FLCE_BENCH_AB=1 (a developer's measurement): the timings alternate a switch `flce_cpu_ab`
+ * between 0 (A) and 1 (B) in the order A B B A A B B A ..., and a last line compares the
+ * neighbouring pairs (B's time over A's: median, mean, how many B won). The library has no such
+ * switch: an experiment adds `int flce_cpu_ab = 1;` to a CPU backend file and branches on it,
+ * and takes it out again (results must never depend on it). Without it both are the same code
+ * and the line shows the noise floor. Both variants run in one process a second apart, so the
+ * machine's drift, which makes separate runs differ by a tenth, falls on both alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +29,8 @@
 #include "model.h"
 #include "peak.h"
 #include "backend_select.h"
+
+__attribute__((weak)) int flce_cpu_ab; /* an experiment's switch in the CPU backend, if it has one */
 
 
 int flce_bench_train(int argc, char **argv) {
@@ -120,7 +130,8 @@ int flce_bench_train(int argc, char **argv) {
         int32_t *y = malloc((size_t)batch * sizeof *y);
         int reps = !strcmp(name, "reference") ? 1 : repeats, st = !strcmp(name, "reference") ? 1 : steps;
         int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
-        double *t = malloc(sizeof *t * (size_t)reps * 3), *pk = t + reps, *fr = t + 2 * (size_t)reps;
+        double *t = malloc(sizeof *t * (size_t)reps * 5), *pk = t + reps, *fr = t + 2 * (size_t)reps, *tab = t + 3 * (size_t)reps;
+        int ab = getenv("FLCE_BENCH_AB") && !strcmp(name, "cpu");
         float *logits = malloc(sizeof *logits * (size_t)batch * 10);
         if (!x || !y || !t || !logits) {
             fprintf(stderr, "%s: %s: out of memory\n", prog, name);
@@ -148,6 +159,7 @@ int flce_bench_train(int argc, char **argv) {
                 if (!(peak_lo > 0) || pk[k] < peak_lo) peak_lo = pk[k];
                 if (pk[k] > peak_hi) peak_hi = pk[k];
             }
+            if (ab) flce_cpu_ab = (k & 1) ^ ((k >> 1) & 1); /* A B B A */
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
                 flce_losses l;
@@ -161,6 +173,8 @@ int flce_bench_train(int argc, char **argv) {
             be->sync(be);
             t[k] = (bench_now() - t0) / st;
         }
+        if (ab) flce_cpu_ab = 0;
+        for (int k = 0; ab && k + 1 < reps; k += 2) tab[k / 2] = (k & 2) ? t[k] / t[k + 1] : t[k + 1] / t[k]; /* B over A */
         double flops = eval ? flce_model_forward_flops_per_sample(&m) : flce_model_train_flops_per_sample(&m);
         for (int k = 0; k < reps; k++) fr[k] = host ? flops * batch / t[k] * 1e-9 / pk[k] : 0.0; /* of its own peak */
         qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
@@ -169,6 +183,14 @@ int flce_bench_train(int argc, char **argv) {
         double sec = t[reps / 2], ips = batch / sec, gf = flops * ips * 1e-9, frac = fr[reps / 2];
         if (host) printf("%-10s %-9s %5d %12.1f %8.1f %7.1f%%\n", name, input, batch, ips, gf, 100 * frac);
         else printf("%-10s %-9s %5d %12.1f %8.1f %8s  (%s)\n", name, input, batch, ips, gf, "-", be->device);
+        if (ab && reps >= 2) {
+            int npairs = reps / 2, won = 0;
+            double mean = 0;
+            for (int i = 0; i < npairs; i++) mean += tab[i] / npairs, won += tab[i] < 1.0;
+            qsort(tab, (size_t)npairs, sizeof *tab, bench_cmp_double);
+            printf("FLCE_BENCH_AB: %d pairs of timings, B's time over A's: median %.4f, mean %.4f, B faster in %d of %d\n", npairs,
+                   npairs % 2 ? tab[npairs / 2] : 0.5 * (tab[npairs / 2 - 1] + tab[npairs / 2]), mean, won, npairs);
+        }
         if (out)
             fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d\n", name, be->device, input, batch, st, ips, gf,
                     host ? pk[reps / 2] : 0.0, frac, lambda, read_loss, eval);

@@ -41,6 +41,11 @@ sed -n 2p "$t/own.csv" | sed 's/"[^"]*"//' | awk -F, -v r="$range" '{ split(r, b
 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 3 > "$t/log3" || fail "train, 3 timings: $(cat "$t/log3")"
 sed -n 's/.*measured right before it: \([0-9.]*\)-\([0-9.]*\) GFLOP\/s)$/\1 \2/p' "$t/log3" | awk '{ exit !($1 > 0 && $1 <= $2) }' ||
   fail "three timings: no range of peaks: $(tail -1 "$t/log3")"
+# FLCE_BENCH_AB: the timings alternate the switch (none here: the same code twice) and a line
+# compares the neighbouring pairs: 4 timings, 2 pairs
+FLCE_BENCH_AB=1 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 4 --peak 100 > "$t/ab" 2>&1 || fail "FLCE_BENCH_AB: $(cat "$t/ab")"
+grep -q "^FLCE_BENCH_AB: 2 pairs of timings, B's time over A's: median [0-9.]*, mean [0-9.]*, B faster in [0-2] of 2$" "$t/ab" ||
+  fail "FLCE_BENCH_AB: no comparison line: $(cat "$t/ab")"
 "$bench" peak --threads 1 --csv "$t/peak.csv" > "$t/log" || fail "peak: $(cat "$t/log")"
 head -1 "$t/peak.csv" | grep -qx 'threads,kind,peak_gflops' || fail "peak CSV header"
 grep -q '^1,muladd_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no muladd_avx2 row"

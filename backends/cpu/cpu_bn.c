@@ -125,33 +125,6 @@ static float bn_stats_done(const bn_job *j, int c, float mean, float var) {
 #define BN_SWEEP_HW_BWD 64 /* measured: 8x8 faster, 16x16 slower (three tensors read twice) */
 #define BN_GROUP_FLOATS (450u << 10)     /* a thread's copy of a group of channels: under the 2 MiB L2 */
 #define BN_GROUP_FLOATS_BWD (256u << 10) /* backward: measured, 7x7 faster grouped, 14x14 (1.6 MiB) slower */
-/* y = BatchNorm(x) (+ r) (ReLU) of one plane, its stores by STORE */
-#define NORMALIZE(STORE)                                                                                      \
-    do {                                                                                                     \
-        if (r)                                                                                               \
-            for (int i = 0; i < HW; i += 8) STORE(y + i, relu8((((ld(x + i) - mv) * iv) * gv + bv) + ld(r + i))); \
-        else if (j->relu)                                                                                    \
-            for (int i = 0; i < HW; i += 8) STORE(y + i, relu8(((ld(x + i) - mv) * iv) * gv + bv));          \
-        else                                                                                                 \
-            for (int i = 0; i < HW; i += 8) STORE(y + i, ((ld(x + i) - mv) * iv) * gv + bv);                 \
-    } while (0)
-
-/* A store past the caches (no read of the line first); y aligned to 32 bytes. */
-static inline void stream_v8(float *y, v8 v) { _mm256_stream_ps(y, (__m256)v); }
-
-/* The output goes past the caches when it is larger than a core's L2 (2 MiB here; the next op
- * reads it from memory either way) and its planes start on 32-byte boundaries: the lines are not
- * read before they are written. Measured (tools/op_ab.c, 16 channels of 28x28, batch 64): a
- * stage's forward (chainrot: conv, BatchNorm with ReLU, conv, over 32 buffer sets) 0.972-0.990
- * of the time with plain stores, the BatchNorm alone 0.85-0.89; a layer's backward (bchainrot:
- * bn_bwd, the two gradients of its dx) median 0.985 of seven runs (0.977-1.007), bn_bwd alone
- * 0.87-0.90; the whole training step median 1.027x the images/s (16 alternating pairs). Where the
- * data would have stayed in the L3 (one buffer set) the backward was 4-6% slower with it:
- * docs/performance.md. The same values: only the way they are stored differs. */
-static int big_output(const float *y, size_t n) {
-    return n * sizeof(float) > ((size_t)2 << 20) && ((uintptr_t)y & 31) == 0;
-}
-
 static void bn_fwd_part(void *arg, int part, int parts) {
     bn_job *j = arg;
     int N = j->N, C = j->C, HW = j->HW, M = N * HW;
@@ -166,7 +139,6 @@ static void bn_fwd_part(void *arg, int part, int parts) {
         if ((size_t)G * M > BN_GROUP_FLOATS_FWD) G = (int)(BN_GROUP_FLOATS_FWD / (size_t)M) ? (int)(BN_GROUP_FLOATS_FWD / (size_t)M) : 1;
         static _Thread_local k8cv st[64];
         float mean[64], is[64];
-        int stream = big_output(j->y, (size_t)N * C * HW);
         for (int g0 = cbeg; g0 < cend; g0 += G) {
             int gn = cend - g0 < G ? cend - g0 : G;
             for (int pass = 0; pass < 2; pass++) {
@@ -221,15 +193,14 @@ static void bn_fwd_part(void *arg, int part, int parts) {
                 for (int c = 0; c < gn; c++) {
                     size_t o = ((size_t)n * C + g0 + c) * HW;
                     v8 mv = bc(mean[c]), iv = bc(is[c]), gv = bc(j->g[g0 + c]), bv = bc(j->b[g0 + c]);
-                    float *y = j->y + o;
-                    const float *x = j->x + o, *r = j->r ? j->r + o : NULL;
-                    if (stream) /* (the planes are whole 32-byte vectors: HW % 8 == 0, y aligned) */
-                        NORMALIZE(stream_v8);
+                    if (j->r)
+                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8((((ld(j->x + o + i) - mv) * iv) * gv + bv) + ld(j->r + o + i)));
+                    else if (j->relu)
+                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
                     else
-                        NORMALIZE(stv);
+                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
                 }
         }
-        _mm_sfence(); /* the streamed stores seen by the other threads before the pool's barrier */
         return;
     }
     if (HW % 8) {
@@ -331,7 +302,6 @@ static void bn_bwd_part(void *arg, int part, int parts) {
     if (!d) return;
     float *xh = d + (size_t)G * M;
     v8 z = bc(0.0f), mf = bc(Mf);
-    int stream = HW % 8 == 0 && big_output(j->dx, (size_t)N * C * HW);
     for (int g0 = cbeg; g0 < cbeg + nc; g0 += G) {
         int g1 = g0 + G < cbeg + nc ? g0 + G : cbeg + nc;
         for (int n = 0; n < N; n++)
@@ -392,14 +362,10 @@ static void bn_bwd_part(void *arg, int part, int parts) {
                 v8 k = bc(ks), dbv = bc(db), dgv = bc(dg);
                 size_t o = ((size_t)n * C + c) * HW, q = (size_t)(c - g0) * M + (size_t)n * HW;
                 int i = 0;
-                if (stream) /* (HW % 8 == 0 and dx aligned: every plane's vectors aligned) */
-                    for (; i + 8 <= HW; i += 8) stream_v8(j->dx + o + i, k * ((mf * ld(d + q + i) - dbv) - ld(xh + q + i) * dgv));
-                else
-                    for (; i + 8 <= HW; i += 8) stv(j->dx + o + i, k * ((mf * ld(d + q + i) - dbv) - ld(xh + q + i) * dgv));
+                for (; i + 8 <= HW; i += 8) stv(j->dx + o + i, k * ((mf * ld(d + q + i) - dbv) - ld(xh + q + i) * dgv));
                 for (; i < HW; i++) j->dx[o + i] = ks * ((Mf * d[q + i] - db) - xh[q + i] * dg);
             }
     }
-    _mm_sfence(); /* the streamed stores seen by the other threads before the pool's barrier */
 }
 
 void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, int relu, const flce_buf *x,
