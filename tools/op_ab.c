@@ -59,6 +59,20 @@ static void make_cold(void) {
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
 }
 
+/* Set `call` of $ROT (1..64, default 8) sets of four nx-float buffers, allocated on the first
+ * call (a call the timing skips); set 0 every time where fixed. */
+static flce_buf **rot_set(flce_backend *be, size_t nx, const float *h, int call, int fixed) {
+    static flce_buf *set[64][4];
+    static int nset;
+    if (!nset) {
+        nset = getenv("ROT") ? atoi(getenv("ROT")) : 8;
+        nset = nset < 1 ? 1 : nset > 64 ? 64 : nset;
+        for (int i = 0; i < nset; i++)
+            for (int q = 0; q < 4; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
+    }
+    return set[fixed ? 0 : call % nset];
+}
+
 int main(int argc, char **argv) {
     if (argc != 6) {
         fprintf(stderr, "usage: op_ab conv_fwd|conv_bwd_data|conv_bwd_weight|bn_fwd|bn_bwd|chain C H K CALLS\n");
@@ -111,26 +125,12 @@ int main(int argc, char **argv) {
                 be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, y, st[0], st[1], y2, st[2], st[3], st[4], st[5]);
                 be->conv2d_fwd(be, &s, y2, w, x2);
             } else if (!strcmp(op, "chainrot")) { /* the same over ROT buffer sets in turn */
-                static flce_buf *set[64][3];
-                static int nset;
-                if (!nset) {
-                    nset = getenv("ROT") ? atoi(getenv("ROT")) : 8;
-                    for (int i = 0; i < nset; i++)
-                        for (int q = 0; q < 3; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
-                }
-                flce_buf **b = set[getenv("ROTAB") && !v ? 0 : (2 * r + k) % nset];
+                flce_buf **b = rot_set(be, nx, h, 2 * r + k, getenv("ROTAB") && !v);
                 be->conv2d_fwd(be, &s, b[0], w, b[1]);
                 be->bn_fwd_train(be, N, C, H * H, 1e-5f, 0.1f, 1, b[1], st[0], st[1], b[2], st[2], st[3], st[4], st[5]);
                 be->conv2d_fwd(be, &s, b[2], w, b[0]);
             } else if (!strcmp(op, "bchainrot")) { /* a layer's backward over ROT buffer sets in turn */
-                static flce_buf *set[64][4];
-                static int nset;
-                if (!nset) {
-                    nset = getenv("ROT") ? atoi(getenv("ROT")) : 8;
-                    for (int i = 0; i < nset; i++)
-                        for (int q = 0; q < 4; q++) set[i][q] = be->buf_alloc(be, 4 * nx), be->buf_write(be, set[i][q], 0, h, 4 * nx);
-                }
-                flce_buf **b = set[getenv("ROTAB") && !v ? 0 : (2 * r + k) % nset];
+                flce_buf **b = rot_set(be, nx, h, 2 * r + k, getenv("ROTAB") && !v);
                 be->bn_bwd(be, N, C, H * H, b[1], b[0], b[2], st[2], st[0], st[3], b[3], st[6], st[7]);
                 be->conv2d_bwd_weight(be, &s, b[2], b[3], dw);
                 be->conv2d_bwd_data(be, &s, b[3], w, b[0]);
