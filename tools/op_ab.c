@@ -44,7 +44,7 @@ static float *cold_x, *junk;
 static size_t cold_c, cold_hw, njunk = (size_t)8 << 20;
 static void *cold_part(void *a) {
     int t = (int)(long)a;
-    for (size_t n = 0; n < N; n++)
+    for (size_t n = 0; n < (size_t)N; n++)
         for (size_t c = cold_c * t / 2; c < cold_c * (t + 1) / 2; c++) {
             float *p = cold_x + (n * cold_c + c) * cold_hw;
             for (size_t i = 0; i < cold_hw; i++) p[i] = p[i] * 0.5f + 0.25f;
