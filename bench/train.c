@@ -32,6 +32,68 @@
 
 __attribute__((weak)) int flce_cpu_ab; /* an experiment's switch in the CPU backend, if it has one */
 
+/* The convolutions inside the timed steps, from the backend's own profile (FLCE_CPU_PROFILE=1 on
+ * the CPU backend): per op and shape, each timing's GFLOP/s and its fraction of the peak measured
+ * right before that timing (as the step's), the medians printed after the step's line; two rows
+ * sum the 3x3 stride-1 convolutions and all of them. Rows OPS (3x3 stride 1) and OPS + 1 (all). */
+#define OPS 64
+typedef struct {
+    int n, reps;
+    flce_prof_row before[OPS], now[OPS];
+    double sec[OPS + 2], flops[OPS + 2], *gf, *fr; /* gf, fr: [OPS + 2][reps] */
+    double step_sec;
+} op_prof;
+
+static void op_prof_begin(flce_backend *be, op_prof *P) { P->n = be->profile(be, P->before, OPS); }
+
+static void op_prof_end(flce_backend *be, op_prof *P, int k, double step_sec, double peak) {
+    int n = be->profile(be, P->now, OPS);
+    double s[2] = {0, 0}, f[2] = {0, 0};
+    for (int i = 0; i < n; i++) {
+        int had = i < P->n && !strcmp(P->before[i].key, P->now[i].key);
+        double ds = P->now[i].sec - (had ? P->before[i].sec : 0), df = P->now[i].flops - (had ? P->before[i].flops : 0);
+        P->sec[i] += ds, P->flops[i] += df;
+        P->gf[(size_t)i * P->reps + k] = ds > 0 ? df / ds * 1e-9 : 0;
+        if (df > 0) s[1] += ds, f[1] += df;
+        if (df > 0 && strstr(P->now[i].key, " r3 s1")) s[0] += ds, f[0] += df;
+    }
+    for (int a = 0; a < 2; a++) P->sec[OPS + a] += s[a], P->flops[OPS + a] += f[a], P->gf[(size_t)(OPS + a) * P->reps + k] = s[a] > 0 ? f[a] / s[a] * 1e-9 : 0;
+    for (int i = 0; i < OPS + 2; i++) P->fr[(size_t)i * P->reps + k] = peak > 0 ? P->gf[(size_t)i * P->reps + k] / peak : 0;
+    P->n = n;
+    P->step_sec += step_sec;
+}
+
+static double op_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* peak: 0 none (a device's row), 1 measured before each timing, 2 given by --peak */
+static void op_prof_print(op_prof *P, int peak) {
+    int order[OPS], m = 0;
+    for (int i = 0; i < P->n; i++)
+        if (P->flops[i] > 0) order[m++] = i;
+    for (int a = 1; a < m; a++) /* by time, largest first */
+        for (int b = a; b > 0 && P->sec[order[b]] > P->sec[order[b - 1]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1], order[b - 1] = t;
+        }
+    printf("the convolutions in the timed steps (FLCE_CPU_PROFILE): medians over the %d timing%s of each one's GFLOP/s%s\n",
+           P->reps, P->reps == 1 ? "" : "s",
+           peak == 1 ? " and its fraction of the peak measured right before it" : peak == 2 ? " and its fraction of --peak" : "");
+    printf("%-40s %9s %8s %8s\n", "op shape", "GFLOP/s", "of peak", "of step");
+    for (int r = 0; r < m + 2; r++) {
+        int i = r < m ? order[r] : OPS + (r - m);
+        if (r >= m && P->flops[i] <= 0) continue;
+        const char *key = r < m ? P->now[i].key : r == m ? "all 3x3 stride-1 convolutions" : "all convolutions";
+        double gf = op_median(P->gf + (size_t)i * P->reps, P->reps), fr = op_median(P->fr + (size_t)i * P->reps, P->reps);
+        printf("%-40s %9.1f", key, gf);
+        if (peak) printf(" %7.1f%%", 100 * fr);
+        else printf(" %8s", "-");
+        printf(" %7.1f%%\n", P->step_sec > 0 ? 100 * P->sec[i] / P->step_sec : 0);
+    }
+}
+
 
 int flce_bench_train(int argc, char **argv) {
     const char *prog = "flce-bench train", *backends = NULL, *input = "3x32x32", *csv = NULL, *device = NULL, *denorm = "auto";
@@ -152,6 +214,14 @@ int flce_bench_train(int argc, char **argv) {
             status = 1;
         }
         be->sync(be); /* the warm-up has run before the clock starts */
+        op_prof *P = NULL;
+        flce_prof_row probe[1];
+        if (be->profile && be->profile(be, probe, 1) > 0 && (P = calloc(1, sizeof *P))) {
+            P->reps = reps;
+            P->gf = calloc((size_t)(OPS + 2) * 2 * (size_t)reps, sizeof(double));
+            if (!P->gf) free(P), P = NULL;
+            else P->fr = P->gf + (size_t)(OPS + 2) * reps;
+        }
         for (int k = 0; k < reps; k++) {
             pk[k] = peak;
             if (host && !given_peak) {
@@ -160,6 +230,7 @@ int flce_bench_train(int argc, char **argv) {
                 if (pk[k] > peak_hi) peak_hi = pk[k];
             }
             if (ab) flce_cpu_ab = (k & 1) ^ ((k >> 1) & 1); /* A B B A */
+            if (P) op_prof_begin(be, P);
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
                 flce_losses l;
@@ -172,6 +243,7 @@ int flce_bench_train(int argc, char **argv) {
             }
             be->sync(be);
             t[k] = (bench_now() - t0) / st;
+            if (P) op_prof_end(be, P, k, t[k] * st, host ? pk[k] : 0);
         }
         if (ab) flce_cpu_ab = 0;
         for (int k = 0; ab && k + 1 < reps; k += 2) tab[k / 2] = (k & 2) ? t[k] / t[k + 1] : t[k + 1] / t[k]; /* B over A */
@@ -191,6 +263,9 @@ int flce_bench_train(int argc, char **argv) {
             printf("FLCE_BENCH_AB: %d pairs of timings, B's time over A's: median %.4f, mean %.4f, B faster in %d of %d\n", npairs,
                    npairs % 2 ? tab[npairs / 2] : 0.5 * (tab[npairs / 2 - 1] + tab[npairs / 2]), mean, won, npairs);
         }
+        if (P) op_prof_print(P, host ? 1 + given_peak : 0);
+        if (P) free(P->gf);
+        free(P);
         if (out)
             fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d\n", name, be->device, input, batch, st, ips, gf,
                     host ? pk[reps / 2] : 0.0, frac, lambda, read_loss, eval);

@@ -125,6 +125,14 @@ void flce_conv_shape_init(flce_conv_shape *s, int N, int C, int H, int W, int K,
         const flce_buf *const *xs, flce_buf *y), (be, n, K, a, xs, y))                                   \
 
 
+/* A row of a backend's own profile (flce_backend.profile): an op and its shape, the seconds and
+ * calls so far, and the multiplies and adds of a convolution's calls (each one FLOP; 0 for other ops). */
+typedef struct {
+    char key[40];
+    double sec, flops;
+    long calls;
+} flce_prof_row;
+
 struct flce_backend {
     const char *name;  /* "reference", "cpu", "vulkan" */
     char device[160];  /* the device and driver, for start-up lines and reports */
@@ -138,6 +146,9 @@ struct flce_backend {
     void (*buf_read)(flce_backend *be, const flce_buf *b, size_t offset, void *dst, size_t bytes);
     void (*sync)(flce_backend *be); /* wait until every op issued so far has finished */
     void (*destroy)(flce_backend *be);
+    /* Optional (NULL: none): the backend's profile so far (the CPU backend's with FLCE_CPU_PROFILE
+     * set), at most max rows into rows; returns how many (0: not profiling). */
+    int (*profile)(const flce_backend *be, flce_prof_row *rows, int max);
 
     flce_status status; /* the first failure of an op (FLCE_OK: none); later ops do nothing */
     flce_err error;     /* its one-line description */

@@ -20,6 +20,9 @@ static void w_free(flce_backend *be, flce_buf *b) { IN(be)->buf_free(IN(be), b);
 static void w_write(flce_backend *be, flce_buf *b, size_t o, const void *s, size_t n) { IN(be)->buf_write(IN(be), b, o, s, n); }
 static void w_read(flce_backend *be, const flce_buf *b, size_t o, void *d, size_t n) { IN(be)->buf_read(IN(be), b, o, d, n); }
 static void w_sync(flce_backend *be) { IN(be)->sync(IN(be)); }
+static int w_profile(const flce_backend *be, flce_prof_row *rows, int max) {
+    return IN(be)->profile ? IN(be)->profile(IN(be), rows, max) : 0;
+}
 static void w_destroy(flce_backend *be) {
     IN(be)->destroy(IN(be));
     free(be->ctx);
@@ -60,6 +63,7 @@ flce_backend *flce_backend_ftz(flce_backend *in) {
     snprintf(be->device, sizeof be->device, "%.140s; denormals ftz", in->device);
     be->buf_alloc = w_alloc, be->buf_free = w_free, be->buf_write = w_write, be->buf_read = w_read, be->sync = w_sync;
     be->destroy = w_destroy;
+    be->profile = w_profile;
 #define W_SET(name, NAME, params, args) be->name = w_##name;
     FLCE_BACKEND_OPS(W_SET)
 #undef W_SET

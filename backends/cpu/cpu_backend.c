@@ -27,7 +27,7 @@
 
 int flce_cpu_use_avx512;
 
-void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec) {
+void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec, double flops) {
     int i = 0;
     while (i < c->nprof && strcmp(c->prof[i].key, key)) i++;
     if (i == c->nprof) {
@@ -35,6 +35,7 @@ void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec) {
         snprintf(c->prof[c->nprof++].key, sizeof c->prof[0].key, "%s", key);
     }
     c->prof[i].sec += sec;
+    c->prof[i].flops += flops;
     c->prof[i].calls++;
 }
 
@@ -52,6 +53,13 @@ static void prof_print(cpu_ctx *c) {
     for (int i = 0; i < c->nprof; i++)
         fprintf(stderr, "%-40s %10.1f %8ld %6.1f%%\n", c->prof[i].key, 1e3 * c->prof[i].sec, c->prof[i].calls,
                 total > 0 ? 100.0 * c->prof[i].sec / total : 0.0);
+}
+
+static int cpu_profile(const flce_backend *be, flce_prof_row *rows, int max) {
+    const cpu_ctx *c = be->ctx;
+    int n = c->profile ? (c->nprof < max ? c->nprof : max) : 0;
+    for (int i = 0; i < n; i++) rows[i] = c->prof[i];
+    return n;
 }
 
 static void cpu_destroy(flce_backend *be) {
@@ -86,6 +94,7 @@ flce_backend *flce_backend_cpu(int threads) {
     be->ctx = c;
     flce_backend_fill_reference(be);
     be->destroy = cpu_destroy;
+    be->profile = cpu_profile;
 #define CPU_OP_SET(name) be->name = c_##name;
     CPU_OWN_OPS(CPU_OP_SET)
 #undef CPU_OP_SET

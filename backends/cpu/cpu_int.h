@@ -43,11 +43,7 @@ static inline float *scratch_get(scratch *s, size_t n) {
 
 /* FLCE_CPU_PROFILE=1: wall time per op and shape, printed to stderr when the backend is
  * destroyed (the ops are synchronous, so wall time is the op's own). */
-typedef struct {
-    char key[40];
-    double sec;
-    long calls;
-} prof_entry;
+typedef flce_prof_row prof_entry; /* backend.h; flops: the convolutions' (PROF_CONV) */
 
 typedef struct {
     int threads;
@@ -69,18 +65,21 @@ static inline int nthreads(flce_backend *be) { return ((cpu_ctx *)be->ctx)->thre
 static inline cpu_ctx *ctx_of(flce_backend *be) { return be->ctx; }
 
 /* the profiler (cpu_backend.c): an op's wall time under its key */
-void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec);
+void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec, double flops);
 #define PROF_BEGIN(be) double prof_t0_ = ctx_of(be)->profile ? now_s() : 0.0
-#define PROF_END(be, ...)                                                                                      \
+#define PROF_END(be, ...) PROF_END_FLOPS(be, 0.0, __VA_ARGS__)
+#define PROF_END_FLOPS(be, flops, ...)                                                                         \
     do {                                                                                                       \
+        double prof_flops_ = (flops);                                                                          \
         if (ctx_of(be)->profile) {                                                                             \
             char k_[40];                                                                                       \
             snprintf(k_, sizeof k_, __VA_ARGS__);                                                              \
-            flce_cpu_prof_add(ctx_of(be), k_, now_s() - prof_t0_);                                                      \
+            flce_cpu_prof_add(ctx_of(be), k_, now_s() - prof_t0_, prof_flops_);                                \
         }                                                                                                      \
     } while (0)
 #define PROF_CONV(be, op, s)                                                                                   \
-    PROF_END(be, "%s c%d %dx%d k%d r%d s%d", op, (s)->C, (s)->H, (s)->W, (s)->K, (s)->R, (s)->stride)
+    PROF_END_FLOPS(be, 2.0 * (s)->N * (s)->K * (s)->C * (s)->R * (s)->R * (s)->OH * (s)->OW, "%s c%d %dx%d k%d r%d s%d", \
+                   op, (s)->C, (s)->H, (s)->W, (s)->K, (s)->R, (s)->stride)
 
 /* the ops of the table (CPU_OWN_OPS in cpu_backend.c) */
 void c_conv2d_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf *x, const flce_buf *w, flce_buf *y);
