@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include "trace_io.h"
 #include "commands.h"
 #include "engine.h"
+#include "eval_dir.h"
 #include "npy.h"
 
 static const char *USAGE =
@@ -179,17 +179,9 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
  * after a usage error. */
 static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp, const cli_list *ablate) {
     flce_run_cfg c = *cp;
-    for (int i = 0; i < ablate->n; i++) {
-        const char *a = ablate->items[i];
-        for (int k = 0; k < i; k++) /* a repeated letter is most likely another one mistyped */
-            if (!strcasecmp(a, ablate->items[k])) return cli_usage_error(prog, "--ablate %s given twice", a);
-        if (!strcasecmp(a, "M")) c.ablate.no_mass = 1;
-        else if (!strcasecmp(a, "V")) c.ablate.no_velocity = 1;
-        else if (!strcasecmp(a, "Q")) c.ablate.no_momentum = 1;
-        else if (!strcasecmp(a, "CMC")) c.ablate.no_completion = 1;
-        else if (!strcasecmp(a, "CL")) c.ablate_cl = 1;
-        else return cli_usage_error(prog, "--ablate '%s': unknown (M, V, Q, CL, CMC)", a);
-    }
+    flce_err e = {{0}};
+    for (int i = 0; i < ablate->n; i++)
+        if (flce_ablation_word(ablate->items[i], &c.ablate, &c.ablate_cl, &e)) return cli_usage_error(prog, "%s", e.msg);
     if (cli_find(opts, "train-subset")->seen && c.train_subset < 1) return cli_usage_error(prog, "--train-subset %d: must be at least 1", c.train_subset);
     if (cli_find(opts, "test-subset")->seen && c.test_subset < 1) return cli_usage_error(prog, "--test-subset %d: must be at least 1", c.test_subset);
     if (cli_find(opts, "val-size")->seen && c.val_size < 1) return cli_usage_error(prog, "--val-size %d: must be at least 1", c.val_size);

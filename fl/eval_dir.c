@@ -19,21 +19,27 @@ void flce_eval_opts_default(flce_eval_opts *o) {
     o->rounds = -1;
 }
 
+flce_status flce_ablation_word(const char *w, flce_ablation *ab, int *cl, flce_err *e) {
+    int *flag = !strcasecmp(w, "M") ? &ab->no_mass : !strcasecmp(w, "V") ? &ab->no_velocity
+              : !strcasecmp(w, "Q") ? &ab->no_momentum : !strcasecmp(w, "CMC") ? &ab->no_completion
+              : !strcasecmp(w, "CL") ? cl : NULL;
+    if (!flag && !strcasecmp(w, "CL"))
+        return flce_fail(e, FLCE_ERR_ARG, "--ablate CL changes local training: use it with flce run, not on a trace");
+    if (!flag) return flce_fail(e, FLCE_ERR_ARG, "--ablate '%s': unknown (M, V, Q, %sCMC)", w, cl ? "CL, " : "");
+    if (*flag) return flce_fail(e, FLCE_ERR_ARG, "--ablate %s given twice", w);
+    *flag = 1;
+    return FLCE_OK;
+}
+
 /* "M V Q CMC" (spaces or commas) into ab; FLCE_ERR_ARG on another word */
 static flce_status parse_ablate(const char *s, flce_ablation *ab, flce_err *e) {
     char w[64];
+    flce_status st;
     while (s && *s) {
         size_t k = strcspn(s, " ,");
         if (k) {
             snprintf(w, sizeof w, "%.*s", (int)(k < 63 ? k : 63), s);
-            int *flag = !strcasecmp(w, "M") ? &ab->no_mass : !strcasecmp(w, "V") ? &ab->no_velocity
-                      : !strcasecmp(w, "Q") ? &ab->no_momentum : !strcasecmp(w, "CMC") ? &ab->no_completion : NULL;
-            if (flag && *flag) /* a repeated letter is most likely another one mistyped */
-                return flce_fail(e, FLCE_ERR_ARG, "--ablate %s given twice", w);
-            if (flag) *flag = 1;
-            else if (!strcasecmp(w, "CL"))
-                return flce_fail(e, FLCE_ERR_ARG, "--ablate CL changes local training: use it with flce run, not on a trace");
-            else return flce_fail(e, FLCE_ERR_ARG, "--ablate '%s': unknown (M, V, Q or CMC)", w);
+            if ((st = flce_ablation_word(w, ab, NULL, e))) return st;
         }
         s += k;
         while (*s == ' ' || *s == ',') s++;

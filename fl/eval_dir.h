@@ -20,6 +20,10 @@ typedef struct {
     int threads; /* 0: one per CPU (the results do not depend on it) */
 } flce_eval_opts;
 void flce_eval_opts_default(flce_eval_opts *o);
+/* One --ablate word (any case) into ab: M, V, Q, CMC; CL into *cl, or, with cl NULL (a trace's
+ * evaluation, where local training is over), refused. FLCE_ERR_ARG naming the word when it is
+ * unknown or already set (a repeated letter is most likely another one mistyped). */
+flce_status flce_ablation_word(const char *w, flce_ablation *ab, int *cl, flce_err *e);
 
 typedef struct {
     flce_trace_files tf;      /* the trace as read (its T cut to the rounds evaluated) */
