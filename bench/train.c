@@ -92,6 +92,9 @@ static void op_prof_print(op_prof *P, int peak) {
         else printf(" %8s", "-");
         printf(" %7.1f%%\n", P->step_sec > 0 ? 100 * P->sec[i] / P->step_sec : 0);
     }
+    if (P->step_sec > 0 && P->flops[OPS + 1] > 0) /* what computes no counted FLOP, and the gaps between ops */
+        printf("%-40s %9s %8s %7.1f%%\n", "the rest (BatchNorm, element-wise, ...)", "-", "-",
+               100 * (1 - P->sec[OPS + 1] / P->step_sec));
 }
 
 

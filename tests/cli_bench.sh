@@ -49,7 +49,8 @@ grep -q "^FLCE_BENCH_AB: 2 pairs of timings, B's time over A's: median [0-9.]*, 
 # FLCE_CPU_PROFILE: the convolutions' table. At 1x12x12 the model has 23 convolution passes of
 # distinct shape (conv1's forward and weight gradient, and the forward, input and weight gradients
 # of seven more shapes); against --peak 100 a row's fraction is its GFLOP/s in percent; the rows'
-# shares of the step add up to the "all convolutions" row's; and that row's GFLOP/s times its
+# shares of the step add up to the "all convolutions" row's, which with "the rest" makes 100%; and
+# that row's GFLOP/s times its
 # share over images/s is the convolutions' FLOP per image worked out by hand above: 34,149,120
 # less the linear layer's 3 x 1,280 = 34,145,280 (within the printed digits' rounding).
 FLCE_CPU_PROFILE=1 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 > "$t/prof" 2> "$t/prof.err" ||
@@ -57,10 +58,11 @@ FLCE_CPU_PROFILE=1 "$bench" train --backend cpu --input 1x12x12 --batch 4 --step
 grep -q "^the convolutions in the timed steps (FLCE_CPU_PROFILE): medians over the 1 timing of each one's GFLOP/s and its fraction of --peak$" "$t/prof" ||
   fail "FLCE_CPU_PROFILE: no table of the convolutions: $(cat "$t/prof")"
 awk '/^cpu / { ips = $4 } /^conv_/ { n++; s += $NF; if (($(NF - 2) - $(NF - 1)) ^ 2 > 0.0121) bad = bad " " $1 "(" $(NF - 2) " " $(NF - 1) ")" }
-  /^all convolutions / { g = $(NF - 2); sh = $NF + 0 }
+  /^all convolutions / { g = $(NF - 2); sh = $NF + 0 } /^the rest / { rest = $NF + 0; had = 1 }
   END { f = g * 1e9 * sh / 100 / ips; tol = 0.051 / g + 0.051 / sh + 0.051 / ips + 0.002
     if (n != 23) print "rows: " n ", expected 23"; else if (bad != "") print "fraction is not GFLOP/s / 100:" bad
     else if ((s - sh) ^ 2 > (23 * 0.05 + 0.05) ^ 2) print "shares sum to " s "%, all convolutions " sh "%"
+    else if (!had || (rest + sh - 100) ^ 2 > 0.0121) print "the rest " rest "% and the convolutions " sh "% are not the whole step"
     else if (f < 34145280 * (1 - tol) || f > 34145280 * (1 + tol)) print f " convolution FLOP per image, expected 34145280"
     else ok = 1
     exit !ok }' "$t/prof" > "$t/prof.why" || fail "FLCE_CPU_PROFILE: $(cat "$t/prof.why"): $(cat "$t/prof")"
