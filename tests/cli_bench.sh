@@ -53,7 +53,7 @@ grep -q "^FLCE_BENCH_AB: 2 pairs of timings, B's time over A's: median [0-9.]*, 
 # that row's GFLOP/s times its
 # share over images/s is the convolutions' FLOP per image worked out by hand above: 34,149,120
 # less the linear layer's 3 x 1,280 = 34,145,280 (within the printed digits' rounding).
-FLCE_CPU_PROFILE=1 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 > "$t/prof" 2> "$t/prof.err" ||
+FLCE_CPU_PROFILE=1 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 3 --repeats 1 --peak 100 > "$t/prof" 2> "$t/prof.err" ||
   fail "FLCE_CPU_PROFILE: $(cat "$t/prof" "$t/prof.err")"
 grep -q "^the convolutions in the timed steps (FLCE_CPU_PROFILE): medians over the 1 timing of each one's GFLOP/s and its fraction of --peak$" "$t/prof" ||
   fail "FLCE_CPU_PROFILE: no table of the convolutions: $(cat "$t/prof")"
@@ -66,6 +66,13 @@ awk '/^cpu / { ips = $4 } /^conv_/ { n++; s += $NF; if (($(NF - 2) - $(NF - 1)) 
     else if (f < 34145280 * (1 - tol) || f > 34145280 * (1 + tol)) print f " convolution FLOP per image, expected 34145280"
     else ok = 1
     exit !ok }' "$t/prof" > "$t/prof.why" || fail "FLCE_CPU_PROFILE: $(cat "$t/prof.why"): $(cat "$t/prof")"
+# the profile on stderr: the last stage's forward, 2 x 4 samples x 64 x 64 x 9 taps x 9 positions
+# = 2,654,208 FLOP a call, at GFLOP/s = 2,654,208 calls / ms x 1e-6 (to the printed digits);
+# BatchNorm counts none
+awk '$1 == "conv_fwd" && $2 == "c64" && $3 == "3x3" { ms = $(NF - 3); calls = $(NF - 2); g = $NF
+    ok = ms > 0 && g > 0 && (g - 2654208 * calls / ms * 1e-6) ^ 2 <= (0.051 + 2654208 * calls / ms * 1e-6 * 0.051 / ms) ^ 2 }
+  $1 ~ /^bn_/ && $NF != "-" { bn = 1 } END { exit !(ok && !bn) }' "$t/prof.err" ||
+  fail "FLCE_CPU_PROFILE: the profile's GFLOP/s column: $(cat "$t/prof.err")"
 "$bench" peak --threads 1 --csv "$t/peak.csv" > "$t/log" || fail "peak: $(cat "$t/log")"
 head -1 "$t/peak.csv" | grep -qx 'threads,kind,peak_gflops' || fail "peak CSV header"
 grep -q '^1,muladd_avx2,[0-9]' "$t/peak.csv" || fail "peak CSV: no muladd_avx2 row"

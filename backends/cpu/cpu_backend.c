@@ -48,11 +48,14 @@ static void prof_print(cpu_ctx *c) {
     double total = 0;
     for (int i = 0; i < c->nprof; i++) total += c->prof[i].sec;
     qsort(c->prof, (size_t)c->nprof, sizeof c->prof[0], prof_cmp);
-    fprintf(stderr, "cpu profile: %.3f s in the backend's own ops\n%-40s %10s %8s %7s\n", total, "op shape", "ms", "calls",
-            "share");
-    for (int i = 0; i < c->nprof; i++)
-        fprintf(stderr, "%-40s %10.1f %8ld %6.1f%%\n", c->prof[i].key, 1e3 * c->prof[i].sec, c->prof[i].calls,
+    fprintf(stderr, "cpu profile: %.3f s in the backend's own ops\n%-40s %10s %8s %7s %9s\n", total, "op shape", "ms", "calls",
+            "share", "GFLOP/s");
+    for (int i = 0; i < c->nprof; i++) {
+        fprintf(stderr, "%-40s %10.1f %8ld %6.1f%%", c->prof[i].key, 1e3 * c->prof[i].sec, c->prof[i].calls,
                 total > 0 ? 100.0 * c->prof[i].sec / total : 0.0);
+        if (c->prof[i].flops > 0 && c->prof[i].sec > 0) fprintf(stderr, " %9.1f\n", 1e-9 * c->prof[i].flops / c->prof[i].sec);
+        else fprintf(stderr, " %9s\n", "-"); /* the convolutions' multiplies and adds only */
+    }
 }
 
 static int cpu_profile(const flce_backend *be, flce_prof_row *rows, int max) {
