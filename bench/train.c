@@ -195,7 +195,7 @@ int flce_bench_train(int argc, char **argv) {
         int32_t *y = malloc((size_t)batch * sizeof *y);
         int reps = !strcmp(name, "reference") ? 1 : repeats, st = !strcmp(name, "reference") ? 1 : steps;
         int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
-        double *t = malloc(sizeof *t * (size_t)reps * 5), *pk = t + reps, *fr = t + 2 * (size_t)reps, *tab = t + 3 * (size_t)reps;
+        double *t = malloc(sizeof *t * (size_t)reps * 4), *pk = t + reps, *fr = t + 2 * (size_t)reps, *tab = t + 3 * (size_t)reps;
         int ab = getenv("FLCE_BENCH_AB") && !strcmp(name, "cpu");
         float *logits = malloc(sizeof *logits * (size_t)batch * 10);
         if (!x || !y || !t || !logits) {
