@@ -63,11 +63,6 @@ static void op_prof_end(flce_backend *be, op_prof *P, int k, double step_sec, do
     P->step_sec += step_sec;
 }
 
-static double op_median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* peak: 0 none (a device's row), 1 measured before each timing, 2 given by --peak */
 static void op_prof_print(op_prof *P, int peak) {
     int order[OPS], m = 0;
@@ -86,7 +81,7 @@ static void op_prof_print(op_prof *P, int peak) {
         int i = r < m ? order[r] : OPS + (r - m);
         if (r >= m && P->flops[i] <= 0) continue;
         const char *key = r < m ? P->now[i].key : r == m ? "all 3x3 stride-1 convolutions" : "all convolutions";
-        double gf = op_median(P->gf + (size_t)i * P->reps, P->reps), fr = op_median(P->fr + (size_t)i * P->reps, P->reps);
+        double gf = bench_median(P->gf + (size_t)i * P->reps, P->reps), fr = bench_median(P->fr + (size_t)i * P->reps, P->reps);
         printf("%-40s %9.1f", key, gf);
         if (peak) printf(" %7.1f%%", 100 * fr);
         else printf(" %8s", "-");
@@ -262,9 +257,8 @@ int flce_bench_train(int argc, char **argv) {
             int npairs = reps / 2, won = 0;
             double mean = 0;
             for (int i = 0; i < npairs; i++) mean += tab[i] / npairs, won += tab[i] < 1.0;
-            qsort(tab, (size_t)npairs, sizeof *tab, bench_cmp_double);
             printf("FLCE_BENCH_AB: %d pairs of timings, B's time over A's: median %.4f, mean %.4f, B faster in %d of %d\n", npairs,
-                   npairs % 2 ? tab[npairs / 2] : 0.5 * (tab[npairs / 2 - 1] + tab[npairs / 2]), mean, won, npairs);
+                   bench_median(tab, npairs), mean, won, npairs);
         }
         if (P) op_prof_print(P, host ? 1 + given_peak : 0);
         if (P) free(P->gf);

@@ -21,6 +21,12 @@ static inline int bench_cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The median of v[0..n) (n >= 1), sorting v in place. */
+static inline double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* Can the file `path` be written at the end of a measurement? NULL if so, else why (a static
  * string): checked before minutes of measuring, without creating or changing anything. */
 static inline const char *bench_unwritable(const char *path) {
