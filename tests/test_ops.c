@@ -256,6 +256,31 @@ Test(ops, cpu_weight_gradient_keeps_the_padding_terms_of_an_infinite_dy, .init =
     wgrad_with_inf(32, 64, 4, 64);
 }
 
+/* The sample-split weight gradient on two threads: the parts take samples from the two ends of
+ * the batch, meeting wherever the moment's core speeds put the boundary (part 0's samples summed
+ * in order, part 1's kept one by one and added after). Whatever the boundary, the bits must be
+ * the reference's: batches of 1 to 7 (odd ones end on a single sample), each shape's path (16
+ * output channels by input position, pairs of samples at stride 2, the padded rows for one input
+ * channel, 32 channels one sample at a time), 12 calls each so that the boundary varies. */
+Test(ops, cpu_weight_gradient_split_at_any_boundary_equals_reference, .init = setup, .fini = teardown) {
+    static const int shp[][4] = {{16, 8, 16, 1}, {8, 8, 16, 2}, {1, 8, 16, 1}, {32, 6, 32, 1}}; /* C H K stride */
+    for (int t = 0; t < 4; t++)
+        for (int N = 1; N <= 7; N++) {
+            flce_conv_shape s;
+            flce_conv_shape_init(&s, N, shp[t][0], shp[t][1], shp[t][1], shp[t][2], 3, shp[t][3], 1);
+            size_t nx = (size_t)N * s.C * s.H * s.W, ny = (size_t)N * s.K * s.OH * s.OW, nw = (size_t)s.K * s.C * 9;
+            float *x = malloc(nx * 4), *dy = malloc(ny * 4), *dw[2] = {malloc(nw * 4), malloc(nw * 4)};
+            fill(x, nx, 21, 1), fill(dy, ny, 22, 1);
+            for (int call = 0; call < 12; call++) {
+                conv_both(CONV_DW, &s, x, nx, dy, ny, dw, nw);
+                char what[80];
+                snprintf(what, sizeof what, "dw, N %d C %d K %d stride %d, call %d", N, s.C, s.K, s.stride, call);
+                assert_same_bits(dw[0], dw[1], nw, what);
+            }
+            free(x), free(dy), free(dw[0]), free(dw[1]);
+        }
+}
+
 static double dotd(const float *a, const float *b, size_t n) {
     double s = 0;
     for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];

@@ -159,7 +159,8 @@ typedef struct {
     int tap;     /* the weight gradient by tap tiles (wgrad_tap) */
     const int *kx, *kb, *kn; /* fwd_kvec's term lists (kvec_lists) */
     int bad[16]; /* per part: a dy value that is not finite (wgrad_tap's skipped terms would not be +0) */
-    atomic_int next; /* the next sample to take (take_sample) */
+    atomic_int next; /* the next sample to take (take_sample), or ticket (wgrad_take) */
+    int ends, front; /* the weight gradient's two-ended sample split (wgrad_take) */
     const struct conv_epi *epi; /* the forward's evaluation BatchNorm (conv2d_fwd_bn_eval), or NULL */
     cpu_ctx *ctx;
 } conv_job;
@@ -760,9 +761,35 @@ static void tap_lists(const flce_conv_shape *s, int *xoff, int *boff, int *cnt) 
     }
 }
 
-/* The tiles [t0, t1) over the samples [n0, n1), into acc (the samples added in order, acc = t_0
- * when n0 = 0) or, without, each sample's sums at own + (n - n0) Q K; dWT rows q at q K. dyT as
- * in wgrad_part; j->bad[part] set when a transposed dy holds a value that is not finite. */
+/* The samples a weight-gradient part computes next, want (1 or 2) at a time: [*n, *n + the
+ * count returned), 0 when none is left; *mine counts what the part has taken (from 0). Static
+ * (j->ends 0): the range [n0, n1) in order. Two-ended (j->ends, two parts): the parts draw
+ * tickets from one counter, part 0 taking its samples from the front (0, 1, ...: added in order
+ * into its sum) and part 1 from the back (N - 1, N - 2, ...: each sample's sum kept for
+ * bwd_weight_merge), so the momentarily faster core takes more and the two ranges meet wherever
+ * the tickets run out; part 0's count is left in j->front. Which part computes a sample, and
+ * where the ranges meet, change no bit: every sample's sum is its own and the merge adds them
+ * in sample order. */
+static int wgrad_take(conv_job *j, int part, int n0, int n1, int want, int *mine, int *n) {
+    int got;
+    if (!j->ends) {
+        *n = n0 + *mine;
+        got = n1 - *n < want ? n1 - *n : want;
+    } else {
+        int N = j->s->N, t = atomic_fetch_add_explicit(&j->next, want, memory_order_relaxed);
+        got = t >= N ? 0 : N - t < want ? N - t : want;
+        *n = part == 0 ? *mine : N - *mine - got;
+    }
+    if (got <= 0) return 0;
+    *mine += got;
+    if (j->ends && part == 0) j->front = *mine;
+    return got;
+}
+
+/* The tiles [t0, t1) over the samples [n0, n1) (or those wgrad_take gives), into acc (the
+ * samples added in order, acc = t_0 for sample 0) or, without, each sample's sums at own + n Q K;
+ * dWT rows q at q K. dyT as in wgrad_part; j->bad[part] set when a transposed dy holds a value
+ * that is not finite. */
 static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, float *acc, float *own) {
     const flce_conv_shape *s = j->s;
     int P = s->OH * s->OW, K = s->K, RR = s->R * s->R, Q = s->C * RR, HW = s->H * s->W, cnt[9] = {0};
@@ -777,8 +804,8 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
     int xc = wgrad_xc(s) && t0 == 0 && t1 == s->C / 8 * RR; /* every tile: by input position */
     if (!xc) tap_lists(s, xoff, boff, cnt);
     int pairs = K == 16 && !xc; /* one vector of output channels: two samples per tile */
-    for (int n = n0; n < n1;) {
-        int two = pairs && n + 1 < n1;
+    for (int n, mine = 0, got; (got = wgrad_take(j, part, n0, n1, pairs ? 2 : 1, &mine, &n)) > 0;) {
+        int two = got == 2;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
         if (j->wt) d = j->wt + (size_t)n * ps;
         else {
@@ -786,11 +813,10 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
             if (two) transpose_sample(j->dy + (size_t)(n + 1) * ps, K, P, dyT + ps);
             if (any_nonfinite(dyT, (1 + (size_t)two) * ps)) j->bad[part] = 1;
         }
-        float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
+        float *d0 = acc ? acc : own + (size_t)n * m, *d1 = acc ? NULL : d0 + m;
         if (xc) { /* rows q = c 9 + tap: channel pairs, 18 rows each */
             for (int c = 0; c < s->C; c += 2)
                 flce_wgrad512_xc(xn + (size_t)c * HW, HW, s->H, s->W, d, d0 + (size_t)c * 9 * K, acc && n > 0);
-            n++;
             continue;
         }
         for (int t = t0; t < t1; t++) {
@@ -805,7 +831,6 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
             else
                 flce_wgrad512_idx(8, cnt[tap], arow, xo, bo, d, K, d0 + q0 * K, RR * K, acc && n > 0);
         }
-        n += 1 + two;
     }
     free(xoff);
 }
@@ -814,10 +839,11 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
  * col_n[q][p] dyT_n[p][k]), both ascending (the reference's order for dW[k][q]). No im2col:
  * col_n[q][p] = xp[off[q] + poff[p]] on the padded sample, with off[q] = (c (H+2 pad) + ky)
  * (W+2 pad) + kx and poff[p] = oy s (W+2 pad) + ox s. wgrad_part runs the rows q in [q0, q1)
- * over the samples [n0, n1): with acc, adding each sample's sum to acc in sample order (acc = t_0
- * when n0 = 0); without, storing t_n at own + (n - n0) (q1 - q0) K. dyT comes from j->wt (the
- * whole batch, transposed before) or, when that is NULL, is transposed here sample by sample. */
-static void wgrad_part(const conv_job *j, int part, int q0, int q1, int n0, int n1, float *acc, float *own) {
+ * over the samples [n0, n1) (or those wgrad_take gives): with acc, adding each sample's sum to
+ * acc in sample order (acc = t_0 for sample 0); without, storing t_n at own + n (q1 - q0) K. dyT
+ * comes from j->wt (the whole batch, transposed before) or, when that is NULL, is transposed
+ * here sample by sample. */
+static void wgrad_part(conv_job *j, int part, int q0, int q1, int n0, int n1, float *acc, float *own) {
     const flce_conv_shape *s = j->s;
     int P = s->OH * s->OW, K = s->K, R = s->R, nq = q1 - q0;
     int Hp = s->H + 2 * s->pad, Wp = s->W + 2 * s->pad;
@@ -833,23 +859,22 @@ static void wgrad_part(const conv_job *j, int part, int q0, int q1, int n0, int 
     for (int p = 0; p < P; p++) poff[p] = (p / s->OW) * s->stride * Wp + (p % s->OW) * s->stride;
     for (int q = q0; q < q1; q++) arow[q - q0] = xp + ((size_t)(q / (R * R)) * Hp + q / R % R) * Wp + q % R;
     int pairs = USE_AVX512 && K == 16; /* one vector of output channels: two samples per tile */
-    for (int n = n0; n < n1;) {
-        int two = pairs && n + 1 < n1;
+    for (int n, mine = 0, got; (got = wgrad_take(j, part, n0, n1, pairs ? 2 : 1, &mine, &n)) > 0;) {
+        int two = got == 2, first = mine == got; /* this part's first samples: pad the borders */
         const float *xn = j->x + (size_t)n * s->C * s->H * s->W, *d = dyT;
         if (j->wt) d = j->wt + (size_t)n * ps;
         else {
             transpose_sample(j->dy + (size_t)n * ps, K, P, dyT);
             if (two) transpose_sample(j->dy + (size_t)(n + 1) * ps, K, P, dyT + ps);
         }
-        float *d0 = acc ? acc : own + (size_t)(n - n0) * m, *d1 = acc ? NULL : d0 + m;
-        pad_sample(s, xn, xp, n == n0);
+        float *d0 = acc ? acc : own + (size_t)n * m, *d1 = acc ? NULL : d0 + m;
+        pad_sample(s, xn, xp, first);
         if (two) {
-            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, n == n0);
+            pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, first);
             flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, d, d + ps, K, d0, d1, K, n == 0);
         } else {
             gemm_rows(nq, K, P, arow, poff, d, K, d0, K, acc && n > 0);
         }
-        n += 1 + two;
     }
     free(poff), free(arow);
 }
@@ -918,32 +943,33 @@ static void transpose_sample(const float *src, int K, int P, float *dst) {
         }
 }
 
-/* The weight gradient split by samples instead of rows, for layers whose dWT is small: part r
- * takes the samples [N r / parts, N (r + 1) / parts) for every row q, transposing each sample's
- * dy just before its tiles (cache-warm, no dyT of the whole batch) and padding only its own
- * samples. Part 0 adds its samples' sums t_n to j->dw_acc in sample order; the other parts keep
- * each t_n in j->dw_t (slot n - N / parts), which bwd_weight_merge then adds in sample order:
- * the order of the row split, the same bits. */
+/* The weight gradient split by samples instead of rows, for layers whose dWT is small: with two
+ * parts, the two ends of the batch (wgrad_take); with more, part r takes the samples [N r /
+ * parts, N (r + 1) / parts). Every row q, transposing each sample's dy just before its tiles
+ * (cache-warm, no dyT of the whole batch) and padding only its own samples. Part 0 adds its
+ * samples' sums t_n (0, 1, ...) to j->dw_acc in sample order; the other parts keep each t_n in
+ * j->dw_t (slot n), which bwd_weight_merge then adds in sample order: the order of the row split,
+ * the same bits. */
 static void bwd_weight_split(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
-    int Q = s->C * s->R * s->R, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts, nh = s->N / parts;
-    float *own = part == 0 ? NULL : j->dw_t + (size_t)(n0 - nh) * Q * s->K;
+    int Q = s->C * s->R * s->R, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts;
+    float *own = part == 0 ? NULL : j->dw_t;
     if (j->tap) wgrad_tap(j, part, 0, s->C / 8 * s->R * s->R, n0, n1, part == 0 ? j->dw_acc : NULL, own);
     else wgrad_part(j, part, 0, Q, n0, n1, part == 0 ? j->dw_acc : NULL, own);
 }
 
-/* dw_acc += dw_t[0], dw_acc += dw_t[1], ... (the samples after part 0's, in order), then
- * dW[k][q] = dw_acc[q][k]; parts split the elements. */
+/* dw_acc += dw_t[f], dw_acc += dw_t[f + 1], ... (the samples after part 0's f, in order; dw_acc =
+ * dw_t[0] when part 0 took none), then dW[k][q] = dw_acc[q][k]; parts split the elements. */
 static void bwd_weight_merge(void *arg, int part, int parts) {
     conv_job *j = arg;
     const flce_conv_shape *s = j->s;
-    int Q = s->C * s->R * s->R, K = s->K, rest = s->N - s->N / j->parts;
+    int Q = s->C * s->R * s->R, K = s->K, f = j->ends ? j->front : s->N / j->parts;
     size_t m = (size_t)Q * K, lo = m * (size_t)part / (size_t)parts, hi = m * (size_t)(part + 1) / (size_t)parts;
     float *acc = j->dw_acc;
-    for (int r = 0; r < rest; r++) {
-        const float *a = j->dw_t + (size_t)r * m;
-        for (size_t i = lo; i < hi; i++) acc[i] = acc[i] + a[i];
+    for (int n = f; n < s->N; n++) {
+        const float *a = j->dw_t + (size_t)n * m;
+        for (size_t i = lo; i < hi; i++) acc[i] = n == 0 ? a[i] : acc[i] + a[i];
     }
     for (size_t i = lo; i < hi; i++) j->dw[(i % (size_t)K) * (size_t)Q + i / (size_t)K] = acc[i];
 }
@@ -1036,13 +1062,14 @@ void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_
     int parts = nthreads(be), Q = s->C * s->R * s->R;
     size_t m = (size_t)Q * s->K, rest = (size_t)(s->N - s->N / parts);
     if (parts > 1 && s->N >= parts && rest * m * sizeof(float) <= ((size_t)2 << 20)) {
-        float *buf = scratch_get(&ctx_of(be)->wt, (1 + rest) * m);
+        float *buf = scratch_get(&ctx_of(be)->wt, (1 + (size_t)s->N) * m); /* dw_acc, a slot a sample */
         if (!buf) return;
         conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .dw_acc = buf, .dw_t = buf + m,
-                      .parts = parts, .ctx = ctx_of(be), .tap = wgrad_tap_ok(s)};
+                      .parts = parts, .ctx = ctx_of(be), .tap = wgrad_tap_ok(s), .ends = parts == 2};
         pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
         if (any_set(j.bad, parts)) { /* a dy that is not finite: the padded sums, with every term */
-            j.tap = 0;
+            j.tap = 0, j.front = 0;
+            atomic_store(&j.next, 0);
             pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
         }
         pool_run(&ctx_of(be)->pool, bwd_weight_merge, &j, parts);
