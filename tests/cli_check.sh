@@ -30,5 +30,14 @@ for isa in "" avx2; do
   grep -q '^# cpu backend on .*(denormals ftz, contract [0-9]*)$' "$t/ftz" || fail "check in ftz mode does not say so"
   grep -q "^flce check: $n of $n cases matched" "$t/ftz" || fail "ftz (${isa:-native}): $(tail -1 "$t/ftz")"
 done
+# both sets of AVX-512 tiles, whichever this CPU picks by default (one-vector tiles on AMD, wide
+# ones elsewhere; where there is no AVX-512 both runs take the AVX2 tiles), every op case and two
+# training steps at the study's 1x28x28 as well as the default 3x32x32
+for tiles in narrow wide; do
+  for in in 3x32x32 1x28x28; do
+    FLCE_CPU_TILES=$tiles "$flce" check --backend cpu --steps 2 --input $in > "$t/tiles" 2>&1 || fail "FLCE_CPU_TILES=$tiles flce check --input $in: $(grep -v '^ok' "$t/tiles")"
+    grep -q "^flce check: $n of $n cases matched" "$t/tiles" || fail "FLCE_CPU_TILES=$tiles --input $in: $(tail -1 "$t/tiles")"
+  done
+done
 grep -q '(denormals preserve, contract [0-9]*)$' "$t/out" || fail "the default mode on the host is not preserve"
 echo "cli_check: ok ($n cases)"

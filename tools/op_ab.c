@@ -17,6 +17,8 @@
  * for the experiment and branch on it (and take it out again: results must never depend on it).
  * Without it, A and B are the same code: the ratio shows the noise floor (1.004-1.076 in four
  * runs here, 2026-11-29: trust only a difference that every one of several runs shows).
+ * NARROW_AB=1: A with the wide AVX-512 tiles, B with the one-vector ones (flce_cpu_narrow, set
+ * before each call; no switch needed in the library).
  * NB: the batch (default 64). COLD=1: before each call two threads rewrite the input, each half of its channels (as a
  * channel-split BatchNorm leaves it), and read 32 MB of other data (the input not in this core's
  * cache). Prints the mean (calls after the first two) and the best time of each, GFLOP/s of the
@@ -32,6 +34,7 @@
 #include "hostbuf.h"
 
 __attribute__((weak)) int flce_cpu_ab; /* the library's, when an experiment defines one */
+extern int flce_cpu_narrow;            /* the library's choice of AVX-512 tiles (NARROW_AB) */
 
 static double now(void) {
     struct timespec t;
@@ -81,7 +84,8 @@ int main(int argc, char **argv) {
     const char *op = argv[1];
     if (getenv("NB")) N = atoi(getenv("NB"));
     int C = atoi(argv[2]), H = atoi(argv[3]), K = atoi(argv[4]), calls = atoi(argv[5]);
-    int conv = !strncmp(op, "conv_", 5), bv = getenv("BV") ? atoi(getenv("BV")) : 1, cold = getenv("COLD") != NULL;
+    int conv = !strncmp(op, "conv_", 5), bv = getenv("BV") ? atoi(getenv("BV")) : 1, cold = getenv("COLD") != NULL,
+        narrow_ab = getenv("NARROW_AB") != NULL;
     if (C < 1 || H < 1 || K < 1 || calls < 3 || (!conv && strcmp(op, "bn_fwd") && strcmp(op, "bn_bwd") && strcmp(op, "chain") && strcmp(op, "chainrot") &&
                   strcmp(op, "bchainrot")) ||
         (!strcmp(op, "chain") && C != K)) {
@@ -115,6 +119,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 2; k++) {
             int v = r & 1 ? 1 - k : k;
             flce_cpu_ab = v ? bv : 0;
+            if (narrow_ab) flce_cpu_narrow = v;
             if (cold) make_cold();
             double t0 = now();
             if (!strcmp(op, "conv_fwd")) be->conv2d_fwd(be, &s, x, w, y);

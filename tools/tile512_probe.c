@@ -42,6 +42,71 @@ static double now(void) {
         for (int i = 0; i < MR; i++)                                                                          \
             for (int v = 0; v < NV; v++) memcpy(C + (i * NV + v) * 16, &c[i][v], 64);                          \
     }
+/* the same with each multiply taking its A element as an embedded broadcast ({1to16}, inline asm)
+ * instead of one vbroadcastss shared by the row's NV multiplies: gcc folds the broadcast only where
+ * it is used once (NV = 1, as in 16x16) */
+static inline v16 mul_bc(v16 b, const float *a) {
+    v16 r;
+    __asm__("vmulps %2%{1to16%}, %1, %0" : "=v"(r) : "v"(b), "m"(*a));
+    return r;
+}
+#define TILE_EB(NAME, MR, NV)                                                                                 \
+    __attribute__((noinline)) static void NAME(int K, const float *A, int lda, const float *B, int ldb, float *C) { \
+        v16 c[MR][NV];                                                                                        \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) c[i][v] = bc16(0.0f);                                                \
+        for (int k = 0; k < K; k++) {                                                                         \
+            v16 bv[NV];                                                                                       \
+            for (int v = 0; v < NV; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);                          \
+            for (int i = 0; i < MR; i++)                                                                      \
+                for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + mul_bc(bv[v], A + i * lda + k);              \
+        }                                                                                                     \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) memcpy(C + (i * NV + v) * 16, &c[i][v], 64);                          \
+    }
+TILE_EB(e8x32, 8, 2)
+TILE_EB(e8x48, 8, 3)
+TILE_EB(e6x64, 6, 4)
+TILE_EB(e14x32, 14, 2)
+TILE_EB(e4x96, 4, 6)
+/* the same with every loop unrolled (gcc keeps 24 x 16 in memory otherwise) */
+#define TILE_U(NAME, MR, NV)                                                                                  \
+    __attribute__((noinline)) static void NAME(int K, const float *A, int lda, const float *B, int ldb, float *C) { \
+        v16 c[MR][NV];                                                                                        \
+        _Pragma("GCC unroll 64") for (int i = 0; i < MR; i++)                                                 \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) c[i][v] = bc16(0.0f);                        \
+        for (int k = 0; k < K; k++) {                                                                         \
+            v16 bv[NV];                                                                                       \
+            _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);  \
+            _Pragma("GCC unroll 64") for (int i = 0; i < MR; i++) {                                           \
+                v16 x = bc16(A[i * lda + k]);                                                                 \
+                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + x * bv[v];           \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int i = 0; i < MR; i++)                                                                          \
+            for (int v = 0; v < NV; v++) memcpy(C + (i * NV + v) * 16, &c[i][v], 64);                          \
+    }
+/* 8 x 48 with A held as 16 copies of each element (a vector load instead of a broadcast) */
+__attribute__((noinline)) static void p8x48(int K, const float *A, int lda, const float *B, int ldb, float *C) {
+    (void)lda;
+    v16 c[8][3];
+    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) _Pragma("GCC unroll 3") for (int v = 0; v < 3; v++) c[i][v] = bc16(0.0f);
+    for (int k = 0; k < K; k++) {
+        v16 bv[3];
+        _Pragma("GCC unroll 3") for (int v = 0; v < 3; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);
+        _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
+            v16 x = ld16(A + ((size_t)k * 8 + i) * 16);
+            _Pragma("GCC unroll 3") for (int v = 0; v < 3; v++) c[i][v] = c[i][v] + x * bv[v];
+        }
+    }
+    for (int i = 0; i < 8; i++)
+        for (int v = 0; v < 3; v++) memcpy(C + (i * 3 + v) * 16, &c[i][v], 64);
+}
+TILE_U(t24x16, 24, 1)
+TILE_U(t12x16, 12, 1)
+TILE_U(t8x16, 8, 1)
+TILE_U(u16x16, 16, 1)
+TILE_U(u8x48, 8, 3)
 TILE(t8x32, 8, 2)
 TILE(t8x48, 8, 3)
 TILE(t6x64, 6, 4)
@@ -57,7 +122,12 @@ static const struct {
     int mr, nv, off;
 } SHAPES[] = {{"8x32", t8x32, 8, 2, 0},   {"8x48", t8x48, 8, 3, 0},   {"6x64", t6x64, 6, 4, 0},
               {"12x32", t12x32, 12, 2, 0}, {"14x32", t14x32, 14, 2, 0}, {"4x96", t4x96, 4, 6, 0},
-              {"16x16", t16x16, 16, 1, 0}, {"8x32u", t8x32, 8, 2, 1},   {"8x48u", t8x48, 8, 3, 1}};
+              {"16x16", t16x16, 16, 1, 0}, {"8x32u", t8x32, 8, 2, 1},   {"8x48u", t8x48, 8, 3, 1},
+              {"24x16", t24x16, 24, 1, 0}, {"8x32b", e8x32, 8, 2, 0},   {"8x48b", e8x48, 8, 3, 0},
+              {"6x64b", e6x64, 6, 4, 0},   {"14x32b", e14x32, 14, 2, 0}, {"4x96b", e4x96, 4, 6, 0},
+              {"8x48ub", e8x48, 8, 3, 1}, {"16x16u", u16x16, 16, 1, 1}, {"12x16", t12x16, 12, 1, 0},
+              {"8x16", t8x16, 8, 1, 0},   {"16x16un", u16x16, 16, 1, 0}, {"8x48un", u8x48, 8, 3, 0},
+              {"8x48p", p8x48, 8, 3, 0},  {"24x16u", t24x16, 24, 1, 1}};
 
 static volatile float peak_init[4] = {0.99999994f, 1.00000006f, 1.5f, 1.25f};
 /* bench/peak.c's loop: 12 multiplies and 12 adds of independent chains an iteration */
@@ -78,9 +148,9 @@ static pthread_barrier_t bar;
 static int shape;
 static void *body(void *arg) {
     int tid = (int)(long)arg, K = 144, mr = SHAPES[shape].mr, nv = SHAPES[shape].nv;
-    float *A = aligned_alloc(64, sizeof(float) * 16 * K), *B = aligned_alloc(64, sizeof(float) * (K * 128 + 16));
-    float *C = aligned_alloc(64, sizeof(float) * 16 * 128);
-    for (int i = 0; i < 16 * K; i++) A[i] = 0.001f * (float)(i % 97);
+    float *A = aligned_alloc(64, sizeof(float) * 128 * K), *B = aligned_alloc(64, sizeof(float) * (K * 128 + 16));
+    float *C = aligned_alloc(64, sizeof(float) * 32 * 128);
+    for (int i = 0; i < 128 * K; i++) A[i] = 0.001f * (float)(i % 97);
     for (int i = 0; i < K * 128 + 16; i++) B[i] = 0.002f * (float)(i % 89);
     const float *b = B + SHAPES[shape].off;
     long reps = 20000, iters;
@@ -110,7 +180,7 @@ int main(int argc, char **argv) {
     for (int i = 0; argc == 3 && i < (int)(sizeof SHAPES / sizeof SHAPES[0]); i++)
         if (!strcmp(argv[1], SHAPES[i].name)) shape = i;
     if (shape < 0 || nt < 1 || nt > 2) {
-        fprintf(stderr, "usage: tile512_probe 8x32|8x48|6x64|12x32|14x32|4x96|16x16|8x32u|8x48u 1|2\n");
+        fprintf(stderr, "usage: tile512_probe 8x32|8x48|6x64|12x32|14x32|4x96|16x16|24x16|8x32u|8x48u|8x32b|8x48b|6x64b|14x32b|4x96b|8x48ub 1|2\n");
         return 2;
     }
     pthread_barrier_init(&bar, NULL, (unsigned)nt);

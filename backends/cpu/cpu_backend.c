@@ -25,7 +25,7 @@
     X(conv2d_fwd) X(conv2d_fwd_bn_eval) X(conv2d_bwd_data) X(conv2d_bwd_weight) X(bn_fwd_train) X(bn_fwd_train_res) X(bn_fwd_eval) X(bn_bwd) X(relu_fwd) \
     X(relu_bwd) X(add) X(add_relu_bwd)
 
-int flce_cpu_use_avx512;
+int flce_cpu_use_avx512, flce_cpu_narrow;
 
 void flce_cpu_prof_add(cpu_ctx *c, const char *key, double sec, double flops) {
     int i = 0;
@@ -91,9 +91,16 @@ flce_backend *flce_backend_cpu(int threads) {
     const char *isa = getenv("FLCE_CPU_ISA");
     __builtin_cpu_init();
     USE_AVX512 = __builtin_cpu_supports("avx512f") && !(isa && !strcmp(isa, "avx2"));
+    /* Which AVX-512 tiles: on AMD's cores (Zen 4 measured: 512-bit operations on 256-bit pipes)
+     * tiles of one vector with a broadcast operand in every multiply run at 94-95% of the mul+add
+     * peak where 2-3 vectors sharing a broadcast reach 65-75% (tools/tile512_probe.c); on the
+     * Intel Xeons measured the wide ones win. FLCE_CPU_TILES=narrow or wide chooses; every
+     * choice gives the same bits (docs/performance.md, 2026-11-30). */
+    const char *tl = getenv("FLCE_CPU_TILES");
+    flce_cpu_narrow = USE_AVX512 && (tl && *tl ? !strcmp(tl, "narrow") : __builtin_cpu_is("amd"));
     be->name = "cpu";
     snprintf(be->device, sizeof be->device, "host CPU, %d threads, %s mul/add (no FMA)", c->threads,
-             USE_AVX512 ? "AVX-512" : "AVX2");
+             !USE_AVX512 ? "AVX2" : flce_cpu_narrow ? "AVX-512 one-vector tiles," : "AVX-512");
     be->ctx = c;
     flce_backend_fill_reference(be);
     be->destroy = cpu_destroy;

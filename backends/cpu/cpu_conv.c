@@ -499,10 +499,14 @@ void flce_dx_flat512(const float *dyp, const float *w2, int C, int Cp, int K, in
 void flce_dx_cvec512(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 void flce_dx_cvec512_14(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 void flce_dx_cvec512_7(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+void flce_dx_cvec512_14n(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+void flce_dx_cvec512n(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
+void flce_dx_cvec512_7n(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 void flce_dx_cvec512_7x4(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int H, int W, float *outT);
 typedef void dx_s2_fn(const float *dyq, const float *w2, int C, int Cp, int K, int L, int Wq, int OH, int OW, int py,
                       int px, float *outT);
-dx_s2_fn flce_dx_s2_512_8x1, flce_dx_s2_512_7x1, flce_dx_s2_512_8x2, flce_dx_s2_512_7x2;
+dx_s2_fn flce_dx_s2_512_8x1, flce_dx_s2_512_7x1, flce_dx_s2_512_8x2, flce_dx_s2_512_7x2, flce_dx_s2_512_14x1,
+    flce_dx_s2_512_16x1;
 
 /* The same for 8-wide vectors: 8 channels x 8 positions at a time (tiles.h; 8 measured faster
  * than 6 and 12 with AVX2: 16-channel layers 211 -> 180 ms per 11 steps). */
@@ -559,9 +563,9 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                  * channels where the rows are 7 or 14 wide (no idle position in a 7-row tile: 9-12%
                  * faster than the flat positions at 14x14, docs/performance.md) */
                 int HW = s->H * s->W;
-                (s->W % 7 ? flce_dx_cvec512
-                 : C % 64 == 0 ? flce_dx_cvec512_7x4
-                 : s->W == 14 ? flce_dx_cvec512_14 /* a row a tile, 14 x 32: 4% faster than 7 x 32 */
+                (s->W % 7 ? (flce_cpu_narrow ? flce_dx_cvec512n : flce_dx_cvec512)
+                 : C % 64 == 0 ? (flce_cpu_narrow ? flce_dx_cvec512_7n : flce_dx_cvec512_7x4)
+                 : s->W == 14 ? (flce_cpu_narrow ? flce_dx_cvec512_14n : flce_dx_cvec512_14) /* a row a tile, 14 x 32: 4% faster than 7 x 32 */
                               : flce_dx_cvec512_7)(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
                 transpose_sample(out, HW, C, dxn); /* Cp = C here (C a multiple of 32) */
                 continue;
@@ -583,7 +587,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                 memcpy(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
         float *dxn = j->dx + (size_t)n * C * s->H * s->W;
         for (int iy = 0; iy < s->H; iy++) {
-            if (USE_AVX512 && s->W % 32 == 0) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+            if (USE_AVX512 && s->W % 32 == 0 && !flce_cpu_narrow) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
             else if (USE_AVX512) flce_dx_row512(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
             else dx_row256(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
         }
@@ -605,6 +609,8 @@ static void bwd_data_s2(void *arg, int part, int parts) {
     float *pl = dyq + (size_t)K * L, *outT = pl + 4 * (size_t)C * P;
     dx_s2_fn *f = OW % 8 && OW % 7 == 0 ? (C % 32 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_7x2)
                                         : (C % 32 ? flce_dx_s2_512_8x1 : flce_dx_s2_512_8x2);
+    if (flce_cpu_narrow) /* one vector a tile, as many positions as a row has (up to 16) */
+        f = OW % 14 == 0 ? flce_dx_s2_512_14x1 : OW % 16 == 0 ? flce_dx_s2_512_16x1 : OW % 8 && OW % 7 == 0 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_8x1;
     memset(dyq, 0, sizeof(float) * (size_t)K * L);
     for (int n; (n = take_sample(j)) < s->N;) {
         const float *dyn = j->dy + (size_t)n * K * P;

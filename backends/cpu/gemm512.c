@@ -31,18 +31,35 @@ TILES(_7x16, 7, 1)
 TILES_OFFFLAT(_8x48, 8, 3) /* 24 accumulators: 5-10% nearer the peak than 8 x 32 with both cores busy */
 TILES_OFFFLAT(_8x32, 8, 2)
 TILES_OFFFLAT(_8x16, 8, 1)
+/* One vector of positions, all 16 output channels of a tile (flce_cpu_narrow): each multiply takes
+ * its weight as a broadcast operand; also the plain and offset forms, 14 x 16 index tiles */
+TILES_OFFFLAT(_16x16, 16, 1)
+TILES(_16x16, 16, 1)
+extern int flce_cpu_narrow;
 
 TILES_OFF2(_8x32, 8)
 
 /* C[M][0..32) = A B where columns 0..15 read B + off[k] and 16..31 read B + off[k] + bstep. */
 void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
                        int ldc) {
+    if (flce_cpu_narrow && M % 16 == 0) {
+        for (int i = 0; i < M; i += 16)
+            for (int v = 0; v < 2; v++)
+                tile_16x16_off(16, K, A + (size_t)i * lda, lda, B + (size_t)v * bstep, off, C + (size_t)i * ldc + 16 * v, ldc, 0);
+        return;
+    }
     for (int i = 0; i < M; i += 8)
         tile_8x32_off2(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B, off, bstep, C + (size_t)i * ldc, ldc, 0);
 }
 
 /* C[M][0..n) = A B for n = 16 or 32 columns whose B rows are B + off[k]. */
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
+    if (flce_cpu_narrow && M % 16 == 0) {
+        for (int p = 0; p < n; p += 16)
+            for (int i = 0; i < M; i += 16)
+                tile_16x16_off(16, K, A + (size_t)i * lda, lda, B + p, off, C + (size_t)i * ldc + p, ldc, 0);
+        return;
+    }
     for (int i = 0; i < M; i += 8) {
         int mr = M - i < 8 ? M - i : 8;
         if (n == 32) tile_8x32_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 0);
@@ -54,6 +71,12 @@ void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float 
  * (tiles.h). */
 void flce_gemm512_offflat(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C,
                           int ldc, const flat_blk *blk) {
+    if (flce_cpu_narrow && M % 16 == 0) {
+        for (int p = 0; p < n; p += 16)
+            for (int i = 0; i < M; i += 16)
+                tile_16x16_offflat(16, K, A + (size_t)i * lda, lda, B + p, off, C + (size_t)i * ldc, ldc, blk + p / 16);
+        return;
+    }
     for (int i = 0; i < M; i += 8) {
         int mr = M - i < 8 ? M - i : 8;
         if (n == 48) tile_8x48_offflat(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, blk);
@@ -108,13 +131,19 @@ TILES_IDX(_7x16, 7, 1)
 TILES_IDX(_7x64, 7, 4)
 TILES_IDX(_4x64, 4, 4)
 TILES_IDX1(_14x32, 14, 2)
+TILES_IDX1(_14x16, 14, 1)
 
 /* fwd_kvec's tile for 14-wide rows with 32 output channels (the 32-channel 14x14 forward): a
  * whole output row of 14 positions x 2 vectors, 28 accumulators, the rows' pointers one float
  * apart (tile_14x32_idx1). */
 void flce_kvec512_14x32(int n, const float *const *arow, const int *xoff, const int *boff, const float *B, float *C,
                         int ldc, int stride) {
-    if (stride == 2) tile_14x32_idx2(14, n, arow, xoff, boff, B, C, ldc, 0);
+    if (flce_cpu_narrow)
+        for (int v = 0; v < 32; v += 16) {
+            if (stride == 2) tile_14x16_idx2(14, n, arow, xoff, boff, B + v, C + v, ldc, 0);
+            else tile_14x16_idx1(14, n, arow, xoff, boff, B + v, C + v, ldc, 0);
+        }
+    else if (stride == 2) tile_14x32_idx2(14, n, arow, xoff, boff, B, C, ldc, 0);
     else tile_14x32_idx1(14, n, arow, xoff, boff, B, C, ldc, 0);
 }
 
@@ -132,6 +161,12 @@ void flce_gemm512_rows2(int M, int K, const float *const *arow, const int *poff,
 void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
                        int K, float *C, int ldc, int acc) {
     int j = 0;
+    if (flce_cpu_narrow) { /* one vector a tile */
+        for (; j + 16 <= K; j += 16)
+            if (mr == 7) tile_7x16_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
+            else tile_8x16_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
+        return;
+    }
     /* 64 columns at a time where there are: each term's two offsets and a row's broadcast then serve
      * four vectors, not two (an 8-row tile with two vectors keeps eight row pointers and leaves the
      * compiler short of general registers); measured with tools/op_ab.c: 7% off the 64-channel
@@ -213,7 +248,12 @@ DX_CVEC(flce_dx_cvec512, 8, 2)
 DX_CVEC(flce_dx_cvec512_7, 7, 2) /* 7-wide rows: no idle position in a tile */
 DX_CVEC(flce_dx_cvec512_7x4, 7, 4) /* 64 channels a tile: 7-8% faster at 7x7 than 7 x 32 */
 DX_CVEC(flce_dx_cvec512_14, 14, 2) /* 14-wide rows of 32 channels: 0.96 of 7 x 32's time (op_ab) */
+DX_CVEC(flce_dx_cvec512_14n, 14, 1) /* the same, one vector a tile (flce_cpu_narrow) */
+DX_CVEC(flce_dx_cvec512_7n, 7, 1)
+DX_CVEC(flce_dx_cvec512n, 8, 1)
 DX_S2(flce_dx_s2_512_8x1, 8, 1) /* stride 2: 16 channels, rows of 8 or 16 */
 DX_S2(flce_dx_s2_512_7x1, 7, 1) /* ... rows of 7 or 14 */
 DX_S2(flce_dx_s2_512_8x2, 8, 2) /* 32 channels */
 DX_S2(flce_dx_s2_512_7x2, 7, 2)
+DX_S2(flce_dx_s2_512_14x1, 14, 1) /* one vector a tile (flce_cpu_narrow): rows of 14 */
+DX_S2(flce_dx_s2_512_16x1, 16, 1) /* ... rows of 16 */
