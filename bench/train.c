@@ -18,7 +18,9 @@
  * switch: an experiment adds `int flce_cpu_ab = 1;` to a CPU backend file and branches on it,
  * and takes it out again (results must never depend on it). Without it both are the same code
  * and the line shows the noise floor. Both variants run in one process a second apart, so the
- * machine's drift, which makes separate runs differ by a tenth, falls on both alike. */
+ * machine's drift, which makes separate runs differ by a tenth, falls on both alike.
+ * FLCE_BENCH_AB=tiles: the same with the CPU backend's own choice of AVX-512 tiles as the switch
+ * (A the wide tiles, B the one-vector ones: FLCE_CPU_TILES), no experiment needed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@
 #include "backend_select.h"
 
 __attribute__((weak)) int flce_cpu_ab; /* an experiment's switch in the CPU backend, if it has one */
+extern int flce_cpu_narrow;             /* the CPU backend's choice of AVX-512 tiles (FLCE_BENCH_AB=tiles) */
 
 /* The convolutions inside the timed steps, from the backend's own profile (FLCE_CPU_PROFILE=1 on
  * the CPU backend): per op and shape, each timing's GFLOP/s and its fraction of the peak measured
@@ -192,6 +195,7 @@ int flce_bench_train(int argc, char **argv) {
         int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
         double *t = malloc(sizeof *t * (size_t)reps * 4), *pk = t + reps, *fr = t + 2 * (size_t)reps, *tab = t + 3 * (size_t)reps;
         int ab = getenv("FLCE_BENCH_AB") && !strcmp(name, "cpu");
+        int *abv = ab && !strcmp(getenv("FLCE_BENCH_AB"), "tiles") ? &flce_cpu_narrow : &flce_cpu_ab;
         float *logits = malloc(sizeof *logits * (size_t)batch * 10);
         if (!x || !y || !t || !logits) {
             fprintf(stderr, "%s: %s: out of memory\n", prog, name);
@@ -227,7 +231,7 @@ int flce_bench_train(int argc, char **argv) {
                 if (!(peak_lo > 0) || pk[k] < peak_lo) peak_lo = pk[k];
                 if (pk[k] > peak_hi) peak_hi = pk[k];
             }
-            if (ab) flce_cpu_ab = (k & 1) ^ ((k >> 1) & 1); /* A B B A */
+            if (ab) *abv = (k & 1) ^ ((k >> 1) & 1); /* A B B A */
             if (P) op_prof_begin(be, P);
             double t0 = bench_now();
             for (int s = 0; s < st; s++) {
@@ -243,7 +247,7 @@ int flce_bench_train(int argc, char **argv) {
             t[k] = (bench_now() - t0) / st;
             if (P) op_prof_end(be, P, k, t[k] * st, host ? pk[k] : 0);
         }
-        if (ab) flce_cpu_ab = 0;
+        if (ab && abv == &flce_cpu_ab) flce_cpu_ab = 0;
         for (int k = 0; ab && k + 1 < reps; k += 2) tab[k / 2] = (k & 2) ? t[k] / t[k + 1] : t[k + 1] / t[k]; /* B over A */
         double flops = eval ? flce_model_forward_flops_per_sample(&m) : flce_model_train_flops_per_sample(&m);
         for (int k = 0; k < reps; k++) fr[k] = host ? flops * batch / t[k] * 1e-9 / pk[k] : 0.0; /* of its own peak */
