@@ -232,6 +232,8 @@ static int any_nonfinite(const float *a, size_t n);
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc);
 void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
                        int ldc);
+void flce_gemm512_off_t(int M, int n, int K, const float *AT, const float *B, const int *off, float *C, int ldc,
+                        const flat_blk *blk);
 void flce_gemm512_offflat(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C,
                           int ldc, const flat_blk *blk);
 
@@ -251,6 +253,11 @@ static void fwd_implicit(const conv_job *j, const float *xn, float *xp, float *y
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
     pad_sample(s, xn, xp, first);
     int step = USE_AVX512 && s->OW % 32 == 0 ? 32 : 16, oy0 = 0;
+    if (j->wt) { /* one-vector tiles over the transposed weights (conv_fwd) */
+        for (int oy = 0; oy < s->OH; oy++)
+            flce_gemm512_off_t(s->K, s->OW, Q, j->wt, xp + (size_t)oy * Wp, off, yn + (size_t)oy * s->OW, P, NULL);
+        return;
+    }
     if (USE_AVX512 && s->OW == 16) /* two output rows per tile: 16 chains, no idle lane */
         for (; oy0 + 2 <= s->OH; oy0 += 2)
             flce_gemm512_off2(s->K, Q, j->w, Q, xp + (size_t)oy0 * Wp, off, Wp, yn + (size_t)oy0 * 16, P);
@@ -308,7 +315,8 @@ static void fwd_flat(const conv_job *j, const float *xn, float *xp, const flat_b
             if (pf) /* the residual the epilogue adds, a part before each block (epi_sample) */
                 for (size_t l = p0 / 48 * per; l < (p0 / 48 + 1) * per && l < lines; l++)
                     __builtin_prefetch((const char *)pf + 64 * l, 0, 2);
-            flce_gemm512_offflat(s->K, (int)n, Q, j->w, Q, xp + p0, off, yn, P, blk + p0 / 16);
+            if (j->wt) flce_gemm512_off_t(s->K, (int)n, Q, j->wt, xp + p0, off, yn, P, blk + p0 / 16);
+            else flce_gemm512_offflat(s->K, (int)n, Q, j->w, Q, xp + p0, off, yn, P, blk + p0 / 16);
         }
         return;
     }
@@ -1014,6 +1022,13 @@ static void conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf 
             for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
         kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
         j.wt = wt, j.kx = lists, j.kb = lists + (size_t)T * Q, j.kn = lists + (size_t)T * Q * 2;
+    } else if (flce_cpu_narrow && s->K % 16 == 0 && (flat_ok(s) || implicit_ok(s))) { /* wT [q][k] */
+        int Q = s->C * 9;
+        float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
+        if (!wt) return;
+        for (int k = 0; k < s->K; k++)
+            for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
+        j.wt = wt;
     }
     pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     free(lists);

@@ -31,10 +31,9 @@ TILES(_7x16, 7, 1)
 TILES_OFFFLAT(_8x48, 8, 3) /* 24 accumulators: 5-10% nearer the peak than 8 x 32 with both cores busy */
 TILES_OFFFLAT(_8x32, 8, 2)
 TILES_OFFFLAT(_8x16, 8, 1)
-/* One vector of positions, all 16 output channels of a tile (flce_cpu_narrow): each multiply takes
- * its weight as a broadcast operand; also the plain and offset forms, 14 x 16 index tiles */
-TILES_OFFFLAT(_16x16, 16, 1)
-TILES(_16x16, 16, 1)
+/* One vector of positions, 16 output channels a tile (flce_cpu_narrow): each multiply takes its
+ * weight as a broadcast operand, the weights transposed (flce_gemm512_off_t) */
+TILES_OFF_T(_16x16, 16)
 extern int flce_cpu_narrow;
 
 TILES_OFF2(_8x32, 8)
@@ -42,24 +41,23 @@ TILES_OFF2(_8x32, 8)
 /* C[M][0..32) = A B where columns 0..15 read B + off[k] and 16..31 read B + off[k] + bstep. */
 void flce_gemm512_off2(int M, int K, const float *A, int lda, const float *B, const int *off, int bstep, float *C,
                        int ldc) {
-    if (flce_cpu_narrow && M % 16 == 0) {
-        for (int i = 0; i < M; i += 16)
-            for (int v = 0; v < 2; v++)
-                tile_16x16_off(16, K, A + (size_t)i * lda, lda, B + (size_t)v * bstep, off, C + (size_t)i * ldc + 16 * v, ldc, 0);
-        return;
-    }
     for (int i = 0; i < M; i += 8)
         tile_8x32_off2(M - i < 8 ? M - i : 8, K, A + (size_t)i * lda, lda, B, off, bstep, C + (size_t)i * ldc, ldc, 0);
 }
 
+/* The one-vector forms (flce_cpu_narrow; M a multiple of 16) with A given transposed, AT [K][M]:
+ * C[M][0..n) = A B for n a multiple of 16 columns whose B rows are B + off[k], stored as rows of C
+ * or, with blk, into the image planes (tiles.h). */
+void flce_gemm512_off_t(int M, int n, int K, const float *AT, const float *B, const int *off, float *C, int ldc,
+                        const flat_blk *blk) {
+    for (int p = 0; p < n; p += 16)
+        for (int i = 0; i < M; i += 16)
+            if (blk) tile_16x16_offflat_t(16, K, AT + i, M, B + p, off, C + (size_t)i * ldc, ldc, blk + p / 16);
+            else tile_16x16_off_t(16, K, AT + i, M, B + p, off, C + (size_t)i * ldc + p, ldc, 0);
+}
+
 /* C[M][0..n) = A B for n = 16 or 32 columns whose B rows are B + off[k]. */
 void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C, int ldc) {
-    if (flce_cpu_narrow && M % 16 == 0) {
-        for (int p = 0; p < n; p += 16)
-            for (int i = 0; i < M; i += 16)
-                tile_16x16_off(16, K, A + (size_t)i * lda, lda, B + p, off, C + (size_t)i * ldc + p, ldc, 0);
-        return;
-    }
     for (int i = 0; i < M; i += 8) {
         int mr = M - i < 8 ? M - i : 8;
         if (n == 32) tile_8x32_off(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, 0);
@@ -71,12 +69,6 @@ void flce_gemm512_off(int M, int n, int K, const float *A, int lda, const float 
  * (tiles.h). */
 void flce_gemm512_offflat(int M, int n, int K, const float *A, int lda, const float *B, const int *off, float *C,
                           int ldc, const flat_blk *blk) {
-    if (flce_cpu_narrow && M % 16 == 0) {
-        for (int p = 0; p < n; p += 16)
-            for (int i = 0; i < M; i += 16)
-                tile_16x16_offflat(16, K, A + (size_t)i * lda, lda, B + p, off, C + (size_t)i * ldc, ldc, blk + p / 16);
-        return;
-    }
     for (int i = 0; i < M; i += 8) {
         int mr = M - i < 8 ? M - i : 8;
         if (n == 48) tile_8x48_offflat(mr, K, A + (size_t)i * lda, lda, B, off, C + (size_t)i * ldc, ldc, blk);

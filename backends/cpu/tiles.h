@@ -83,6 +83,29 @@ typedef struct {
         TILE_BODY_S(MR, NV, TILE_A_PLAIN, TILE_B_OFF, TILE_AT_K, VW, TILE_ST_FLAT)                            \
     }
 
+/* tile##S##_offflat_t, tile##S##_off_t: as the above for one vector (NV = 1) with A given
+ * transposed, element k of row i at A[k lda + i] (the weights as [q][k]): the rows' broadcasts
+ * share one address register, a displacement each (16 row pointers would not fit the general
+ * registers), and each folds into its multiply. */
+#define TILE_BODY_T(MR, BROW, STORE)                                                                          \
+    VT c_[MR];                                                                                                \
+    for (int i = 0; i < MR; i++) c_[i] = VBC(0.0f);                                                           \
+    const float *at_ = A;                                                                                     \
+    for (int k = 0; k < K; k++, at_ += lda) {                                                                 \
+        VT b_ = VLD(BROW(k));                                                                                 \
+        for (int i = 0; i < MR; i++) c_[i] = c_[i] + VBC(at_[i]) * b_;                                       \
+    }                                                                                                         \
+    for (int i = 0; i < mr; i++) STORE(i, 0, c_[i]);
+#define TILES_OFF_T(S, MR)                                                                                    \
+    static __attribute__((unused)) void tile##S##_offflat_t(int mr, int K, const float *A, int lda, const float *B, \
+                                                            const int *off, float *C, int ldc, const flat_blk *blk) { \
+        TILE_BODY_T(MR, TILE_B_OFF, TILE_ST_FLAT)                                                             \
+    }                                                                                                         \
+    static __attribute__((unused)) void tile##S##_off_t(int mr, int K, const float *A, int lda, const float *B, \
+                                                        const int *off, float *C, int ldc, int acc) {         \
+        TILE_BODY_T(MR, TILE_B_OFF, TILE_ST_PLAIN)                                                            \
+    }
+
 /* tile##S##_flat: as tile##S (B rows ldb floats apart), row i stored into the plane C + i ldc
  * through blk[v]: the forward pass over a packed column panel (fwd_flat). */
 #define TILES_FLAT(S, MR, NV)                                                                                 \
