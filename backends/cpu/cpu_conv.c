@@ -62,7 +62,7 @@ void flce_kvec512_14x32(int n, const float *const *arow, const int *xoff, const 
 void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff, const int *boff, const float *B,
                        int K, float *C, int ldc, int acc);
 void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
-                        const float *B0, const float *B1, float *C0, float *C1, int ldc, int first);
+                        const float *B0, const float *B1, int K, float *C0, float *C1, int ldc, int first);
 
 /* C[M][0..j1) = A B, or C + A B with acc (the sum from +0 first), where row i of A is arow[i]
  * read at poff[k] (see tile_6x16_rows). */
@@ -822,7 +822,9 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
     int *boff = xoff + (size_t)RR * P;
     int xc = wgrad_xc(s) && t0 == 0 && t1 == s->C / 8 * RR; /* every tile: by input position */
     if (!xc) tap_lists(s, xoff, boff, cnt);
-    int pairs = K == 16 && !xc; /* one vector of output channels: two samples per tile */
+    /* two samples per tile where the output channels are one vector, or with the one-vector tiles
+     * (flce_cpu_narrow: two chains of 8 rows, each broadcast folding into its multiply) */
+    int pairs = (K == 16 || flce_cpu_narrow) && !xc;
     for (int n, mine = 0, got; (got = wgrad_take(j, part, n0, n1, pairs ? 2 : 1, &mine, &n)) > 0;) {
         int two = got == 2;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
@@ -845,7 +847,7 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
             size_t q0 = (size_t)c0 * RR + tap;
             const int *xo = xoff + (size_t)tap * P, *bo = boff + (size_t)tap * P;
             if (two)
-                flce_wgrad512_idx2(8, cnt[tap], arow, xo, bo, (ptrdiff_t)xs, d, d + ps, d0 + q0 * K,
+                flce_wgrad512_idx2(8, cnt[tap], arow, xo, bo, (ptrdiff_t)xs, d, d + ps, K, d0 + q0 * K,
                                    d1 ? d1 + q0 * K : NULL, RR * K, n == 0);
             else
                 flce_wgrad512_idx(8, cnt[tap], arow, xo, bo, d, K, d0 + q0 * K, RR * K, acc && n > 0);

@@ -179,10 +179,12 @@ void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff,
     for (; j + 16 <= K; j += 16) tile_8x16_idx(mr, n, arow, xoff, boff, B + j, C + j, ldc, acc);
 }
 
-/* ... two samples at once for K = 16 (TILE_ROWS2_IDX; the second sample's x d floats on). */
+/* ... two samples at once (TILE_ROWS2_IDX; the second sample's x d floats on), 16 columns of the K
+ * at a time: K = 16, or any multiple of 16 with the one-vector tiles (flce_cpu_narrow). */
 void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
-                        const float *B0, const float *B1, float *C0, float *C1, int ldc, int first) {
-    tile_8x16_rows2i(mr, n, arow, xoff, d, B0, B1, 0, boff, C0, C1, ldc, first);
+                        const float *B0, const float *B1, int K, float *C0, float *C1, int ldc, int first) {
+    for (int j = 0; j < K; j += 16)
+        tile_8x16_rows2i(mr, n, arow, xoff, d, B0 + j, B1 + j, 0, boff, C0 + j, C1 ? C1 + j : NULL, ldc, first);
 }
 
 /* The weight gradient of a 3x3 stride-1 pad-1 layer with 16 output channels, by input position
