@@ -753,11 +753,10 @@ static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->R <=
 /* ... of which 16 output channels, 3x3 stride 1 pad 1: by input position (flce_wgrad512_xc) */
 void flce_wgrad512_xc(const float *xa, int HW, int H, int W, const float *dyT, float *C, int acc);
 static int wgrad_xc(const flce_conv_shape *s) {
-    /* with one-vector tiles (flce_cpu_narrow) the tap tiles' sample pairs instead: 14-15% faster on a
-     * Zen 4 at 28x28 (the pairs' broadcasts fold into the multiplies), but 2x slower where a
-     * channel plane is a multiple of 4 KiB (32x32: the pairs' 16 input rows then fall into the
-     * same L1 sets) */
-    if (flce_cpu_narrow && (s->H * s->W) % 1024) return 0;
+    /* not with the one-vector tiles (flce_cpu_narrow): the tap tiles instead (wgrad_tap), whose
+     * broadcasts fold into the multiplies: on a Zen 4 14-15% faster at 28x28 (sample pairs) and
+     * 6% at 32x32 (one sample a tile) */
+    if (flce_cpu_narrow) return 0;
     return s->K == 16 && s->R == 3 && s->stride == 1 && s->pad == 1 && s->H >= 2 && s->W >= 2 && s->C % 2 == 0;
 }
 
@@ -823,8 +822,10 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
     int xc = wgrad_xc(s) && t0 == 0 && t1 == s->C / 8 * RR; /* every tile: by input position */
     if (!xc) tap_lists(s, xoff, boff, cnt);
     /* two samples per tile where the output channels are one vector, or with the one-vector tiles
-     * (flce_cpu_narrow: two chains of 8 rows, each broadcast folding into its multiply) */
-    int pairs = (K == 16 || flce_cpu_narrow) && !xc;
+     * (flce_cpu_narrow: two chains of 8 rows, each broadcast folding into its multiply) unless a
+     * channel plane is a multiple of 4 KiB: the 16 input rows of a pair then share L1 sets (2x
+     * slower than the wide tiles at 32x32 on a Zen 4, one sample a tile 0.81-0.94 of their time) */
+    int pairs = (flce_cpu_narrow ? HW % 1024 != 0 : K == 16) && !xc;
     for (int n, mine = 0, got; (got = wgrad_take(j, part, n0, n1, pairs ? 2 : 1, &mine, &n)) > 0;) {
         int two = got == 2;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
