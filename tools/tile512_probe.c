@@ -8,7 +8,11 @@
  *   /tmp/tile512_probe SHAPE THREADS     e.g. /tmp/tile512_probe 8x48 2
  * SHAPE: 8x32 (the tiles before 2026-11-29: 16 accumulators), 8x48, 6x64, 12x32, 14x32, 4x96 (24 to
  * 28), 16x16 (16, one vector of B a term), or 8x32u, 8x48u (B read one float off the 64-byte
- * alignment: every vector load splits a cache line, as the flat positions' shifted rows do).
+ * alignment: every vector load splits a cache line, as the flat positions' shifted rows do);
+ * added 2026-11-30 on a Zen 4: 24x16, 12x16, 8x16, 16x16u and 24x16u (one vector a row, every loop
+ * unrolled, u: B one float off), 16x16un and 8x48un (unrolled, aligned), 8x48p (A as 16-float
+ * vectors, no broadcast), 8x32b, 8x48b, 6x64b, 14x32b, 4x96b, 8x48ub (each multiply with an
+ * embedded broadcast, inline asm; gcc spills some of these, so read them with care).
  * Prints five timings: the tile's GFLOP/s a thread, the loop's, and tile time / loop time. */
 #include <pthread.h>
 #include <stdio.h>

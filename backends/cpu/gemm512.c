@@ -1,5 +1,7 @@
 /* gemm512.c: the CPU backend's kernels for AVX-512 machines (16-wide vectors, 32 registers):
  * the tiles of tiles.h as 8 x 48, 8 x 32 and 8 x 16 tiles (index tiles also 7 x 64 and 4 x 64),
+ * and a set one vector wide (16 x 16, 14 x 16, 8 x 16, 7 x 16: each broadcast folds into its
+ * multiply) taken where flce_cpu_narrow is set (AMD's cores; cpu_backend.c),
  * separate multiply and add (no FMA: the build uses -ffp-contract=off), every element reduced
  * over k ascending exactly as the AVX2 tiles and the reference do, so the bits do not depend on
  * which tile ran. Compiled with -mavx512f and only called when the CPU has it (cpu_backend.c
