@@ -9,10 +9,10 @@
  * SHAPE: 8x32 (the tiles before 2026-11-29: 16 accumulators), 8x48, 6x64, 12x32, 14x32, 4x96 (24 to
  * 28), 16x16 (16, one vector of B a term), or 8x32u, 8x48u (B read one float off the 64-byte
  * alignment: every vector load splits a cache line, as the flat positions' shifted rows do);
- * added 2026-11-30 on a Zen 4: 24x16, 12x16, 8x16, 16x16u and 24x16u (one vector a row, every loop
- * unrolled, u: B one float off), 16x16un and 8x48un (unrolled, aligned), 8x48p (A as 16-float
- * vectors, no broadcast), 8x32b, 8x48b, 6x64b, 14x32b, 4x96b, 8x48ub (each multiply with an
- * embedded broadcast, inline asm; gcc spills some of these, so read them with care).
+ * added 2026-11-30 on a Zen 4: 24x16, 12x16, 8x16, 16x16u and 24x16u (one vector a row, u: B one
+ * float off), 8x48p (A as 16-float vectors, no broadcast), 8x32b, 8x48b, 6x64b, 14x32b, 4x96b,
+ * 8x48ub (each multiply with an embedded broadcast, inline asm); 16x16un and 8x48un are 16x16 and
+ * 8x48 (names of that session's notes, from when only some tiles had their loops unrolled).
  * Prints five timings: the tile's GFLOP/s a thread, the loop's, and tile time / loop time. */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,95 +29,53 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* C[MR][NV 16] = sum over k ascending of A[i][k] B[k][..], separate multiply and add (tiles.h) */
-#define TILE(NAME, MR, NV)                                                                                    \
-    __attribute__((noinline)) static void NAME(int K, const float *A, int lda, const float *B, int ldb, float *C) { \
-        v16 c[MR][NV];                                                                                        \
-        for (int i = 0; i < MR; i++)                                                                          \
-            for (int v = 0; v < NV; v++) c[i][v] = bc16(0.0f);                                                \
-        for (int k = 0; k < K; k++) {                                                                         \
-            v16 bv[NV];                                                                                       \
-            for (int v = 0; v < NV; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);                          \
-            for (int i = 0; i < MR; i++) {                                                                    \
-                v16 x = bc16(A[i * lda + k]);                                                                 \
-                for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + x * bv[v];                                   \
-            }                                                                                                 \
-        }                                                                                                     \
-        for (int i = 0; i < MR; i++)                                                                          \
-            for (int v = 0; v < NV; v++) memcpy(C + (i * NV + v) * 16, &c[i][v], 64);                          \
-    }
-/* the same with each multiply taking its A element as an embedded broadcast ({1to16}, inline asm)
- * instead of one vbroadcastss shared by the row's NV multiplies: gcc folds the broadcast only where
- * it is used once (NV = 1, as in 16x16) */
+/* C[MR][NV 16] = sum over k ascending of A[i][k] B[k][..], separate multiply and add (tiles.h), every
+ * loop unrolled (gcc keeps 24 x 16 in memory otherwise); PROD(i, k, v) is the product of A's
+ * element (i, k) and B's vector v of row k (bv[v]):
+ *   PROD_BC  a broadcast of the element (gcc shares it between the row's NV multiplies, and folds it
+ *            into the multiply where NV = 1)
+ *   PROD_EB  each multiply with an embedded broadcast ({1to16}, inline asm), NV or not
+ *   PROD_VEC the element read as a vector of 16 copies (A laid out [k][MR][16]; no broadcast) */
 static inline v16 mul_bc(v16 b, const float *a) {
     v16 r;
     __asm__("vmulps %2%{1to16%}, %1, %0" : "=v"(r) : "v"(b), "m"(*a));
     return r;
 }
-#define TILE_EB(NAME, MR, NV)                                                                                 \
+#define PROD_BC(i, k, v) (bc16(A[(i) * lda + (k)]) * bv[v])
+#define PROD_EB(i, k, v) mul_bc(bv[v], A + (i) * lda + (k))
+#define PROD_VEC(i, k, v) (ld16(A + ((size_t)(k) * MR_ + (i)) * 16) * bv[v])
+#define TILE(NAME, MR, NV, PROD)                                                                              \
     __attribute__((noinline)) static void NAME(int K, const float *A, int lda, const float *B, int ldb, float *C) { \
-        v16 c[MR][NV];                                                                                        \
-        for (int i = 0; i < MR; i++)                                                                          \
-            for (int v = 0; v < NV; v++) c[i][v] = bc16(0.0f);                                                \
-        for (int k = 0; k < K; k++) {                                                                         \
-            v16 bv[NV];                                                                                       \
-            for (int v = 0; v < NV; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);                          \
-            for (int i = 0; i < MR; i++)                                                                      \
-                for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + mul_bc(bv[v], A + i * lda + k);              \
-        }                                                                                                     \
-        for (int i = 0; i < MR; i++)                                                                          \
-            for (int v = 0; v < NV; v++) memcpy(C + (i * NV + v) * 16, &c[i][v], 64);                          \
-    }
-TILE_EB(e8x32, 8, 2)
-TILE_EB(e8x48, 8, 3)
-TILE_EB(e6x64, 6, 4)
-TILE_EB(e14x32, 14, 2)
-TILE_EB(e4x96, 4, 6)
-/* the same with every loop unrolled (gcc keeps 24 x 16 in memory otherwise) */
-#define TILE_U(NAME, MR, NV)                                                                                  \
-    __attribute__((noinline)) static void NAME(int K, const float *A, int lda, const float *B, int ldb, float *C) { \
+        enum { MR_ = MR };                                                                                    \
+        (void)lda;                                                                                            \
         v16 c[MR][NV];                                                                                        \
         _Pragma("GCC unroll 64") for (int i = 0; i < MR; i++)                                                 \
             _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) c[i][v] = bc16(0.0f);                        \
         for (int k = 0; k < K; k++) {                                                                         \
             v16 bv[NV];                                                                                       \
             _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);  \
-            _Pragma("GCC unroll 64") for (int i = 0; i < MR; i++) {                                           \
-                v16 x = bc16(A[i * lda + k]);                                                                 \
-                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + x * bv[v];           \
-            }                                                                                                 \
+            _Pragma("GCC unroll 64") for (int i = 0; i < MR; i++)                                             \
+                _Pragma("GCC unroll 8") for (int v = 0; v < NV; v++) c[i][v] = c[i][v] + PROD(i, k, v);       \
         }                                                                                                     \
         for (int i = 0; i < MR; i++)                                                                          \
             for (int v = 0; v < NV; v++) memcpy(C + (i * NV + v) * 16, &c[i][v], 64);                          \
     }
-/* 8 x 48 with A held as 16 copies of each element (a vector load instead of a broadcast) */
-__attribute__((noinline)) static void p8x48(int K, const float *A, int lda, const float *B, int ldb, float *C) {
-    (void)lda;
-    v16 c[8][3];
-    _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) _Pragma("GCC unroll 3") for (int v = 0; v < 3; v++) c[i][v] = bc16(0.0f);
-    for (int k = 0; k < K; k++) {
-        v16 bv[3];
-        _Pragma("GCC unroll 3") for (int v = 0; v < 3; v++) bv[v] = ld16(B + (size_t)k * ldb + 16 * v);
-        _Pragma("GCC unroll 8") for (int i = 0; i < 8; i++) {
-            v16 x = ld16(A + ((size_t)k * 8 + i) * 16);
-            _Pragma("GCC unroll 3") for (int v = 0; v < 3; v++) c[i][v] = c[i][v] + x * bv[v];
-        }
-    }
-    for (int i = 0; i < 8; i++)
-        for (int v = 0; v < 3; v++) memcpy(C + (i * 3 + v) * 16, &c[i][v], 64);
-}
-TILE_U(t24x16, 24, 1)
-TILE_U(t12x16, 12, 1)
-TILE_U(t8x16, 8, 1)
-TILE_U(u16x16, 16, 1)
-TILE_U(u8x48, 8, 3)
-TILE(t8x32, 8, 2)
-TILE(t8x48, 8, 3)
-TILE(t6x64, 6, 4)
-TILE(t12x32, 12, 2)
-TILE(t14x32, 14, 2)
-TILE(t4x96, 4, 6)
-TILE(t16x16, 16, 1)
+TILE(t8x32, 8, 2, PROD_BC)
+TILE(t8x48, 8, 3, PROD_BC)
+TILE(t6x64, 6, 4, PROD_BC)
+TILE(t12x32, 12, 2, PROD_BC)
+TILE(t14x32, 14, 2, PROD_BC)
+TILE(t4x96, 4, 6, PROD_BC)
+TILE(t16x16, 16, 1, PROD_BC)
+TILE(t24x16, 24, 1, PROD_BC)
+TILE(t12x16, 12, 1, PROD_BC)
+TILE(t8x16, 8, 1, PROD_BC)
+TILE(p8x48, 8, 3, PROD_VEC)
+TILE(e8x32, 8, 2, PROD_EB)
+TILE(e8x48, 8, 3, PROD_EB)
+TILE(e6x64, 6, 4, PROD_EB)
+TILE(e14x32, 14, 2, PROD_EB)
+TILE(e4x96, 4, 6, PROD_EB)
 
 typedef void tile_fn(int, const float *, int, const float *, int, float *);
 static const struct {
@@ -129,8 +87,8 @@ static const struct {
               {"16x16", t16x16, 16, 1, 0}, {"8x32u", t8x32, 8, 2, 1},   {"8x48u", t8x48, 8, 3, 1},
               {"24x16", t24x16, 24, 1, 0}, {"8x32b", e8x32, 8, 2, 0},   {"8x48b", e8x48, 8, 3, 0},
               {"6x64b", e6x64, 6, 4, 0},   {"14x32b", e14x32, 14, 2, 0}, {"4x96b", e4x96, 4, 6, 0},
-              {"8x48ub", e8x48, 8, 3, 1}, {"16x16u", u16x16, 16, 1, 1}, {"12x16", t12x16, 12, 1, 0},
-              {"8x16", t8x16, 8, 1, 0},   {"16x16un", u16x16, 16, 1, 0}, {"8x48un", u8x48, 8, 3, 0},
+              {"8x48ub", e8x48, 8, 3, 1}, {"16x16u", t16x16, 16, 1, 1}, {"12x16", t12x16, 12, 1, 0},
+              {"8x16", t8x16, 8, 1, 0},   {"16x16un", t16x16, 16, 1, 0}, {"8x48un", t8x48, 8, 3, 0},
               {"8x48p", p8x48, 8, 3, 0},  {"24x16u", t24x16, 24, 1, 1}};
 
 static volatile float peak_init[4] = {0.99999994f, 1.00000006f, 1.5f, 1.25f};
