@@ -195,7 +195,7 @@ int flce_bench_train(int argc, char **argv) {
         int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
         double *t = malloc(sizeof *t * (size_t)reps * 4), *pk = t + reps, *fr = t + 2 * (size_t)reps, *tab = t + 3 * (size_t)reps;
         int ab = getenv("FLCE_BENCH_AB") && !strcmp(name, "cpu");
-        int *abv = ab && !strcmp(getenv("FLCE_BENCH_AB"), "tiles") ? &flce_cpu_narrow : &flce_cpu_ab;
+        int *abv = ab && !strcmp(getenv("FLCE_BENCH_AB"), "tiles") ? &flce_cpu_narrow : &flce_cpu_ab, ab0 = *abv;
         float *logits = malloc(sizeof *logits * (size_t)batch * 10);
         if (!x || !y || !t || !logits) {
             fprintf(stderr, "%s: %s: out of memory\n", prog, name);
@@ -247,7 +247,7 @@ int flce_bench_train(int argc, char **argv) {
             t[k] = (bench_now() - t0) / st;
             if (P) op_prof_end(be, P, k, t[k] * st, host ? pk[k] : 0);
         }
-        if (ab && abv == &flce_cpu_ab) flce_cpu_ab = 0;
+        if (ab) *abv = ab0; /* as it was (the backend's own choice of tiles) */
         for (int k = 0; ab && k + 1 < reps; k += 2) tab[k / 2] = (k & 2) ? t[k] / t[k + 1] : t[k + 1] / t[k]; /* B over A */
         double flops = eval ? flce_model_forward_flops_per_sample(&m) : flce_model_train_flops_per_sample(&m);
         for (int k = 0; k < reps; k++) fr[k] = host ? flops * batch / t[k] * 1e-9 / pk[k] : 0.0; /* of its own peak */

@@ -100,7 +100,7 @@ flce_backend *flce_backend_cpu(int threads) {
     flce_cpu_narrow = USE_AVX512 && (tl && *tl ? !strcmp(tl, "narrow") : __builtin_cpu_is("amd"));
     be->name = "cpu";
     snprintf(be->device, sizeof be->device, "host CPU, %d threads, %s mul/add (no FMA)", c->threads,
-             !USE_AVX512 ? "AVX2" : flce_cpu_narrow ? "AVX-512 one-vector tiles," : "AVX-512");
+             !USE_AVX512 ? "AVX2" : USE_NARROW ? "AVX-512 one-vector tiles," : "AVX-512");
     be->ctx = c;
     flce_backend_fill_reference(be);
     be->destroy = cpu_destroy;

@@ -571,9 +571,9 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                  * channels where the rows are 7 or 14 wide (no idle position in a 7-row tile: 9-12%
                  * faster than the flat positions at 14x14, docs/performance.md) */
                 int HW = s->H * s->W;
-                (s->W % 7 ? (flce_cpu_narrow ? flce_dx_cvec512n : flce_dx_cvec512)
-                 : C % 64 == 0 ? (flce_cpu_narrow ? flce_dx_cvec512_7n : flce_dx_cvec512_7x4)
-                 : s->W == 14 ? (flce_cpu_narrow ? flce_dx_cvec512_14n : flce_dx_cvec512_14) /* a row a tile, 14 x 32: 4% faster than 7 x 32 */
+                (s->W % 7 ? (USE_NARROW ? flce_dx_cvec512n : flce_dx_cvec512)
+                 : C % 64 == 0 ? (USE_NARROW ? flce_dx_cvec512_7n : flce_dx_cvec512_7x4)
+                 : s->W == 14 ? (USE_NARROW ? flce_dx_cvec512_14n : flce_dx_cvec512_14) /* a row a tile, 14 x 32: 4% faster than 7 x 32 */
                               : flce_dx_cvec512_7)(dyp, j->wt, C, Cp, K, L, Wp, s->H, s->W, out);
                 transpose_sample(out, HW, C, dxn); /* Cp = C here (C a multiple of 32) */
                 continue;
@@ -595,7 +595,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                 memcpy(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, sizeof(float) * (size_t)OW);
         float *dxn = j->dx + (size_t)n * C * s->H * s->W;
         for (int iy = 0; iy < s->H; iy++) {
-            if (USE_AVX512 && s->W % 32 == 0 && !flce_cpu_narrow) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
+            if (USE_AVX512 && s->W % 32 == 0 && !USE_NARROW) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
             else if (USE_AVX512) flce_dx_row512(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
             else dx_row256(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
         }
@@ -617,7 +617,7 @@ static void bwd_data_s2(void *arg, int part, int parts) {
     float *pl = dyq + (size_t)K * L, *outT = pl + 4 * (size_t)C * P;
     dx_s2_fn *f = OW % 8 && OW % 7 == 0 ? (C % 32 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_7x2)
                                         : (C % 32 ? flce_dx_s2_512_8x1 : flce_dx_s2_512_8x2);
-    if (flce_cpu_narrow) /* one vector a tile, as many positions as a row has (up to 16) */
+    if (USE_NARROW) /* one vector a tile, as many positions as a row has (up to 16) */
         f = OW % 14 == 0 ? flce_dx_s2_512_14x1 : OW % 16 == 0 ? flce_dx_s2_512_16x1 : OW % 8 && OW % 7 == 0 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_8x1;
     memset(dyq, 0, sizeof(float) * (size_t)K * L);
     for (int n; (n = take_sample(j)) < s->N;) {
@@ -756,7 +756,7 @@ static int wgrad_xc(const flce_conv_shape *s) {
     /* not with the one-vector tiles (flce_cpu_narrow): the tap tiles instead (wgrad_tap), whose
      * broadcasts fold into the multiplies: on a Zen 4 14-15% faster at 28x28 (sample pairs) and
      * 6% at 32x32 (one sample a tile) */
-    if (flce_cpu_narrow) return 0;
+    if (USE_NARROW) return 0;
     return s->K == 16 && s->R == 3 && s->stride == 1 && s->pad == 1 && s->H >= 2 && s->W >= 2 && s->C % 2 == 0;
 }
 
@@ -825,7 +825,7 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
      * (flce_cpu_narrow: two chains of 8 rows, each broadcast folding into its multiply) unless a
      * channel plane is a multiple of 4 KiB: the 16 input rows of a pair then share L1 sets (2x
      * slower than the wide tiles at 32x32 on a Zen 4, one sample a tile 0.81-0.94 of their time) */
-    int pairs = (flce_cpu_narrow ? HW % 1024 != 0 : K == 16) && !xc;
+    int pairs = (USE_NARROW ? HW % 1024 != 0 : K == 16) && !xc;
     for (int n, mine = 0, got; (got = wgrad_take(j, part, n0, n1, pairs ? 2 : 1, &mine, &n)) > 0;) {
         int two = got == 2;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
@@ -1013,25 +1013,22 @@ static void conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf 
         for (int k = 0; k < s->K; k++)
             for (int c = 0; c < s->C; c++) wt[(size_t)c * s->K + k] = j.w[(size_t)k * s->C + c];
         j.wt = wt;
-    } else if (kvec_ok(s)) { /* wT [q][k] */
-        int Q = s->C * 9, P = s->OH * s->OW, T = (P + kvec_mr(s) - 1) / kvec_mr(s);
+    } else if (kvec_ok(s) || (USE_NARROW && s->K % 16 == 0 && (flat_ok(s) || implicit_ok(s)))) {
+        /* wT [q][k]: the channel-vector tiles' B, the one-vector forward tiles' transposed A */
+        int Q = s->C * 9, P = s->OH * s->OW, T = (P + kvec_mr(s) - 1) / kvec_mr(s), kv = kvec_ok(s);
         float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
-        lists = malloc(sizeof(int) * ((size_t)T * Q * 2 + (size_t)T));
-        if (!wt || !lists) {
+        lists = kv ? malloc(sizeof(int) * ((size_t)T * Q * 2 + (size_t)T)) : NULL;
+        if (!wt || (kv && !lists)) {
             free(lists);
             return;
         }
         for (int k = 0; k < s->K; k++)
             for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
-        kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
-        j.wt = wt, j.kx = lists, j.kb = lists + (size_t)T * Q, j.kn = lists + (size_t)T * Q * 2;
-    } else if (flce_cpu_narrow && s->K % 16 == 0 && (flat_ok(s) || implicit_ok(s))) { /* wT [q][k] */
-        int Q = s->C * 9;
-        float *wt = scratch_get(&ctx_of(be)->wt, (size_t)Q * s->K);
-        if (!wt) return;
-        for (int k = 0; k < s->K; k++)
-            for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
         j.wt = wt;
+        if (kv) {
+            kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
+            j.kx = lists, j.kb = lists + (size_t)T * Q, j.kn = lists + (size_t)T * Q * 2;
+        }
     }
     pool_run(&ctx_of(be)->pool, fwd_worker, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     free(lists);

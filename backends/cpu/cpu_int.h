@@ -22,6 +22,7 @@ typedef int v8i __attribute__((vector_size(32)));
 extern int flce_cpu_use_avx512; /* the AVX-512 tiles (gemm512.c); set once by flce_backend_cpu */
 #define USE_AVX512 flce_cpu_use_avx512
 extern int flce_cpu_narrow; /* AVX-512 tiles one vector wide where there is a choice (gemm512.c); set once */
+#define USE_NARROW (USE_AVX512 && flce_cpu_narrow) /* never without AVX-512, whatever sets the flag */
 
 static inline v8 ld(const float *p) { return *(const v8 *)p; }
 static inline void stv(float *p, v8 v) { *(v8 *)p = v; }
