@@ -19,7 +19,7 @@
     const float *a_[MR];                                                                                      \
     for (int i = 0; i < MR; i++) a_[i] = AROW(i < mr ? i : mr - 1);                                          \
     VT c_[MR][NV];                                                                                            \
-    for (int i = 0; i < MR; i++)                                                                              \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                                     \
         for (int v = 0; v < NV; v++) c_[i][v] = VBC(0.0f);                                                   \
     for (int k = 0; k < K; k++) {                                                                             \
         const float *b_ = BROW(k);                                                                            \
@@ -30,7 +30,7 @@
             for (int v = 0; v < NV; v++) c_[i][v] = c_[i][v] + x_ * bv_[v];                                   \
         }                                                                                                     \
     }                                                                                                         \
-    for (int i = 0; i < mr; i++)                                                                              \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr)                                         \
         for (int v = 0; v < NV; v++) STORE(i, v, c_[i][v]);
 
 #define TILE_A_PLAIN(i) (A + (size_t)(i) * lda)
@@ -89,13 +89,13 @@ typedef struct {
  * registers), and each folds into its multiply. */
 #define TILE_BODY_T(MR, BROW, STORE)                                                                          \
     VT c_[MR];                                                                                                \
-    for (int i = 0; i < MR; i++) c_[i] = VBC(0.0f);                                                           \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) c_[i] = VBC(0.0f);                                  \
     const float *at_ = A;                                                                                     \
     for (int k = 0; k < K; k++, at_ += lda) {                                                                 \
         VT b_ = VLD(BROW(k));                                                                                 \
         for (int i = 0; i < MR; i++) c_[i] = c_[i] + VBC(at_[i]) * b_;                                       \
     }                                                                                                         \
-    for (int i = 0; i < mr; i++) STORE(i, 0, c_[i]);
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr) STORE(i, 0, c_[i]);
 #define TILES_OFF_T(S, MR)                                                                                    \
     static __attribute__((unused)) void tile##S##_offflat_t(int mr, int K, const float *A, int lda, const float *B, \
                                                             const int *off, float *C, int ldc, const flat_blk *blk) { \
@@ -131,7 +131,7 @@ typedef struct {
         const float *a_[MR];                                                                                  \
         for (int i = 0; i < MR; i++) a_[i] = arow[i < mr ? i : mr - 1];                                       \
         VT c0[MR], c1[MR];                                                                                    \
-        for (int i = 0; i < MR; i++) c0[i] = c1[i] = VBC(0.0f);                                               \
+        _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) c0[i] = VBC(0.0f), c1[i] = VBC(0.0f);           \
         for (int k = 0; k < K; k++) {                                                                         \
             ptrdiff_t pk = poff[k], pk1 = pk + d;                                                             \
             VT b0 = VLD(B0 + BOFF), b1 = VLD(B1 + BOFF);                                                      \
@@ -140,7 +140,7 @@ typedef struct {
                 c1[i] = c1[i] + VBC(a_[i][pk1]) * b1;                                                         \
             }                                                                                                 \
         }                                                                                                     \
-        for (int i = 0; i < mr; i++) {                                                                        \
+        _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr) {                                   \
             float *c = C0 + (size_t)i * ldc;                                                                  \
             if (C1) {                                                                                         \
                 VST(c, c0[i]);                                                                                \
@@ -188,13 +188,13 @@ typedef struct {
  * dy channel k at b + k L; taps with skip(tap) are left out (their t would be +0). */
 #define DX_TAPS(MR, NV, BPTR, SKIP)                                                                            \
     VT acc[MR][NV];                                                                                           \
-    for (int i = 0; i < MR; i++)                                                                              \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                                     \
         for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                                   \
     for (int tap = 0; tap < 9; tap++) {                                                                       \
         if (SKIP(tap)) continue;                                                                              \
         const float *b = BPTR(tap), *wk = w2 + (size_t)tap * K * Cp + c0;                                     \
         VT t[MR][NV];                                                                                         \
-        for (int i = 0; i < MR; i++)                                                                          \
+        _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                                 \
             for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                                 \
         for (int k = 0; k < K; k++, wk += Cp) {                                                               \
             VT bv[NV];                                                                                        \
@@ -221,7 +221,7 @@ typedef struct {
             int mr = C - c0 < MR ? C - c0 : MR;                                                               \
             for (int ix0 = 0; ix0 < W; ix0 += NV * VW) {                                                      \
                 DX_TAPS(MR, NV, DX_ROW_B, DX_ROW_SKIP)                                                        \
-                for (int i = 0; i < mr; i++)                                                                  \
+                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr)                             \
                     for (int v = 0; v < NV; v++)                                                              \
                         VST(dxn + ((size_t)(c0 + i) * OH + iy) * W + ix0 + VW * v, acc[i][v]);                \
             }                                                                                                 \
@@ -245,7 +245,7 @@ typedef struct {
             int mr = C - c0 < MR ? C - c0 : MR;                                                               \
             for (int p0 = 0; p0 < npos; p0 += NV * VW) {                                                      \
                 DX_TAPS(MR, NV, DX_FLAT_B, DX_FLAT_SKIP)                                                      \
-                for (int i = 0; i < mr; i++)                                                                  \
+                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr)                             \
                     for (int v = 0; v < NV; v++)                                                              \
                         VFLAT(dxn + (size_t)(c0 + i) * HW, blk + p0 / VW + v, acc[i][v]);                      \
             }                                                                                                 \
@@ -258,7 +258,7 @@ typedef struct {
     {                                                                                                         \
         const float *b = (B), *wk = (WK);                                                                     \
         VT t[MR][NV];                                                                                         \
-        for (int i = 0; i < MR; i++)                                                                          \
+        _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                                 \
             for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                                 \
         for (int k = 0; k < K; k++, b += L, wk += Cp) {                                                       \
             VT wv[NV];                                                                                        \
@@ -286,14 +286,14 @@ typedef struct {
                 int mr = W - ix0 < MR ? W - ix0 : MR;                                                         \
                 for (int c0 = 0; c0 < C; c0 += NV * VW) {                                                     \
                     VT acc[MR][NV];                                                                           \
-                    for (int i = 0; i < MR; i++)                                                              \
+                    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                     \
                         for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
                     for (int tap = 0; tap < 9; tap++) {                                                       \
                         if (iy + 1 - tap / 3 < 0 || iy + 1 - tap / 3 >= H) continue; /* output row outside */ \
                         CVEC_TAP(MR, NV, dyp + (size_t)(iy + 2 - tap / 3) * Wp + ix0 + 2 - tap % 3,           \
                                  w2 + (size_t)tap * K * Cp + c0)                                              \
                     }                                                                                         \
-                    for (int i = 0; i < mr; i++)                                                              \
+                    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr)                         \
                         for (int v = 0; v < NV; v++)                                                          \
                             VST(outT + ((size_t)iy * W + ix0 + i) * Cp + c0 + VW * v, acc[i][v]);             \
                 }                                                                                             \
@@ -323,12 +323,12 @@ typedef struct {
                 int mr = OW - b0 < MR ? OW - b0 : MR;                                                         \
                 for (int c0 = 0; c0 < C; c0 += NV * VW) {                                                     \
                     VT acc[MR][NV];                                                                           \
-                    for (int i = 0; i < MR; i++)                                                              \
+                    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                     \
                         for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                   \
                     for (int tt = 0; tt < nt; tt++) {                                                         \
                         CVEC_TAP(MR, NV, dyq + (size_t)a * Wq + b0 + toff[tt], w2 + (size_t)ttap[tt] * K * Cp + c0) \
                     }                                                                                         \
-                    for (int i = 0; i < mr; i++)                                                              \
+                    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr)                         \
                         for (int v = 0; v < NV; v++)                                                          \
                             VST(outT + ((size_t)a * OW + b0 + i) * Cp + c0 + VW * v, acc[i][v]);              \
                 }                                                                                             \
