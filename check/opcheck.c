@@ -66,7 +66,7 @@ static const op_case CASES[] = {
      * sample's run (200-wide planes) */
     {FLCE_OP_BN_FWD_TRAIN, {64, 2, 49}}, {FLCE_OP_BN_FWD_TRAIN, {13, 2, 64}}, {FLCE_OP_BN_FWD_TRAIN, {3, 2, 200}}, {FLCE_OP_BN_FWD_TRAIN_RES, {13, 2, 64, 2}},
     {FLCE_OP_BN_BWD, {64, 2, 49}}, {FLCE_OP_BN_BWD, {13, 2, 64, 1}}, {FLCE_OP_BN_BWD, {3, 2, 200}},
-    /* 2.4 MB: several groups of channels a thread (cpu_bn.c, BN_GROUP_FLOATS_FWD); a 2026-11-29
+    /* 2.4 MB: (before 2026-11-30) several groups of channels a thread in cpu_bn.c; a 2026-11-29
      * experiment stored such outputs past the caches (docs/performance.md) */
     {FLCE_OP_BN_FWD_TRAIN, {9, 16, 4096, 1}}, {FLCE_OP_BN_FWD_TRAIN_RES, {9, 16, 4096, 2}}, {FLCE_OP_BN_BWD, {9, 16, 4096, 1}},
     /* elementwise: n */

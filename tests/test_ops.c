@@ -645,7 +645,7 @@ Test(ops, ftz_mode_flushes_on_every_thread) {
 }
 
 /* BatchNorm's chunk split (cpu_bn.c: each thread sums its range of chunks, the parts' blocks
- * merged after): training forward (+ ReLU, + residual) and backward on 2, 3 and 5 threads
+ * merged after): training forward (+ ReLU, + residual) and backward on 1, 2, 3 and 5 threads
  * against the reference, bit for bit, at the study's three stage shapes (28x28: 196 chunks a
  * channel, cut at 98, the second part starting at a chunk that is not a multiple of 4; 14x14
  * and 7x7, whose planes are not whole vectors), at 6.5 chunks, and at 539 values.
@@ -716,7 +716,7 @@ static void bn_split_case(int threads, int N, int C, int HW) {
     free(x), free(dy), free(res);
 }
 Test(ops, batchnorm_chunk_split_equals_reference, .timeout = 60) {
-    for (int t = 2; t <= 5; t += t == 2 ? 1 : 2) {
+    for (int t = 1; t <= 5; t += t == 3 ? 2 : 1) {
         bn_split_case(t, 64, 2, 784);
         bn_split_case(t, 13, 3, 128);
         bn_split_case(t, 64, 2, 196); /* planes that are not whole vectors: copied out per part */

@@ -1,7 +1,6 @@
 /* cpu_bn.c: the CPU backend's BatchNorm (training forward, with the residual and ReLU fused,
- * and backward): the batch split across the pool in ranges of K8C chunks (bn_split_*), or on one
- * thread or under two chunks the channels (bn_fwd_part, bn_bwd_part), the K8 and K8C sums of
- * reference/ops.h with one vector lane per K8 lane. */
+ * and backward; evaluation): the batch split across the pool in ranges of K8C chunks (bn_split_*),
+ * the K8 and K8C sums of reference/ops.h with one vector lane per K8 lane. */
 #include "fmath.h"
 #include "cpu_int.h"
 
@@ -40,16 +39,6 @@ static inline void k8cv_init(k8cv *k) {
     k->cur = (k8v){bc(0.0f), bc(0.0f)};
     k->depth = 0;
 }
-static __attribute__((noinline)) void k8cv_push(k8cv *k) {
-    k->st[k->depth] = k->cur;
-    k->lvl[k->depth++] = 0;
-    while (k->depth >= 2 && k->lvl[k->depth - 1] == k->lvl[k->depth - 2]) {
-        k8v_comb(&k->st[k->depth - 2], &k->st[k->depth - 1]);
-        k->lvl[k->depth - 2]++;
-        k->depth--;
-    }
-    k->cur = (k8v){bc(0.0f), bc(0.0f)};
-}
 /* Elements from flat index j on: how many (a multiple of 8, at most `left`) until the chunk ends. */
 static inline int k8c_seg(size_t j, int left) {
     int seg = REF_K8C_CHUNK - (int)(j % REF_K8C_CHUNK);
@@ -80,31 +69,6 @@ typedef struct {
     k8cv *st[16];
 } bn_job;
 
-/* The K8C sum (reference/ops.h) of M contiguous floats a or, with sq, of (a - mean)^2 (a channel
- * copied out): the K8 lanes are the lanes of an 8-wide vector, then the last M mod 8 values lane
- * by lane. */
-static float k8_contig(const float *a, size_t M, int sq, float mean) {
-    static _Thread_local k8cv k0;
-    static _Thread_local ref_k8c r0;
-    k8cv_init(&k0);
-    v8 mv = bc(mean);
-    size_t j = 0, Mv = M & ~(size_t)7;
-    while (j < Mv) {
-        int seg = k8c_seg(j, (int)(Mv - j < (size_t)REF_K8C_CHUNK ? Mv - j : (size_t)REF_K8C_CHUNK));
-        k8v k = k0.cur;
-        for (int e = 0; e < seg; e += 8) {
-            v8 v = ld(a + j + e);
-            k8v_add(&k, sq ? (v - mv) * (v - mv) : v);
-        }
-        k0.cur = k;
-        j += (size_t)seg;
-        if (j % REF_K8C_CHUNK == 0) k8cv_push(&k0);
-    }
-    k8cv_to_ref(&k0, j, &r0);
-    for (; j < M; j++) ref_k8c_add(&r0, sq ? (a[j] - mean) * (a[j] - mean) : a[j]);
-    return ref_k8c_total(&r0);
-}
-
 /* relu: y > 0 ? y : 0 on 8 lanes (NaN and -0 give +0, as ref_relu_fwd) */
 static inline v8 relu8(v8 y) {
     v8 z = bc(0.0f);
@@ -131,8 +95,10 @@ static float bn_stats_done(const bn_job *j, int c, float mean, float var) {
  * its core (take_sample in cpu_conv.c), read where they were written. Where planes are not whole
  * vectors (14x14, 7x7) a part copies its range of each channel out contiguous first, so that its
  * vectors are the K8 lanes (the range starts on a chunk, a multiple of 8). Measured 2026-11-30 on
- * a 2-core Zen 4 against the channel split below: the training step 8-11% faster (with the
- * convolutions' two-ended sample split), the 16-channel backward 1.8x. A part's K8C state merges
+ * a 2-core Zen 4 against the split by channels it replaced (each thread all samples of its
+ * channels, in groups that fit the L2 cache): the training step 8-11% faster (with the
+ * convolutions' two-ended sample split), the 16-channel backward 1.8x. One thread, or under two
+ * chunks, runs one range. A part's K8C state merges
  * two blocks of chunks only where together they form an aligned block (2^(l+1) chunks from a
  * multiple of 2^(l+1)), as the reference's binary stack does; bn_split_total then pushes the
  * parts' blocks in order with the reference's rule, which rebuilds the reference's stack, node by
@@ -416,270 +382,23 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
     }
 }
 
-/* Runs the chunk split where it applies (returns 1): planes of whole vectors, parts of at least
- * a chunk, and the states in the parts' work buffers. */
-static int bn_split_run(flce_backend *be, bn_job *j, pool_fn fn, int phases) {
+/* Runs the phases of the split: one part a thread (at most one a chunk), the states and buffers
+ * in the parts' work buffers. */
+static void bn_split_run(flce_backend *be, bn_job *j, pool_fn fn, int phases) {
     size_t M = (size_t)j->N * j->HW;
     int parts = nthreads(be) < 16 ? nthreads(be) : 16;
-    if ((size_t)parts > M / REF_K8C_CHUNK) parts = (int)(M / REF_K8C_CHUNK);
-    if (parts < 2) return 0;
+    if ((size_t)parts > M / REF_K8C_CHUNK) parts = M < 2 * REF_K8C_CHUNK ? 1 : (int)(M / REF_K8C_CHUNK);
     size_t len = (M / REF_K8C_CHUNK + (size_t)parts - 1) / (size_t)parts * REF_K8C_CHUNK + M % REF_K8C_CHUNK; /* the longest range */
     size_t need = BN_SPLIT_STATE_FLOATS(j->C);
     if (j->HW % 8 && fn == bn_split_bwd_part) need += BN_SPLIT_BWD_GROUP > 2 * len ? BN_SPLIT_BWD_GROUP : 2 * len;
     else if (j->HW % 8) need += (size_t)j->C * len;
     for (int p = 0; p < parts; p++)
-        if (!(j->st[p] = (k8cv *)scratch_get(&j->ctx->b[p], need))) return 0;
+        if (!(j->st[p] = (k8cv *)scratch_get(&j->ctx->b[p], need))) {
+            flce_backend_fail(be, FLCE_ERR_NOMEM, "cpu: out of memory for BatchNorm's work buffers (%zu floats)", need);
+            return;
+        }
     j->parts = parts;
     for (j->phase = 0; j->phase < phases; j->phase++) pool_run(&j->ctx->pool, fn, j, parts);
-    return 1;
-}
-
-/* BatchNorm training, channels split across the parts (reference/ops.h for the order). */
-#define BN_GROUP_FLOATS_FWD (256u << 10) /* forward: a group of channels' data, 1 MiB (measured) */
-#define BN_SWEEP_HW_BWD 64 /* measured: 8x8 faster, 16x16 slower (three tensors read twice) */
-#define BN_GROUP_FLOATS (450u << 10)     /* a thread's copy of a group of channels: under the 2 MiB L2 */
-#define BN_GROUP_FLOATS_BWD (256u << 10) /* backward: measured, 7x7 faster grouped, 14x14 (1.6 MiB) slower */
-static void bn_fwd_part(void *arg, int part, int parts) {
-    bn_job *j = arg;
-    int N = j->N, C = j->C, HW = j->HW, M = N * HW;
-    float invM = fm_recip((float)M);
-    int cbeg = C * part / parts, cend = C * (part + 1) / parts, nc = cend - cbeg;
-    if (HW % 8 == 0) {
-        /* whole-vector planes: groups of channels whose data fit the L2 cache (the whole range
-         * for small planes); each pass sweeps a group in memory order (n, c, i) with one K8
-         * state per channel, two neighbouring channels at a time (two independent chains, one
-         * contiguous run); each channel's sum is the same (its elements in the same order) */
-        int G = nc < 64 ? nc : 64;
-        if ((size_t)G * M > BN_GROUP_FLOATS_FWD) G = (int)(BN_GROUP_FLOATS_FWD / (size_t)M) ? (int)(BN_GROUP_FLOATS_FWD / (size_t)M) : 1;
-        static _Thread_local k8cv st[64];
-        float mean[64], is[64];
-        for (int g0 = cbeg; g0 < cend; g0 += G) {
-            int gn = cend - g0 < G ? cend - g0 : G;
-            for (int pass = 0; pass < 2; pass++) {
-                for (int c = 0; c < gn; c++) k8cv_init(&st[c]);
-                for (int n = 0; n < N; n++)
-                    for (int c = 0; c < gn; c += 2) {
-                        const float *a = j->x + ((size_t)n * C + g0 + c) * HW;
-                        v8 m0 = bc(pass ? mean[c] : 0.0f);
-                        if (c + 1 < gn) {
-                            v8 m1 = bc(pass ? mean[c + 1] : 0.0f);
-                            const char *pf = (const char *)(a + (size_t)C * HW); /* the next sample's run */
-                            for (int i0 = 0; i0 < HW;) { /* by segments of a chunk (K8C), both channels at once */
-                                int seg = k8c_seg((size_t)n * HW + i0, HW - i0);
-                                k8v k0 = st[c].cur, k1 = st[c + 1].cur;
-                                for (int i = i0; i < i0 + seg; i += 8) {
-                                    if (!pass && n + 1 < N && (i & 15) == 0) {
-                                        __builtin_prefetch(pf + 4 * (size_t)i);
-                                        __builtin_prefetch(pf + 4 * (size_t)(HW + i));
-                                    }
-                                    v8 v0 = ld(a + i), v1 = ld(a + HW + i);
-                                    k8v_add(&k0, pass ? (v0 - m0) * (v0 - m0) : v0);
-                                    k8v_add(&k1, pass ? (v1 - m1) * (v1 - m1) : v1);
-                                }
-                                st[c].cur = k0, st[c + 1].cur = k1;
-                                i0 += seg;
-                                if (((size_t)n * HW + i0) % REF_K8C_CHUNK == 0) k8cv_push(&st[c]), k8cv_push(&st[c + 1]);
-                            }
-                        } else {
-                            for (int i0 = 0; i0 < HW;) {
-                                int seg = k8c_seg((size_t)n * HW + i0, HW - i0);
-                                k8v k0 = st[c].cur;
-                                for (int i = i0; i < i0 + seg; i += 8) {
-                                    v8 v0 = ld(a + i);
-                                    k8v_add(&k0, pass ? (v0 - m0) * (v0 - m0) : v0);
-                                }
-                                st[c].cur = k0;
-                                i0 += seg;
-                                if (((size_t)n * HW + i0) % REF_K8C_CHUNK == 0) k8cv_push(&st[c]);
-                            }
-                        }
-                    }
-                for (int c = 0; c < gn; c++) {
-                    float t = k8cv_total(&st[c], (size_t)M) * invM;
-                    if (!pass) {
-                        mean[c] = t;
-                        continue;
-                    }
-                    is[c] = bn_stats_done(j, g0 + c, mean[c], t);
-                }
-            }
-            for (int n = 0; n < N; n++)
-                for (int c = 0; c < gn; c++) {
-                    size_t o = ((size_t)n * C + g0 + c) * HW;
-                    v8 mv = bc(mean[c]), iv = bc(is[c]), gv = bc(j->g[g0 + c]), bv = bc(j->b[g0 + c]);
-                    if (j->r)
-                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8((((ld(j->x + o + i) - mv) * iv) * gv + bv) + ld(j->r + o + i)));
-                    else if (j->relu)
-                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, relu8(((ld(j->x + o + i) - mv) * iv) * gv + bv));
-                    else
-                        for (int i = 0; i < HW; i += 8) stv(j->y + o + i, ((ld(j->x + o + i) - mv) * iv) * gv + bv);
-                }
-        }
-        return;
-    }
-    if (HW % 8) {
-        /* planes that are not whole vectors: the channels copied out contiguous, in groups that
-         * fit the L2 cache (the whole range when it does), sweeping memory in order */
-        int G = (size_t)M * nc <= BN_GROUP_FLOATS ? nc : 1;
-        float *buf = scratch_get(&j->ctx->b[part], (size_t)G * M);
-        if (!buf) return;
-        for (int g0 = cbeg; g0 < cend; g0 += G) {
-            int g1 = g0 + G < cend ? g0 + G : cend;
-            for (int n = 0; n < N; n++)
-                for (int c = g0; c < g1; c++)
-                    memcpy(buf + (size_t)(c - g0) * M + (size_t)n * HW, j->x + ((size_t)n * C + c) * HW, sizeof(float) * (size_t)HW);
-            for (int c = g0; c < g1; c++) {
-                const float *b = buf + (size_t)(c - g0) * M;
-                float mean = k8_contig(b, (size_t)M, 0, 0.0f) * invM;
-                bn_stats_done(j, c, mean, k8_contig(b, (size_t)M, 1, mean) * invM);
-            }
-            for (int n = 0; n < N; n++)
-                for (int c = g0; c < g1; c++) {
-                    const float *b = buf + (size_t)(c - g0) * M + (size_t)n * HW;
-                    float *y = j->y + ((size_t)n * C + c) * HW, mean = j->mean[c], is = j->is[c], g = j->g[c], be = j->b[c];
-                    v8 mv = bc(mean), iv = bc(is), gv = bc(g), bv = bc(be);
-                    int i = 0;
-                    const float *r = j->r ? j->r + ((size_t)n * C + c) * HW : NULL;
-                    for (; i + 8 <= HW; i += 8) {
-                        v8 v = ((ld(b + i) - mv) * iv) * gv + bv;
-                        if (r) v = v + ld(r + i);
-                        stv(y + i, j->relu ? relu8(v) : v);
-                    }
-                    for (; i < HW; i++) {
-                        float v = ((b[i] - mean) * is) * g + be;
-                        if (r) v = v + r[i];
-                        y[i] = j->relu && !(v > 0.0f) ? 0.0f : v;
-                    }
-                }
-        }
-        return;
-    }
-
-}
-
-/* BatchNorm backward, channels split across the parts. Per channel, d (dy through the fused
- * ReLU's mask) and xhat = (x - mean) invstd are computed once into a contiguous buffer, whose
- * 8-wide vectors are then the K8 lanes (element j to lane j mod 8) and which the last pass
- * reads again: dy, yr and x are read from memory once. */
-static void bn_bwd_part(void *arg, int part, int parts) {
-    bn_job *j = arg;
-    int N = j->N, C = j->C, HW = j->HW, M = N * HW;
-    float invM = fm_recip((float)M), Mf = (float)M;
-    int cbeg = C * part / parts, nc = C * (part + 1) / parts - cbeg;
-    if (HW % 8 == 0 && HW <= BN_SWEEP_HW_BWD && nc <= 64) {
-        /* small planes: two sweeps in memory order (bn_fwd_part), d and xhat recomputed in the
-         * second with the same operations */
-        static _Thread_local k8cv kb[64], kg[64];
-        v8 z = bc(0.0f);
-        for (int c = 0; c < nc; c++) k8cv_init(&kb[c]), k8cv_init(&kg[c]);
-        for (int pass = 0; pass < 2; pass++) {
-            for (int n = 0; n < N; n++)
-                for (int c = 0; c < nc; c++) {
-                    size_t o = ((size_t)n * C + cbeg + c) * HW;
-                    v8 mv = bc(j->mean_in[cbeg + c]), iv = bc(j->is_in[cbeg + c]);
-                    v8 k = bc((j->g[cbeg + c] * j->is_in[cbeg + c]) * invM), mf = bc(Mf);
-                    v8 dbv = bc(pass ? j->db[cbeg + c] : 0.0f), dgv = bc(pass ? j->dg[cbeg + c] : 0.0f);
-                    for (int i0 = 0; i0 < HW;) { /* by segments of a chunk (K8C) */
-                        int seg = k8c_seg((size_t)n * HW + i0, HW - i0);
-                        k8v sb = kb[c].cur, sg = kg[c].cur;
-                        for (int i = i0; i < i0 + seg; i += 8) {
-                            v8 dv = ld(j->dy + o + i);
-                            if (j->yr) {
-                                v8 y = ld(j->yr + o + i);
-                                dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
-                            }
-                            v8 xv = (ld(j->x + o + i) - mv) * iv;
-                            if (pass) {
-                                stv(j->dx + o + i, k * ((mf * dv - dbv) - xv * dgv));
-                            } else {
-                                k8v_add(&sb, dv);
-                                k8v_add(&sg, dv * xv);
-                            }
-                        }
-                        i0 += seg;
-                        if (!pass) {
-                            kb[c].cur = sb, kg[c].cur = sg;
-                            if (((size_t)n * HW + i0) % REF_K8C_CHUNK == 0) k8cv_push(&kb[c]), k8cv_push(&kg[c]);
-                        }
-                    }
-                }
-            for (int c = 0; c < nc && !pass; c++)
-                j->db[cbeg + c] = k8cv_total(&kb[c], (size_t)M), j->dg[cbeg + c] = k8cv_total(&kg[c], (size_t)M);
-        }
-        return;
-    }
-    /* channels in groups whose d and xhat buffers fit the L2 cache (one channel at a time where
-     * even two do not): d and xhat for the group, sweeping memory in order; each channel's K8
-     * sums over its buffers; then dx, again in memory order */
-    int G = 2 * (size_t)M * nc <= BN_GROUP_FLOATS_BWD ? nc : 1;
-    float *d = scratch_get(&j->ctx->b[part], 2 * (size_t)G * M + 16);
-    if (!d) return;
-    float *xh = d + (size_t)G * M;
-    v8 z = bc(0.0f), mf = bc(Mf);
-    for (int g0 = cbeg; g0 < cbeg + nc; g0 += G) {
-        int g1 = g0 + G < cbeg + nc ? g0 + G : cbeg + nc;
-        for (int n = 0; n < N; n++)
-            for (int c = g0; c < g1; c++) {
-                float mean = j->mean_in[c], is = j->is_in[c];
-                v8 mv = bc(mean), iv = bc(is);
-                size_t o = ((size_t)n * C + c) * HW, q = (size_t)(c - g0) * M + (size_t)n * HW;
-                int i = 0;
-                size_t po = o + (size_t)C * HW; /* the next sample's run */
-                for (; i + 8 <= HW; i += 8) {
-                    if ((i & 15) == 0 && n + 1 < N) {
-                        __builtin_prefetch(j->dy + po + i);
-                        __builtin_prefetch(j->x + po + i);
-                        if (j->yr) __builtin_prefetch(j->yr + po + i);
-                    }
-                    v8 dv = ld(j->dy + o + i);
-                    if (j->yr) {
-                        v8 y = ld(j->yr + o + i);
-                        dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
-                    }
-                    stv(d + q + i, dv);
-                    stv(xh + q + i, (ld(j->x + o + i) - mv) * iv);
-                }
-                for (; i < HW; i++) {
-                    d[q + i] = j->yr && !(j->yr[o + i] > 0.0f) ? 0.0f : j->dy[o + i];
-                    xh[q + i] = (j->x[o + i] - mean) * is;
-                }
-            }
-        for (int c = g0; c < g1; c++) {
-            const float *dc = d + (size_t)(c - g0) * M, *xc = xh + (size_t)(c - g0) * M;
-            static _Thread_local k8cv kb, kg;
-            static _Thread_local ref_k8c rb, rg;
-            k8cv_init(&kb), k8cv_init(&kg);
-            size_t e = 0, Mv = (size_t)M & ~(size_t)7;
-            while (e < Mv) { /* by chunks (K8C), the states in registers */
-                int seg = k8c_seg(e, (int)(Mv - e < (size_t)REF_K8C_CHUNK ? Mv - e : (size_t)REF_K8C_CHUNK));
-                k8v sb = kb.cur, sg = kg.cur;
-                for (int q = 0; q < seg; q += 8) {
-                    v8 dv = ld(dc + e + q);
-                    k8v_add(&sb, dv);
-                    k8v_add(&sg, dv * ld(xc + e + q));
-                }
-                kb.cur = sb, kg.cur = sg;
-                e += (size_t)seg;
-                if (e % REF_K8C_CHUNK == 0) k8cv_push(&kb), k8cv_push(&kg);
-            }
-            k8cv_to_ref(&kb, e, &rb), k8cv_to_ref(&kg, e, &rg);
-            for (; e < (size_t)M; e++) {
-                ref_k8c_add(&rb, dc[e]);
-                ref_k8c_add(&rg, dc[e] * xc[e]);
-            }
-            j->db[c] = ref_k8c_total(&rb);
-            j->dg[c] = ref_k8c_total(&rg);
-        }
-        for (int n = 0; n < N; n++)
-            for (int c = g0; c < g1; c++) {
-                float db = j->db[c], dg = j->dg[c], ks = (j->g[c] * j->is_in[c]) * invM;
-                v8 k = bc(ks), dbv = bc(db), dgv = bc(dg);
-                size_t o = ((size_t)n * C + c) * HW, q = (size_t)(c - g0) * M + (size_t)n * HW;
-                int i = 0;
-                for (; i + 8 <= HW; i += 8) stv(j->dx + o + i, k * ((mf * ld(d + q + i) - dbv) - ld(xh + q + i) * dgv));
-                for (; i < HW; i++) j->dx[o + i] = ks * ((Mf * d[q + i] - db) - xh[q + i] * dg);
-            }
-    }
 }
 
 void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, int relu, const flce_buf *x,
@@ -689,7 +408,7 @@ void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom
                 .b = HB_CF(b), .y = HB_F(y), .mean = HB_F(mean), .is = HB_F(is), .rm = HB_F(rm), .rv = HB_F(rv),
                 .ctx = ctx_of(be)};
     PROF_BEGIN(be);
-    if (!bn_split_run(be, &j, bn_split_fwd_part, 3)) pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+    bn_split_run(be, &j, bn_split_fwd_part, 3);
     PROF_END(be, "bn_fwd_train%s c%d hw%d", relu ? "+relu" : "", C, HW);
 }
 
@@ -700,7 +419,7 @@ void c_bn_fwd_train_res(flce_backend *be, int N, int C, int HW, float eps, float
                 .b = HB_CF(b), .r = HB_CF(r), .y = HB_F(y), .mean = HB_F(mean), .is = HB_F(is), .rm = HB_F(rm),
                 .rv = HB_F(rv), .ctx = ctx_of(be)};
     PROF_BEGIN(be);
-    if (!bn_split_run(be, &j, bn_split_fwd_part, 3)) pool_run(&ctx_of(be)->pool, bn_fwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+    bn_split_run(be, &j, bn_split_fwd_part, 3);
     PROF_END(be, "bn_fwd_train+res+relu c%d hw%d", C, HW);
 }
 
@@ -756,6 +475,6 @@ void c_bn_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *yr, const 
                 .mean_in = HB_CF(mean), .g = HB_CF(g), .is_in = HB_CF(is), .dx = HB_F(dx), .dg = HB_F(dg), .db = HB_F(db),
                 .ctx = ctx_of(be)};
     PROF_BEGIN(be);
-    if (!bn_split_run(be, &j, bn_split_bwd_part, 2)) pool_run(&ctx_of(be)->pool, bn_bwd_part, &j, C < nthreads(be) ? C : nthreads(be));
+    bn_split_run(be, &j, bn_split_bwd_part, 2);
     PROF_END(be, "bn_bwd%s c%d hw%d", yr ? "+relu" : "", C, HW);
 }
