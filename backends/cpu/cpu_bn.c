@@ -89,21 +89,20 @@ static float bn_stats_done(const bn_job *j, int c, float mean, float var) {
     return is;
 }
 
-/* The chunk split (two or more threads, at least a chunk a part): the flat range [0, M) of every
- * channel (element n HW + i) cut at chunk boundaries (K8C's 256) into one range a part, each part
- * sweeping its range of all channels in memory order (n, c, i): the samples the convolutions gave
- * its core (take_sample in cpu_conv.c), read where they were written. Where planes are not whole
- * vectors (14x14, 7x7) a part copies its range of each channel out contiguous first, so that its
- * vectors are the K8 lanes (the range starts on a chunk, a multiple of 8). Measured 2026-11-30 on
- * a 2-core Zen 4 against the split by channels it replaced (each thread all samples of its
- * channels, in groups that fit the L2 cache): the training step 8-11% faster (with the
- * convolutions' two-ended sample split), the 16-channel backward 1.8x. One thread, or under two
- * chunks, runs one range. A part's K8C state merges
- * two blocks of chunks only where together they form an aligned block (2^(l+1) chunks from a
- * multiple of 2^(l+1)), as the reference's binary stack does; bn_split_total then pushes the
- * parts' blocks in order with the reference's rule, which rebuilds the reference's stack, node by
- * node: the same sums, the same bits. The phases run as separate pool calls (the means, then the
- * variances, are needed by every part). */
+/* The chunk split: the flat range [0, M) of every channel (element n HW + i) cut at chunk
+ * boundaries (K8C's 256) into one range a thread (at most one a chunk; one range on one thread),
+ * each part sweeping its range of all channels in memory order (n, c, i): the samples the
+ * convolutions gave its core (take_sample in cpu_conv.c), read where they were written. Where
+ * planes are not whole vectors (14x14, 7x7) a part copies its range of each channel out
+ * contiguous first, so that its vectors are the K8 lanes (the range starts on a chunk, a
+ * multiple of 8). A part's K8C state merges two blocks of chunks only where together they form
+ * an aligned block (2^(l+1) chunks from a multiple of 2^(l+1)), as the reference's binary stack
+ * does; bn_split_total then pushes the parts' blocks in order with the reference's rule, which
+ * rebuilds the reference's stack node by node: the same sums, the same bits. The phases run as
+ * separate pool calls (the means, then the variances, are needed by every part). Measured
+ * 2026-11-30 on a 2-core Zen 4 against the split by channels it replaced (each thread all samples
+ * of its channels, in groups that fit the L2 cache): the training step 8-11% faster (with the
+ * convolutions' two-ended sample split), the 16-channel backward 1.8x. */
 static __attribute__((noinline)) void k8cv_push_at(k8cv *k, size_t g) { /* g: the chunk's global index */
     k->st[k->depth] = k->cur;
     k->lvl[k->depth++] = 0;
