@@ -44,8 +44,7 @@ static inline int k8c_seg(size_t j, int left) {
     int seg = REF_K8C_CHUNK - (int)(j % REF_K8C_CHUNK);
     return seg < left ? seg : left;
 }
-/* The state as the reference's, after `count` elements (a multiple of 8), to continue lane by
- * lane with ref_k8c_add (a tail) or to total. */
+/* The state as the reference's, after `count` elements, to total. */
 static void k8cv_to_ref(const k8cv *k, size_t count, ref_k8c *r) {
     r->depth = k->depth;
     for (int i = 0; i < k->depth; i++) k8v_to_ref(&k->st[i], &r->st[i]), r->lvl[i] = k->lvl[i];
@@ -202,16 +201,18 @@ static inline void bn_split_add2(k8cv *kb, k8cv *kg, const float *d, const float
         k8v_add_mask(&kg->cur, dv * xv, m);
     }
 }
-/* d (dy through the ReLU's mask, where yr) and xh = (x - mean) invstd: n elements at o */
+/* d = dy through the fused ReLU's mask (where yr: y > 0 ? dy : 0), 8 lanes at element o */
+static inline v8 bn_d8(const bn_job *j, size_t o) {
+    v8 dv = ld(j->dy + o), z = bc(0.0f);
+    if (!j->yr) return dv;
+    v8 y = ld(j->yr + o);
+    return (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
+}
+/* d and xh = (x - mean) invstd: n elements at o */
 static inline void bn_d_xh(const bn_job *j, size_t o, int n, v8 mv, v8 iv, float *d, float *xh) {
-    v8 z = bc(0.0f);
     int i = 0;
     for (; i + 8 <= n; i += 8) {
-        v8 dv = ld(j->dy + o + i);
-        if (j->yr) {
-            v8 y = ld(j->yr + o + i);
-            dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
-        }
+        v8 dv = bn_d8(j, o + i);
         stv(d + i, dv);
         stv(xh + i, (ld(j->x + o + i) - mv) * iv);
     }
@@ -299,7 +300,7 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
     int len = (int)(b - a);
     k8cv *st = j->st[part];
     float *db = (float *)(st + 2 * (size_t)C), *dg = db + C, *buf = (float *)st + BN_SPLIT_STATE_FLOATS(C);
-    v8 z = bc(0.0f), mf = bc((float)M);
+    v8 mf = bc((float)M);
     float invM = fm_recip((float)M), Mf = (float)M;
     if (j->phase == 1) { /* the totals, then dx */
         for (int c = 0; c < C; c++) {
@@ -315,11 +316,7 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
                 v8 mv = bc(m), iv = bc(is), k = bc(ks), dbv = bc(db[c]), dgv = bc(dg[c]);
                 int i = i0;
                 for (; i + 8 <= i1; i += 8) {
-                    v8 dv = ld(j->dy + o + i);
-                    if (j->yr) {
-                        v8 y = ld(j->yr + o + i);
-                        dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
-                    }
+                    v8 dv = bn_d8(j, o + i);
                     v8 xv = (ld(j->x + o + i) - mv) * iv;
                     stv(j->dx + o + i, k * ((mf * dv - dbv) - xv * dgv));
                 }
@@ -361,11 +358,7 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
                 int seg = k8c_seg(e, i1 - s0);
                 k8v sb = st[c].cur, sg = st[C + c].cur;
                 for (int i = s0; i < s0 + seg; i += 8) {
-                    v8 dv = ld(j->dy + o + i);
-                    if (j->yr) {
-                        v8 y = ld(j->yr + o + i);
-                        dv = (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
-                    }
+                    v8 dv = bn_d8(j, o + i);
                     v8 xv = (ld(j->x + o + i) - mv) * iv;
                     k8v_add(&sb, dv);
                     k8v_add(&sg, dv * xv);
