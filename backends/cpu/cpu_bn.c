@@ -91,10 +91,10 @@ static float bn_stats_done(const bn_job *j, int c, float mean, float var) {
 /* The chunk split: the flat range [0, M) of every channel (element n HW + i) cut at chunk
  * boundaries (K8C's 256) into one range a thread (at most one a chunk; one range on one thread),
  * each part sweeping its range of all channels in memory order (n, c, i): the samples the
- * convolutions gave its core (take_sample in cpu_conv.c), read where they were written. Where
- * planes are not whole vectors (14x14, 7x7) a part copies its range of each channel out
- * contiguous first, so that its vectors are the K8 lanes (the range starts on a chunk, a
- * multiple of 8). A part's K8C state merges two blocks of chunks only where together they form
+ * convolutions gave its core (take_sample in cpu_conv.c), read where they were written. Its
+ * vectors are the K8 lanes (the range starts on a chunk, a multiple of 8): where planes are not
+ * whole vectors (14x14, 7x7), a vector that straddles two samples' planes is carried from one
+ * sample to the next per channel (bn_pend). A part's K8C state merges two blocks of chunks only where together they form
  * an aligned block (2^(l+1) chunks from a multiple of 2^(l+1)), as the reference's binary stack
  * does; bn_split_total then pushes the parts' blocks in order with the reference's rule, which
  * rebuilds the reference's stack node by node: the same sums, the same bits. The phases run as
@@ -151,16 +151,46 @@ static inline void k8v_add_mask(k8v *k, v8 x, v8i m) {
     k->s = (v8)((m & (v8i)t.s) | (~m & (v8i)k->s));
     k->c = (v8)((m & (v8i)t.c) | (~m & (v8i)k->c));
 }
-static inline v8i lanes_below(int r) {
-    return (v8i){0, 1, 2, 3, 4, 5, 6, 7} < (v8i){r, r, r, r, r, r, r, r};
+/* lanes lo <= l < hi */
+static inline v8i lanes_in(int lo, int hi) {
+    v8i l = {0, 1, 2, 3, 4, 5, 6, 7};
+    return (l >= (v8i){lo, lo, lo, lo, lo, lo, lo, lo}) & (l < (v8i){hi, hi, hi, hi, hi, hi, hi, hi});
 }
-/* k += x[0 .. cnt), the elements e0 .. e0 + cnt of the flat range (e0 a multiple of 8), squared
- * deviations from mv with sq, by segments of a chunk; a last partial vector (the end of the
- * range) on its lanes only, as the reference adds those lane by lane */
-static inline void bn_split_add(k8cv *k, const float *x, size_t e0, int cnt, int sq, v8 mv) {
+static inline v8i lanes_below(int r) { return lanes_in(0, r); }
+/* the lanes set in m from p (lane l: p[l]), the others zero; nothing read for them */
+static inline v8 mload(const float *p, v8i m) { return (v8)_mm256_maskload_ps(p, (__m256i)m); }
+static inline v8 vor(v8 a, v8 b) { return (v8)((v8i)a | (v8i)b); }
+
+/* A channel's K8 vector begun but not yet filled: the range's flat elements before the current
+ * run that do not make a whole vector (where planes are not whole vectors, the end of the previous
+ * sample's plane), raw (the forward: x; the backward: d and x), in lanes 0 .. n-1, the others
+ * zero. The runs read the planes where they are (no copy): a vector that straddles two samples is
+ * completed from the next sample's plane with a masked load. */
+typedef struct {
+    v8 v[2];
+    int n;
+} bn_pend;
+
+static inline v8 bn_sq(v8 v, int sq, v8 mv) { return sq ? (v - mv) * (v - mv) : v; }
+/* k += x[0 .. cnt), the flat elements e .. e + cnt of the range (with sq their squared deviations
+ * from mv), the vector begun in p first (e - p->n a multiple of 8), by segments of a chunk; a
+ * last partial vector stays in p */
+static inline void bn_add_run(k8cv *k, bn_pend *p, const float *x, size_t e, int cnt, int sq, v8 mv) {
+    if (p->n) {
+        int n0 = p->n, take = 8 - n0 < cnt ? 8 - n0 : cnt;
+        v8 v = vor(p->v[0], mload(x - n0, lanes_in(n0, n0 + take)));
+        x += take, e += (size_t)take, cnt -= take;
+        if (n0 + take < 8) {
+            p->v[0] = v, p->n = n0 + take;
+            return;
+        }
+        k8v_add(&k->cur, bn_sq(v, sq, mv));
+        p->n = 0;
+        if (e % REF_K8C_CHUNK == 0) k8cv_push_at(k, e / REF_K8C_CHUNK - 1);
+    }
     int full = cnt & ~7;
     for (int s0 = 0; s0 < full;) {
-        int seg = k8c_seg(e0 + s0, full - s0);
+        int seg = k8c_seg(e + s0, full - s0);
         k8v r = k->cur;
         if (sq)
             for (int i = s0; i < s0 + seg; i += 8) k8v_add(&r, (ld(x + i) - mv) * (ld(x + i) - mv));
@@ -168,95 +198,125 @@ static inline void bn_split_add(k8cv *k, const float *x, size_t e0, int cnt, int
             for (int i = s0; i < s0 + seg; i += 8) k8v_add(&r, ld(x + i));
         k->cur = r;
         s0 += seg;
-        if ((e0 + s0) % REF_K8C_CHUNK == 0) k8cv_push_at(k, (e0 + s0) / REF_K8C_CHUNK - 1);
+        if ((e + s0) % REF_K8C_CHUNK == 0) k8cv_push_at(k, (e + s0) / REF_K8C_CHUNK - 1);
     }
-    if (cnt > full) {
-        v8i m = lanes_below(cnt - full);
-        v8 v = (v8)_mm256_maskload_ps(x + full, (__m256i)m);
-        k8v_add_mask(&k->cur, sq ? (v - mv) * (v - mv) : v, m);
-    }
+    if (cnt > full) p->v[0] = mload(x + full, lanes_below(cnt - full)), p->n = cnt - full;
 }
-/* the backward's two sums, of d and of d xh, over d[0 .. cnt) and xh[0 .. cnt) as bn_split_add */
-static inline void bn_split_add2(k8cv *kb, k8cv *kg, const float *d, const float *xh, size_t e0, int cnt) {
-    int full = cnt & ~7;
-    for (int s0 = 0; s0 < full;) {
-        int seg = k8c_seg(e0 + s0, full - s0);
-        k8v sb = kb->cur, sg = kg->cur;
-        for (int i = s0; i < s0 + seg; i += 8) {
-            v8 dv = ld(d + i);
-            k8v_add(&sb, dv);
-            k8v_add(&sg, dv * ld(xh + i));
-        }
-        kb->cur = sb, kg->cur = sg;
-        s0 += seg;
-        if ((e0 + s0) % REF_K8C_CHUNK == 0) {
-            k8cv_push_at(kb, (e0 + s0) / REF_K8C_CHUNK - 1);
-            k8cv_push_at(kg, (e0 + s0) / REF_K8C_CHUNK - 1);
-        }
-    }
-    if (cnt > full) {
-        v8i m = lanes_below(cnt - full);
-        v8 dv = (v8)_mm256_maskload_ps(d + full, (__m256i)m), xv = (v8)_mm256_maskload_ps(xh + full, (__m256i)m);
-        k8v_add_mask(&kb->cur, dv, m);
-        k8v_add_mask(&kg->cur, dv * xv, m);
-    }
+/* the range's end: a vector begun there (the last of the whole range, M not a multiple of 8)
+ * added on its lanes only, as the reference adds those lane by lane */
+static inline void bn_add_end(k8cv *k, const bn_pend *p, int sq, v8 mv) {
+    if (p->n) k8v_add_mask(&k->cur, bn_sq(p->v[0], sq, mv), lanes_below(p->n));
 }
-/* d = dy through the fused ReLU's mask (where yr: y > 0 ? dy : 0), 8 lanes at element o */
+
+/* d = dy through the fused ReLU's mask (where yr: y > 0 ? dy : 0), the lanes of m at element o */
+static inline v8 bn_d8m(const bn_job *j, size_t o, v8i m) {
+    v8 dv = mload(j->dy + o, m), z = bc(0.0f);
+    if (!j->yr) return dv;
+    v8 y = mload(j->yr + o, m);
+    return (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
+}
+/* the same, all 8 lanes */
 static inline v8 bn_d8(const bn_job *j, size_t o) {
     v8 dv = ld(j->dy + o), z = bc(0.0f);
     if (!j->yr) return dv;
     v8 y = ld(j->yr + o);
     return (v8)((__typeof__(y > z))(y > z) & (__typeof__(y > z))dv);
 }
-/* d and xh = (x - mean) invstd: n elements at o */
-static inline void bn_d_xh(const bn_job *j, size_t o, int n, v8 mv, v8 iv, float *d, float *xh) {
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8 dv = bn_d8(j, o + i);
-        stv(d + i, dv);
-        stv(xh + i, (ld(j->x + o + i) - mv) * iv);
+/* the backward's two sums, of d and of d xh (xh = (x - mean) invstd), over the run of cnt
+ * elements at o in the tensors, the flat elements e .. e + cnt, as bn_add_run */
+static inline void bn_add2_run(const bn_job *j, k8cv *kb, k8cv *kg, bn_pend *p, size_t o, size_t e, int cnt, v8 mv, v8 iv) {
+    if (p->n) {
+        int n0 = p->n, take = 8 - n0 < cnt ? 8 - n0 : cnt;
+        v8i m = lanes_in(n0, n0 + take);
+        v8 dv = vor(p->v[0], bn_d8m(j, o - (size_t)n0, m)), xv = vor(p->v[1], mload(j->x + o - n0, m));
+        o += (size_t)take, e += (size_t)take, cnt -= take;
+        if (n0 + take < 8) {
+            p->v[0] = dv, p->v[1] = xv, p->n = n0 + take;
+            return;
+        }
+        k8v_add(&kb->cur, dv);
+        k8v_add(&kg->cur, dv * ((xv - mv) * iv));
+        p->n = 0;
+        if (e % REF_K8C_CHUNK == 0) k8cv_push_at(kb, e / REF_K8C_CHUNK - 1), k8cv_push_at(kg, e / REF_K8C_CHUNK - 1);
     }
-    for (; i < n; i++) {
-        d[i] = j->yr && !(j->yr[o + i] > 0.0f) ? 0.0f : j->dy[o + i];
-        xh[i] = (j->x[o + i] - mv[0]) * iv[0];
+    int full = cnt & ~7;
+    for (int s0 = 0; s0 < full;) {
+        int seg = k8c_seg(e + s0, full - s0);
+        k8v sb = kb->cur, sg = kg->cur;
+        for (int i = s0; i < s0 + seg; i += 8) {
+            v8 dv = bn_d8(j, o + i);
+            v8 xv = (ld(j->x + o + i) - mv) * iv;
+            k8v_add(&sb, dv);
+            k8v_add(&sg, dv * xv);
+        }
+        kb->cur = sb, kg->cur = sg;
+        s0 += seg;
+        if ((e + s0) % REF_K8C_CHUNK == 0)
+            k8cv_push_at(kb, (e + s0) / REF_K8C_CHUNK - 1), k8cv_push_at(kg, (e + s0) / REF_K8C_CHUNK - 1);
+    }
+    if (cnt > full) {
+        v8i m = lanes_below(cnt - full);
+        p->v[0] = bn_d8m(j, o + full, m), p->v[1] = mload(j->x + o + full, m), p->n = cnt - full;
     }
 }
+static inline void bn_add2_end(k8cv *kb, k8cv *kg, const bn_pend *p, v8 mv, v8 iv) {
+    if (!p->n) return;
+    v8i m = lanes_below(p->n);
+    k8v_add_mask(&kb->cur, p->v[0], m);
+    k8v_add_mask(&kg->cur, p->v[0] * ((p->v[1] - mv) * iv), m);
+}
 
-/* The part's work buffer: its states (2C), 2C floats, and where planes are not whole vectors its
- * range of each channel copied out contiguous (C or, backward, 2C rows of b - a floats; their
- * vectors are then the K8 lanes, the range starting on a chunk) */
-#define BN_SPLIT_BWD_GROUP (128u << 10) /* floats: d and xh of a group of channels, half a MB (L2) */
-#define BN_SPLIT_STATE_FLOATS(C) ((2 * (size_t)(C) * sizeof(k8cv) + 2 * (size_t)(C) * sizeof(float) + 63) / 64 * 16)
+/* The part's work buffer: its states (2C), 2C floats and C vectors begun (bn_pend) */
+#define BN_SPLIT_STATE_FLOATS(C) ((2 * (size_t)(C) * sizeof(k8cv) + 2 * (size_t)(C) * sizeof(float) + (size_t)(C) * sizeof(bn_pend) + 63) / 64 * 16)
+
+/* y = relu?(((x - mean) invstd) gamma + beta (+ r)) on [i0, i1) of a plane, the last partial
+ * vector with masked loads and stores */
+static inline v8 bn_y8(v8 xv, v8 rv, int res, int relu, v8 mv, v8 iv, v8 gv, v8 bv) {
+    v8 o = ((xv - mv) * iv) * gv + bv;
+    if (res) o = o + rv;
+    return relu || res ? relu8(o) : o;
+}
+static inline void bn_apply(float *y, const float *x, const float *r, int relu, int i0, int i1, v8 mv, v8 iv, v8 gv, v8 bv) {
+    int i = i0;
+    if (r)
+        for (; i + 8 <= i1; i += 8) stv(y + i, bn_y8(ld(x + i), ld(r + i), 1, 1, mv, iv, gv, bv));
+    else if (relu)
+        for (; i + 8 <= i1; i += 8) stv(y + i, bn_y8(ld(x + i), bc(0.0f), 0, 1, mv, iv, gv, bv));
+    else
+        for (; i + 8 <= i1; i += 8) stv(y + i, bn_y8(ld(x + i), bc(0.0f), 0, 0, mv, iv, gv, bv));
+    if (i < i1) {
+        v8i m = lanes_below(i1 - i);
+        v8 o = bn_y8(mload(x + i, m), r ? mload(r + i, m) : bc(0.0f), r != NULL, relu, mv, iv, gv, bv);
+        _mm256_maskstore_ps(y + i, (__m256i)m, (__m256)o);
+    }
+}
 
 static void bn_split_fwd_part(void *arg, int part, int parts) {
     (void)parts;
     bn_job *j = arg;
-    int C = j->C, HW = j->HW, direct = HW % 8 == 0;
+    int C = j->C, HW = j->HW;
     size_t a, b;
     bn_split_range(j, part, &a, &b);
-    int len = (int)(b - a);
     k8cv *st = j->st[part];
     float invM = fm_recip((float)((size_t)j->N * HW));
-    float *mean = (float *)(st + 2 * (size_t)C), *is = mean + C, *buf = (float *)st + BN_SPLIT_STATE_FLOATS(C);
+    float *mean = (float *)(st + 2 * (size_t)C), *is = mean + C;
+    bn_pend *pend = (bn_pend *)(is + C);
     int ph = j->phase;
     if (ph < 2) { /* 0: the sums (states 0..C); 1: the squared deviations from the means (C..2C) */
         k8cv *sp = st + (size_t)ph * C;
         for (int c = 0; c < C; c++) {
             k8cv_init(&sp[c]);
+            pend[c].n = 0;
             if (ph) mean[c] = bn_split_total(j, 0, c) * invM;
         }
-        if (direct || ph == 0)
-            for (int n = (int)(a / (size_t)HW); (size_t)n * HW < b; n++) {
-                int i0, i1;
-                bn_run(a, b, n, HW, &i0, &i1);
-                for (int c = 0; c < C; c++) {
-                    const float *x = j->x + ((size_t)n * C + c) * HW + i0;
-                    if (direct) bn_split_add(&sp[c], x, (size_t)n * HW + i0, i1 - i0, ph, bc(ph ? mean[c] : 0.0f));
-                    else memcpy(buf + (size_t)c * len + ((size_t)n * HW + i0 - a), x, sizeof(float) * (size_t)(i1 - i0));
-                }
-            }
-        if (!direct)
-            for (int c = 0; c < C; c++) bn_split_add(&sp[c], buf + (size_t)c * len, a, len, ph, bc(ph ? mean[c] : 0.0f));
+        for (int n = (int)(a / (size_t)HW); (size_t)n * HW < b; n++) {
+            int i0, i1;
+            bn_run(a, b, n, HW, &i0, &i1);
+            for (int c = 0; c < C; c++)
+                bn_add_run(&sp[c], &pend[c], j->x + ((size_t)n * C + c) * HW + i0, (size_t)n * HW + i0, i1 - i0, ph,
+                           bc(ph ? mean[c] : 0.0f));
+        }
+        for (int c = 0; c < C; c++) bn_add_end(&sp[c], &pend[c], ph, bc(ph ? mean[c] : 0.0f));
         return;
     }
     for (int c = 0; c < C; c++) { /* 2: the statistics, then y */
@@ -268,40 +328,25 @@ static void bn_split_fwd_part(void *arg, int part, int parts) {
         bn_run(a, b, n, HW, &i0, &i1);
         for (int c = 0; c < C; c++) {
             size_t o = ((size_t)n * C + c) * HW;
-            const float *x = direct ? j->x + o : buf + (size_t)c * len + ((size_t)n * HW - a); /* x[i], i0 <= i < i1 */
-            float *y = j->y + o;
-            const float *r = j->r ? j->r + o : NULL;
-            v8 mv = bc(mean[c]), iv = bc(is[c]), gv = bc(j->g[c]), bv = bc(j->b[c]);
-            int i = i0;
-            if (r)
-                for (; i + 8 <= i1; i += 8) stv(y + i, relu8((((ld(x + i) - mv) * iv) * gv + bv) + ld(r + i)));
-            else if (j->relu)
-                for (; i + 8 <= i1; i += 8) stv(y + i, relu8(((ld(x + i) - mv) * iv) * gv + bv));
-            else
-                for (; i + 8 <= i1; i += 8) stv(y + i, ((ld(x + i) - mv) * iv) * gv + bv);
-            for (; i < i1; i++) {
-                float v = ((x[i] - mean[c]) * is[c]) * j->g[c] + j->b[c];
-                if (r) v = v + r[i];
-                y[i] = (j->relu || r) && !(v > 0.0f) ? 0.0f : v;
-            }
+            bn_apply(j->y + o, j->x + o, j->r ? j->r + o : NULL, j->relu, i0, i1, bc(mean[c]), bc(is[c]), bc(j->g[c]),
+                     bc(j->b[c]));
         }
     }
 }
 
 /* The backward's chunk split: 0, the sums of d (dy through the ReLU's mask) and d xhat (states
- * 0..C and C..2C); 1, the totals, then dx, d and xhat recomputed with the same operations where
- * the planes are whole vectors, else kept in the part's buffer from phase 0. */
+ * 0..C and C..2C); 1, the totals, then dx, d and xhat recomputed with the same operations. */
 static void bn_split_bwd_part(void *arg, int part, int parts) {
     (void)parts;
     bn_job *j = arg;
-    int C = j->C, HW = j->HW, direct = HW % 8 == 0;
+    int C = j->C, HW = j->HW;
     size_t a, b, M = (size_t)j->N * HW;
     bn_split_range(j, part, &a, &b);
-    int len = (int)(b - a);
     k8cv *st = j->st[part];
-    float *db = (float *)(st + 2 * (size_t)C), *dg = db + C, *buf = (float *)st + BN_SPLIT_STATE_FLOATS(C);
+    float *db = (float *)(st + 2 * (size_t)C), *dg = db + C;
+    bn_pend *pend = (bn_pend *)(dg + C);
     v8 mf = bc((float)M);
-    float invM = fm_recip((float)M), Mf = (float)M;
+    float invM = fm_recip((float)M);
     if (j->phase == 1) { /* the totals, then dx */
         for (int c = 0; c < C; c++) {
             db[c] = bn_split_total(j, 0, c), dg[c] = bn_split_total(j, 1, c);
@@ -312,66 +357,31 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
             bn_run(a, b, n, HW, &i0, &i1);
             for (int c = 0; c < C; c++) {
                 size_t o = ((size_t)n * C + c) * HW;
-                float m = j->mean_in[c], is = j->is_in[c], ks = (j->g[c] * is) * invM;
-                v8 mv = bc(m), iv = bc(is), k = bc(ks), dbv = bc(db[c]), dgv = bc(dg[c]);
+                v8 mv = bc(j->mean_in[c]), iv = bc(j->is_in[c]), k = bc((j->g[c] * j->is_in[c]) * invM), dbv = bc(db[c]), dgv = bc(dg[c]);
                 int i = i0;
                 for (; i + 8 <= i1; i += 8) {
                     v8 dv = bn_d8(j, o + i);
                     v8 xv = (ld(j->x + o + i) - mv) * iv;
                     stv(j->dx + o + i, k * ((mf * dv - dbv) - xv * dgv));
                 }
-                for (; i < i1; i++) {
-                    float d = j->yr && !(j->yr[o + i] > 0.0f) ? 0.0f : j->dy[o + i], xh = (j->x[o + i] - m) * is;
-                    j->dx[o + i] = ks * ((Mf * d - db[c]) - xh * dg[c]);
+                if (i < i1) {
+                    v8i m = lanes_below(i1 - i);
+                    v8 dv = bn_d8m(j, o + i, m), xv = (mload(j->x + o + i, m) - mv) * iv;
+                    _mm256_maskstore_ps(j->dx + o + i, (__m256i)m, (__m256)(k * ((mf * dv - dbv) - xv * dgv)));
                 }
             }
         }
         return;
     }
-    for (int c = 0; c < 2 * C; c++) k8cv_init(&st[c]); /* 0: the sums */
-    if (!direct) { /* d and xh copied out contiguous, a group of channels at a time (half a MB) */
-        int G = (int)(BN_SPLIT_BWD_GROUP / (2 * (size_t)len));
-        G = G < 1 ? 1 : G > C ? C : G;
-        for (int g0 = 0; g0 < C; g0 += G) {
-            int g1 = g0 + G < C ? g0 + G : C;
-            for (int n = (int)(a / (size_t)HW); (size_t)n * HW < b; n++) {
-                int i0, i1;
-                bn_run(a, b, n, HW, &i0, &i1);
-                for (int c = g0; c < g1; c++) {
-                    float *d = buf + (size_t)(c - g0) * len + ((size_t)n * HW - a), *xh = d + (size_t)G * len;
-                    bn_d_xh(j, ((size_t)n * C + c) * HW + i0, i1 - i0, bc(j->mean_in[c]), bc(j->is_in[c]), d + i0, xh + i0);
-                }
-            }
-            for (int c = g0; c < g1; c++)
-                bn_split_add2(&st[c], &st[C + c], buf + (size_t)(c - g0) * len, buf + (size_t)(G + c - g0) * len, a, len);
-        }
-        return;
-    }
+    for (int c = 0; c < C; c++) k8cv_init(&st[c]), k8cv_init(&st[C + c]), pend[c].n = 0; /* 0: the sums */
     for (int n = (int)(a / (size_t)HW); (size_t)n * HW < b; n++) {
         int i0, i1;
         bn_run(a, b, n, HW, &i0, &i1);
-        for (int c = 0; c < C; c++) {
-            size_t o = ((size_t)n * C + c) * HW;
-            v8 mv = bc(j->mean_in[c]), iv = bc(j->is_in[c]);
-            for (int s0 = i0; s0 < i1;) { /* by segments of a chunk */
-                size_t e = (size_t)n * HW + s0;
-                int seg = k8c_seg(e, i1 - s0);
-                k8v sb = st[c].cur, sg = st[C + c].cur;
-                for (int i = s0; i < s0 + seg; i += 8) {
-                    v8 dv = bn_d8(j, o + i);
-                    v8 xv = (ld(j->x + o + i) - mv) * iv;
-                    k8v_add(&sb, dv);
-                    k8v_add(&sg, dv * xv);
-                }
-                st[c].cur = sb, st[C + c].cur = sg;
-                s0 += seg;
-                if ((e + seg) % REF_K8C_CHUNK == 0) {
-                    k8cv_push_at(&st[c], (e + seg) / REF_K8C_CHUNK - 1);
-                    k8cv_push_at(&st[C + c], (e + seg) / REF_K8C_CHUNK - 1);
-                }
-            }
-        }
+        for (int c = 0; c < C; c++)
+            bn_add2_run(j, &st[c], &st[C + c], &pend[c], ((size_t)n * C + c) * HW + i0, (size_t)n * HW + i0, i1 - i0,
+                        bc(j->mean_in[c]), bc(j->is_in[c]));
     }
+    for (int c = 0; c < C; c++) bn_add2_end(&st[c], &st[C + c], &pend[c], bc(j->mean_in[c]), bc(j->is_in[c]));
 }
 
 /* Runs the phases of the split: one part a thread (at most one a chunk), the states and buffers
@@ -380,10 +390,7 @@ static void bn_split_run(flce_backend *be, bn_job *j, pool_fn fn, int phases) {
     size_t M = (size_t)j->N * j->HW;
     int parts = nthreads(be) < 16 ? nthreads(be) : 16;
     if ((size_t)parts > M / REF_K8C_CHUNK) parts = M < 2 * REF_K8C_CHUNK ? 1 : (int)(M / REF_K8C_CHUNK);
-    size_t len = (M / REF_K8C_CHUNK + (size_t)parts - 1) / (size_t)parts * REF_K8C_CHUNK + M % REF_K8C_CHUNK; /* the longest range */
     size_t need = BN_SPLIT_STATE_FLOATS(j->C);
-    if (j->HW % 8 && fn == bn_split_bwd_part) need += BN_SPLIT_BWD_GROUP > 2 * len ? BN_SPLIT_BWD_GROUP : 2 * len;
-    else if (j->HW % 8) need += (size_t)j->C * len;
     for (int p = 0; p < parts; p++)
         if (!(j->st[p] = (k8cv *)scratch_get(&j->ctx->b[p], need))) {
             flce_backend_fail(be, FLCE_ERR_NOMEM, "cpu: out of memory for BatchNorm's work buffers (%zu floats)", need);
