@@ -174,35 +174,50 @@ typedef struct {
 } bn_pend;
 
 static inline v8 bn_sq(v8 v, int sq, v8 mv) { return sq ? (v - mv) * (v - mv) : v; }
-/* k += x[0 .. cnt), the flat elements e .. e + cnt of the range (with sq their squared deviations
- * from mv), the vector begun in p first (e - p->n a multiple of 8), by segments of a chunk; a
- * last partial vector stays in p */
-static inline void bn_add_run(k8cv *k, bn_pend *p, const float *x, size_t e, int cnt, int sq, v8 mv) {
+/* k[h] += x[h xs + 0 .. cnt) for the nc (1 or 2) channels h, the flat elements e .. e + cnt of
+ * the range (with sq their squared deviations from mv[h]), the vectors begun in p[h] first (e -
+ * p->n a multiple of 8: the same for every channel), by segments of a chunk; a last partial vector
+ * stays in p. Two channels at once: each K8 step waits on the one before (its s), two
+ * independent chains run 1.35x as fast as one (2026-11-30, Zen 4: 1.02 against 1.37 ns a vector). */
+static inline void bn_add_run(k8cv *k, bn_pend *p, int nc, const float *x, size_t xs, size_t e, int cnt, int sq, const v8 *mv) {
     if (p->n) {
         int n0 = p->n, take = 8 - n0 < cnt ? 8 - n0 : cnt;
-        v8 v = vor(p->v[0], mload(x - n0, lanes_in(n0, n0 + take)));
+        v8i m = lanes_in(n0, n0 + take);
+        v8 v[2];
+        for (int h = 0; h < nc; h++) v[h] = vor(p[h].v[0], mload(x + h * xs - n0, m));
         x += take, e += (size_t)take, cnt -= take;
         if (n0 + take < 8) {
-            p->v[0] = v, p->n = n0 + take;
+            for (int h = 0; h < nc; h++) p[h].v[0] = v[h], p[h].n = n0 + take;
             return;
         }
-        k8v_add(&k->cur, bn_sq(v, sq, mv));
-        p->n = 0;
-        if (e % REF_K8C_CHUNK == 0) k8cv_push_at(k, e / REF_K8C_CHUNK - 1);
+        for (int h = 0; h < nc; h++) {
+            k8v_add(&k[h].cur, bn_sq(v[h], sq, mv[h]));
+            p[h].n = 0;
+            if (e % REF_K8C_CHUNK == 0) k8cv_push_at(&k[h], e / REF_K8C_CHUNK - 1);
+        }
     }
     int full = cnt & ~7;
     for (int s0 = 0; s0 < full;) {
         int seg = k8c_seg(e + s0, full - s0);
-        k8v r = k->cur;
+        k8v r[2];
+        for (int h = 0; h < nc; h++) r[h] = k[h].cur;
         if (sq)
-            for (int i = s0; i < s0 + seg; i += 8) k8v_add(&r, (ld(x + i) - mv) * (ld(x + i) - mv));
+            for (int i = s0; i < s0 + seg; i += 8)
+                for (int h = 0; h < nc; h++) {
+                    v8 d = ld(x + h * xs + i) - mv[h];
+                    k8v_add(&r[h], d * d);
+                }
         else
-            for (int i = s0; i < s0 + seg; i += 8) k8v_add(&r, ld(x + i));
-        k->cur = r;
+            for (int i = s0; i < s0 + seg; i += 8)
+                for (int h = 0; h < nc; h++) k8v_add(&r[h], ld(x + h * xs + i));
         s0 += seg;
-        if ((e + s0) % REF_K8C_CHUNK == 0) k8cv_push_at(k, (e + s0) / REF_K8C_CHUNK - 1);
+        for (int h = 0; h < nc; h++) {
+            k[h].cur = r[h];
+            if ((e + s0) % REF_K8C_CHUNK == 0) k8cv_push_at(&k[h], (e + s0) / REF_K8C_CHUNK - 1);
+        }
     }
-    if (cnt > full) p->v[0] = mload(x + full, lanes_below(cnt - full)), p->n = cnt - full;
+    if (cnt > full)
+        for (int h = 0; h < nc; h++) p[h].v[0] = mload(x + h * xs + full, lanes_below(cnt - full)), p[h].n = cnt - full;
 }
 /* the range's end: a vector begun there (the last of the whole range, M not a multiple of 8)
  * added on its lanes only, as the reference adds those lane by lane */
@@ -314,9 +329,12 @@ static void bn_split_fwd_part(void *arg, int part, int parts) {
         for (int n = (int)(a / (size_t)HW); (size_t)n * HW < b; n++) {
             int i0, i1;
             bn_run(a, b, n, HW, &i0, &i1);
-            for (int c = 0; c < C; c++)
-                bn_add_run(&sp[c], &pend[c], j->x + ((size_t)n * C + c) * HW + i0, (size_t)n * HW + i0, i1 - i0, ph,
-                           bc(ph ? mean[c] : 0.0f));
+            for (int c = 0; c < C; c += 2) { /* two channels at once (bn_add_run) */
+                const float *x = j->x + ((size_t)n * C + c) * HW + i0;
+                v8 mv[2] = {bc(ph ? mean[c] : 0.0f), bc(ph && c + 1 < C ? mean[c + 1] : 0.0f)};
+                if (c + 1 < C) bn_add_run(&sp[c], &pend[c], 2, x, (size_t)HW, (size_t)n * HW + i0, i1 - i0, ph, mv);
+                else bn_add_run(&sp[c], &pend[c], 1, x, (size_t)HW, (size_t)n * HW + i0, i1 - i0, ph, mv);
+            }
         }
         for (int c = 0; c < C; c++) bn_add_end(&sp[c], &pend[c], ph, bc(ph ? mean[c] : 0.0f));
         return;
