@@ -44,17 +44,28 @@ static inline int k8c_seg(size_t j, int left) {
     int seg = REF_K8C_CHUNK - (int)(j % REF_K8C_CHUNK);
     return seg < left ? seg : left;
 }
-/* The state as the reference's, after `count` elements, to total. */
-static void k8cv_to_ref(const k8cv *k, size_t count, ref_k8c *r) {
-    r->depth = k->depth;
-    for (int i = 0; i < k->depth; i++) k8v_to_ref(&k->st[i], &r->st[i]), r->lvl[i] = k->lvl[i];
-    k8v_to_ref(&k->cur, &r->cur);
-    r->count = count;
-}
-static float k8cv_total(const k8cv *k, size_t count) {
-    ref_k8c r;
-    k8cv_to_ref(k, count, &r);
-    return ref_k8c_total(&r);
+/* The total after `count` elements, as ref_k8c_total (the state is spent): the chunk being
+ * filled pushed with the reference's rule if it holds elements, the stack folded from the top,
+ * lane by lane in vectors, then the reference's final K8 total. */
+static float k8cv_total(k8cv *k, size_t count) {
+    if (count % REF_K8C_CHUNK || count == 0) {
+        k->st[k->depth] = k->cur;
+        k->lvl[k->depth++] = 0;
+        while (k->depth >= 2 && k->lvl[k->depth - 1] == k->lvl[k->depth - 2]) {
+            k8v_comb(&k->st[k->depth - 2], &k->st[k->depth - 1]);
+            k->lvl[k->depth - 2]++;
+            k->depth--;
+        }
+    }
+    k8v acc = k->st[k->depth - 1];
+    for (int i = k->depth - 2; i >= 0; i--) {
+        k8v t = k->st[i];
+        k8v_comb(&t, &acc);
+        acc = t;
+    }
+    ref_k8 r;
+    k8v_to_ref(&acc, &r);
+    return ref_k8_total(&r);
 }
 
 typedef struct {
