@@ -23,11 +23,11 @@ static void k8v_to_ref(const k8v *k, ref_k8 *r) {
  * and stored around the segment), and push cur when the segment ends a chunk: the stack of
  * finished chunks merges as the reference's. */
 typedef struct {
-    k8v cur;
+    k8v cur; /* 64-byte aligned: the loops load and store it at every run */
     int depth;
-    k8v st[REF_K8C_DEPTH];
     uint8_t lvl[REF_K8C_DEPTH];
-} k8cv;
+    k8v st[REF_K8C_DEPTH] __attribute__((aligned(32)));
+} __attribute__((aligned(64))) k8cv;
 static inline void k8v_comb(k8v *a, const k8v *b) {
     v8 t = a->s + b->s;
     v8 z = t - a->s;
@@ -133,7 +133,7 @@ static void bn_split_range(const bn_job *j, int p, size_t *a, size_t *b) {
 }
 /* sum s (0 or 1) of channel c over the whole range, from the parts' states */
 static float bn_split_total(const bn_job *j, int s, int c) {
-    static _Thread_local k8cv t;
+    k8cv t; /* on the stack, aligned: its vectors copied whole (a thread-local one was copied in 16-byte pieces) */
     t.depth = 0;
     for (int q = 0; q < j->parts; q++) {
         const k8cv *k = &j->st[q][(size_t)s * j->C + c];
@@ -180,7 +180,7 @@ static inline v8 vor(v8 a, v8 b) { return (v8)((v8i)a | (v8i)b); }
  * zero. The runs read the planes where they are (no copy): a vector that straddles two samples is
  * completed from the next sample's plane with a masked load. */
 typedef struct {
-    v8 v[2];
+    v8 v[2] __attribute__((aligned(32)));
     int n;
 } bn_pend;
 
@@ -294,7 +294,7 @@ static inline void bn_add2_end(k8cv *kb, k8cv *kg, const bn_pend *p, v8 mv, v8 i
     k8v_add_mask(&kg->cur, p->v[0] * ((p->v[1] - mv) * iv), m);
 }
 
-/* The part's work buffer: its states (2C), 2C floats and C vectors begun (bn_pend) */
+/* The part's work buffer (64-byte aligned): its states (2C), C vectors begun (bn_pend), 2C floats */
 #define BN_SPLIT_STATE_FLOATS(C) ((2 * (size_t)(C) * sizeof(k8cv) + 2 * (size_t)(C) * sizeof(float) + (size_t)(C) * sizeof(bn_pend) + 63) / 64 * 16)
 
 /* y = relu?(((x - mean) invstd) gamma + beta (+ r)) on [i0, i1) of a plane, the last partial
@@ -327,8 +327,8 @@ static void bn_split_fwd_part(void *arg, int part, int parts) {
     bn_split_range(j, part, &a, &b);
     k8cv *st = j->st[part];
     float invM = fm_recip((float)((size_t)j->N * HW));
-    float *mean = (float *)(st + 2 * (size_t)C), *is = mean + C;
-    bn_pend *pend = (bn_pend *)(is + C);
+    bn_pend *pend = (bn_pend *)(st + 2 * (size_t)C);
+    float *mean = (float *)(pend + C), *is = mean + C;
     int ph = j->phase;
     if (ph < 2) { /* 0: the sums (states 0..C); 1: the squared deviations from the means (C..2C) */
         k8cv *sp = st + (size_t)ph * C;
@@ -374,8 +374,8 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
     size_t a, b, M = (size_t)j->N * HW;
     bn_split_range(j, part, &a, &b);
     k8cv *st = j->st[part];
-    float *db = (float *)(st + 2 * (size_t)C), *dg = db + C;
-    bn_pend *pend = (bn_pend *)(dg + C);
+    bn_pend *pend = (bn_pend *)(st + 2 * (size_t)C);
+    float *db = (float *)(pend + C), *dg = db + C;
     v8 mf = bc((float)M);
     float invM = fm_recip((float)M);
     if (j->phase == 1) { /* the totals, then dx */
