@@ -648,7 +648,8 @@ Test(ops, ftz_mode_flushes_on_every_thread) {
  * merged after): training forward (+ ReLU, + residual) and backward on 1, 2, 3 and 5 threads
  * against the reference, bit for bit, at the study's three stage shapes (28x28: 196 chunks a
  * channel, cut at 98, the second part starting at a chunk that is not a multiple of 4; 14x14
- * and 7x7, whose planes are not whole vectors), at 6.5 chunks, and at 539 values.
+ * and 7x7, whose planes are not whole vectors), at 6.5 chunks, at 539 values, and with planes of
+ * 9, 4 and 1 values (a K8 vector spanning two to eight samples).
  * Half of each channel's values are pairs +v, -v of about 2^30, the other half normal, all at
  * random places: the large ones cancel in the total, which is left to the K8 states' error
  * terms, and those round differently in another merge tree. (With the cross-check's normal values, or with
@@ -719,9 +720,12 @@ Test(ops, batchnorm_chunk_split_equals_reference, .timeout = 60) {
     for (int t = 1; t <= 5; t += t == 3 ? 2 : 1) {
         bn_split_case(t, 64, 2, 784);
         bn_split_case(t, 13, 3, 128);
-        bn_split_case(t, 64, 2, 196); /* planes that are not whole vectors: copied out per part */
+        bn_split_case(t, 64, 2, 196); /* planes that are not whole vectors: a vector carried across two samples */
         bn_split_case(t, 64, 3, 49);
         bn_split_case(t, 11, 3, 49); /* 539 values: 2 chunks and 27, the last 3 lane by lane */
+        bn_split_case(t, 100, 3, 9); /* 3x3 planes: 900 values */
+        bn_split_case(t, 300, 3, 4); /* planes under a vector: one carried across up to three samples */
+        bn_split_case(t, 700, 2, 1); /* 1x1 planes: 700 values, eight samples a vector */
     }
 }
 
