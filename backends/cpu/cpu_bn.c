@@ -105,11 +105,12 @@ static float bn_stats_done(const bn_job *j, int c, float mean, float var) {
  * convolutions gave its core (take_sample in cpu_conv.c), read where they were written. Its
  * vectors are the K8 lanes (the range starts on a chunk, a multiple of 8): where planes are not
  * whole vectors (14x14, 7x7), a vector that straddles two samples' planes is carried from one
- * sample to the next per channel (bn_pend). A part's K8C state merges two blocks of chunks only where together they form
- * an aligned block (2^(l+1) chunks from a multiple of 2^(l+1)), as the reference's binary stack
- * does; bn_split_total then pushes the parts' blocks in order with the reference's rule, which
- * rebuilds the reference's stack node by node: the same sums, the same bits. The phases run as
- * separate pool calls (the means, then the variances, are needed by every part). Measured
+ * sample to the next per channel (bn_pend). A part's K8C state merges two blocks of chunks only
+ * where together they form an aligned block (2^(l+1) chunks from a multiple of 2^(l+1)), as the
+ * reference's binary stack does; bn_split_total then pushes the parts' blocks in order with the
+ * reference's rule, which rebuilds the reference's stack node by node: the same sums, the same
+ * bits. The phases run as separate pool calls (the means, then the variances, are needed by every
+ * part). Measured
  * 2026-11-30 on a 2-core Zen 4 against the split by channels it replaced (each thread all samples
  * of its channels, in groups that fit the L2 cache): the training step 8-11% faster (with the
  * convolutions' two-ended sample split), the 16-channel backward 1.8x. */
