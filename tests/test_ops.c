@@ -729,6 +729,39 @@ Test(ops, batchnorm_chunk_split_equals_reference, .timeout = 60) {
     }
 }
 
+/* Global average pooling split across threads (cpu_elementwise.c: ranges of planes, eight planes
+ * a loop): forward and backward on 1, 2 and 3 threads against the reference, bit for bit, with
+ * plane counts that leave a part a tail of under eight planes and sizes over the one-thread
+ * limit (32768 values). */
+Test(ops, avgpool_split_equals_reference) {
+    static const int shapes[][3] = {{64, 64, 49}, {67, 33, 49}, {9, 37, 196}, {200, 64, 4}};
+    for (int t = 1; t <= 3; t++)
+        for (int s = 0; s < 4; s++) {
+            int N = shapes[s][0], C = shapes[s][1], HW = shapes[s][2];
+            size_t n = (size_t)N * C * HW, nz = (size_t)N * C;
+            float *x = malloc(n * 4), *dz = malloc(nz * 4), *out[2][2];
+            fill(x, n, 31, 1), fill(dz, nz, 32, 1);
+            flce_backend *be[2] = {flce_backend_reference(), flce_backend_cpu(t)};
+            for (int k = 0; k < 2; k++) {
+                flce_buf *X = upload(be[k], x, n), *DZ = upload(be[k], dz, nz), *Z = upload(be[k], dz, nz), *DX = upload(be[k], x, n);
+                be[k]->avgpool_fwd(be[k], N, C, HW, X, Z);
+                be[k]->avgpool_bwd(be[k], N, C, HW, DZ, DX);
+                be[k]->sync(be[k]);
+                out[k][0] = malloc(nz * 4), out[k][1] = malloc(n * 4);
+                memcpy(out[k][0], HB_CF(Z), nz * 4), memcpy(out[k][1], HB_CF(DX), n * 4);
+                be[k]->buf_free(be[k], X), be[k]->buf_free(be[k], DZ), be[k]->buf_free(be[k], Z), be[k]->buf_free(be[k], DX);
+                be[k]->destroy(be[k]);
+            }
+            char what[80];
+            snprintf(what, sizeof what, "%d threads, %dx%dx%d: avgpool_fwd", t, N, C, HW);
+            assert_same_bits(out[0][0], out[1][0], nz, what);
+            snprintf(what, sizeof what, "%d threads, %dx%dx%d: avgpool_bwd", t, N, C, HW);
+            assert_same_bits(out[0][1], out[1][1], n, what);
+            for (int k = 0; k < 2; k++) free(out[k][0]), free(out[k][1]);
+            free(x), free(dz);
+        }
+}
+
 /* ---- K8C, the chunked compensated sum (reference/ops.h, contract version 2) ------------ */
 /* Worked out independently of the running stack: the chunks' K8 states in an array, combined
  * by the stride-doubling tree (stride 1, 2, 4, ...: chunk q takes chunk q + stride when q is a

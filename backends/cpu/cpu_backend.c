@@ -9,9 +9,9 @@
  *   weight grad  dWT[q][k] = dWT[q][k] + t_n[q][k], t_n = sum_p col_n[q][p] dyT_n[p][k]  (p, then n)
  * The column matrix col_n is mostly implicit: shifted rows of a zero-padded copy of the sample
  * (fwd_implicit, fwd_flat, the rows tiles), an explicit im2col only for 1x1 stride-2 and the
- * odd shapes. BatchNorm (K8 lanes = the lanes of an 8-wide vector over each channel, copied
- * contiguous first when HW is not a multiple of 8; the ReLU fused), ReLU and add are split
- * across the threads and vectorised; pooling, the losses, SGD and the weighted sum use the
+ * odd shapes. BatchNorm (K8 lanes = the lanes of an 8-wide vector over each channel's flat
+ * range, split by ranges of the batch; the ReLU fused), ReLU, add and the global average pooling
+ * are split across the threads and vectorised; the losses, SGD and the weighted sum use the
  * reference loops (they are a small share of a step). FLCE_CPU_PROFILE=1 prints the time per op.
  * The files: cpu_backend.c (the op table, the constructor, the profiler), cpu_conv.c (the
  * convolutions), cpu_bn.c (BatchNorm), cpu_elementwise.c (ReLU and add), gemm512.c (the AVX-512
@@ -19,11 +19,12 @@
 #include "cpu.h"
 #include "cpu_int.h"
 
-/* The ops this backend computes itself; every other op of the interface (avgpool_fwd, avgpool_bwd, linear_fwd, linear_bwd, softmax_ce, supcon, sgd, weighted_sum) is the
- * reference's loop (flce_backend_fill_reference), on host buffers like these. */
+/* The ops this backend computes itself; every other op of the interface (linear_fwd, linear_bwd,
+ * softmax_ce, supcon, sgd, weighted_sum) is the reference's loop (flce_backend_fill_reference), on
+ * host buffers like these. */
 #define CPU_OWN_OPS(X) \
     X(conv2d_fwd) X(conv2d_fwd_bn_eval) X(conv2d_bwd_data) X(conv2d_bwd_weight) X(bn_fwd_train) X(bn_fwd_train_res) X(bn_fwd_eval) X(bn_bwd) X(relu_fwd) \
-    X(relu_bwd) X(add) X(add_relu_bwd)
+    X(relu_bwd) X(add) X(add_relu_bwd) X(avgpool_fwd) X(avgpool_bwd)
 
 int flce_cpu_use_avx512, flce_cpu_narrow;
 

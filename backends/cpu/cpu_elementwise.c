@@ -1,5 +1,6 @@
-/* cpu_elementwise.c: the CPU backend's memory-bound ops (ReLU, add, their gradients): split
- * across the pool, 8-wide, in the order of reference/ops.h. */
+/* cpu_elementwise.c: the CPU backend's memory-bound ops (ReLU, add, their gradients, global
+ * average pooling): split across the pool, 8-wide, in the order of reference/ops.h. */
+#include "fmath.h"
 #include "cpu_int.h"
 
 /* ---- memory-bound ops: split across the pool, 8-wide, same order as the reference ---- */
@@ -102,4 +103,68 @@ void c_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_bu
     PROF_BEGIN(be);
     pool_run(&ctx_of(be)->pool, add_relu_bwd_part, &j, ew_parts(be, n));
     PROF_END(be, "add+relu_bwd n%zu", n);
+}
+
+/* Global average pooling (ref_avgpool_fwd, ref_avgpool_bwd), split across the pool by ranges of
+ * planes (n C + c), which are the halves of the batch the ops before and after it split by
+ * elements (each core reads what it wrote). Forward: each plane's sum over i ascending from +0,
+ * times recip(HW), as the reference; eight planes at a time, so that eight independent chains
+ * run (one plane's 49 dependent adds are latency-bound). Backward: dx = dz recip(HW) over the
+ * plane, 8-wide. Before 2026-11-30 the reference's loops on the calling thread: the backward's
+ * worker then read half of its dy from the other core (relu_bwd's worker waited for it 4x as long
+ * as the caller worked). */
+typedef struct {
+    int HW;
+    size_t planes;
+    const float *x;
+    float *y;
+} pool_job;
+
+static void avgpool_fwd_part(void *arg, int part, int parts) {
+    const pool_job *j = arg;
+    size_t lo = j->planes * (size_t)part / (size_t)parts, hi = j->planes * (size_t)(part + 1) / (size_t)parts, p = lo;
+    int HW = j->HW;
+    float inv = fm_recip((float)HW);
+    for (; p + 8 <= hi; p += 8) {
+        const float *x = j->x + p * (size_t)HW;
+        float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        for (int i = 0; i < HW; i++)
+            for (int q = 0; q < 8; q++) acc[q] = acc[q] + x[(size_t)q * HW + i];
+        for (int q = 0; q < 8; q++) j->y[p + q] = acc[q] * inv;
+    }
+    for (; p < hi; p++) {
+        const float *x = j->x + p * (size_t)HW;
+        float acc = 0.0f;
+        for (int i = 0; i < HW; i++) acc = acc + x[i];
+        j->y[p] = acc * inv;
+    }
+}
+
+static void avgpool_bwd_part(void *arg, int part, int parts) {
+    const pool_job *j = arg;
+    size_t lo = j->planes * (size_t)part / (size_t)parts, hi = j->planes * (size_t)(part + 1) / (size_t)parts;
+    int HW = j->HW;
+    float inv = fm_recip((float)HW);
+    for (size_t p = lo; p < hi; p++) {
+        float v = j->x[p] * inv, *dx = j->y + p * (size_t)HW;
+        v8 vv = bc(v);
+        int i = 0;
+        for (; i + 8 <= HW; i += 8) stv(dx + i, vv);
+        for (; i < HW; i++) dx[i] = v;
+    }
+}
+
+static int pool_parts(flce_backend *be, int N, size_t n) { return n < 32768 || N < 2 ? 1 : nthreads(be); }
+
+void c_avgpool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z) {
+    pool_job j = {HW, (size_t)N * C, HB_CF(x), HB_F(z)};
+    PROF_BEGIN(be);
+    pool_run(&ctx_of(be)->pool, avgpool_fwd_part, &j, pool_parts(be, N, (size_t)N * C * HW));
+    PROF_END(be, "avgpool_fwd c%d hw%d", C, HW);
+}
+void c_avgpool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx) {
+    pool_job j = {HW, (size_t)N * C, HB_CF(dz), HB_F(dx)};
+    PROF_BEGIN(be);
+    pool_run(&ctx_of(be)->pool, avgpool_bwd_part, &j, pool_parts(be, N, (size_t)N * C * HW));
+    PROF_END(be, "avgpool_bwd c%d hw%d", C, HW);
 }

@@ -95,6 +95,8 @@ void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_
 void c_relu_fwd(flce_backend *be, size_t n, const flce_buf *x, flce_buf *y);
 void c_relu_bwd(flce_backend *be, size_t n, const flce_buf *y, const flce_buf *dy, flce_buf *dx);
 void c_add(flce_backend *be, size_t n, int relu, const flce_buf *a, const flce_buf *b, flce_buf *y);
+void c_avgpool_fwd(flce_backend *be, int N, int C, int HW, const flce_buf *x, flce_buf *z);
+void c_avgpool_bwd(flce_backend *be, int N, int C, int HW, const flce_buf *dz, flce_buf *dx);
 void c_add_relu_bwd(flce_backend *be, size_t n, const flce_buf *a, const flce_buf *b, const flce_buf *y,
                            flce_buf *dx);
 void c_bn_fwd_train(flce_backend *be, int N, int C, int HW, float eps, float mom, int relu, const flce_buf *x,
