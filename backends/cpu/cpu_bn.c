@@ -44,19 +44,22 @@ static inline int k8c_seg(size_t j, int left) {
     int seg = REF_K8C_CHUNK - (int)(j % REF_K8C_CHUNK);
     return seg < left ? seg : left;
 }
+/* A block of height lvl pushed with the reference's rule (ref_k8c_push): the top two merge while
+ * their heights are equal. */
+static inline void k8cv_push_ref(k8cv *k, const k8v *b, int lvl) {
+    k->st[k->depth] = *b;
+    k->lvl[k->depth++] = (uint8_t)lvl;
+    while (k->depth >= 2 && k->lvl[k->depth - 1] == k->lvl[k->depth - 2]) {
+        k8v_comb(&k->st[k->depth - 2], &k->st[k->depth - 1]);
+        k->lvl[k->depth - 2]++;
+        k->depth--;
+    }
+}
 /* The total after `count` elements, as ref_k8c_total (the state is spent): the chunk being
  * filled pushed with the reference's rule if it holds elements, the stack folded from the top,
  * lane by lane in vectors, then the reference's final K8 total. */
 static float k8cv_total(k8cv *k, size_t count) {
-    if (count % REF_K8C_CHUNK || count == 0) {
-        k->st[k->depth] = k->cur;
-        k->lvl[k->depth++] = 0;
-        while (k->depth >= 2 && k->lvl[k->depth - 1] == k->lvl[k->depth - 2]) {
-            k8v_comb(&k->st[k->depth - 2], &k->st[k->depth - 1]);
-            k->lvl[k->depth - 2]++;
-            k->depth--;
-        }
-    }
+    if (count % REF_K8C_CHUNK || count == 0) k8cv_push_ref(k, &k->cur, 0);
     k8v acc = k->st[k->depth - 1];
     for (int i = k->depth - 2; i >= 0; i--) {
         k8v t = k->st[i];
@@ -138,15 +141,7 @@ static float bn_split_total(const bn_job *j, int s, int c) {
     t.depth = 0;
     for (int q = 0; q < j->parts; q++) {
         const k8cv *k = &j->st[q][(size_t)s * j->C + c];
-        for (int i = 0; i < k->depth; i++) {
-            t.st[t.depth] = k->st[i];
-            t.lvl[t.depth++] = k->lvl[i];
-            while (t.depth >= 2 && t.lvl[t.depth - 1] == t.lvl[t.depth - 2]) {
-                k8v_comb(&t.st[t.depth - 2], &t.st[t.depth - 1]);
-                t.lvl[t.depth - 2]++;
-                t.depth--;
-            }
-        }
+        for (int i = 0; i < k->depth; i++) k8cv_push_ref(&t, &k->st[i], k->lvl[i]);
     }
     t.cur = j->st[j->parts - 1][(size_t)s * j->C + c].cur;
     return k8cv_total(&t, (size_t)j->N * j->HW);
@@ -165,15 +160,6 @@ static inline void k8v_add_mask(k8v *k, v8 x, v8i m) {
     k->s = (v8)((m & (v8i)t.s) | (~m & (v8i)k->s));
     k->c = (v8)((m & (v8i)t.c) | (~m & (v8i)k->c));
 }
-/* lanes lo <= l < hi */
-static inline v8i lanes_in(int lo, int hi) {
-    v8i l = {0, 1, 2, 3, 4, 5, 6, 7};
-    return (l >= (v8i){lo, lo, lo, lo, lo, lo, lo, lo}) & (l < (v8i){hi, hi, hi, hi, hi, hi, hi, hi});
-}
-static inline v8i lanes_below(int r) { return lanes_in(0, r); }
-/* the lanes set in m from p (lane l: p[l]), the others zero; nothing read for them */
-static inline v8 mload(const float *p, v8i m) { return (v8)_mm256_maskload_ps(p, (__m256i)m); }
-static inline v8 vor(v8 a, v8 b) { return (v8)((v8i)a | (v8i)b); }
 
 /* A channel's K8 vector begun but not yet filled: the range's flat elements before the current
  * run that do not make a whole vector (where planes are not whole vectors, the end of the previous
@@ -316,7 +302,7 @@ static inline void bn_apply(float *y, const float *x, const float *r, int relu, 
     if (i < i1) {
         v8i m = lanes_below(i1 - i);
         v8 o = bn_y8(mload(x + i, m), r ? mload(r + i, m) : bc(0.0f), r != NULL, relu, mv, iv, gv, bv);
-        _mm256_maskstore_ps(y + i, (__m256i)m, (__m256)o);
+        mstore(y + i, m, o);
     }
 }
 
@@ -399,7 +385,7 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
                 if (i < i1) {
                     v8i m = lanes_below(i1 - i);
                     v8 dv = bn_d8m(j, o + i, m), xv = (mload(j->x + o + i, m) - mv) * iv;
-                    _mm256_maskstore_ps(j->dx + o + i, (__m256i)m, (__m256)(k * ((mf * dv - dbv) - xv * dgv)));
+                    mstore(j->dx + o + i, m, k * ((mf * dv - dbv) - xv * dgv));
                 }
             }
         }

@@ -212,10 +212,7 @@ static inline void copy_row(float *d, const float *r, int W) {
         int i = 0;
         for (; i + 8 <= W; i += 8) stv(d + i, ld(r + i));
         if (i < W) stv(d + W - 8, ld(r + W - 8));
-    } else {
-        __m256i m = (__m256i)((v8i){0, 1, 2, 3, 4, 5, 6, 7} < (v8i){W, W, W, W, W, W, W, W});
-        _mm256_maskstore_ps(d, m, _mm256_maskload_ps(r, m));
-    }
+    } else mstore(d, lanes_below(W), mload(r, lanes_below(W)));
 }
 static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int first, int Wp);
 

@@ -27,6 +27,16 @@ extern int flce_cpu_narrow; /* AVX-512 tiles one vector wide where there is a ch
 static inline v8 ld(const float *p) { return *(const v8 *)p; }
 static inline void stv(float *p, v8 v) { *(v8 *)p = v; }
 static inline v8 bc(float s) { return (v8){s, s, s, s, s, s, s, s}; }
+/* lanes lo <= l < hi */
+static inline v8i lanes_in(int lo, int hi) {
+    v8i l = {0, 1, 2, 3, 4, 5, 6, 7};
+    return (l >= (v8i){lo, lo, lo, lo, lo, lo, lo, lo}) & (l < (v8i){hi, hi, hi, hi, hi, hi, hi, hi});
+}
+static inline v8i lanes_below(int r) { return lanes_in(0, r); }
+/* the lanes set in m from p (lane l: p[l]), the others zero; nothing read for them */
+static inline v8 mload(const float *p, v8i m) { return (v8)_mm256_maskload_ps(p, (__m256i)m); }
+static inline void mstore(float *p, v8i m, v8 v) { _mm256_maskstore_ps(p, (__m256i)m, (__m256)v); }
+static inline v8 vor(v8 a, v8 b) { return (v8)((v8i)a | (v8i)b); }
 
 typedef struct {
     float *p;
