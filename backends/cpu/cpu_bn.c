@@ -302,7 +302,7 @@ static inline void bn_apply(float *y, const float *x, const float *r, int relu, 
     if (i < i1) {
         v8i m = lanes_below(i1 - i);
         v8 o = bn_y8(mload(x + i, m), r ? mload(r + i, m) : bc(0.0f), r != NULL, relu, mv, iv, gv, bv);
-        mstore(y + i, m, o);
+        store_below(y + i, i1 - i, o);
     }
 }
 
@@ -385,7 +385,7 @@ static void bn_split_bwd_part(void *arg, int part, int parts) {
                 if (i < i1) {
                     v8i m = lanes_below(i1 - i);
                     v8 dv = bn_d8m(j, o + i, m), xv = (mload(j->x + o + i, m) - mv) * iv;
-                    mstore(j->dx + o + i, m, k * ((mf * dv - dbv) - xv * dgv));
+                    store_below(j->dx + o + i, i1 - i, k * ((mf * dv - dbv) - xv * dgv));
                 }
             }
         }

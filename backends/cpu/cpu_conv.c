@@ -204,15 +204,20 @@ static void epi_sample(const conv_job *j, int n, float *yn) {
 }
 
 /* d[0 .. W) = r[0 .. W): a row into a padded buffer, in 8-wide vectors, the last one overlapping
- * the one before where W is not a multiple of 8, masked under 8; W floats written, no more. In
- * pad_rows 1-2% off the 16- and 32-channel forwards against a memcpy a row (tools/op_ab.c); for
- * the input gradients' dy copies the step the same as with memcpy (0.993-1.008, 2026-11-30) */
-static inline void copy_row(float *d, const float *r, int W) {
+ * the one before where W is not a multiple of 8. Under 8 wide: where the caller's layout has
+ * zeros floats of zero padding after the row (W + zeros >= 8), one 8-wide store that writes
+ * those zeros again (the masked load leaves its lanes +0); else exactly W floats (store_below).
+ * In pad_rows 1-2% off the 16- and 32-channel forwards against a memcpy a row (tools/op_ab.c);
+ * the 7-wide rows' one store instead of a masked store (vmaskmovps, slow on AMD Zen 4): 2-3% off
+ * the 64-channel 7x7 forward and input gradient, 5% off the stride-2 input gradient to 7x7, the
+ * step 1.5-2% (docs/performance.md, 2026-11-30, twenty-fifth session) */
+static inline void copy_row(float *d, const float *r, int W, int zeros) {
     if (W >= 8) {
         int i = 0;
         for (; i + 8 <= W; i += 8) stv(d + i, ld(r + i));
         if (i < W) stv(d + W - 8, ld(r + W - 8));
-    } else mstore(d, lanes_below(W), mload(r, lanes_below(W)));
+    } else if (W + zeros >= 8) stv(d, mload(r, lanes_below(W)));
+    else store_below(d, W, mload(r, lanes_below(W)));
 }
 static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int first, int Wp);
 
@@ -586,7 +591,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
             const float *dyn = j->dy + (size_t)n * K * OH * OW;
             for (int k = 0; k < K; k++)
                 for (int oy = 0; oy < OH; oy++)
-                    copy_row(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW, OW);
+                    copy_row(dyp + (size_t)k * L + (size_t)(oy + 1) * Wp + 1, dyn + ((size_t)k * OH + oy) * OW, OW, 1);
             float *dxn = j->dx + (size_t)n * C * s->H * s->W;
             if (USE_AVX512 && s->W < 16 && C % 32 == 0 && (C >= 64 || s->W % 7 == 0)) {
                 /* channel vectors (tiles.h DX_CVEC): out holds dx transposed, [H W][Cp]; also for 32
@@ -614,7 +619,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
         const float *dyn = j->dy + (size_t)n * K * OH * OW;
         for (int k = 0; k < K; k++)
             for (int oy = 0; oy < OH; oy++)
-                copy_row(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, OW);
+                copy_row(dyp + ((size_t)k * OH + oy) * Wd + 1, dyn + ((size_t)k * OH + oy) * OW, OW, 0);
         float *dxn = j->dx + (size_t)n * C * s->H * s->W;
         for (int iy = 0; iy < s->H; iy++) {
             if (USE_AVX512 && s->W % 32 == 0 && !USE_NARROW) flce_dx_row512x2(dyp, j->wt, C, Cp, K, OH, s->W, Wd, iy, dxn);
@@ -647,7 +652,7 @@ static void bwd_data_s2(void *arg, int part, int parts) {
         const float *dyn = j->dy + (size_t)n * K * P;
         for (int k = 0; k < K; k++)
             for (int oy = 0; oy < OH; oy++)
-                copy_row(dyq + (size_t)k * L + (size_t)oy * Wq, dyn + ((size_t)k * OH + oy) * OW, OW);
+                copy_row(dyq + (size_t)k * L + (size_t)oy * Wq, dyn + ((size_t)k * OH + oy) * OW, OW, 1);
         for (int ph = 0; ph < 4; ph++) {
             f(dyq, j->wt, C, C, K, L, Wq, OH, OW, ph >> 1, ph & 1, outT);
             transpose_sample(outT, P, C, pl + (size_t)ph * C * P); /* plane [c][a OW + b] */
@@ -733,7 +738,7 @@ static void pad_rows(const flce_conv_shape *s, const float *xn, float *xp, int f
     if (s->pad && first) memset(xp, 0, sizeof(float) * (size_t)s->C * Hp * Wp);
     for (int c = 0; c < s->C; c++)
         for (int y = 0; y < s->H; y++)
-            copy_row(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * W, W);
+            copy_row(xp + ((size_t)c * Hp + y + s->pad) * Wp + s->pad, xn + ((size_t)c * s->H + y) * W, W, Wp - W - s->pad);
 }
 
 /* 1 when one of the n floats at a is infinite or NaN. */
