@@ -972,7 +972,10 @@ static inline void transpose8(const float *src, size_t ls, float *dst, size_t lt
     }
 }
 
-/* dyT [P][K] = dy_n [K][P] of one sample, in 8 x 8 blocks. */
+/* dst [P][K] = src [K][P], in 8 x 8 blocks: a sample's dy (dyT), or a layer's weights [K][Q] into
+ * wT [q][k] (on the calling thread before each convolution: the scalar loop it replaced wrote
+ * every weight to another cache line, and the worker waited; the gaps between the pool's tasks
+ * 1.46 -> 0.87 ms a step, docs/performance.md, twenty-fifth session). */
 static void transpose_sample(const float *src, int K, int P, float *dst) {
     for (int p0 = 0; p0 < P; p0 += 8)
         for (int k0 = 0; k0 < K; k0 += 8) {
@@ -1030,8 +1033,7 @@ static void conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf 
     if (k1s2_ok(s)) { /* wT [c][k] */
         float *wt = scratch_get(&ctx_of(be)->wt, (size_t)s->C * s->K);
         if (!wt) return;
-        for (int k = 0; k < s->K; k++)
-            for (int c = 0; c < s->C; c++) wt[(size_t)c * s->K + k] = j.w[(size_t)k * s->C + c];
+        transpose_sample(j.w, s->K, s->C, wt);
         j.wt = wt;
     } else if (kvec_ok(s) || (USE_NARROW && s->K % 16 == 0 && (flat_ok(s) || implicit_ok(s)))) {
         /* wT [q][k]: the channel-vector tiles' B, the one-vector forward tiles' transposed A */
@@ -1042,8 +1044,7 @@ static void conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf 
             free(lists);
             return;
         }
-        for (int k = 0; k < s->K; k++)
-            for (int q = 0; q < Q; q++) wt[(size_t)q * s->K + k] = j.w[(size_t)k * Q + q];
+        transpose_sample(j.w, s->K, Q, wt);
         j.wt = wt;
         if (kv) {
             kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
@@ -1088,13 +1089,14 @@ void c_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_bu
     float *wt = scratch_get(&ctx_of(be)->wt, direct ? (size_t)9 * K * Cp : (size_t)Q * K);
     if (!wt) return;
     if (direct) { /* [tap][k][Cp], zero padding channels */
-        memset(wt, 0, sizeof(float) * (size_t)9 * K * Cp);
-        for (int k = 0; k < K; k++)
-            for (int c = 0; c < s->C; c++)
-                for (int tap = 0; tap < 9; tap++) wt[((size_t)tap * K + k) * Cp + c] = w0[((size_t)k * s->C + c) * 9 + tap];
+        for (int k = 0; k < K; k++) /* each row written in order (a scattered write per weight before) */
+            for (int tap = 0; tap < 9; tap++) {
+                float *d = wt + ((size_t)tap * K + k) * Cp;
+                for (int c = 0; c < s->C; c++) d[c] = w0[((size_t)k * s->C + c) * 9 + tap];
+                for (int c = s->C; c < Cp; c++) d[c] = 0.0f;
+            }
     } else { /* [q][k] */
-        for (int k = 0; k < K; k++)
-            for (int q = 0; q < Q; q++) wt[(size_t)q * K + k] = w0[(size_t)k * Q + q];
+        transpose_sample(w0, K, Q, wt);
     }
     conv_job j = {.s = s, .dy = HB_CF(dy), .wt = wt, .dx = HB_F(dx), .ctx = ctx_of(be)};
     pool_run(&ctx_of(be)->pool, !direct ? bwd_data_worker : s->stride == 2 ? bwd_data_s2 : bwd_data_direct, &j,
