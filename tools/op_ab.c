@@ -5,7 +5,7 @@
  *   cmake --build build && gcc -O2 -I reference -I base -I backends/cpu -o /tmp/op_ab tools/op_ab.c \
  *     build/libflce_cpu.a build/libflce_reference.a build/libflce_base.a -lpthread -lm
  *   /tmp/op_ab OP C H K CALLS     e.g. /tmp/op_ab conv_fwd 16 28 16 60
- * OP: conv_fwd, conv_bwd_data, conv_bwd_weight (3x3, stride $STRIDE (default 1), pad 1, C -> K
+ * OP: conv_fwd, conv_bwd_data, conv_bwd_weight (3x3 ($R=1: 1x1, no padding), stride $STRIDE (default 1), pad 1, C -> K
  * channels, H x H), bn_fwd (BatchNorm training with the ReLU, C channels of H x H) or bn_bwd (its backward with the
  * ReLU's mask), or chain (conv_fwd, bn_fwd on its output, conv_fwd on that: a stage's forward,
  * C == K; chainrot: the same over $ROT sets of buffers in turn, as in a step, whose activations
@@ -94,8 +94,9 @@ int main(int argc, char **argv) {
     }
     flce_backend *be = flce_backend_cpu(2);
     flce_conv_shape s;
-    flce_conv_shape_init(&s, N, C, H, H, K, 3, getenv("STRIDE") ? atoi(getenv("STRIDE")) : 1, 1);
-    size_t nx = (size_t)N * C * H * H, ny = (size_t)N * K * s.OH * s.OW, nw = (size_t)K * C * 9;
+    int R = getenv("R") ? atoi(getenv("R")) : 3; /* R=1: a 1x1 convolution without padding */
+    flce_conv_shape_init(&s, N, C, H, H, K, R, getenv("STRIDE") ? atoi(getenv("STRIDE")) : 1, R / 2);
+    size_t nx = (size_t)N * C * H * H, ny = (size_t)N * K * s.OH * s.OW, nw = (size_t)K * C * R * R;
     size_t nmax = nx > ny ? nx : ny;
     float *h = malloc(sizeof(float) * nmax);
     for (size_t i = 0; i < nmax; i++) h[i] = (float)((i * 2654435761u) % 1000) * 0.001f - 0.5f;
