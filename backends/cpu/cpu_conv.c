@@ -563,13 +563,7 @@ static int dx_cp(int C) { return USE_AVX512 ? (C + 15) / 16 * 16 : (C + 7) / 8 *
 static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
     if (s->R != 3 || s->pad != 1) return 0;
     if (s->stride != 1 && !(s->stride == 2 && USE_AVX512 && s->C % 16 == 0 && s->H % 2 == 0 && s->W % 2 == 0)) return 0;
-    size_t n = (size_t)s->K * s->C * 9;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &w[i], 4);
-        if ((u & 0x7f800000u) == 0x7f800000u) return 0;
-    }
-    return 1;
+    return !any_nonfinite(w, (size_t)s->K * s->C * 9);
 }
 
 static void bwd_data_direct(void *arg, int part, int parts) {
