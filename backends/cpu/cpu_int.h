@@ -35,7 +35,7 @@ static inline v8i lanes_in(int lo, int hi) {
 static inline v8i lanes_below(int r) { return lanes_in(0, r); }
 /* the lanes set in m from p (lane l: p[l]), the others zero; nothing read for them */
 static inline v8 mload(const float *p, v8i m) { return (v8)_mm256_maskload_ps(p, (__m256i)m); }
-/* p[0 .. n) = lanes 0 .. n of v, 0 < n < 8, nothing else written: plain 16-, 8- and 4-byte stores
+/* p[0 .. n) = lanes [0, n) of v, 0 < n < 8, nothing else written: plain 16-, 8- and 4-byte stores
  * (a masked store, vmaskmovps, took about 8 cycles a row on AMD Zen 4: docs/performance.md) */
 static inline void store_below(float *p, int n, v8 v) {
     __m128 h = _mm256_castps256_ps128((__m256)v);
