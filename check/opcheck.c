@@ -38,7 +38,7 @@ typedef struct {
     /* 1x1 stride 2 by channel vectors: 14 x 32 tiles with inf and NaN, 7 x 64 with an odd width */ \
     {op, {2, 16, 28, 28, 32, 1, 2, 0, 1}}, {op, {1, 32, 14, 13, 64, 1, 2, 0}}, \
     /* stride 2, 16 channels: the input gradient's rows of 3, 13 and 12 (its last block of each \
-     * interleaved row 3, 5 and 4 wide: store_below's three forms) */ \
+     * interleaved row 3, 5 and 4 wide: store_pair's three forms) */ \
     {op, {2, 16, 6, 6, 16, 3, 2, 1}}, {op, {1, 16, 4, 26, 32, 3, 2, 1}}, {op, {1, 16, 8, 24, 16, 3, 2, 1}}
 
 static const op_case CASES[] = {

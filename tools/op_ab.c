@@ -5,7 +5,7 @@
  *   cmake --build build && gcc -O2 -I reference -I base -I backends/cpu -o /tmp/op_ab tools/op_ab.c \
  *     build/libflce_cpu.a build/libflce_reference.a build/libflce_base.a -lpthread -lm
  *   /tmp/op_ab OP C H K CALLS     e.g. /tmp/op_ab conv_fwd 16 28 16 60
- * OP: conv_fwd, conv_bwd_data, conv_bwd_weight (3x3 ($R=1: 1x1, no padding), stride $STRIDE (default 1), pad 1, C -> K
+ * OP: conv_fwd, conv_bwd_data, conv_bwd_weight (3x3 with pad 1, or 1x1 without with $R=1; stride $STRIDE (default 1), C -> K
  * channels, H x H), bn_fwd (BatchNorm training with the ReLU, C channels of H x H) or bn_bwd (its backward with the
  * ReLU's mask), or chain (conv_fwd, bn_fwd on its output, conv_fwd on that: a stage's forward,
  * C == K; chainrot: the same over $ROT sets of buffers in turn, as in a step, whose activations

@@ -664,11 +664,7 @@ static void bwd_data_s2(void *arg, int part, int parts) {
                     v8i m = lanes_below(r);
                     __m256 ev = (__m256)(r == 8 ? ld(e + b) : mload(e + b, m)), ov = (__m256)(r == 8 ? ld(o + b) : mload(o + b, m));
                     __m256 lo = _mm256_unpacklo_ps(ev, ov), hi = _mm256_unpackhi_ps(ev, ov);
-                    v8 v0 = (v8)_mm256_permute2f128_ps(lo, hi, 0x20), v1 = (v8)_mm256_permute2f128_ps(lo, hi, 0x31);
-                    if (r == 8) stv(d + 2 * b, v0), stv(d + 2 * b + 8, v1);
-                    else if (r > 4) stv(d + 2 * b, v0), store_below(d + 2 * b + 8, 2 * r - 8, v1);
-                    else if (r == 4) stv(d + 2 * b, v0);
-                    else store_below(d + 2 * b, 2 * r, v0);
+                    store_pair(d + 2 * b, 2 * r, (v8)_mm256_permute2f128_ps(lo, hi, 0x20), (v8)_mm256_permute2f128_ps(lo, hi, 0x31));
                 }
             }
     }
@@ -693,12 +689,8 @@ static void col2im_1x1s2(const flce_conv_shape *s, const float *dcol, float *dxn
             for (int ox = 0; ox < OW; ox += 8) {
                 int n = OW - ox < 8 ? OW - ox : 8, w = W - 2 * ox < 16 ? W - 2 * ox : 16; /* this block's floats of d */
                 v8 v = z + (n == 8 ? ld(r + ox) : mload(r + ox, lanes_below(n)));
-                v8 lo = __builtin_shufflevector(v, z, 0, 8, 1, 9, 2, 10, 3, 11);
-                v8 hi = __builtin_shufflevector(v, z, 4, 12, 5, 13, 6, 14, 7, 15);
-                if (w == 16) stv(d + 2 * ox, lo), stv(d + 2 * ox + 8, hi);
-                else if (w > 8) stv(d + 2 * ox, lo), store_below(d + 2 * ox + 8, w - 8, hi);
-                else if (w == 8) stv(d + 2 * ox, lo);
-                else store_below(d + 2 * ox, w, lo);
+                store_pair(d + 2 * ox, w, __builtin_shufflevector(v, z, 0, 8, 1, 9, 2, 10, 3, 11),
+                           __builtin_shufflevector(v, z, 4, 12, 5, 13, 6, 14, 7, 15));
             }
         }
 }

@@ -43,6 +43,14 @@ static inline void store_below(float *p, int n, v8 v) {
     if (n >= 2) _mm_storel_pi((__m64 *)p, h), h = _mm_movehl_ps(h, h), p += 2, n -= 2;
     if (n) _mm_store_ss(p, h);
 }
+/* p[0 .. n) = the first n floats of lo then hi, 0 < n <= 16 (an interleaved row's block) */
+static inline void store_pair(float *p, int n, v8 lo, v8 hi) {
+    if (n >= 8) {
+        stv(p, lo);
+        if (n == 16) stv(p + 8, hi);
+        else if (n > 8) store_below(p + 8, n - 8, hi);
+    } else store_below(p, n, lo);
+}
 static inline v8 vor(v8 a, v8 b) { return (v8)((v8i)a | (v8i)b); }
 
 typedef struct {
