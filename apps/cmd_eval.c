@@ -25,7 +25,7 @@ static const char *USAGE =
     "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
     "                 [--proto-samples correct|all] [--missing zero|unobserved] [--rounds R]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
-    "(default: the trace directory). Weight files are .npy (float64) or numbers separated by\n"
+    "(default: TRACE_DIR-eval beside it, said at the end). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
 
 
@@ -86,7 +86,7 @@ int flce_cmd_eval(int argc, char **argv) {
     double tol = 0;
     uint64_t seed = 1;
     cli_opt opts[] = {
-        {"out", CLI_STR, &out, "output folder (default: the trace folder; never a run's folder or its trace folder)", 0},
+        {"out", CLI_STR, &out, "output folder (default: TRACE_DIR-eval beside the trace; never the trace itself, a run's folder or its trace folder)", 0},
         {"ablate", CLI_LIST, &ablate, "M, V, Q or CMC (repeatable): an ablation variant", 0},
         {"round-weights", CLI_STR, &rw_path, "a_t per round (.npy float64 [T] or a text list)", 0},
         {"class-weights", CLI_STR, &cw_path, "b_c per class (.npy float64 [C] or a text list)", 0},
@@ -120,12 +120,26 @@ int flce_cmd_eval(int argc, char **argv) {
         return cli_usage_error(prog, "--rounds %d: must be at least 1 (and at most the trace's rounds)", upto);
     o.rounds = cli_find(opts, "rounds")->seen ? upto : -1, o.max_iter = max_iter;
     o.has_seed = cli_find(opts, "seed")->seen, o.seed = seed, o.tol = tol, o.threads = threads;
-    if (!out) out = dir;
     struct stat sb;
+    char p[4200], def_out[4200];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    int run_dir = stat(p, &sb) == 0;
+    snprintf(p, sizeof p, "%s/trace/selected.npy", dir);
+    if (run_dir && stat(p, &sb) == 0)
+        return cli_usage_error(prog, "%s: a run folder; its trace is %s/trace (flce eval %s/trace)", dir, dir, dir);
+    if (!out) { /* a new sibling of the trace: an evaluation never writes into what it reads */
+        flce_eval_default_out(dir, def_out, sizeof def_out);
+        out = def_out;
+    }
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) return cli_usage_error(prog, "--out %s: not a directory", out);
     {
         flce_err oe = {{0}};
-        if (flce_eval_out_check(out, &oe)) return cli_usage_error(prog, "%s", oe.msg);
+        flce_status os = flce_eval_out_check(out, dir, &oe);
+        if (os == FLCE_ERR_ARG) return cli_usage_error(prog, "%s", oe.msg);
+        if (os) {
+            fprintf(stderr, "%s: %s\n", prog, oe.msg);
+            return 1;
+        }
     }
 
     flce_err e = {{0}};

@@ -301,6 +301,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     c.part.iid = iid;
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
+    c.denormals = denorm;
     {
         flce_err ce;
         if (flce_completion_parse(comp_rank, comp_mu, comp_solver, comp_kind, &c.completion, &ce))
@@ -328,6 +329,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     if ((comp_rank || comp_mu || comp_solver || comp_kind || proto_s || missing_s || cw_path) && !has_flce)
         return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --proto-samples, --missing, --class-weights: apply to FLCE only, and --algo '%s' does not run it",
                                algos);
+    if (c.ablate.no_completion && (comp_rank || comp_mu || comp_solver || comp_kind || missing_s)) /* as --mc-perms with exact Shapley */
+        return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --missing: settings of the completion, and --ablate CMC runs none");
     if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all"))
         return cli_usage_error(prog, "--proto-samples '%s': correct or all", proto_s);
     if (missing_s && strcmp(missing_s, "zero") && strcmp(missing_s, "unobserved"))

@@ -52,6 +52,19 @@ typedef struct {
 void flce_sbuf_printf(flce_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void flce_sbuf_free(flce_sbuf *b);
 
+/* The absolute path that path names once made: its deepest existing ancestor resolved (links
+ * followed), the rest appended as written (malloc'd; NULL when out of memory or no ancestor
+ * resolves). flce_path_within: 1 when path (so resolved) is the existing folder dir or inside it
+ * (an output that would land in an input). */
+char *flce_path_resolved(const char *path);
+int flce_path_within(const char *path, const char *dir);
+/* A number as every numeric flag and word takes it: the whole text one decimal number
+ * (strtod), finite, and 0 or of a magnitude a normal double holds (2.2e-308 to 1.8e308): NULL
+ * with the value in *x, or why not ("not a finite number", "too close to 0 ..."). */
+const char *flce_number(const char *s, double *x);
+/* 0 when the folder path, or the nearest existing folder above it (where it would be made),
+ * takes files; -1 otherwise (errno set; ENOTDIR: a file there), that folder's path into where. */
+int flce_path_writable(const char *path, char *where, size_t cap);
 /* mkdir -p: 0 when path is a directory afterwards, -1 otherwise (errno set). */
 int flce_mkdirs(const char *path);
 

@@ -1,7 +1,10 @@
-/* err.c: status codes, the error context, checked allocation and atomic file writes. */
+/* err.c: status codes, the error context, checked allocation, atomic file writes and paths. */
+#define _DEFAULT_SOURCE /* realpath */
 #include "base.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +96,73 @@ FILE *flce_fopen_regular(const char *path, char *why, size_t cap) {
         close(fd);
     }
     return f;
+}
+
+char *flce_path_resolved(const char *path) {
+    size_t n = strlen(path);
+    char *head = malloc(n + 3);
+    if (!head) return NULL;
+    snprintf(head, n + 3, "%s", path[0] ? path : ".");
+    for (;;) {
+        char *r = realpath(head, NULL);
+        if (r) {
+            const char *rest = path + strlen(head);
+            size_t rl = strlen(r) + strlen(rest) + 2;
+            char *full = malloc(rl);
+            if (full) snprintf(full, rl, "%s%s%s", r, *rest && *rest != '/' ? "/" : "", rest);
+            free(r), free(head);
+            return full;
+        }
+        char *slash = strrchr(head, '/');
+        if (!slash) { /* a relative name with nothing left: the working folder */
+            char *cwd = realpath(".", NULL);
+            size_t rl = (cwd ? strlen(cwd) : 0) + n + 2;
+            char *full = cwd ? malloc(rl) : NULL;
+            if (full) snprintf(full, rl, "%s/%s", cwd, path);
+            free(cwd), free(head);
+            return full;
+        }
+        if (!strcmp(head, "/")) break; /* not even the root resolves */
+        if (slash == head) slash[1] = '\0'; /* "/" */
+        else *slash = '\0';
+    }
+    free(head);
+    return NULL;
+}
+
+int flce_path_within(const char *path, const char *dir) {
+    char *p = flce_path_resolved(path), *d = realpath(dir, NULL);
+    size_t l = d ? strlen(d) : 0;
+    int in = p && d && !strncmp(p, d, l) && (p[l] == '\0' || p[l] == '/' || (l == 1 && d[0] == '/'));
+    free(p), free(d);
+    return in;
+}
+
+const char *flce_number(const char *s, double *x) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    int range = errno == ERANGE;
+    if (!*s || end == s || *end || strpbrk(s, "xX") || isnan(v) || isinf(v)) return "not a finite number"; /* hex too: decimal only */
+    if (range && fabs(v) > 1) return "not a finite number (beyond the largest double, 1.8e308)";
+    if (range || (v != 0 && fabs(v) < DBL_MIN)) return "too close to 0 (below 2.2e-308 in magnitude: not a normal double)";
+    *x = v;
+    return NULL;
+}
+
+int flce_path_writable(const char *path, char *where, size_t cap) {
+    char p[4096];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s", path[0] ? path : ".");
+    while (stat(p, &sb) != 0) { /* the nearest folder above that exists: where it would be made */
+        char *sl = strrchr(p, '/');
+        if (!sl) snprintf(p, sizeof p, ".");
+        else if (sl == p) p[1] = '\0';
+        else *sl = '\0';
+    }
+    snprintf(where, cap, "%s", p);
+    if (!S_ISDIR(sb.st_mode)) return errno = ENOTDIR, -1;
+    return access(p, W_OK | X_OK) == 0 ? 0 : -1;
 }
 
 int flce_mkdirs(const char *path) {

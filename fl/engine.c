@@ -119,7 +119,7 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     if (M->client_begin && (st = M->client_begin(E, slot, e))) return st;
     flce_rng r;
     flce_rng_init(&r, cfg->seed, FLCE_RNG_BATCH, (uint32_t)E->t, (uint32_t)k);
-    double lsum = 0;
+    double lsum = 0, first_loss = 0;
     int nbatches = 0, first = 1;
     for (int ep = 0; ep < cfg->epochs; ep++) {
         flce_rng_permutation(&r, (int)nk, E->perm);
@@ -133,6 +133,7 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
             flce_losses l;
             st = M->local_step ? M->local_step(E, slot, nb, first, &l, e) : flce_eng_sgd_step(E, nb, first, 0.0f, 1.0f, &l, e);
             if (st) return st;
+            if (first) first_loss = l.loss;
             first = 0;
             lsum += l.loss;
             nbatches++;
@@ -146,10 +147,22 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
      * run meaningless, and the cosine rules read a NaN norm as no similarity (uniform shares):
      * the run fails here instead (status 1), before anything of this round is written. */
     size_t j = first_nonfinite(up, E->S);
-    if (j < E->S)
-        return flce_fail(e, FLCE_ERR_NUMERIC,
-                         "round %d, client %d: its model is not finite after local training (parameter %zu is %g): %s "
-                         "diverged; a smaller --lr?", E->t + 1, k, j, (double)up[j], M->name);
+    if (j < E->S) { /* the flag most likely at fault: a loss not finite on the first batch, before any
+                     * step, is the loss's own settings (the method's, given away from their
+                     * defaults: --tau 1e-45 once drew "a smaller --lr?"), else the steps' size */
+        char hint[160] = "";
+        size_t hl = 0;
+        if (!isfinite(first_loss)) {
+            for (const flce_setting *const *sp = M->settings; sp && *sp && !hl; sp++)
+                if (!(*sp)->choices && flce_run_cfg_get(cfg, *sp) != (*sp)->def)
+                    flce_catf(hint, sizeof hint, &hl, "the loss of its first batch, before any step, is %g: --%s %g (default %g)?",
+                              first_loss, (*sp)->flag, flce_run_cfg_get(cfg, *sp), (*sp)->def);
+            if (!hl) flce_catf(hint, sizeof hint, &hl, "the loss of its first batch, before any step, is %g: the data or the model, not --lr",
+                               first_loss);
+        } else flce_catf(hint, sizeof hint, &hl, "a smaller --lr?");
+        return flce_fail(e, FLCE_ERR_NUMERIC, "round %d, client %d: its model is not finite after local training (parameter %zu is %g): %s "
+                         "diverged; %s", E->t + 1, k, j, (double)up[j], M->name, hint);
+    }
     return FLCE_OK;
 }
 
@@ -684,9 +697,19 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     E->writer = !cfg->comm || cfg->comm->rank == 0;
     flce_status st = validate(cfg, &E->algo, e);
     if (st) return st;
+    /* the run folder before the data are read: an output that cannot be written is said at once,
+     * not after minutes of loading (under mpirun every rank agrees on it where it agreed before,
+     * after the checks that the ranks run one program on one data set) */
+    flce_err de = {{0}};
+    flce_status dir_st = eng_check_dir(E, &de);
+    if (dir_st && (!E->comm || E->comm->size < 2)) {
+        *e = de, st = dir_st;
+        goto out;
+    }
     if ((st = setup_data(E, e))) goto out;
     if ((st = eng_same_everywhere(E, e))) goto out;
-    if ((st = eng_agree(E, eng_check_dir(E, e), e))) goto out;
+    if (dir_st) *e = de;
+    if ((st = eng_agree(E, dir_st, e))) goto out;
     /* the backend after the run folder is checked and before anything is written into it: an
      * unusable --backend or --device leaves nothing behind (--force deletes nothing) */
     if (!(E->be = cfg->backend(cfg->backend_ud, e))) {

@@ -64,6 +64,8 @@ typedef struct {
      * reported before any device is opened; the backend stays the caller's (not destroyed). */
     flce_backend *(*backend)(void *ud, flce_err *e);
     void *backend_ud;
+    const char *denormals;    /* the --denormals asked for (auto, preserve, ftz; NULL: auto): every process of a
+                               * job compares it before the backend says what it does */
     flce_comm *comm;          /* several processes (see above); NULL: one */
     uint64_t seed;
     const char *out;

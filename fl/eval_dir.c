@@ -3,6 +3,7 @@
  * gives none, the prototype reading chosen (prototypes_alt.npy holds the other), the first R
  * rounds, then flce_eval_trace. `flce eval` and the C API of libflce (fl/flce_api.c, for the
  * Python package) both call this, so that they give the same bits. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ static flce_status parse_ablate(const char *s, flce_ablation *ab, flce_err *e) {
 
 flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e) {
     memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
     flce_ablation ab = {0};
@@ -56,6 +58,9 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
     int ablate_given = o->ablate != NULL, version = FLCE_COMPLETION_VERSION;
     uint64_t seed = o->has_seed ? o->seed : 1;
     if ((st = parse_ablate(o->ablate, &ab, e))) return st;
+    if (ab.no_completion && (o->rank || o->mu || o->solver || o->completion || o->missing || o->has_seed || o->tol != 0))
+        return flce_fail(e, FLCE_ERR_ARG, "--rank, --mu, --solver, --completion, --missing, --seed, --tol: settings of the completion, and "
+                         "--ablate CMC runs none");
     if ((st = flce_completion_parse(o->rank, o->mu, o->solver, o->completion, &cc, e))) return st;
     if (o->max_iter < 1) return flce_fail(e, FLCE_ERR_ARG, "--max-iter %d: must be at least 1", o->max_iter);
     if (seed > ((uint64_t)1 << 53)) /* completion_eval.json records it as a JSON number: exact up to 2^53 */
@@ -159,9 +164,18 @@ void flce_eval_run_free(flce_eval_run *r) {
     flce_trace_files_free(&r->tf);
 }
 
-flce_status flce_eval_out_check(const char *out, flce_err *e) {
+void flce_eval_default_out(const char *dir, char *buf, size_t cap) {
+    size_t l = strlen(dir);
+    while (l > 1 && dir[l - 1] == '/') l--;
+    snprintf(buf, cap, "%.*s-eval", (int)l, dir);
+}
+
+flce_status flce_eval_out_check(const char *out, const char *trace_dir, flce_err *e) {
     char p[4200];
     struct stat sb;
+    if (trace_dir && flce_path_within(out, trace_dir))
+        return flce_fail(e, FLCE_ERR_ARG, "--out %s: %s the trace folder it reads: an evaluation never writes into its input: give another "
+                         "folder", out, flce_path_within(trace_dir, out) ? "is" : "inside");
     snprintf(p, sizeof p, "%s/config.json", out);
     if (stat(p, &sb) == 0)
         return flce_fail(e, FLCE_ERR_ARG, "--out %s: a run folder (its contributions.csv is the run's result): give another folder", out);
@@ -176,6 +190,15 @@ flce_status flce_eval_out_check(const char *out, flce_err *e) {
     if (stat(p, &sb) == 0 && stat(q, &sb) != 0)
         return flce_fail(e, FLCE_ERR_ARG, "--out %s: holds a contributions.csv that no flce eval wrote (no completion_eval.json): give another folder",
                          out);
+    static const char *const files[] = {"Q.npy", "X_completed.npy", "contributions.csv", "completion_eval.json"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", out, files[i]);
+        if (lstat(p, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+            return flce_fail(e, FLCE_ERR_IO, "%s: cannot replace: %s, not a file", p, S_ISDIR(sb.st_mode) ? "a folder" : "something");
+    }
+    /* the folder, or the nearest one above it that exists (where it would be made), takes files */
+    if (flce_path_writable(out, p, sizeof p) != 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--out %s: cannot write into %s: %s", out, p, strerror(errno));
     return FLCE_OK;
 }
 
@@ -186,7 +209,7 @@ flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e
     struct stat osb;
     int made = stat(out, &osb) != 0;
     if (!made && !S_ISDIR(osb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "--out %s: not a directory", out);
-    flce_status st = flce_eval_out_check(out, e);
+    flce_status st = flce_eval_out_check(out, r->dir[0] ? r->dir : NULL, e);
     if (st) return st;
     int64_t shp[3] = {T, n, C};
     if (flce_mkdirs(out) != 0) return flce_fail(e, FLCE_ERR_IO, "--out %s: cannot create", out);

@@ -31,6 +31,7 @@ typedef struct {
     flce_ablation ab;         /* the ablations applied */
     flce_ablation ab_rec;     /* ... as recorded (a Q.npy trace holds its own M, V, Q) */
     flce_eval_result res;
+    char dir[4096];           /* the trace folder read: never an output */
 } flce_eval_run;
 
 /* Evaluate the trace in dir: FLCE_OK, FLCE_ERR_ARG for what the caller chose wrong (a flag's
@@ -46,6 +47,12 @@ flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e
  * of one (its parent holds config.json: its Q.npy and X_completed.npy are what the run wrote),
  * nor a folder with a contributions.csv that no evaluation wrote (no completion_eval.json).
  * flce_eval_write checks it too; callers check first, before the evaluation's work. */
-flce_status flce_eval_out_check(const char *out, flce_err *e);
+/* Also refused: out the trace folder it reads or inside it (trace_dir; NULL: not checked), and
+ * an output that cannot be written, said before any work: a folder or another non-file where one
+ * of the four files goes (FLCE_ERR_IO), a folder that takes no file (permission). */
+flce_status flce_eval_out_check(const char *out, const char *trace_dir, flce_err *e);
+/* The folder an evaluation of the trace in dir writes by default: dir's sibling DIR-eval
+ * (trailing slashes dropped) into buf. */
+void flce_eval_default_out(const char *dir, char *buf, size_t cap);
 
 #endif

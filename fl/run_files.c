@@ -74,7 +74,7 @@ cJSON *eng_config_json(engine *E) {
     NUM("train_subset", c->train_subset), NUM("test_subset", c->test_subset), NUM("val_size", E->n_val);
     NUM("seed", c->seed); /* seed <= 2^53: exact */
     ok = ok && flce_completion_settings_add(o, &c->completion);
-    NUM("contract", FLCE_CONTRACT_VERSION), STR("denormals", E->be && E->be->ftz ? "ftz" : "preserve");
+    NUM("contract", FLCE_CONTRACT_VERSION), STR("denormals", E->be ? (E->be->ftz ? "ftz" : "preserve") : c->denormals ? c->denormals : "auto"); /* before the backend: as asked */
     STR("data_digest", dd);
     if (c->class_weights) ok = ok && cJSON_AddItemToObject(o, "class_weights", flce_json_numbers(c->class_weights, E->C));
     else ok = ok && cJSON_AddNullToObject(o, "class_weights");
@@ -298,6 +298,24 @@ flce_status eng_check_dir(engine *E, flce_err *e) {
                                  E->dir, ours[i]);
         }
     }
+    /* every file a run writes is a file where it exists (a folder in its place once stopped the
+     * run after its last round, its model not written), and the folder, or the nearest existing
+     * one above it, takes files: said before the data are read */
+    static const char *const files[] = {"config.json", "device.txt", "clients.csv", "state.bin", "metrics.csv", "contributions.csv",
+                                        "contributions_rules.csv", "round_contributions.csv", "round_contributions_rules.csv",
+                                        "digests.txt", "model.safetensors", "costs.txt", "trace/prototypes.npy",
+                                        "trace/prototypes_alt.npy", "trace/selected.npy", "trace/Q.npy", "trace/X_completed.npy",
+                                        "trace/contributions.csv", "trace/class_weights.npy", "trace/completion.json",
+                                        "trace/data_sizes.npy"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", E->dir, files[i]);
+        if (lstat(p, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+            return flce_fail(e, FLCE_ERR_IO, "%s: cannot replace: %s, not a file", p, S_ISDIR(sb.st_mode) ? "a folder" : "something");
+    }
+    snprintf(p, sizeof p, "%s/trace", E->dir);
+    if (lstat(p, &sb) == 0 && !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_IO, "%s: a file where the trace folder goes", p);
+    if (flce_path_writable(E->dir, p, sizeof p) != 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--out %s: cannot write into %s: %s", E->dir, p, strerror(errno));
     return FLCE_OK;
 }
 

@@ -124,9 +124,9 @@ flce_status flce_run_cfg_set(flce_run_cfg *c, const flce_setting *s, const char 
             if (*p == '|') *p = ',';
         return flce_fail(e, FLCE_ERR_ARG, "--%s '%.60s': one of %s", s->flag, text, list);
     }
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || *end) return flce_fail(e, FLCE_ERR_ARG, "--%s '%.60s': not a number", s->flag, text);
+    double v;
+    const char *why = flce_number(text, &v);
+    if (why) return flce_fail(e, FLCE_ERR_ARG, "--%s '%.60s': %s", s->flag, text, why);
     return flce_run_cfg_set_value(c, s, v, e);
 }
 

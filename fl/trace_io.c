@@ -43,12 +43,13 @@ flce_status flce_read_weights(const char *path, int len, double **out, flce_err 
             if (c == EOF || c == ',' || isspace(c)) {
                 if (tl) {
                     tok[tl] = '\0';
-                    char *end;
-                    double v = strtod(tok, &end);
-                    if (*end) {
+                    double v = 0;
+                    const char *bad = flce_number(tok, &v); /* the flags' rule for a number */
+                    if (bad && (!strcmp(bad, "not a finite number") || strpbrk(tok, "xX"))) bad = "is not a number";
+                    if (bad) {
                         for (char *q = tok; *q; q++) /* the file's bytes never reach the terminal raw */
                             if (!isprint((unsigned char)*q)) *q = '?';
-                        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: '%s' is not a number", path, tok);
+                        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: '%s' %s", path, tok, bad);
                         break;
                     }
                     if (n == len) {
@@ -194,10 +195,11 @@ flce_status flce_completion_parse(const char *rank, const char *mu, const char *
         else return flce_fail(e, FLCE_ERR_ARG, "--rank %s: auto, rule or a whole number from 1 to 1000", rank);
     }
     if (mu) {
-        char *end;
-        double m = strtod(mu, &end);
+        double m = 0;
+        const char *why = strcmp(mu, "auto") ? flce_number(mu, &m) : NULL;
         if (!strcmp(mu, "auto")) cc->mu_auto = 1;
-        else if (*mu && !*end && m > 0 && isfinite(m)) cc->mu_auto = 0, cc->mu = m;
+        else if (why) return flce_fail(e, FLCE_ERR_ARG, "--mu '%s': %s; auto or a number > 0", mu, why);
+        else if (m > 0) cc->mu_auto = 0, cc->mu = m;
         else return flce_fail(e, FLCE_ERR_ARG, "--mu %s: auto or a finite number > 0", mu);
     }
     if (solver) {

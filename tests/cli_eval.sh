@@ -30,10 +30,25 @@ check "$t/out/contributions.csv" 0.4375 "$(calc '(0.25 + 1/42)/4')" "$(calc '(1.
 # -Q and -CMC: Q = 1/|S| -> class 0 rounds (1/2,1/2,0), (0,1/2,1/2); class 1 as before
 "$flce" eval "$t/trace" --out "$t/out" --ablate CMC --ablate Q > /dev/null || fail "eval -Q"
 check "$t/out/contributions.csv" 0.375 0.25 0.375
-# with completion: default output folder is the trace folder; contributions sum to 1
-"$flce" eval "$t/trace" > "$t/log" || fail "eval: $(cat "$t/log")"
-[ -f "$t/trace/contributions.csv" ] && [ -f "$t/trace/Q.npy" ] && [ -f "$t/trace/X_completed.npy" ] || fail "outputs missing"
-awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/trace/contributions.csv" || fail "not a distribution"
+# with completion: the default output folder is the trace's sibling TRACE-eval, said in the last
+# line, and the trace folder gains nothing (it once received Q.npy and contributions.csv: an
+# evaluation wrote into its input); contributions sum to 1
+(cd "$t/trace" && ls -A) > "$t/trace.before"
+"$flce" eval "$t/trace/" > "$t/log" || fail "eval: $(cat "$t/log")"
+[ -f "$t/trace-eval/contributions.csv" ] && [ -f "$t/trace-eval/Q.npy" ] && [ -f "$t/trace-eval/X_completed.npy" ] || fail "outputs missing in trace-eval"
+tail -1 "$t/log" | grep -qF "wrote $t/trace-eval/contributions.csv" || fail "the default --out not said: $(tail -1 "$t/log")"
+(cd "$t/trace" && ls -A) | cmp -s - "$t/trace.before" || fail "the evaluation wrote into the trace it read: $(cd "$t/trace" && ls -A)"
+awk -F, 'NR>1 { s += $2; if ($2 < 0) exit 1 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' "$t/trace-eval/contributions.csv" || fail "not a distribution"
+# an output never the input: the trace itself (through a link too) or a folder inside it
+expect 2 "is the trace folder it reads" eval "$t/trace" --out "$t/trace"
+ln -s "$t/trace" "$t/trace-link"
+expect 2 "is the trace folder it reads" eval "$t/trace-link" --out "$t/trace/"
+expect 2 "inside the trace folder it reads" eval "$t/trace" --out "$t/trace/sub/x"
+[ ! -e "$t/trace/sub" ] || fail "a refused --out inside the trace was made"
+# an output it cannot write is said before the work: a folder where Q.npy goes, given with a
+# damaged trace, names the folder (the trace's damage would be found only by reading it)
+mkdir -p "$t/blocked/Q.npy"
+expect 1 "$t/blocked/Q.npy: cannot replace: a folder, not a file" eval "$t/trace" --out "$t/blocked"
 
 expect 2 "needs TRACE_DIR" eval
 expect 2 "no such trace directory" eval "$t/nope"
@@ -87,6 +102,7 @@ grep -q "'?\[31mred' is not a number" "$t/cwe.err" && ! grep -q "$(printf '\033'
 mkdir "$t/bad1" "$t/bad2" "$t/bad3"
 "$fixtures" trace "$t/bad1" bad-unselected; "$fixtures" trace "$t/bad2" bad-partial
 expect 1 "was not selected" eval "$t/bad1"
+expect 1 "$t/blocked/Q.npy: cannot replace: a folder, not a file" eval "$t/bad1" --out "$t/blocked"
 expect 1 "partly NaN" eval "$t/bad2"
 "$fixtures" trace "$t/bad3"; head -c 100 "$t/bad3/prototypes.npy" > "$t/bad3/p"; mv "$t/bad3/p" "$t/bad3/prototypes.npy"
 expect 1 "prototypes.npy: truncated" eval "$t/bad3"
@@ -137,7 +153,7 @@ for f in selected.npy completion.json; do
     rm -rf "$t/dt"; cp -r "$t/run/trace" "$t/dt"; rm "$t/dt/$f"
     case $kind in fifo) mkfifo "$t/dt/$f"; want="a FIFO, not a file";; folder) mkdir "$t/dt/$f"; want="a folder, not a file";;
                   loop) ln -s "$t/dt/$f" "$t/dt/$f"; want="Too many levels of symbolic links";; esac
-    err=$(timeout 60 "$flce" eval "$t/dt" --out "$t/dt-out" 2>&1 > /dev/null); rc=$?
+    err=$(timeout 600 "$flce" eval "$t/dt" --out "$t/dt-out" 2>&1 > /dev/null); rc=$?
     [ $rc = 1 ] || fail "$f a $kind: status $rc (124: it waited), expected 1"
     case "$err" in *"$t/dt/$f: cannot open: $want"*) ;; *) fail "$f a $kind: $err";; esac
   done

@@ -110,15 +110,15 @@ echo "ok: --out inside an input run is refused"
 # waited on), a folder too
 for f in contributions.csv clients.csv round_contributions.csv metrics.csv; do
   rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/$f"; ln -s /dev/zero "$t/z/$f"
-  timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
+  timeout 600 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
   [ $rc = 1 ] || fail "$f linked to /dev/zero: status $rc (124: it hung), expected 1"
   grep -q "$f: a device, not a file" "$t/z.err" || fail "$f linked to /dev/zero: $(cat "$t/z.err")"
 done
 rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/contributions.csv"; mkfifo "$t/z/contributions.csv"
-timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
+timeout 600 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
 [ $rc = 1 ] && grep -q "a FIFO, not a file" "$t/z.err" || fail "contributions.csv a FIFO: status $rc: $(cat "$t/z.err")"
 rm -rf "$t/z"; cp -r "$t/b" "$t/z"; rm "$t/z/clients.csv"; mkdir "$t/z/clients.csv"
-timeout 60 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
+timeout 600 "$flce" report "$t/z" --out "$t/zr" > /dev/null 2> "$t/z.err"; rc=$?
 [ $rc = 1 ] && grep -q "a folder, not a file" "$t/z.err" || fail "clients.csv a folder: status $rc: $(cat "$t/z.err")"
 echo "ok: devices, FIFOs and folders in place of run files are refused"
 # impossible numbers are refused naming the file and row (negative server seconds once made the

@@ -124,15 +124,17 @@ for how in --resume --force; do
 done
 [ "$(cat "$t/fa/config.json" "$t/fa/metrics.csv" "$t/fa/digests.txt" "$t/fa/state.bin" | md5sum)" = "$sum_fa" ] ||
   fail "a refused run changed the folder in use"
-# and a running flce holds its folder: from its config.json to its end
-"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 60 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 \
+# and a running flce holds its folder: from its config.json to its end (1,000 rounds: it is
+# killed once checked, so it still runs however fast the machine; its start is waited for up
+# to 10 minutes, however slow)
+"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 1000 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 \
   --seed 3 --quiet --backend cpu --data "$t/fm" --out "$t/busy" > /dev/null 2>&1 &
 bg=$!
 i=0
-while [ ! -f "$t/busy/config.json" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-[ -f "$t/busy/config.json" ] || fail "the background run wrote no config.json in 60 s"
+while [ ! -f "$t/busy/config.json" ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f "$t/busy/config.json" ] || fail "the background run wrote no config.json in 10 minutes"
 flock -n -E 3 "$t/busy" true; rc=$?
-kill -0 $bg 2> /dev/null || fail "the background run of 60 rounds ended before the check"
+kill -0 $bg 2> /dev/null || fail "the background run of 1,000 rounds ended before the check"
 kill $bg; wait $bg 2> /dev/null
 [ "$rc" = 3 ] || fail "a running flce did not hold its folder (flock -n: status $rc)"
 # someone's metrics.csv without a run

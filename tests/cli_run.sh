@@ -31,10 +31,17 @@ awk -F, 'NR>1 { s += $2 } END { d = s - 1; if (d < 0) d = -d; exit d > 1e-12 }' 
 mkdir "$t/ev"
 "$flce" eval "$t/a/trace" --out "$t/ev" > /dev/null || fail "flce eval on the run's trace"
 cmp -s "$t/ev/contributions.csv" "$t/a/contributions.csv" || fail "flce eval does not reproduce the run's contributions"
-# a run's own record is never replaced by an evaluation: not its folder, not its trace folder
-# (the default --out), refused before any work; the run's files stay those of its twin $t/b
+# a run's own record is never replaced by an evaluation: not its folder, not its trace folder,
+# refused before any work; the run's files stay those of its twin $t/b. The default --out is the
+# trace's new sibling RUN/trace-eval (it was the trace folder: refused, a usage error of the
+# default), said at the end; `flce eval RUN` points at RUN/trace
 expect 2 "a run folder" eval "$t/a/trace" --out "$t/a" --ablate CMC
-expect 2 "the trace folder of a run" eval "$t/a/trace" --ablate M
+expect 2 "the trace folder it reads" eval "$t/a/trace" --out "$t/a/trace" --ablate M
+"$flce" eval "$t/a/trace" --ablate M > "$t/evm.log" 2>&1 || fail "flce eval RUN/trace with its default --out: $(cat "$t/evm.log")"
+tail -1 "$t/evm.log" | grep -qF "wrote $t/a/trace-eval/contributions.csv" && [ -f "$t/a/trace-eval/completion_eval.json" ] ||
+  fail "the default --out of a run's trace: $(tail -1 "$t/evm.log")"
+rm -r "$t/a/trace-eval"
+expect 2 "$t/a: a run folder; its trace is $t/a/trace (flce eval $t/a/trace)" eval "$t/a"
 for f in contributions.csv trace/Q.npy trace/X_completed.npy; do cmp -s "$t/a/$f" "$t/b/$f" || fail "a refused flce eval changed the run's $f"; done
 [ -e "$t/a/trace/contributions.csv" ] || [ -e "$t/a/completion_eval.json" ] && fail "a refused flce eval wrote into the run"
 mkdir "$t/theirs-ev" && echo "client,contribution" > "$t/theirs-ev/contributions.csv"
@@ -103,6 +110,37 @@ expect 2 "no CIFAR-10 binary files" run --algo flce $tiny --dataset cifar10 --da
 echo "1 2 3" > "$t/cw"
 expect 2 "3 weights, expected 10" run --algo flce $tiny --class-weights "$t/cw" --out "$t/x"
 expect 2 "already holds a run" run --algo flce $tiny --out "$t/a"
+# an output the run cannot write is said before the data are read (issue 61): a folder where
+# model.safetensors goes (it once stopped the run after its last round, status 0 with --force and
+# the model unwritten), with training images truncated, which only reading them finds
+mkdir "$t/dmg" && cp /usr/share/datasets/fashion-mnist/*-ubyte.gz "$t/dmg/" &&
+  head -c 1000 "$t/dmg/train-images-idx3-ubyte.gz" > "$t/dmg/x" && mv "$t/dmg/x" "$t/dmg/train-images-idx3-ubyte.gz" || fail "damaged data"
+expect 1 "train-images-idx3-ubyte.gz: truncated" run --algo flce $tiny --data "$t/dmg" --out "$t/dmg-run"
+cp -a "$t/a" "$t/blk" && rm "$t/blk/model.safetensors" && mkdir -p "$t/blk/model.safetensors/mine" || fail "plant a folder"
+expect 1 "$t/blk/model.safetensors: cannot replace: a folder, not a file" run --algo flce $tiny --data "$t/dmg" --out "$t/blk" --force
+[ -d "$t/blk/model.safetensors/mine" ] && cmp -s "$t/a/digests.txt" "$t/blk/digests.txt" || fail "a refused --force changed the folder"
+rm -r "$t/blk/trace" && : > "$t/blk/trace" && rm -r "$t/blk/model.safetensors" || fail "plant a file"
+expect 1 "$t/blk/trace: a file where the trace folder goes" run --algo flce $tiny --data "$t/dmg" --out "$t/blk" --force
+# settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:
+# the completion's with --ablate CMC (once recorded in config.json and ignored: the same digests)
+for cs in "--rank 2" "--mu 0.1" "--solver gd" "--missing unobserved" "--completion literal --rank 2"; do
+  expect 2 "settings of the completion, and --ablate CMC runs none" run --algo flce --ablate CMC $cs $tiny --out "$t/x"
+  expect 2 "settings of the completion, and --ablate CMC runs none" eval "$t/a/trace" --out "$t/x" --ablate CMC $cs
+done
+expect 2 "settings of the completion, and --ablate CMC runs none" eval "$t/a/trace" --out "$t/x" --ablate CMC --seed 2
+# one rule for a number, every flag (--mu 1e-320 was accepted where --lr 1e-320 was "not a
+# finite number"): a subnormal is refused alike, said as such; infinities and hex are not numbers
+for fl in "--mu" "--lr" "--tau"; do
+  expect 2 "$fl '1e-320': too close to 0 (below 2.2e-308 in magnitude" run --algo flce $fl 1e-320 $tiny --out "$t/x"
+  expect 2 "$fl 'inf': not a finite number" run --algo flce $fl inf $tiny --out "$t/x"
+  expect 2 "$fl '0x1p-3': not a finite number" run --algo flce $fl 0x1p-3 $tiny --out "$t/x"
+done
+expect 2 "--prox-mu '1e-320': too close to 0" run --algo fedprox --prox-mu 1e-320 $tiny --out "$t/x"
+expect 2 "--mu '1e-320': too close to 0" eval "$t/a/trace" --out "$t/x" --mu 1e-320
+# --mc-eps in its stated range: with the accuracy utility (in [0, 1]) an eps of 1 stops every
+# permutation at its first client (every value 0, every client the same share)
+expect 2 "--mc-eps 2: below 1 with --utility accuracy" run --algo fedsv --shapley mc --mc-eps 2 $tiny --out "$t/x"
+expect 2 "--mc-eps 1: below 1 with --utility accuracy" run --algo fedsv --shapley mc --mc-eps 1 $tiny --out "$t/x"
 expect 2 "holds no run" run --algo flce $tiny --out "$t/empty" --resume
 expect 2 "--algo 'fedprox2'" run --algo fedprox2 $tiny --out "$t/x"
 expect 2 "--seed is required" run --algo flce --out "$t/x"
@@ -172,7 +210,11 @@ expect 2 "--algo 'all,flce': all stands alone" run --algo all,flce $tiny --out "
 # writes the round: it finished with status 0 and uniform contributions (the cosine rule read the
 # NaN norms as no similarity), accuracy 0.1, a KL as if it meant something
 for m in fedavg flce; do
-  expect 1 "round 1, client 1: its model is not finite after local training" run --algo $m $tiny --lr 1e10 --backend cpu --out "$t/div-$m"
+  expect 1 "round 1, client 1: its model is not finite after local training (parameter" run --algo $m $tiny --lr 1e10 --backend cpu --out "$t/div-$m"
+  expect 1 "diverged; a smaller --lr?" run --algo $m $tiny --lr 1e10 --backend cpu --out "$t/div2-$m"
   [ -e "$t/div-$m/metrics.csv" ] || [ -e "$t/div-$m/contributions.csv" ] && fail "a diverged $m run wrote its round"
 done
+# the hint names the flag most likely at fault: a loss not finite on the first batch, before any
+# step, is the loss's own setting given (--tau 1e-45 once drew "a smaller --lr?")
+expect 1 "before any step, is nan: --tau 1e-45 (default 0.5)?" run --algo flce $tiny --tau 1e-45 --backend cpu --out "$t/div-tau"
 echo "cli_run: all checks passed"

@@ -296,7 +296,7 @@ static void write_jpeg(const char *path, int w, int h, int seed) {
 /* A 64x64 JPEG of noise (large scan data), cut to `keep` of its bytes: the decoder fails in
  * the middle of its scanlines, after the row buffer is allocated (issue 20, item 8: that buffer
  * leaked, a pointer kept across setjmp without volatile; the sanitizer build catches a leak). */
-Test(eurosat, jpeg_cut_inside_the_scan_data, .timeout = 60) {
+Test(eurosat, jpeg_cut_inside_the_scan_data, .timeout = FLCE_HANG_GUARD) {
     char dir[64], p[256];
     tu_tmpdir(dir, sizeof dir);
     snprintf(p, sizeof p, "%s/noise.jpg", dir);
@@ -331,7 +331,7 @@ static void make_eurosat(const char *dir, int per_class) {
     }
 }
 
-Test(eurosat, stratified_split_of_jpegs_written_here, .timeout = 60) {
+Test(eurosat, stratified_split_of_jpegs_written_here, .timeout = FLCE_HANG_GUARD) {
     char dir[64], p[256];
     tu_tmpdir(dir, sizeof dir);
     make_eurosat(dir, 5);

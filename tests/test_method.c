@@ -71,7 +71,7 @@ static flce_status served_final(engine *E, double *CE, double *seconds, flce_err
 
 static flce_backend *given(void *ud, flce_err *e) { return ud; }
 
-Test(method, added_from_a_test_file, .timeout = 300) {
+Test(method, added_from_a_test_file, .timeout = FLCE_HANG_GUARD) {
     char dir[256], out[300], p[400];
     tu_tmpdir(dir, sizeof dir);
     snprintf(out, sizeof out, "%s/equal", dir);

@@ -44,7 +44,7 @@ static double loss_at(flce_model *m, const float *w, int n, const float *x, cons
     return l.loss;
 }
 
-Test(model, gradient_matches_a_directional_finite_difference, .timeout = 120) {
+Test(model, gradient_matches_a_directional_finite_difference, .timeout = FLCE_HANG_GUARD) {
     enum { N = 6 };
     flce_model m;
     cr_assert_eq(flce_model_create(&m, flce_backend_reference(), 3, 8, 8, 5, N, NULL), FLCE_OK);
@@ -122,9 +122,9 @@ static void compare_backends(int C, int H, int classes, int N, int steps) {
     cpu->destroy(cpu);
 }
 
-Test(model, cpu_equals_reference_over_three_training_steps, .timeout = 300) { compare_backends(3, 16, 10, 6, 3); }
-Test(model, cpu_equals_reference_on_3x32x32, .timeout = 300) { compare_backends(3, 32, 10, 3, 1); }
-Test(model, cpu_equals_reference_on_1x28x28_with_100_classes, .timeout = 300) { compare_backends(1, 28, 100, 3, 1); }
+Test(model, cpu_equals_reference_over_three_training_steps, .timeout = FLCE_HANG_GUARD) { compare_backends(3, 16, 10, 6, 3); }
+Test(model, cpu_equals_reference_on_3x32x32, .timeout = FLCE_HANG_GUARD) { compare_backends(3, 32, 10, 3, 1); }
+Test(model, cpu_equals_reference_on_1x28x28_with_100_classes, .timeout = FLCE_HANG_GUARD) { compare_backends(1, 28, 100, 3, 1); }
 
 Test(model, checkpoint_round_trip_and_strict_loading) {
     char dir[64], p[128];
@@ -177,7 +177,7 @@ Test(model, checkpoint_round_trip_and_strict_loading) {
     tu_rm_rf(dir);
 }
 
-Test(model, sgd_lowers_the_loss_on_a_fixed_batch, .timeout = 120) {
+Test(model, sgd_lowers_the_loss_on_a_fixed_batch, .timeout = FLCE_HANG_GUARD) {
     enum { N = 8 };
     flce_backend *cpu = flce_backend_cpu(2);
     flce_model m;

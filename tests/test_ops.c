@@ -4,6 +4,7 @@
  * finite differences of L = sum(y * r) computed in double from the float32 forward. (3)
  * Small cases by hand. */
 #include <criterion/criterion.h>
+#include "testutil.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static void fill(float *x, size_t n, uint32_t stream, float scale) { /* seeded n
 
 /* Every case of the cross-check table (check/opcheck.c): CPU equals reference, bit for bit,
  * and writes nothing past the end of its outputs. */
-Test(ops, every_op_cpu_equals_reference_bit_for_bit, .init = setup, .fini = teardown, .timeout = 120) {
+Test(ops, every_op_cpu_equals_reference_bit_for_bit, .init = setup, .fini = teardown, .timeout = FLCE_HANG_GUARD) {
     flce_backend *ref = flce_backend_reference();
     int n = flce_opcheck_count(), bad = 0;
     cr_assert(n >= 60, "%d cases", n);
@@ -716,7 +717,7 @@ static void bn_split_case(int threads, int N, int C, int HW) {
     be[0]->destroy(be[0]), be[1]->destroy(be[1]);
     free(x), free(dy), free(res);
 }
-Test(ops, batchnorm_chunk_split_equals_reference, .timeout = 60) {
+Test(ops, batchnorm_chunk_split_equals_reference, .timeout = FLCE_HANG_GUARD) {
     for (int t = 1; t <= 5; t += t == 3 ? 2 : 1) {
         bn_split_case(t, 64, 2, 784);
         bn_split_case(t, 13, 3, 128);

@@ -63,7 +63,7 @@ static float *final_state(const char *algo) {
 static void setup(void) { tu_tmpdir(dir, sizeof dir); }
 static void teardown(void) { tu_rm_rf(dir); }
 
-Test(rules, parameters_only_and_running_statistics_averaged, .init = setup, .fini = teardown, .timeout = 300) {
+Test(rules, parameters_only_and_running_statistics_averaged, .init = setup, .fini = teardown, .timeout = FLCE_HANG_GUARD) {
     float *w1 = final_state("fedavg"), *cg = final_state("cgsv"), *qf = final_state("qfedavg");
     float *fa = final_state("fedfa"), *fv = final_state("fedfv");
     const float *w = init_state;

@@ -8,6 +8,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+/* Criterion's per-test time limit: a guard against a hang, not a speed check (the suites pass on
+ * one core beside a busy loop under the sanitizers: scripts/test_one_core.sh). */
+#define FLCE_HANG_GUARD 3600
+
 /* A fresh folder under /tmp (path into buf); aborts the test process on failure. */
 static inline void tu_tmpdir(char *buf, size_t cap) {
     snprintf(buf, cap, "/tmp/flce-test-XXXXXX");

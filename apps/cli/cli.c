@@ -1,5 +1,6 @@
 /* cli.c: option parsing for the command-line programs (see cli.h). */
 #include "cli.h"
+#include "base.h" /* flce_number */
 
 #include <errno.h>
 #include <math.h>
@@ -58,9 +59,9 @@ static int set_value(const char *prog, cli_opt *o, const char *v) {
         break;
     }
     case CLI_DOUBLE: {
-        double x = strtod(v, &end);
-        if (*v == '\0' || *end || errno || !isfinite(x))
-            return cli_usage_error(prog, "--%s '%s': not a finite number", o->name, v);
+        double x;
+        const char *why = flce_number(v, &x);
+        if (why) return cli_usage_error(prog, "--%s '%s': %s", o->name, v, why);
         *(double *)o->dst = x;
         break;
     }

@@ -28,13 +28,18 @@
 #include "data.h"
 #include "run_reader.h"
 
-/* A part of a long report done: one line on stderr where it took 2 s or more (the small-scale
- * study's report takes minutes), so that a short report stays silent. */
+/* A part of a long report done: one line on stdout where it took 2 s or more (the small-scale
+ * study's report takes minutes), so that a short report stays silent. stdout, beside the line
+ * naming the report, not stderr: how long a part took never changes what a failure prints
+ * there (its one line), on a machine fast or slow. */
 static void progress(report *R, const char *part) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double now = ts.tv_sec + 1e-9 * ts.tv_nsec;
-    if (!R->quiet && R->t > 0 && now - R->t >= 2) fprintf(stderr, "%s: %s (%.0f s)\n", R->prog, part, now - R->t);
+    if (!R->quiet && R->t > 0 && now - R->t >= 2) {
+        printf("%s: %s (%.0f s)\n", R->prog, part, now - R->t);
+        fflush(stdout);
+    }
     R->t = now;
 }
 
@@ -731,41 +736,6 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
     return nd;
 }
 
-/* The absolute path path names once made: its deepest existing ancestor resolved (links
- * followed), the rest appended as written (malloc'd; NULL when out of memory or no ancestor
- * resolves). */
-static char *canonical_path(const char *path) {
-    size_t n = strlen(path);
-    char *head = malloc(n + 3);
-    if (!head) return NULL;
-    snprintf(head, n + 3, "%s", path[0] ? path : ".");
-    for (;;) {
-        char *r = realpath(head, NULL);
-        if (r) {
-            const char *rest = path + strlen(head);
-            size_t rl = strlen(r) + strlen(rest) + 2;
-            char *full = malloc(rl);
-            if (full) snprintf(full, rl, "%s%s%s", r, *rest && *rest != '/' ? "/" : "", rest);
-            free(r), free(head);
-            return full;
-        }
-        char *slash = strrchr(head, '/');
-        if (!slash) { /* a relative name with nothing left: the working folder */
-            char *cwd = realpath(".", NULL);
-            size_t rl = (cwd ? strlen(cwd) : 0) + n + 2;
-            char *full = cwd ? malloc(rl) : NULL;
-            if (full) snprintf(full, rl, "%s/%s", cwd, path);
-            free(cwd), free(head);
-            return full;
-        }
-        if (!strcmp(head, "/")) break; /* not even the root resolves */
-        if (slash == head) slash[1] = '\0'; /* "/" */
-        else *slash = '\0';
-    }
-    free(head);
-    return NULL;
-}
-
 /* 1 when dir is empty or holds an earlier report (its report.md begins with the title this
  * program writes): a report replaces its own files, never someone else's (report.md, notes). */
 static int empty_or_report(const char *dir) {
@@ -951,66 +921,65 @@ int flce_cmd_report(int argc, char **argv) {
         free(real);
         if (dup >= 0) return cli_usage_error(prog, "%s and %s are the same run folder: name each run once", dirs[of], dirs[dup]);
     }
-    run_t *runs = calloc(MAXRUNS, sizeof *runs);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* the output first, before any run is read or figure drawn: --out neither inside a run folder
+     * it reads (inputs are never written), nor a file, nor someone else's folder, and able to take
+     * the report's files (a folder where one goes: one line now, not after minutes of figures) */
+    int status = 0, made = 0, nr = 0;
+    run_t *runs = NULL;
+    {
+        for (int i = 0; i < nd && !status; i++)
+            if (flce_path_within(out, dirs[i]))
+                status = cli_usage_error(prog, "--out %s: inside the run folder %s, which the report reads: choose a folder outside the runs",
+                                         out, dirs[i]);
+        if (status) return status;
+    }
+    struct stat osb;
+    made = stat(out, &osb) != 0;
+    if (!made && S_ISDIR(osb.st_mode) && !empty_or_report(out))
+        return cli_usage_error(prog, "--out %s: holds other files and no report of this harness: give a new or empty folder, or an earlier report's",
+                               out);
+    if (!made && !S_ISDIR(osb.st_mode))
+        return cli_usage_error(prog, "--out %s: a file, not a folder: give a new or empty folder, or an earlier report's", out);
+    if (flce_mkdirs(out) != 0) return cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
+    const char *stage = report_out_begin(out, made);
+    if (!stage) {
+        int err = errno;
+        if (made) rmdir(out);
+        if (err == ENOSPC || err == EDQUOT || err == EIO) { /* a failure of the work, not of the flag */
+            fprintf(stderr, "%s: --out %s: cannot write a folder into it: %s\n", prog, out, strerror(err));
+            return 1;
+        }
+        return cli_usage_error(prog, "--out %s: cannot write a folder into it: %s", out, strerror(err));
+    }
+    const char *pre = report_out_precheck();
+    if (pre) {
+        fprintf(stderr, "%s: %s (no report written; --out as it was)\n", prog, pre);
+        report_out_discard();
+        report_out_end();
+        return 1;
+    }
+    runs = calloc(MAXRUNS, sizeof *runs);
     flce_err e = {{0}};
-    int nr = 0;
-    for (int i = 0; i < nd; i++) {
+    for (int i = 0; runs && i < nd; i++) {
         int lr = flce_run_load(&runs[nr], dirs[i], &e);
         if (lr) {
             fprintf(stderr, "%s: %s\n", prog, e.msg);
-            for (int j = 0; j <= nr; j++) flce_run_free(&runs[j]);
-            free(runs);
-            return lr; /* 2: not a run directory; 1: a damaged one */
+            flce_run_free(&runs[nr]);
+            status = lr; /* 2: not a run directory; 1: a damaged one */
+            report_out_discard();
+            report_out_end();
+            goto done;
         }
         flce_run_finish(&runs[nr], window);
         nr++;
     }
-    { /* inputs are read, never written: --out may not be, or be inside, a run folder it reads */
-        char *ro = canonical_path(out);
-        for (int i = 0; ro && i < nr; i++) {
-            char *rd = realpath(runs[i].dir, NULL);
-            size_t l = rd ? strlen(rd) : 0;
-            int inside = rd && !strncmp(ro, rd, l) && (ro[l] == '\0' || ro[l] == '/');
-            free(rd);
-            if (inside) {
-                int rc2 = cli_usage_error(prog, "--out %s: inside the run folder %s, which the report reads: choose a folder outside the runs",
-                                          out, runs[i].dir);
-                free(ro);
-                for (int j = 0; j < nr; j++) flce_run_free(&runs[j]);
-                free(runs);
-                return rc2;
-            }
-        }
-        free(ro);
-    }
-    struct stat osb;
-    int made = stat(out, &osb) != 0, status = 0;
-    if (!made && S_ISDIR(osb.st_mode) && !empty_or_report(out)) {
-        status = cli_usage_error(prog, "--out %s: holds other files and no report of this harness: give a new or empty folder, or an earlier report's",
-                                 out);
-        goto done;
-    }
-    if (!made && !S_ISDIR(osb.st_mode)) {
-        status = cli_usage_error(prog, "--out %s: a file, not a folder: give a new or empty folder, or an earlier report's", out);
-        goto done;
-    }
-    if (flce_mkdirs(out) != 0) {
-        status = cli_usage_error(prog, "--out %s: cannot create: %s", out, strerror(errno));
-        goto done;
-    }
-    const char *stage = report_out_begin(out, made);
-    if (!stage && (errno == ENOSPC || errno == EDQUOT || errno == EIO)) { /* a failure of the work, not of the flag */
-        fprintf(stderr, "%s: --out %s: cannot write a folder into it: %s\n", prog, out, strerror(errno));
-        status = 1;
-        if (made) rmdir(out);
-        goto done;
-    }
-    if (!stage) {
-        status = cli_usage_error(prog, "--out %s: cannot write a folder into it: %s", out, strerror(errno));
-        if (made) rmdir(out);
-        goto done;
+    if (!runs) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        report_out_discard();
+        report_out_end();
+        return 1;
     }
     report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}, {0}}, *R = &R0;
     char what[64];

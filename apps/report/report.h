@@ -83,6 +83,10 @@ const char *H(const char *s);
  * earlier report in --out stays as it was. report_out_end frees the notes. Names of the staging
  * folders and the manifest (report_out_is_stage) are the harness's, not someone else's files. */
 const char *report_out_begin(const char *dir, int made);
+/* After report_out_begin, before the work: a file the report would write that --out holds as a
+ * folder (the earlier report's files, the pages), or a folder that takes no file: the message,
+ * or NULL. */
+const char *report_out_precheck(void);
 void report_out_drop(const char *name);
 FILE *report_fopen(const char *path);
 int report_fclose(FILE *f);

@@ -270,6 +270,32 @@ static int in_names(char **v, int n, const char *s) {
     return 0;
 }
 
+/* A name in --out that a report writes (the earlier report's manifest, and the pages every
+ * report makes) but that is not a file (a folder): said before any run is read or figure drawn,
+ * as report_out_commit would say it at the end. */
+const char *report_out_precheck(void) {
+    static const char *const always[] = {"report.md", "report.html", "runs.html"};
+    char **names = NULL, q[1600];
+    int n = 0, cap = 0;
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) names_add(&names, &n, &cap, always[i]);
+    snprintf(q, sizeof q, "%s/" MANIFEST, out_io.dir);
+    FILE *mf = fopen(q, "r");
+    for (char line[1200]; mf && fgets(line, sizeof line, mf);) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] && !strchr(line, '/') && strcmp(line, ".") && strcmp(line, "..")) names_add(&names, &n, &cap, line);
+    }
+    if (mf) fclose(mf);
+    for (int i = 0; i < n && !out_io.failed[0]; i++) {
+        struct stat sb;
+        snprintf(q, sizeof q, "%s/%s", out_io.dir, names[i]);
+        if (lstat(q, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+            snprintf(out_io.failed, sizeof out_io.failed, "%s: cannot replace: %s, not a file", q, S_ISDIR(sb.st_mode) ? "a folder" : "something");
+    }
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
+    return out_io.failed[0] ? out_io.failed : report_out_failed();
+}
+
 int report_out_commit(void) {
     if (report_out_failed()) return -1;
     int n = 0, rc = 0;

@@ -12,7 +12,9 @@
 
 static const flce_setting SHAPLEY = {"shapley", "exact|mc", 0, 0, 0, 0, 0, "FedSV: exact (K <= 12) or mc (Monte-Carlo permutations)"};
 static const flce_setting PERMS = {"mc-perms", NULL, 50, 1, 1e6, 0, 1, "FedSV: Monte-Carlo permutations"};
-static const flce_setting EPS = {"mc-eps", NULL, 0.001, 0, 1e6, 0, 0, "FedSV: Monte-Carlo truncation"};
+/* a permutation stops once |v(N) - v(prefix)| < eps: with the accuracy utility (in [0, 1]) an eps
+ * of 1 or more stops every one at its first client, every value 0 (checked in fedsv_check) */
+static const flce_setting EPS = {"mc-eps", NULL, 0.001, 0, 1e6, 0, 0, "FedSV: Monte-Carlo truncation, 0 <= eps (< 1 with --utility accuracy)"};
 static const flce_setting *const SETTINGS[] = {&SHAPLEY, &PERMS, &EPS, &flce_setting_utility, NULL};
 
 static int monte_carlo(const flce_run_cfg *c) { return flce_run_cfg_get(c, &SHAPLEY) == 1; }
@@ -20,6 +22,10 @@ static int monte_carlo(const flce_run_cfg *c) { return flce_run_cfg_get(c, &SHAP
 static flce_status fedsv_check(const flce_run_cfg *c, flce_err *e) {
     if (!monte_carlo(c) && (flce_run_cfg_get(c, &PERMS) != PERMS.def || flce_run_cfg_get(c, &EPS) != EPS.def))
         return flce_fail(e, FLCE_ERR_ARG, "--mc-perms, --mc-eps: settings of --shapley mc (exact Shapley draws no permutations)");
+    double eps = flce_run_cfg_get(c, &EPS);
+    if (flce_run_cfg_get(c, &flce_setting_utility) == 0 && eps >= 1)
+        return flce_fail(e, FLCE_ERR_ARG, "--mc-eps %g: below 1 with --utility accuracy (the utilities lie in [0, 1]: every permutation would stop "
+                         "at its first client, every value 0)", eps);
     if (!monte_carlo(c) && c->per_round > 12)
         return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: exact Shapley needs at most 12 (use --shapley mc)", c->per_round);
     if (c->per_round > 20) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: Shapley methods take at most 20", c->per_round);

@@ -17,14 +17,16 @@ const { fileURLToPath, pathToFileURL } = require('url');
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
            '--disable-component-update', '--disable-sync'],
+    timeout: 0, // no time limit of its own: a slow or loaded machine's start is not a failure (ctest's TIMEOUT guards a hang)
   });
   const faults = [];
   const W = 1280, H = 800;
   const page = await browser.newPage({ viewport: { width: W, height: H } });
+  page.setDefaultTimeout(0); // as above: playwright's 30 s per step is a speed check
   page.on('console', m => { if (m.type() === 'error') faults.push(`console error: ${m.text()}`); });
   page.on('pageerror', e => faults.push(`page error: ${e.message}`));
   page.on('requestfailed', r => faults.push(`failed to load ${r.url()}`));
-  await page.goto(pathToFileURL(path.resolve(report)).href, { waitUntil: 'load' });
+  await page.goto(pathToFileURL(path.resolve(report)).href, { waitUntil: 'load', timeout: 0 });
   const images = await page.evaluate(() => Array.from(document.images).map(i => ({ src: i.src, ok: i.complete && i.naturalWidth > 0 })));
   for (const i of images) if (!i.ok) faults.push(`image does not load: ${i.src}`);
   const links = await page.evaluate(() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href));
