@@ -13,6 +13,9 @@ cpu=${FLCE_ONE_CORE_CPU:-0}
 case "$rounds$busy" in *[!0-9]*) echo "test_one_core.sh: ROUNDS and BUSY are whole numbers (got '$rounds' '$busy')" >&2; exit 2;; esac
 [ "$rounds" -ge 1 ] || { echo "test_one_core.sh: ROUNDS must be at least 1" >&2; exit 2; }
 command -v taskset > /dev/null || { echo "test_one_core.sh: taskset (util-linux) not found" >&2; exit 1; }
+# the release build as setup.sh configures it (test.sh builds into it; a build/ without a cache
+# would stop it)
+[ -f build/CMakeCache.txt ] || cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
 mkdir -p build/one_core
 pids=""
 i=0
