@@ -165,6 +165,16 @@ int flce_cmd_eval(int argc, char **argv) {
     double kl = flce_kl(r.res.CE, shares, n, &e);
     if (kl < 0) printf("KL(contributions || data shares): undefined (%s)\n", e.msg);
     else printf("KL(contributions || data shares) = %.6f\n", kl);
+    { /* the released code's metric (KL_cmp.py: min-max to [0.01, 1], then KL), against its uniform
+       * reference and against the text's data shares (docs/flce.md, "The released code") */
+        double *u = malloc((size_t)n * sizeof *u);
+        for (int k = 0; u && k < n; k++) u[k] = 1;
+        flce_err ke = {{0}};
+        double ku = u ? flce_kl_minmax(r.res.CE, u, n, &ke) : -1, ks = ku < 0 ? -1 : flce_kl_minmax(r.res.CE, shares, n, &ke);
+        if (ku < 0 || ks < 0) printf("KL as released (min-max to [0.01, 1]): undefined (%s)\n", u ? ke.msg : "out of memory");
+        else printf("KL as released (min-max to [0.01, 1]): against uniform = %.6f, against the data shares = %.6f\n", ku, ks);
+        free(u);
+    }
     if (heldout && !r.ab.no_completion && !r.cc.literal && (st = print_heldout(&tr, &r.cc, &r.res, &e))) goto fail;
     printf("wrote %s/contributions.csv, Q.npy, X_completed.npy, completion_eval.json\n", out);
     status = 0;

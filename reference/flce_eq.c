@@ -286,6 +286,37 @@ double flce_kl(const double *P, const double *Q, int n, flce_err *e) {
     return kl;
 }
 
+double flce_kl_minmax(const double *P, const double *Q, int n, flce_err *e) {
+    double lo = 0, hi = 0, sq = 0;
+    for (int k = 0; k < n; k++) {
+        if (!(P[k] >= 0) || !(Q[k] >= 0) || !isfinite(P[k]) || !isfinite(Q[k])) {
+            flce_fail(e, FLCE_ERR_NUMERIC, "KL (min-max): entry %d is negative or not finite (P %g, Q %g)", k, P[k], Q[k]);
+            return -1;
+        }
+        if (Q[k] == 0) {
+            flce_fail(e, FLCE_ERR_NUMERIC, "KL (min-max): Q[%d] = 0 (every rescaled share is at least 0.01)", k);
+            return -1;
+        }
+        lo = k ? fmin(lo, P[k]) : P[k], hi = k ? fmax(hi, P[k]) : P[k];
+        sq += Q[k];
+    }
+    if (n < 1 || !(hi > lo)) {
+        flce_fail(e, FLCE_ERR_NUMERIC, "KL (min-max): every contribution is equal, so the rescaling divides 0 by 0 (the released code's NaN)");
+        return -1;
+    }
+    double sp = 0, kl = 0;
+    for (int k = 0; k < n; k++) sp += 0.01 + 0.99 * (P[k] - lo) / (hi - lo);
+    for (int k = 0; k < n; k++) {
+        double p = (0.01 + 0.99 * (P[k] - lo) / (hi - lo)) / sp, q = Q[k] / sq;
+        kl += p * flce_dlog(p / q);
+    }
+    return kl;
+}
+
+void flce_quality_reference(const int *noise, int n, double *Q) {
+    for (int k = 0; k < n; k++) Q[k] = !noise || noise[k] == 0 ? 1.0 : noise[k] == 1 ? 0.32 : 1e-6;
+}
+
 void flce_data_shares(const double *sizes, const int *classes_held, int C, int n, double *Qd) {
     double s = 0;
     for (int k = 0; k < n; k++) {

@@ -162,6 +162,18 @@ flce_status flce_final_contribution(const double *Xhat, int T, int n, int C, con
 /* KL(P || Q) = sum P_k ln(P_k / Q_k); terms with P_k = 0 are 0. Returns -1 (and sets e)
  * where some Q_k = 0 < P_k or an input is negative or not finite. */
 double flce_kl(const double *P, const double *Q, int n, flce_err *e);
+/* KL as the authors' released code computes it (Yao-Learning/FLCE 71754e2, KL_cmp.py 85-89 and
+ * 105; docs/flce.md, "The released code"): the contributions P min-max rescaled to [0.01, 1]
+ * (P'_k = 0.01 + 0.99 (P_k - min) / (max - min)), P' and Q each normalised to sum 1, then
+ * sum P'_k ln(P'_k / Q'_k) (scipy.stats.entropy). It measures where each client lies between the
+ * lowest and the highest, not how far the shares are from Q: every set of distinct values with the
+ * same order statistics up to scale scores the same. Returns -1 (and sets e) where all P are equal
+ * (the released code's 0/0: NaN), an input is negative or not finite, or some Q is 0. */
+double flce_kl_minmax(const double *P, const double *Q, int n, flce_err *e);
+/* The released code's reference of its noise experiments (KL_cmp.py 50-65): 1 for a clean
+ * client, 0.32 for Gaussian feature noise, 1e-6 for label noise (noise [n]: 0 clean, 1
+ * feature, 2 label); without noise, uniform. */
+void flce_quality_reference(const int *noise, int n, double *Q);
 /* Data shares |D_k| / sum |D| into Qd [n]; diversity-weighted when classes_held is not
  * NULL: proportional to |D_k| classes_held_k / C. */
 void flce_data_shares(const double *sizes, const int *classes_held, int C, int n, double *Qd);

@@ -28,8 +28,16 @@ echo "1, 3" > "$t/cw.txt"
 "$flce" eval "$t/trace" --out "$t/out" --ablate cmc --class-weights "$t/cw.txt" > /dev/null || fail "eval class weights"
 check "$t/out/contributions.csv" 0.4375 "$(calc '(0.25 + 1/42)/4')" "$(calc '(1.5 + 10/21)/4')"
 # -Q and -CMC: Q = 1/|S| -> class 0 rounds (1/2,1/2,0), (0,1/2,1/2); class 1 as before
-"$flce" eval "$t/trace" --out "$t/out" --ablate CMC --ablate Q > /dev/null || fail "eval -Q"
+"$flce" eval "$t/trace" --out "$t/out" --ablate CMC --ablate Q > "$t/logq" || fail "eval -Q"
 check "$t/out/contributions.csv" 0.375 0.25 0.375
+# the released code's KL (KL_cmp.py): (0.375, 0.25, 0.375) min-max to (1, 0.01, 1), sum 2.01;
+# against uniform sum p ln(3 p), against the data shares (0.1, 0.3, 0.6) sum p ln(p / share)
+ku=$(calc '2 * (1/2.01) * log(3/2.01) + (0.01/2.01) * log(0.03/2.01)')
+ks=$(calc '(1/2.01) * log((1/2.01)/0.1) + (0.01/2.01) * log((0.01/2.01)/0.3) + (1/2.01) * log((1/2.01)/0.6)')
+line=$(grep '^KL as released (min-max to \[0.01, 1\]): against uniform = ' "$t/logq") || fail "no released-KL line: $(cat "$t/logq")"
+awk -v l="$line" -v u="$ku" -v s="$ks" 'BEGIN { n = split(l, w, " "); gu = w[11] + 0; gs = w[n] + 0
+  du = gu - u; ds = gs - s; if (du < 0) du = -du; if (ds < 0) ds = -ds; exit !(du < 1e-6 && ds < 1e-6) }' ||
+  fail "the released KL: '$line', worked out by hand: uniform $ku, shares $ks"
 # with completion: the default output folder is the trace's sibling TRACE-eval, said in the last
 # line, and the trace folder gains nothing (it once received Q.npy and contributions.csv: an
 # evaluation wrote into its input); contributions sum to 1

@@ -241,6 +241,39 @@ Test(metrics, kl_by_hand) {
     cr_assert(flce_kl(Q, P, 2, NULL) > 0);
 }
 
+Test(metrics, kl_minmax_as_released_by_hand) {
+    /* (0.95, 1, 1.05) rescaled to (0.01, 0.505, 1), sum 1.515; against uniform:
+     * sum p ln(3 p) with p = (0.01, 0.505, 1) / 1.515 */
+    double P5[3] = {0.95, 1.0, 1.05}, P50[3] = {0.5, 1.0, 1.5}, U[3] = {1, 1, 1};
+    double want = 0;
+    for (int k = 0; k < 3; k++) {
+        double p = (0.01 + 0.99 * k / 2.0) / 1.515;
+        want += p * log(3 * p);
+    }
+    NEAR(flce_kl_minmax(P5, U, 3, NULL), want, 1e-14);
+    /* the metric sees only where each client lies between the extremes: +-5% and +-50% score alike,
+     * and the uniform reference's scale does not matter */
+    double U7[3] = {7, 7, 7};
+    NEAR(flce_kl_minmax(P50, U7, 3, NULL), want, 1e-14);
+    /* 49 equal contributions and one high outlier (the issue's 2.0): 49 at 0.01 and one at 1, total
+     * 1.49, against uniform over 50: 49 (0.01/1.49) ln(0.5/1.49) + (1/1.49) ln(50/1.49) */
+    double P[50], Q[50];
+    for (int k = 0; k < 50; k++) P[k] = 0.02, Q[k] = 1;
+    P[7] = 0.5;
+    double out = 49 * (0.01 / 1.49) * log(0.5 / 1.49) + (1 / 1.49) * log(50 / 1.49);
+    NEAR(flce_kl_minmax(P, Q, 50, NULL), out, 1e-13);
+    cr_assert(fabs(out - 1.9988) < 1e-4, "%g", out);
+    /* all equal: the released code's 0/0, refused with a reason */
+    flce_err e = {{0}};
+    cr_assert_eq(flce_kl_minmax(U, U, 3, &e), -1.0);
+    cr_assert(strstr(e.msg, "every contribution is equal"), "%s", e.msg);
+    /* the quality reference: clean 1, Gaussian 0.32, label noise 1e-6 */
+    int noise[3] = {0, 1, 2};
+    double R[3];
+    flce_quality_reference(noise, 3, R);
+    cr_assert(R[0] == 1 && R[1] == 0.32 && R[2] == 1e-6);
+}
+
 Test(metrics, shares_and_distances) {
     double sizes[2] = {10, 30}, Qd[2];
     flce_data_shares(sizes, NULL, 10, 2, Qd);
