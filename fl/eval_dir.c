@@ -100,7 +100,7 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
         char pa[1300];
         snprintf(pa, sizeof pa, "%s/%s", dir, proto_file);
         if (stat(pa, &sb) != 0)
-            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no prototypes_alt.npy (runs since 2026-11-27 record both)",
+            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no prototypes_alt.npy (a run of this harness records both; this trace was written without the other)",
                              o->proto_samples, dir, recorded_all ? "all" : "correct");
     }
     if (version != FLCE_COMPLETION_VERSION)

@@ -19,7 +19,7 @@
 # GPU_PROOF_DRY=1: the same steps at tiny sizes (batch 4, one step, one round), to try the script
 # on lavapipe before a GPU is lent (tests nothing about speed).
 set -u
-[ $# -le 1 ] || { echo "usage: sh scripts/gpu_proof.sh [OUT] (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -le 1 ] || { echo "usage: sh scripts/gpu_proof.sh [OUT] (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 OUT=${1:-${OUT:-gpu-proof}}
 mkdir -p "$OUT"

@@ -11,7 +11,7 @@
 # horizon". FLCE_BIN=PATH: another build of flce (default build/flce); FLCE_HORIZON_DEST: another
 # destination (a trial on small runs, with FLCE_READINGS_ROUNDS and FLCE_REPORT_HORIZON).
 set -eu
-[ $# -le 1 ] || { echo "usage: scripts/horizon_finish.sh [RUNS_DIR] (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -le 1 ] || { echo "usage: scripts/horizon_finish.sh [RUNS_DIR] (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 runs_dir=${1:-runs/readings}
 flce=${FLCE_BIN:-./build/flce}

@@ -7,7 +7,7 @@
 # study's rounds so that the global models pass 70% test accuracy within minutes.
 # FLCE_BIN=PATH runs that flce instead of build/flce. OUT defaults to runs/main (replaced).
 set -eu
-[ $# -le 1 ] || { echo "usage: scripts/main_job.sh [OUT] (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -le 1 ] || { echo "usage: scripts/main_job.sh [OUT] (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 out=${1:-runs/main}
 flce=${FLCE_BIN:-./build/flce}

@@ -7,7 +7,7 @@
 # the number of cases, which all must match the reference). Prints one line per comparison and exits 1 on any
 # difference. OLD, NEW: paths of two flce programs (e.g. a copy of build/flce made before).
 set -u
-[ $# -le 3 ] || { echo "usage: scripts/same_results.sh OLD NEW [DIR] (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -le 3 ] || { echo "usage: scripts/same_results.sh OLD NEW [DIR] (got $# arguments)" >&2; exit 2; }
 old=${1:-}; new=${2:-}; dir=${3:-runs/same-results}
 [ -x "$old" ] && [ -x "$new" ] || { echo "usage: scripts/same_results.sh OLD_FLCE NEW_FLCE [DIR]" >&2; exit 2; }
 mkdir -p "$dir"

@@ -4,7 +4,7 @@
 #   2. configures and builds into build/ (build/flce, build/flce-bench),
 #   3. runs the project's main job on the default data (Fashion-MNIST): results in runs/main.
 set -eu
-[ $# -eq 0 ] || { echo "setup.sh: takes no arguments (the build folder is build/; see the README) (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "setup.sh: takes no arguments (the build folder is build/; see the README) (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 
 PKGS="cmake make gcc pkg-config glslang-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers

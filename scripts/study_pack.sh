@@ -12,7 +12,7 @@
 # already") and run the rest. A method run already in STUDY_DIR is replaced only by one further
 # on (finished, or more rounds): unpacking into a folder whose runs went on never sets them back.
 set -eu
-[ $# -le 3 ] || { echo "usage: scripts/study_pack.sh pack|unpack [STUDY_DIR] [ARCHIVE] (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -le 3 ] || { echo "usage: scripts/study_pack.sh pack|unpack [STUDY_DIR] [ARCHIVE] (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 what=${1:-}; study=${2:-runs/study}
 arch=${3:-docs/results/fmnist-small/runs.tar.xz}

@@ -8,7 +8,7 @@
 # reads both. FLCE_BIN: the flce to use (default build/flce). Exit 1 if any run's
 # contributions differ.
 set -eu
-[ $# -le 1 ] || { echo "usage: scripts/study_recomplete.sh STUDY_DIR (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -le 1 ] || { echo "usage: scripts/study_recomplete.sh STUDY_DIR (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 flce=${FLCE_BIN:-./build/flce}
 study=${1:-}

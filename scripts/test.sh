@@ -4,7 +4,7 @@
 # In CI (CI or FLCE_CI set) a skipped test is a failure: the Vulkan test skips only where no
 # Vulkan device exists, and CI installs lavapipe (mesa-vulkan-drivers) so that it always runs.
 set -eu
-[ $# -eq 0 ] || { echo "test.sh: takes no arguments (one test: ctest --test-dir build -R NAME) (got $# arguments; extra words were ignored before 2026-11-29)" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "test.sh: takes no arguments (one test: ctest --test-dir build -R NAME) (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 j=$(nproc)
 export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"

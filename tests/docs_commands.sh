@@ -47,4 +47,22 @@ for page in "$docs"/commands/*.md "$docs"/../README.md "$docs"/findings.md; do
   unknown=$(comm -23 "$t/prose" "$t/all" | tr '\n' ' ')
   [ -z "$unknown" ] || fail "$page mentions $unknown, which no command takes"
 done
-echo "docs_commands: $n pages, their flags those of --help"
+# what a user reads is the current state, the history is in git (issue 65): no dated "before" or
+# "until" in a command page (its --help copies included), a --help text or a script's usage error
+dated='(before|until|since) 20[0-9][0-9]-[0-9][0-9]'
+for page in "$docs"/commands/*.md; do
+  hit=$(grep -n -i -E "$dated" "$page" | head -1)
+  [ -z "$hit" ] || fail "$page: a dated history note (the history belongs in git): $hit"
+done
+for pc in "flce run" "flce eval" "flce report" "flce data" "flce step" "flce check" "flce-bench server" "flce-bench train" \
+          "flce-bench cluster" "flce-bench peak"; do
+  set -- $pc
+  p=$flce; [ "$1" = flce-bench ] && p=$bench
+  hit=$("$p" "$2" --help 2>&1 | grep -i -E "$dated" | head -1)
+  [ -z "$hit" ] || fail "$pc --help: a dated history note: $hit"
+done
+for sc in "$docs"/../scripts/*.sh; do
+  hit=$(grep -n -E 'echo .*(usage|arguments|takes)' "$sc" | grep -i -E "$dated" | head -1)
+  [ -z "$hit" ] || fail "$sc: a dated history note in a usage message: $hit"
+done
+echo "docs_commands: $n pages, their flags those of --help; no dated history in pages, --help or usage messages"
