@@ -72,6 +72,15 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
     if (o->missing && strcmp(o->missing, "zero") && strcmp(o->missing, "unobserved"))
         return flce_fail(e, FLCE_ERR_ARG, "--missing '%s': zero or unobserved", o->missing);
     if (o->missing) cc.missing_unobserved = !strcmp(o->missing, "unobserved");
+    if (o->velocity && strcmp(o->velocity, "squared") && strcmp(o->velocity, "distance"))
+        return flce_fail(e, FLCE_ERR_ARG, "--velocity '%s': squared (the text) or distance (the released code)", o->velocity);
+    if (o->absent_class && strcmp(o->absent_class, "keep") && strcmp(o->absent_class, "forget"))
+        return flce_fail(e, FLCE_ERR_ARG, "--absent-class '%s': keep (the text) or forget (the released code)", o->absent_class);
+    if ((o->velocity || o->absent_class) && (ab.no_velocity || ab.no_momentum))
+        return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: rules of the velocity, and --ablate %s leaves it out",
+                         ab.no_velocity ? "V" : "Q");
+    if (o->velocity) cc.rules.velocity_distance = !strcmp(o->velocity, "distance");
+    if (o->absent_class) cc.rules.forget_absent = !strcmp(o->absent_class, "forget");
     /* a trace written by `flce run` records its completion seed, settings and ablations: taken
      * where the caller does not give them */
     int recorded_all = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
@@ -83,6 +92,8 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
         if (cf.has_seed && !o->has_seed) seed = cf.seed;
         version = cf.version;
         if (cf.missing[0] && !o->missing) cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
+        if (cf.velocity[0] && !o->velocity) cc.rules.velocity_distance = !strcmp(cf.velocity, "distance");
+        if (cf.absent_class[0] && !o->absent_class) cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
         if (cf.prototypes[0]) recorded_all = !strcmp(cf.prototypes, "all");
         const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
         const char *got_v[4] = {NULL, NULL, NULL, NULL};
@@ -113,6 +124,8 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
     int weights_bad = 0;
     if ((st = flce_trace_load_as(dir, proto_file, o->round_weights, o->class_weights, &r->tf, &weights_bad, e)))
         return weights_bad ? FLCE_ERR_ARG : st; /* a weight file that does not fit the trace: a usage error */
+    if (!r->tf.tr.prototypes && (o->velocity || o->absent_class)) /* the rules make Q from prototypes */
+        return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: %s has Q.npy but no prototypes.npy; its Q holds the run's own rules", dir);
     if (!r->tf.tr.prototypes) { /* a run's Q.npy: its own ablations M, V, Q are in it already */
         if (ablate_given) {
             flce_ablation given = {0};

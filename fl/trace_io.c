@@ -236,8 +236,12 @@ int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
                                    const flce_eval_result *res, flce_err *e) {
     cJSON *o = cJSON_CreateObject(), *classes = NULL;
+    /* the round's rules beside the completion's settings (config.json has them from FLCE's own
+     * settings table) */
     int ok = o && flce_json_add_number(o, "seed", (double)cc->seed) && cJSON_AddStringToObject(o, "ablate", ablate) &&
-             flce_completion_settings_add(o, cc) && (!res || flce_json_add_number(o, "seconds", res->seconds)) &&
+             flce_completion_settings_add(o, cc) &&
+             cJSON_AddStringToObject(o, "velocity", cc->rules.velocity_distance ? "distance" : "squared") &&
+             cJSON_AddStringToObject(o, "absent_class", cc->rules.forget_absent ? "forget" : "keep") && (!res || flce_json_add_number(o, "seconds", res->seconds)) &&
              (classes = cJSON_AddArrayToObject(o, "classes"));
     for (int c = 0; ok && c < C && res; c++) {
         cJSON *k = cJSON_CreateObject();
@@ -279,9 +283,9 @@ flce_status flce_completion_read(const char *path, flce_completion_file *cf, flc
     else if (!st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"completion_version\" is not a whole number from 1 to 1000", path);
     const char *ab = flce_json_str(o, "ablate");
     if (ab) snprintf(cf->ablate, sizeof cf->ablate, "%s", ab);
-    const char *keys[6] = {"completion", "solver", "rank", "mu", "missing", "prototypes"};
-    char *out[6] = {cf->completion, cf->solver, cf->rank, cf->mu, cf->missing, cf->prototypes};
-    for (int i = 0; i < 6 && !st; i++) {
+    const char *keys[8] = {"completion", "solver", "rank", "mu", "missing", "prototypes", "velocity", "absent_class"};
+    char *out[8] = {cf->completion, cf->solver, cf->rank, cf->mu, cf->missing, cf->prototypes, cf->velocity, cf->absent_class};
+    for (int i = 0; i < 8 && !st; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
         if (cJSON_IsString(v)) snprintf(out[i], sizeof cf->mu, "%.39s", v->valuestring);
         else if (cJSON_IsNumber(v)) snprintf(out[i], sizeof cf->mu, "%.17g", v->valuedouble);

@@ -20,6 +20,7 @@
 #define STEP static inline __attribute__((always_inline))
 
 void flce_completion_cfg_default(flce_completion_cfg *c) {
+    memset(c, 0, sizeof *c); /* every field a default, those added later too (the round's rules: the text's) */
     c->rank = 0;
     c->mu = 1e-2;
     c->max_iter = 500;

@@ -137,15 +137,22 @@ void flce_mass(const double *p, const uint8_t *present, int K, int d, double *M)
 
 /* eq:method.prototype_v */
 void flce_velocity(const double *p, const uint8_t *present, int K, int d, const double *g, double *V) {
+    flce_velocity_rules(p, present, K, d, g, NULL, V);
+}
+
+void flce_velocity_rules(const double *p, const uint8_t *present, int K, int d, const double *g, const flce_round_rules *rules,
+                         double *V) {
+    int zero_g = rules && rules->forget_absent; /* no g: the released code's ||p||, g taken as 0 */
     for (int k = 0; k < K; k++) {
         V[k] = 0;
-        if (!present[k] || !g) continue;
+        if (!present[k] || (!g && !zero_g)) continue;
         for (int j = 0; j < d; j++) {
-            double diff = p[k * d + j] - g[j];
+            double diff = p[k * d + j] - (g ? g[j] : 0);
             V[k] += diff * diff;
         }
+        if (rules && rules->velocity_distance) V[k] = sqrt(V[k]);
     }
-    flce_normalize(V, present, K); /* with g NULL every V is 0: uniform */
+    flce_normalize(V, present, K); /* the text with g NULL: every V is 0, uniform */
 }
 
 /* eq:method.prototype_p */
@@ -181,7 +188,7 @@ int flce_aggregation_weights(const double *Q, int K, int C, const double *sizes,
 }
 
 flce_status flce_round(const float *proto, const uint8_t *present, int K, int C, int d, const flce_ablation *ab,
-                       double *g, uint8_t *has_g, double *Q, flce_err *e) {
+                       const flce_round_rules *rules, double *g, uint8_t *has_g, double *Q, flce_err *e) {
     double *p = flce_calloc((size_t)K * d, sizeof *p), *M = flce_calloc((size_t)K, sizeof *M);
     double *V = flce_calloc((size_t)K, sizeof *V), *q = flce_calloc((size_t)K, sizeof *q);
     uint8_t *pr = flce_calloc((size_t)K, 1);
@@ -204,12 +211,13 @@ flce_status flce_round(const float *proto, const uint8_t *present, int K, int C,
                 p[k * d + j] = v;
             }
         }
-        if (m == 0) { /* class absent from the round: Q = 0, g kept */
+        if (m == 0) { /* class absent from the round: Q = 0, g kept (the released code: lost) */
             for (int k = 0; k < K; k++) Q[k * C + c] = 0;
+            if (rules && rules->forget_absent) has_g[c] = 0;
             continue;
         }
         flce_mass(p, pr, K, d, M);
-        flce_velocity(p, pr, K, d, has_g[c] ? g + (size_t)c * d : NULL, V);
+        flce_velocity_rules(p, pr, K, d, has_g[c] ? g + (size_t)c * d : NULL, rules, V);
         if (ab && ab->no_momentum) {
             for (int k = 0; k < K; k++) q[k] = 1;
             flce_normalize(q, pr, K);

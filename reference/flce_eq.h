@@ -45,6 +45,17 @@ void flce_mass(const double *p, const uint8_t *present, int K, int d, double *M)
 /* eq:method.prototype_v: class contribution velocity V [K]: ||p_k - g||^2 normalised;
  * uniform when g is NULL (the class has no global prototype yet). */
 void flce_velocity(const double *p, const uint8_t *present, int K, int d, const double *g, double *V);
+
+/* The round's equations as the authors' released code computes them, each a setting (docs/flce.md,
+ * "The released code"; all 0: the text, this page's contract). */
+typedef struct {
+    int velocity_distance; /* V = ||p_k - g||, not squared (tools.py client_similarity_P 171-172) */
+    int forget_absent;     /* a class absent from a round loses its global prototype, and a class
+                            * without one takes g = 0: V = ||p_k|| (tools.py 153-159, 1347-1381) */
+} flce_round_rules;
+/* flce_velocity under rules (NULL: the text's). */
+void flce_velocity_rules(const double *p, const uint8_t *present, int K, int d, const double *g, const flce_round_rules *rules,
+                         double *V);
 /* eq:method.prototype_p: class contribution momentum Q [K] = M V normalised. */
 void flce_momentum(const double *M, const double *V, const uint8_t *present, int K, double *Q);
 /* eq:method.aggregation_prototype: g = sum_k Q_k p_k over present k. */
@@ -68,10 +79,11 @@ typedef struct {
 /* From the float32 prototypes of K clients, proto [K x C x d], with present [K x C]:
  * Q [K x C] per class (eq:method.prototype_m_norm .. prototype_p, with the ablation), and
  * the global prototypes g [C x d] updated in place (eq:method.aggregation_prototype) for
- * every class present; has_g [C] says which classes have one. A present prototype with a
- * non-finite entry is an FLCE_ERR_NUMERIC error naming client and class. */
+ * every class present; has_g [C] says which classes have one. rules (NULL: the text's) as
+ * the released code computes the velocity and treats an absent class. A present prototype with
+ * a non-finite entry is an FLCE_ERR_NUMERIC error naming client and class. */
 flce_status flce_round(const float *proto, const uint8_t *present, int K, int C, int d, const flce_ablation *ab,
-                       double *g, uint8_t *has_g, double *Q, flce_err *e);
+                       const flce_round_rules *rules, double *g, uint8_t *has_g, double *Q, flce_err *e);
 
 /* ---- contribution matrix completion (eq:prototype_p_complemention) -------------------- */
 typedef struct {
@@ -95,6 +107,8 @@ typedef struct {
                              * (flce_eval_trace; docs/flce.md, the readings) */
     int proto_all;   /* recorded only: the prototypes evaluated average all samples of their class (1) or
                       * those classified right (0, the default); the trace's files say which is which */
+    flce_round_rules rules; /* the round's equations (velocity, absent classes): the text's by default;
+                             * recorded in completion.json ("velocity", "absent_class") */
     int part, parts; /* flce_eval_trace completes only the classes c with c % parts == part (parts <= 1:
                       * all; part < 0: none), leaving the others' X 0: one share of the work of several
                       * processes (fl/methods/flce.c). Default 0, 1. */

@@ -151,7 +151,7 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
                 any |= present[k * C + c];
             }
         }
-        st = flce_round(pt, present, n, C, d, ab, g, has_g, Qt, e);
+        st = flce_round(pt, present, n, C, d, ab, &cc->rules, g, has_g, Qt, e);
         if (st) {
             if (e) {
                 char m[sizeof e->msg];

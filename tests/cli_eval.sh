@@ -30,6 +30,22 @@ check "$t/out/contributions.csv" 0.4375 "$(calc '(0.25 + 1/42)/4')" "$(calc '(1.
 # -Q and -CMC: Q = 1/|S| -> class 0 rounds (1/2,1/2,0), (0,1/2,1/2); class 1 as before
 "$flce" eval "$t/trace" --out "$t/out" --ablate CMC --ablate Q > "$t/logq" || fail "eval -Q"
 check "$t/out/contributions.csv" 0.375 0.25 0.375
+# the released code's velocity ||p - g||: class 0, round 1: |p - g| = (1/sqrt 2, sqrt(5/2)), V = (1, sqrt 5)/(1 + sqrt 5),
+# M = (1/5, 4/5) -> Q1 = 1 / (1 + 4 sqrt 5) for client 1, 4 sqrt 5 / (1 + 4 sqrt 5) for client 2
+# (-CMC, a = b = 1/2: CE = (0.375, 0.125 + Q1/4, 0.25 + (1 - Q1)/4)); forgetting an absent class
+# changes nothing here (every class is present in both rounds, and round 0's two prototypes of
+# class 0 have the same norm)
+"$flce" eval "$t/trace" --out "$t/out" --ablate CMC --velocity distance > "$t/logv" || fail "eval --velocity distance: $(cat "$t/logv")"
+q1=$(calc '1 / (1 + 4 * sqrt(5))')
+check "$t/out/contributions.csv" 0.375 "$(calc "0.125 + $q1 / 4")" "$(calc "0.25 + (1 - $q1) / 4")"
+grep -q "velocity ||p - g|| (not squared), a class absent from a round keeps its global prototype" "$t/logv" || fail "the rules not said: $(cat "$t/logv")"
+json_has "$t/out/completion_eval.json" '"velocity":"distance","absent_class":"keep"' ||
+  fail "completion_eval.json does not record the rules: $(cat "$t/out/completion_eval.json")"
+"$flce" eval "$t/trace" --out "$t/out" --ablate CMC --absent-class forget > /dev/null || fail "eval --absent-class forget"
+check "$t/out/contributions.csv" 0.375 "$(calc '0.125 + 1/84')" "$(calc '0.25 + 5/21')"
+expect 2 "--velocity 'cubed': squared (the text) or distance (the released code)" eval "$t/trace" --out "$t/out" --velocity cubed
+expect 2 "--absent-class 'drop': keep (the text) or forget (the released code)" eval "$t/trace" --out "$t/out" --absent-class drop
+expect 2 "--velocity, --absent-class: rules of the velocity, and --ablate V leaves it out" eval "$t/trace" --out "$t/out" --ablate V --velocity distance
 # the released code's KL (KL_cmp.py): (0.375, 0.25, 0.375) min-max to (1, 0.01, 1), sum 2.01;
 # against uniform sum p ln(3 p), against the data shares (0.1, 0.3, 0.6) sum p ln(p / share)
 ku=$(calc '2 * (1/2.01) * log(3/2.01) + (0.01/2.01) * log(0.03/2.01)')
@@ -127,6 +143,7 @@ grep -q "from Q.npy" "$t/q.log" || fail "Q.npy alone: not said"
 "$flce" eval "$t/qonly" --out "$t/qout" --ablate CMC > /dev/null || fail "Q.npy alone, -CMC"
 check "$t/qout/contributions.csv" 0.375 "$(calc '0.125 + 1/84')" "$(calc '0.25 + 5/21')"
 expect 2 "Q.npy but no prototypes.npy" eval "$t/qonly" --ablate M
+expect 2 "--velocity, --absent-class: $t/qonly has Q.npy but no prototypes.npy" eval "$t/qonly" --velocity distance
 # completion versions: a completion.json without "version" was written by version 1 (today's:
 # the faster code of 2026-11-27 gives the same bits), and is evaluated so; a version this build
 # does not know is refused (status 2), not computed differently

@@ -121,6 +121,23 @@ expect 1 "$t/blk/model.safetensors: cannot replace: a folder, not a file" run --
 [ -d "$t/blk/model.safetensors/mine" ] && cmp -s "$t/a/digests.txt" "$t/blk/digests.txt" || fail "a refused --force changed the folder"
 rm -r "$t/blk/trace" && : > "$t/blk/trace" && rm -r "$t/blk/model.safetensors" || fail "plant a file"
 expect 1 "$t/blk/trace: a file where the trace folder goes" run --algo flce $tiny --data "$t/dmg" --out "$t/blk" --force
+# the round's equations as the authors' released code computes them (issue 62): FLCE's settings
+# --velocity distance and --absent-class forget, recorded in config.json and the trace's
+# completion.json, change the training (other digests than the text's on the same seed), and
+# flce eval on the trace reproduces the run's contributions from what it recorded
+rel="--clients 4 --per-round 3 --rounds 3 --train-subset 600 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet --lr 0.05"
+"$flce" run --algo flce $rel --out "$t/rel-text" > /dev/null 2>&1 || fail "flce run (the text's rules)"
+"$flce" run --algo flce $rel --velocity distance --absent-class forget --out "$t/rel" > /dev/null 2>&1 || fail "flce run --velocity distance --absent-class forget"
+json_has "$t/rel/config.json" '"velocity":"distance","absent_class":"forget"' || fail "config.json lacks the rules"
+json_has "$t/rel-text/config.json" '"velocity":"squared","absent_class":"keep"' || fail "config.json lacks the text's rules"
+json_has "$t/rel/trace/completion.json" '"velocity":"distance","absent_class":"forget"' || fail "completion.json lacks the rules"
+cmp -s "$t/rel/digests.txt" "$t/rel-text/digests.txt" && fail "the released rules changed nothing (the same digests as the text's)"
+"$flce" eval "$t/rel/trace" --out "$t/rel-ev" > /dev/null || fail "flce eval on the released rules' trace"
+cmp -s "$t/rel-ev/contributions.csv" "$t/rel/contributions.csv" || fail "flce eval does not reproduce the run under the released rules"
+"$flce" eval "$t/rel/trace" --out "$t/rel-ev2" --velocity squared --absent-class keep > /dev/null || fail "flce eval with the text's rules"
+cmp -s "$t/rel-ev2/contributions.csv" "$t/rel/contributions.csv" && fail "--velocity squared --absent-class keep changed nothing"
+expect 2 "--velocity, --absent-class: rules of the velocity, and --ablate V leaves it out" run --algo flce --ablate V --velocity distance $tiny --out "$t/x"
+expect 2 "--velocity 'x': one of squared,distance" run --algo flce --velocity x $tiny --out "$t/x"
 # settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:
 # the completion's with --ablate CMC (once recorded in config.json and ignored: the same digests)
 for cs in "--rank 2" "--mu 0.1" "--solver gd" "--missing unobserved" "--completion literal --rank 2"; do

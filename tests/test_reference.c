@@ -63,6 +63,46 @@ Test(velocity, distances_to_the_global_prototype) {
     NEAR(V[1], 0.5, 0);
 }
 
+Test(velocity, as_released_by_hand) {
+    /* the released code's velocity ||p - g|| (not squared): g = (0,0), |p1 - g| = 1, |p2 - g| = 2
+     * -> V = (1/3, 2/3); no g, a class that forgets: g taken as 0, the same numbers; no g under
+     * the text: uniform */
+    double p[4] = {1, 0, 0, 2}, g[2] = {0, 0}, V[2];
+    uint8_t pr[2] = {1, 1};
+    flce_round_rules dist = {1, 0}, forget = {0, 1}, both = {1, 1};
+    flce_velocity_rules(p, pr, 2, 2, g, &dist, V);
+    NEAR(V[0], 1.0 / 3, 1e-16);
+    NEAR(V[1], 2.0 / 3, 1e-16);
+    flce_velocity_rules(p, pr, 2, 2, NULL, &forget, V); /* squared: (1, 4) -> (0.2, 0.8) */
+    NEAR(V[0], 0.2, 1e-16);
+    NEAR(V[1], 0.8, 1e-16);
+    flce_velocity_rules(p, pr, 2, 2, NULL, &both, V);
+    NEAR(V[0], 1.0 / 3, 1e-16);
+    flce_velocity_rules(p, pr, 2, 2, NULL, &dist, V); /* distance alone keeps the text's uniform without g */
+    NEAR(V[0], 0.5, 0);
+}
+
+Test(round, as_released_forgets_an_absent_class) {
+    /* one class, p0 = (1,0), p1 = (0,2), no global prototype yet. Mass: pbar = (1/2, 1), s = (1/3, 2/3),
+     * phat = (1/3, 4/3), M = (1/5, 4/5). The text: V uniform, Q = M = (1/5, 4/5). Forgetting (g = 0):
+     * V = (1, 4)/5, Q = (1/25, 16/25)/(17/25) = (1/17, 16/17); with the distance, V = (1, 2)/3, Q = (1, 8)/9.
+     * Then a round without the class: the text keeps g, the released code loses it. */
+    float proto[4] = {1, 0, 0, 2};
+    uint8_t pr[2] = {1, 1}, none[2] = {0, 0}, has_g[1];
+    double g[2], Q[2];
+    const flce_round_rules rules[3] = {{0, 0}, {0, 1}, {1, 1}};
+    const double want0[3] = {0.2, 1.0 / 17, 1.0 / 9};
+    for (int r = 0; r < 3; r++) {
+        has_g[0] = 0;
+        cr_assert_eq(flce_round(proto, pr, 2, 1, 2, NULL, &rules[r], g, has_g, Q, NULL), FLCE_OK);
+        NEAR(Q[0], want0[r], 1e-15);
+        NEAR(Q[0] + Q[1], 1, 1e-15);
+        cr_assert_eq(has_g[0], 1);
+        cr_assert_eq(flce_round(proto, none, 2, 1, 2, NULL, &rules[r], g, has_g, Q, NULL), FLCE_OK);
+        cr_assert_eq(has_g[0], r == 0, "rules %d: has_g %d after a round without the class", r, has_g[0]);
+    }
+}
+
 Test(momentum, product_normalised) {
     /* M = (4/9,4/9,1/9), V = (1/2,1/4,1/4): MV = (8,4,1)/36 -> Q = (8,4,1)/13 */
     double M[3] = {4.0 / 9, 4.0 / 9, 1.0 / 9}, V[3] = {0.5, 0.25, 0.25}, Q[3];
@@ -99,13 +139,13 @@ Test(round, two_rounds_by_hand) {
     float proto[6] = {1, 0, 1, 0, 0, 1};
     uint8_t pr[3] = {1, 1, 1}, has_g[1] = {0};
     double g[2], Q[3];
-    cr_assert_eq(flce_round(proto, pr, 3, 1, 2, NULL, g, has_g, Q, NULL), FLCE_OK);
+    cr_assert_eq(flce_round(proto, pr, 3, 1, 2, NULL, NULL, g, has_g, Q, NULL), FLCE_OK);
     NEAR(Q[0], 4.0 / 9, 1e-15);
     NEAR(Q[2], 1.0 / 9, 1e-15);
     cr_assert_eq(has_g[0], 1);
     NEAR(g[0], 8.0 / 9, 1e-15);
     NEAR(g[1], 1.0 / 9, 1e-15);
-    cr_assert_eq(flce_round(proto, pr, 3, 1, 2, NULL, g, has_g, Q, NULL), FLCE_OK);
+    cr_assert_eq(flce_round(proto, pr, 3, 1, 2, NULL, NULL, g, has_g, Q, NULL), FLCE_OK);
     NEAR(Q[0], 1.0 / 18, 1e-14);
     NEAR(Q[1], 1.0 / 18, 1e-14);
     NEAR(Q[2], 8.0 / 9, 1e-14);
@@ -120,7 +160,7 @@ Test(round, ablations_change_only_q) {
     for (int a = 0; a < 3; a++) {
         uint8_t has_g[1] = {1};
         double g[2] = {8.0 / 9, 1.0 / 9}, Q[3];
-        cr_assert_eq(flce_round(proto, pr, 3, 1, 2, &abs[a], g, has_g, Q, NULL), FLCE_OK);
+        cr_assert_eq(flce_round(proto, pr, 3, 1, 2, &abs[a], NULL, g, has_g, Q, NULL), FLCE_OK);
         for (int k = 0; k < 3; k++) NEAR(Q[k], want[a][k], 1e-14);
     }
 }
@@ -144,8 +184,8 @@ Test(round, q_sums_to_one_per_class_and_ignores_client_order) {
     double g[C * D], g2[C * D], Q[K * C], Q2[K * C];
     uint8_t hg[C] = {0}, hg2[C] = {0};
     for (int round = 0; round < 3; round++) {
-        cr_assert_eq(flce_round(proto, pr, K, C, D, NULL, g, hg, Q, NULL), FLCE_OK);
-        cr_assert_eq(flce_round(perm_proto, perm_pr, K, C, D, NULL, g2, hg2, Q2, NULL), FLCE_OK);
+        cr_assert_eq(flce_round(proto, pr, K, C, D, NULL, NULL, g, hg, Q, NULL), FLCE_OK);
+        cr_assert_eq(flce_round(perm_proto, perm_pr, K, C, D, NULL, NULL, g2, hg2, Q2, NULL), FLCE_OK);
         for (int c = 0; c < C; c++) {
             double s = 0;
             int m = 0;
@@ -167,26 +207,26 @@ Test(round, degenerate_inputs) {
     float zero[6] = {0};
     uint8_t pr[3] = {1, 1, 1}, hg[1] = {0};
     double g[2], Q[3];
-    cr_assert_eq(flce_round(zero, pr, 3, 1, 2, NULL, g, hg, Q, NULL), FLCE_OK);
+    cr_assert_eq(flce_round(zero, pr, 3, 1, 2, NULL, NULL, g, hg, Q, NULL), FLCE_OK);
     for (int k = 0; k < 3; k++) NEAR(Q[k], 1.0 / 3, 1e-16);
     /* again: all distances 0 -> uniform, not NaN */
-    cr_assert_eq(flce_round(zero, pr, 3, 1, 2, NULL, g, hg, Q, NULL), FLCE_OK);
+    cr_assert_eq(flce_round(zero, pr, 3, 1, 2, NULL, NULL, g, hg, Q, NULL), FLCE_OK);
     for (int k = 0; k < 3; k++) NEAR(Q[k], 1.0 / 3, 1e-16);
     /* one client */
     float one[2] = {3, 4};
     uint8_t p1[1] = {1}, hg1[1] = {0};
-    cr_assert_eq(flce_round(one, p1, 1, 1, 2, NULL, g, hg1, Q, NULL), FLCE_OK);
+    cr_assert_eq(flce_round(one, p1, 1, 1, 2, NULL, NULL, g, hg1, Q, NULL), FLCE_OK);
     NEAR(Q[0], 1, 0);
     /* an empty round: nothing present -> Q = 0, g untouched */
     uint8_t none[3] = {0, 0, 0}, hg3[1] = {1};
     double gk[2] = {7, 8};
-    cr_assert_eq(flce_round(zero, none, 3, 1, 2, NULL, gk, hg3, Q, NULL), FLCE_OK);
+    cr_assert_eq(flce_round(zero, none, 3, 1, 2, NULL, NULL, gk, hg3, Q, NULL), FLCE_OK);
     for (int k = 0; k < 3; k++) cr_assert_eq(Q[k], 0.0);
     cr_assert(gk[0] == 7 && gk[1] == 8);
     /* a NaN prototype marked as uploaded is a clear error */
     float bad[6] = {1, 0, NAN, 0, 0, 1};
     flce_err e = {{0}};
-    cr_assert_eq(flce_round(bad, pr, 3, 1, 2, NULL, g, hg, Q, &e), FLCE_ERR_NUMERIC);
+    cr_assert_eq(flce_round(bad, pr, 3, 1, 2, NULL, NULL, g, hg, Q, &e), FLCE_ERR_NUMERIC);
     cr_assert(strstr(e.msg, "client 1 class 0"), "%s", e.msg);
 }
 

@@ -23,7 +23,32 @@
 
 static const flce_setting LAMBDA = {"lambda", NULL, 1.0, 0, 1e6, 0, 0, "FLCE: weight of L_CL"};
 static const flce_setting TAU = {"tau", NULL, 0.5, 0, 1e6, 1, 0, "FLCE: temperature of L_CL"};
-static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, NULL};
+/* the round's equations as the authors' released code computes them (docs/flce.md, "The released
+ * code"); the words' indices are flce_round_rules' flags */
+static const flce_setting VELOCITY = {"velocity", "squared|distance", 0, 0, 0, 0, 0,
+                                      "FLCE: velocity ||p - g||^2 (squared, the text) or ||p - g|| (distance, the released code)"};
+static const flce_setting ABSENT = {"absent-class", "keep|forget", 0, 0, 0, 0, 0,
+                                    "FLCE: a class absent from a round keeps its global prototype (the text) or forgets it, one without taking g = 0 (the released code)"};
+static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, NULL};
+
+/* The trace's evaluation settings of this run: the completion's, its seed and prototype reading,
+ * and the round's rules (what flce eval reads back from completion.json). */
+static flce_completion_cfg run_cc(const engine *E) {
+    flce_completion_cfg cc = E->cfg->completion;
+    cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
+    cc.rules.velocity_distance = flce_eng_setting(E, &VELOCITY) == 1;
+    cc.rules.forget_absent = flce_eng_setting(E, &ABSENT) == 1;
+    return cc;
+}
+
+/* The round's rules change the velocity: meaningless where -V or -Q leaves it out (refused as
+ * the completion's settings are with -CMC). */
+static flce_status flce_check(const flce_run_cfg *c, flce_err *e) {
+    if ((c->ablate.no_velocity || c->ablate.no_momentum) && (flce_run_cfg_get(c, &VELOCITY) != 0 || flce_run_cfg_get(c, &ABSENT) != 0))
+        return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: rules of the velocity, and --ablate %s leaves it out",
+                         c->ablate.no_velocity ? "V" : "Q");
+    return FLCE_OK;
+}
 
 static void flce_state_size(const engine *E, size_t *f, size_t *d) {
     *f = 0;
@@ -40,8 +65,7 @@ static void ablate_text(const flce_run_cfg *c, char *b, size_t cap) {
 static flce_status flce_open(engine *E, flce_err *e) {
     if (!E->writer) return FLCE_OK;
     char p[1200], ab[32];
-    flce_completion_cfg cc = E->cfg->completion;
-    cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
+    flce_completion_cfg cc = run_cc(E);
     ablate_text(E->cfg, ab, sizeof ab);
     snprintf(p, sizeof p, "%s/trace/completion.json", E->dir);
     return flce_completion_record(p, &cc, ab, 0, NULL, e);
@@ -98,7 +122,8 @@ static flce_status flce_server(engine *E, flce_err *e) {
     }
     for (int c = 0; c < C; c++) has_g[c] = has[c] != 0;
     /* the same call flce eval makes on the trace: all n clients, absent ones not present */
-    flce_status st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, g, has_g, Q, e);
+    flce_completion_cfg cc = run_cc(E);
+    flce_status st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, &cc.rules, g, has_g, Q, e);
     for (int c = 0; c < C; c++) has[c] = has_g[c];
     if (!st) {
         for (int i = 0; i < K; i++) {
@@ -222,8 +247,7 @@ static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err 
     if (spread) st = flce_eng_agree(E, st, e);
     if (!st) {
         flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL, NULL};
-        flce_completion_cfg cc = E->cfg->completion;
-        cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
+        flce_completion_cfg cc = run_cc(E);
         flce_eval_result res = {0};
         double t0 = now_s();
         st = spread ? eval_spread(E, &tr, &cc, &res, e) : flce_eval_trace(&tr, &E->cfg->ablate, &cc, &res, e);
@@ -269,6 +293,7 @@ const flce_method flce_method_flce = {
     .color = "#d62728",
     .flags = FLCE_M_PROTOTYPES,
     .settings = SETTINGS,
+    .check = flce_check,
     .state_size = flce_state_size,
     .open = flce_open,
     .local_step = flce_local_step,
