@@ -69,7 +69,14 @@ cJSON *eng_config_json(engine *E) {
                 if (!flce_setting_find((*q)->flag)) ok = add_setting(o, *q, flce_run_cfg_get(c, *q));
             break;
         }
-        ok = add_setting(o, st, flce_run_cfg_get(c, st));
+        /* settings added after the records were fixed (the released code's rules, issue 62): written
+         * only where not at their default, so that older records stay comparable (--resume, the
+         * report's configurations), as quantity_skew above */
+        static const char *const later[] = {"velocity", "absent-class"};
+        int skip = 0;
+        for (size_t j = 0; j < sizeof later / sizeof later[0]; j++)
+            skip |= !strcmp(st->flag, later[j]) && flce_run_cfg_get(c, st) == st->def;
+        if (!skip) ok = add_setting(o, st, flce_run_cfg_get(c, st));
     }
     NUM("train_subset", c->train_subset), NUM("test_subset", c->test_subset), NUM("val_size", E->n_val);
     NUM("seed", c->seed); /* seed <= 2^53: exact */

@@ -129,7 +129,7 @@ rel="--clients 4 --per-round 3 --rounds 3 --train-subset 600 --test-subset 60 --
 "$flce" run --algo flce $rel --out "$t/rel-text" > /dev/null 2>&1 || fail "flce run (the text's rules)"
 "$flce" run --algo flce $rel --velocity distance --absent-class forget --out "$t/rel" > /dev/null 2>&1 || fail "flce run --velocity distance --absent-class forget"
 json_has "$t/rel/config.json" '"velocity":"distance","absent_class":"forget"' || fail "config.json lacks the rules"
-json_has "$t/rel-text/config.json" '"velocity":"squared","absent_class":"keep"' || fail "config.json lacks the text's rules"
+grep -q '"velocity"\|"absent_class"' "$t/rel-text/config.json" && fail "config.json of the text's rules names them (at their defaults they stay out: older records compare)"
 json_has "$t/rel/trace/completion.json" '"velocity":"distance","absent_class":"forget"' || fail "completion.json lacks the rules"
 cmp -s "$t/rel/digests.txt" "$t/rel-text/digests.txt" && fail "the released rules changed nothing (the same digests as the text's)"
 "$flce" eval "$t/rel/trace" --out "$t/rel-ev" > /dev/null || fail "flce eval on the released rules' trace"
