@@ -21,7 +21,8 @@ static const char *USAGE =
     "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid | --quantity-skew A]\n"
     "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01]\n"
-    "                [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
+    "                [--local-steps S] [--momentum M] [--weight-decay W] [--clip-norm G] [--schedule random|sweep]\n"
+    "                [--as-released] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
     "                [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
@@ -192,9 +193,9 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
 static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL;
+               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL;
     cli_list ablate = {{0}, 0};
-    int iid = 0, quiet = 0;
+    int iid = 0, quiet = 0, as_released = 0;
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
     flce_run_cfg c;
     flce_run_cfg_default(&c);
@@ -218,6 +219,12 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"epochs", CLI_INT, &c.epochs, "local epochs E (default 1)", 0},
         {"batch", CLI_INT, &c.batch, "local batch (default 64)", 0},
         {"lr", CLI_DOUBLE, &c.lr, "learning rate (default 0.01)", 0},
+        {"local-steps", CLI_INT, &c.local_steps, "S local steps of a batch each instead of epochs, the data reshuffled where they run out (the released code: 50)", 0},
+        {"momentum", CLI_DOUBLE, &c.momentum, "SGD momentum, restarted each round (default 0; the released code: 0.9)", 0},
+        {"weight-decay", CLI_DOUBLE, &c.weight_decay, "SGD weight decay, coupled (default 0; the released code: 1e-5)", 0},
+        {"clip-norm", CLI_DOUBLE, &c.clip_norm, "the gradients' total L2 norm clipped to it (default 0: none; the released code: 100)", 0},
+        {"schedule", CLI_STR, &schedule, "selection: random (default) or sweep (the released code: the first n/K rounds take clients 0..K-1, K..2K-1, ...)", 0},
+        {"as-released", CLI_FLAG, &as_released, "every departure of the authors' released code that this harness has as a setting (docs/flce.md, \"The released code\"); a flag given beside it wins", 0},
         {"proto-samples", CLI_STR, &proto_s, "FLCE: a prototype averages the samples classified right (correct, the paper's text; default) or all of its class (all, its equation)", 0},
         {"missing", CLI_STR, &missing_s, "FLCE completion: a selected client's missing prototype is an observed zero (zero, default) or unobserved (filled by the completion)", 0},
         {"class-weights", CLI_STR, &cw_path, "FLCE: b_c per class (.npy float64 [C] or a text list)", 0},
@@ -308,11 +315,32 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
             return cli_usage_error(prog, "%s", ce.msg);
     }
     if (settings_from_flags(prog, opts, &c, &ablate)) return 2;
+    if (schedule && strcmp(schedule, "random") && strcmp(schedule, "sweep"))
+        return cli_usage_error(prog, "--schedule '%s': random or sweep", schedule);
+    if (as_released) { /* the released code's values where no flag says otherwise (docs/flce.md) */
+        if (!cli_find(opts, "local-steps")->seen && !cli_find(opts, "epochs")->seen) c.local_steps = 50;
+        if (!cli_find(opts, "momentum")->seen) c.momentum = 0.9;
+        if (!cli_find(opts, "weight-decay")->seen) c.weight_decay = 1e-5;
+        if (!cli_find(opts, "clip-norm")->seen) c.clip_norm = 100;
+        if (!schedule) schedule = "sweep";
+        if (!comp_rank && !comp_mu && !comp_solver && !comp_kind && !missing_s) c.ablate.no_completion = 1; /* no completion */
+    }
+    c.schedule_sweep = schedule && !strcmp(schedule, "sweep");
     char list[256], *names[16];
     int nm = parse_methods(prog, algos, list, sizeof list, names);
     if (nm < 0) return 2;
     for (int i = 0; i < nset; i++) { /* a method setting given: its value checked, and a method run that has it */
         const flce_setting *s = flce_setting_at(i);
+        if (!opts[NFIXED + i].seen && as_released) { /* the released code's word, for the methods run that have the setting */
+            static const char *const rel[][2] = {{"velocity", "distance"}, {"absent-class", "forget"}, {"cl-scale", "tau"}, {"aggregation", "mean"}};
+            int used = 0;
+            for (int j = 0; j < nm; j++) used |= flce_method_has_setting(names[j], s);
+            for (size_t j = 0; used && j < sizeof rel / sizeof rel[0]; j++) {
+                flce_err se;
+                if (!strcmp(s->flag, rel[j][0]) && flce_run_cfg_set(&c, s, rel[j][1], &se)) return cli_usage_error(prog, "%s", se.msg);
+            }
+            continue;
+        }
         if (!opts[NFIXED + i].seen) continue;
         flce_err se;
         if (s->choices ? flce_run_cfg_set(&c, s, setw[i], &se) : flce_run_cfg_set_value(&c, s, setx[i], &se))

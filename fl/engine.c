@@ -108,7 +108,9 @@ static size_t first_nonfinite(const float *a, size_t n) {
 }
 
 /* Slot i's client: E local epochs over its data in a seeded order (stream batch, round t,
- * client k), the method's hooks around and inside, the upload into E->states[i]. */
+ * client k), or --local-steps S batches taken in that order, a new order each time the data run
+ * out (the last batch of each pass as short as it comes), the method's hooks around and inside,
+ * the upload into E->states[i]. */
 flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
     const flce_method *M = E->algo;
@@ -121,9 +123,10 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     flce_rng_init(&r, cfg->seed, FLCE_RNG_BATCH, (uint32_t)E->t, (uint32_t)k);
     double lsum = 0, first_loss = 0;
     int nbatches = 0, first = 1;
-    for (int ep = 0; ep < cfg->epochs; ep++) {
+    int steps = cfg->local_steps; /* 0: epochs */
+    for (int ep = 0; steps ? nbatches < steps : ep < cfg->epochs; ep++) {
         flce_rng_permutation(&r, (int)nk, E->perm);
-        for (int64_t b0 = 0; b0 < nk; b0 += cfg->batch) {
+        for (int64_t b0 = 0; b0 < nk && (!steps || nbatches < steps); b0 += cfg->batch) {
             int nb = (int)(nk - b0 < cfg->batch ? nk - b0 : cfg->batch);
             for (int i = 0; i < nb; i++) {
                 int64_t ent = lo + E->perm[b0 + i];
@@ -186,6 +189,11 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
         return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992 (recorded exactly in config.json)",
                          (unsigned long long)c->seed);
     if (c->epochs < 1) return flce_fail(e, FLCE_ERR_ARG, "--epochs %d: must be at least 1", c->epochs);
+    if (c->local_steps < 0 || c->local_steps > 1000000) return flce_fail(e, FLCE_ERR_ARG, "--local-steps %d: must be 1..1000000", c->local_steps);
+    if (c->local_steps && c->epochs != 1) return flce_fail(e, FLCE_ERR_ARG, "--local-steps and --epochs: give one (steps replace epochs)");
+    if (!(c->momentum >= 0 && c->momentum < 1)) return flce_fail(e, FLCE_ERR_ARG, "--momentum %g: must be from 0 to below 1", c->momentum);
+    if (!(c->weight_decay >= 0 && c->weight_decay < 1)) return flce_fail(e, FLCE_ERR_ARG, "--weight-decay %g: must be from 0 to below 1", c->weight_decay);
+    if (!(c->clip_norm >= 0 && c->clip_norm < 1e30)) return flce_fail(e, FLCE_ERR_ARG, "--clip-norm %g: must be >= 0 (0: no clipping)", c->clip_norm);
     if (c->batch < 2 || c->batch > 4096) return flce_fail(e, FLCE_ERR_ARG, "--batch %d: must be 2..4096", c->batch);
     if (!c->part.iid && !(c->part.dirichlet > 0)) return flce_fail(e, FLCE_ERR_ARG, "--dirichlet %g: must be > 0", c->part.dirichlet);
     if (!(c->part.quantity_skew >= 0 && c->part.quantity_skew < 1e6))
@@ -456,6 +464,8 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         flce_rng r;
         flce_rng_init(&r, cfg->seed, FLCE_RNG_SELECT, (uint32_t)E->t, 0);
         flce_rng_sample(&r, n, K, E->sel);
+        if (cfg->schedule_sweep && E->t < (n + K - 1) / K) /* the released code's first rounds: 0..K-1, K..2K-1, ... */
+            for (int i = 0; i < K; i++) E->sel[i] = (E->t * K + i) % n;
         for (int i = 1; i < K; i++) /* ascending client order: the aggregation order */
             for (int j = i; j > 0 && E->sel[j - 1] > E->sel[j]; j--) {
                 int tmp = E->sel[j];

@@ -53,6 +53,13 @@ typedef struct {
     int ablate_cl;            /* -CL: lambda = 0 */
     const char *dataset, *data_dir;
     int clients, per_round, rounds, epochs, batch;
+    /* local training and selection as the authors' released code does them (docs/flce.md, "The
+     * released code"); 0: the text's */
+    int local_steps;          /* S steps of a batch each (the data reshuffled each time it runs out) instead of --epochs */
+    double momentum;          /* SGD momentum, its buffer restarted at each client's first step of a round */
+    double weight_decay;      /* coupled: g + wd w */
+    double clip_norm;         /* the gradients' total L2 norm clipped to it (ref_clip_grad_norm) */
+    int schedule_sweep;       /* the first ceil(n / K) rounds select clients tK .. tK + K - 1 (mod n), then at random */
     flce_partition_cfg part;
     double lr;
     int proto_all;            /* FLCE: a prototype averages all samples of the class (the equation), not

@@ -40,6 +40,8 @@ void flce_eng_aggregate(engine *E, const double *w, int K, const int *slots, flo
 
 void flce_eng_fedavg(engine *E) {
     flce_eng_data_size_weights(E, E->omega);
+    if (flce_eng_setting(E, &flce_setting_aggregation) == 1) /* the released code's plain mean */
+        for (int i = 0; i < E->K; i++) E->omega[i] = 1.0 / E->K;
     int slots[32];
     for (int i = 0; i < E->K; i++) slots[i] = i;
     flce_eng_aggregate(E, E->omega, E->K, slots, E->newg);
@@ -165,6 +167,9 @@ void flce_eng_utility_reset(engine *E) {
     for (uint32_t i = 0; i < ((uint32_t)1 << E->K); i++) E->vcache[i] = NAN;
 }
 
+const flce_setting flce_setting_aggregation = {"aggregation", "size|mean", 0, 0, 0, 0, 0,
+                                               "FedAvg family: the model aggregated weighted by data size (size, the text) or as a plain mean (mean, the released code)"};
+
 const flce_setting flce_setting_utility = {"utility", "accuracy|loss", 0, 0, 0, 0, 0,
                                            "Shapley methods: the utility v(S), validation accuracy or minus the loss"};
 
@@ -256,8 +261,14 @@ void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y) {
 
 double flce_eng_setting(const engine *E, const flce_setting *s) { return flce_run_cfg_get(E->cfg, s); }
 
+flce_status flce_eng_sgd(engine *E, int first, flce_err *e) {
+    const flce_run_cfg *c = E->cfg;
+    if (c->clip_norm > 0 && flce_model_clip(&E->m, c->clip_norm, e) < 0) return FLCE_ERR_NOMEM;
+    flce_model_sgd(&E->m, (float)c->lr, (float)c->momentum, (float)c->weight_decay, first);
+    return FLCE_OK;
+}
+
 flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, float tau, flce_losses *l, flce_err *e) {
     flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, lambda, tau, l, e);
-    if (!st) flce_model_sgd(&E->m, (float)E->cfg->lr, 0.0f, 0.0f, first);
-    return st;
+    return st ? st : flce_eng_sgd(E, first, e);
 }

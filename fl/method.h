@@ -194,6 +194,9 @@ double flce_eng_setting(const engine *E, const flce_setting *s);
  * (L_CL skipped when lambda is 0, tau then unused), then plain SGD (no momentum, no weight
  * decay) at the run's learning rate. */
 flce_status flce_eng_sgd_step(engine *E, int nb, int first, float lambda, float tau, flce_losses *l, flce_err *e);
+/* The optimiser's step on E->m's gradients: --clip-norm (through the host), then SGD with --lr,
+ * --momentum (first: its buffer restarts) and --weight-decay. Every method's local step ends so. */
+flce_status flce_eng_sgd(engine *E, int first, flce_err *e);
 /* g <- g + mu (w - ref) for every trainable parameter of m (a proximal term's gradient, on the
  * host, element by element in parameter order), between backward and SGD. */
 void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu);
@@ -255,6 +258,9 @@ typedef struct {
 void flce_eng_utility_reset(engine *E);
 /* The Shapley methods' shared setting --utility (accuracy or loss), read by flce_eng_utility. */
 extern const flce_setting flce_setting_utility;
+/* The FedAvg family's aggregation (flce_eng_fedavg): data-size weights (the text) or the plain
+ * mean of the released code (algorithms/fedavg.py 211-227). */
+extern const flce_setting flce_setting_aggregation;
 double flce_eng_utility(uint32_t mask, void *ud);
 /* Several processes: the utilities of these coalitions computed beforehand, spread over the
  * ranks (each once), into every rank's cache; a method that knows which coalitions it is about

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "safetensors.h"
+#include "ops.h" /* ref_clip_grad_norm */
 
 static int add_param(flce_model *m, const char *name, int ndim, const int64_t *shape, int trainable) {
     flce_param *p = &m->p[m->nparams];
@@ -355,6 +356,37 @@ void flce_model_backward(flce_model *m, float lambda, float tau, const float *ex
         out->loss_cl = cl;
         out->loss = ce + lambda * cl;
     }
+}
+
+double flce_model_clip(flce_model *m, double max_norm, flce_err *e) {
+    int np = 0;
+    size_t tot = 0;
+    for (int i = 0; i < m->nparams; i++)
+        if (m->p[i].trainable) np++, tot += m->p[i].n;
+    float *host = malloc(sizeof(float) * (tot ? tot : 1)), **g = malloc(sizeof *g * (size_t)(np ? np : 1));
+    size_t *n = malloc(sizeof *n * (size_t)(np ? np : 1));
+    if (!host || !g || !n) {
+        free(host), free(g), free(n);
+        flce_fail(e, FLCE_ERR_NOMEM, "gradient clipping: out of memory");
+        return -1;
+    }
+    size_t off = 0;
+    for (int i = 0, j = 0; i < m->nparams; i++) { /* every backend's gradients through the host: the same bits */
+        flce_param *p = &m->p[i];
+        if (!p->trainable) continue;
+        g[j] = host + off, n[j] = p->n;
+        m->be->buf_read(m->be, p->g, 0, g[j], sizeof(float) * p->n);
+        off += p->n, j++;
+    }
+    double norm = ref_clip_grad_norm(np, g, n, max_norm);
+    for (int i = 0, j = 0; norm > max_norm && i < m->nparams; i++) {
+        flce_param *p = &m->p[i];
+        if (!p->trainable) continue;
+        m->be->buf_write(m->be, p->g, 0, g[j], sizeof(float) * p->n);
+        j++;
+    }
+    free(host), free(g), free(n);
+    return norm;
 }
 
 void flce_model_sgd(flce_model *m, float lr, float momentum, float wd, int first) {

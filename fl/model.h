@@ -86,6 +86,9 @@ flce_status flce_model_forward_backward(flce_model *m, int n, const float *x, co
  * extra_dz [n, 64] (host, may be NULL) added to dL/dz. */
 flce_status flce_model_forward_train(flce_model *m, int n, const float *x, const int32_t *labels, flce_err *e);
 void flce_model_backward(flce_model *m, float lambda, float tau, const float *extra_dz, flce_losses *out);
+/* The gradients of every trainable parameter clipped to a total L2 norm of max_norm
+ * (ref_clip_grad_norm, through the host); the norm before, or -1 when out of memory. */
+double flce_model_clip(flce_model *m, double max_norm, flce_err *e);
 /* SGD on every trainable parameter (first: the first step of this optimiser). */
 void flce_model_sgd(flce_model *m, float lr, float momentum, float wd, int first);
 /* Evaluation-mode forward (running statistics) of n samples: logits [n, classes] and

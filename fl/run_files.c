@@ -60,6 +60,13 @@ cJSON *eng_config_json(engine *E) {
     NUM("min_samples", c->part.min_samples), NUM("label_noise", c->part.label_noise);
     NUM("feature_noise", c->part.feature_noise), NUM("noisy_clients", c->part.noisy_frac);
     NUM("epochs", c->epochs), NUM("batch", c->batch), NUM("lr", c->lr);
+    /* the released code's local training and schedule: only where set, so that older records stay
+     * comparable (as quantity_skew) */
+    if (c->local_steps) NUM("local_steps", c->local_steps);
+    if (c->momentum != 0) NUM("momentum", c->momentum);
+    if (c->weight_decay != 0) NUM("weight_decay", c->weight_decay);
+    if (c->clip_norm != 0) NUM("clip_norm", c->clip_norm);
+    if (c->schedule_sweep) STR("schedule", "sweep");
     /* every method's settings (from their tables: the run's method's own, and the others at the
      * values given or their defaults, so that runs of several methods compare member by member) */
     for (int i = 0, n = flce_setting_count(); i <= n && ok; i++) {
@@ -72,7 +79,7 @@ cJSON *eng_config_json(engine *E) {
         /* settings added after the records were fixed (the released code's rules, issue 62): written
          * only where not at their default, so that older records stay comparable (--resume, the
          * report's configurations), as quantity_skew above */
-        static const char *const later[] = {"velocity", "absent-class"};
+        static const char *const later[] = {"velocity", "absent-class", "cl-scale", "aggregation"};
         int skip = 0;
         for (size_t j = 0; j < sizeof later / sizeof later[0]; j++)
             skip |= !strcmp(st->flag, later[j]) && flce_run_cfg_get(c, st) == st->def;

@@ -1,5 +1,6 @@
 /* ops.c: the training ops as plain scalar loops (see ops.h for each op's order). */
 #include "ops.h"
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,19 @@ void ref_sgd(size_t n, float lr, float momentum, float wd, int first, float *w, 
         }
         w[i] = w[i] - lr * d;
     }
+}
+
+double ref_clip_grad_norm(int np, float *const *g, const size_t *n, double max_norm) {
+    double ss = 0;
+    for (int p = 0; p < np; p++)
+        for (size_t i = 0; i < n[p]; i++) ss += (double)g[p][i] * (double)g[p][i];
+    double norm = sqrt(ss);
+    if (norm > max_norm) {
+        float c = (float)(max_norm / (norm + 1e-6));
+        for (int p = 0; p < np; p++)
+            for (size_t i = 0; i < n[p]; i++) g[p][i] = g[p][i] * c;
+    }
+    return norm;
 }
 
 void ref_weighted_sum(size_t n, int K, const float *a, const float *const *xs, float *y) {

@@ -91,6 +91,12 @@ void ref_softmax_ce(int N, int C, const float *logits, const int32_t *labels, fl
 void ref_supcon(int N, int D, float tau, float lambda, const float *z, const int32_t *labels, float *loss, float *dz);
 void ref_sgd(size_t n, float lr, float momentum, float wd, int first, float *w, const float *g, float *mom);
 void ref_weighted_sum(size_t n, int K, const float *a, const float *const *xs, float *y);
+/* Gradient clipping by the total norm (the released code's clip_grad_norm_, max 100): the
+ * gradients g [np][n_i] of every trainable parameter, their L2 norm over all of them
+ * (sqrt of the float64 sum of squares, parameters and elements in order), and where it exceeds
+ * max_norm each gradient scaled by c = (float)(max_norm / (norm + 1e-6)), g = g * c in float32.
+ * Host arithmetic, so the same bits whatever backend holds the gradients. Returns the norm. */
+double ref_clip_grad_norm(int np, float *const *g, const size_t *n, double max_norm);
 
 
 /* The K8 sum of x[0..n), exposed for tests; and the K8C sum. */

@@ -138,6 +138,46 @@ cmp -s "$t/rel-ev/contributions.csv" "$t/rel/contributions.csv" || fail "flce ev
 cmp -s "$t/rel-ev2/contributions.csv" "$t/rel/contributions.csv" && fail "--velocity squared --absent-class keep changed nothing"
 expect 2 "--velocity, --absent-class: rules of the velocity, and --ablate V leaves it out" run --algo flce --ablate V --velocity distance $tiny --out "$t/x"
 expect 2 "--velocity 'x': one of squared,distance" run --algo flce --velocity x $tiny --out "$t/x"
+# local training and selection as released (issue 62), each checked by a property worked out
+# without the program: IID, 4 clients of 70 samples (300 less 20 for validation), batch 16 -> 5 batches an epoch, so 5 and 10
+# local steps are one and two epochs; the sweep's first rounds take clients 0-1, then 2-3; with
+# equal data sizes the plain mean is the data-size weights; lambda 1 times tau 0.5 is lambda 0.5
+iidr="--iid --clients 4 --per-round 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 --quiet"
+same_run() { # same_run NAME "FLAGS A" "FLAGS B": equal digests
+  "$flce" run $iidr $2 --out "$t/$1-a" > /dev/null 2>&1 || fail "$1: flce run $2"
+  "$flce" run $iidr $3 --out "$t/$1-b" > /dev/null 2>&1 || fail "$1: flce run $3"
+  cmp -s "$t/$1-a/digests.txt" "$t/$1-b/digests.txt" || fail "$1: '$2' and '$3' differ"
+}
+same_run steps1 "--algo fedavg --rounds 1 --epochs 1" "--algo fedavg --rounds 1 --local-steps 5"
+same_run steps2 "--algo fedavg --rounds 1 --epochs 2" "--algo fedavg --rounds 1 --local-steps 10"
+awk -F, 'NR > 1 && $2 != 70 { exit 1 }' "$t/steps1-a/clients.csv" || fail "the IID clients do not hold 70 samples each: the steps' check says nothing"
+"$flce" run $iidr --algo fedavg --rounds 1 --local-steps 6 --out "$t/steps6" > /dev/null 2>&1 || fail "--local-steps 6"
+cmp -s "$t/steps1-a/digests.txt" "$t/steps6/digests.txt" && fail "--local-steps 6 gave the digests of 5"
+same_run mean "--algo fedavg --rounds 2" "--algo fedavg --rounds 2 --aggregation mean"
+same_run scale "--algo flce --rounds 2 --lambda 0.5" "--algo flce --rounds 2 --cl-scale tau --lambda 1 --tau 0.5"
+"$flce" run --algo fedavg $tiny --out "$t/size-d" > /dev/null 2>&1 || fail "FedAvg, Dirichlet"
+"$flce" run --algo fedavg $tiny --aggregation mean --out "$t/mean-d" > /dev/null 2>&1 || fail "--aggregation mean, Dirichlet"
+cmp -s "$t/mean-d/digests.txt" "$t/size-d/digests.txt" && fail "--aggregation mean changed nothing on unequal sizes"
+"$flce" run $iidr --algo fedavg --rounds 3 --schedule sweep --out "$t/sweep" > /dev/null 2>&1 || fail "--schedule sweep"
+got=$(awk -F, 'NR > 1 && $1 <= 2 { printf "%s:%s ", $1, $2 }' "$t/sweep/round_contributions.csv")
+[ "$got" = "1:0 1:1 2:2 2:3 " ] || fail "--schedule sweep: rounds 1 and 2 selected '$got', expected clients 0 1 then 2 3"
+# momentum, weight decay and clipping change the training, and are recorded; 100 does not clip here
+"$flce" run $iidr --algo fedavg --rounds 1 --momentum 0.9 --weight-decay 1e-5 --clip-norm 100 --out "$t/opt" > /dev/null 2>&1 || fail "momentum, weight decay, clipping"
+cmp -s "$t/opt/digests.txt" "$t/steps1-a/digests.txt" && fail "--momentum 0.9 --weight-decay 1e-5 changed nothing"
+json_has "$t/opt/config.json" '"momentum":0.9,"weight_decay":1e-05,"clip_norm":100' || fail "config.json lacks the optimiser: $(cat "$t/opt/config.json")"
+grep -q '"momentum"\|"local_steps"\|"schedule"\|"cl_scale"\|"aggregation"' "$t/steps1-a/config.json" && fail "a plain run's config.json names the released settings"
+"$flce" run $iidr --algo fedavg --rounds 1 --clip-norm 1e-3 --out "$t/clip" > /dev/null 2>&1 || fail "--clip-norm 1e-3"
+cmp -s "$t/clip/digests.txt" "$t/steps1-a/digests.txt" && fail "--clip-norm 1e-3 clipped nothing"
+expect 2 "--local-steps and --epochs: give one" run --algo fedavg $tiny --local-steps 5 --epochs 2 --out "$t/x"
+expect 2 "--momentum 1: must be from 0 to below 1" run --algo fedavg $tiny --momentum 1 --out "$t/x"
+expect 2 "--schedule 'round-robin': random or sweep" run --algo fedavg $tiny --schedule round-robin --out "$t/x"
+expect 2 "--momentum 0.9: Ditto trains two models through one optimiser state" run --algo ditto $tiny --momentum 0.9 --out "$t/x"
+expect 2 "--aggregation: a setting of fedavg, fedprox, ditto, moon, fedsv" run --algo flce $tiny --aggregation mean --out "$t/x"
+# --as-released: every released setting this harness has, recorded; a flag given beside it wins
+"$flce" run --algo flce,fedavg $iidr --rounds 1 --as-released --local-steps 2 --out "$t/asrel" > /dev/null 2>&1 || fail "--as-released"
+json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce/config.json" '"local_steps":2,"momentum":0.9,"weight_decay":1e-05,"clip_norm":100,"schedule":"sweep"' &&
+  json_has "$t/asrel/flce/config.json" '"velocity":"distance","absent_class":"forget","cl_scale":"tau"' || fail "--as-released, flce's config.json: $(cat "$t/asrel/flce/config.json")"
+json_has "$t/asrel/fedavg/config.json" '"aggregation":"mean"' || fail "--as-released, fedavg's config.json: $(cat "$t/asrel/fedavg/config.json")"
 # settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:
 # the completion's with --ablate CMC (once recorded in config.json and ignored: the same digests)
 for cs in "--rank 2" "--mu 0.1" "--solver gd" "--missing unobserved" "--completion literal --rank 2"; do

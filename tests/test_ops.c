@@ -557,6 +557,31 @@ Test(ops, sgd_and_weighted_sum_by_hand) {
     cr_assert(y[0] == 7 && y[1] == 2);
 }
 
+Test(ops, clipped_momentum_weight_decay_two_steps_by_hand) {
+    /* The released code's optimiser (clip_grad_norm_ at 1, then SGD lr 0.5, momentum 0.9, weight
+     * decay 0.1), two parameters a = (1, -2) and b = (3), two steps.
+     * Step 1: g = (3, 4 | 0), norm 5 > 1: c = 1 / (5 + 1e-6), g = (0.6, 0.8 | 0) (to 1e-7);
+     *   g' = g + 0.1 w = (0.7, 0.6 | 0.3) = m; w = w - 0.5 m = (0.65, -2.3 | 2.85).
+     * Step 2: g = (0.5, 0 | 0), norm 0.5 <= 1: unchanged; g' = (0.5 + 0.065, -0.23 | 0.285);
+     *   m = 0.9 m + g' = (1.195, 0.31 | 0.555); w = (0.65 - 0.5975, -2.3 - 0.155 | 2.85 - 0.2775)
+     *   = (0.0525, -2.455 | 2.5725). */
+    float a[2] = {1, -2}, b[1] = {3}, ga[2] = {3, 4}, gb[1] = {0}, ma[2], mb[1];
+    float *g[2] = {ga, gb};
+    size_t n[2] = {2, 1};
+    cr_assert(fabs(ref_clip_grad_norm(2, g, n, 1.0) - 5) < 1e-12);
+    cr_assert(fabsf(ga[0] - 0.6f) < 1e-6f && fabsf(ga[1] - 0.8f) < 1e-6f && gb[0] == 0);
+    ref_sgd(2, 0.5f, 0.9f, 0.1f, 1, a, ga, ma);
+    ref_sgd(1, 0.5f, 0.9f, 0.1f, 1, b, gb, mb);
+    cr_assert(fabsf(a[0] - 0.65f) < 1e-6f && fabsf(a[1] + 2.3f) < 1e-6f && fabsf(b[0] - 2.85f) < 1e-6f, "%g %g %g", a[0], a[1], b[0]);
+    ga[0] = 0.5f, ga[1] = 0, gb[0] = 0;
+    cr_assert(fabs(ref_clip_grad_norm(2, g, n, 1.0) - 0.5) < 1e-12);
+    cr_assert(ga[0] == 0.5f && ga[1] == 0, "a norm under the limit leaves the gradients as they are");
+    ref_sgd(2, 0.5f, 0.9f, 0.1f, 0, a, ga, ma);
+    ref_sgd(1, 0.5f, 0.9f, 0.1f, 0, b, gb, mb);
+    cr_assert(fabsf(ma[0] - 1.195f) < 1e-6f && fabsf(ma[1] - 0.31f) < 1e-6f && fabsf(mb[0] - 0.555f) < 1e-6f);
+    cr_assert(fabsf(a[0] - 0.0525f) < 1e-6f && fabsf(a[1] + 2.455f) < 1e-6f && fabsf(b[0] - 2.5725f) < 1e-6f, "%g %g %g", a[0], a[1], b[0]);
+}
+
 Test(ops, compensated_striped_sum) {
     /* x = 1e8, sixteen ones, -1e8 (j = 0..17): lane 0 gets 1e8, 1, 1 (s = 1e8, c = 2), lane 1
      * gets 1, 1, -1e8 (s = -1e8, c = 2: TwoSum keeps what the rounding dropped), lanes 2..7

@@ -9,7 +9,7 @@
 #include "method.h"
 
 static const flce_setting LAMBDA = {"ditto-lambda", NULL, 1.0, 0, 1e6, 0, 0, "Ditto: lambda, the pull of a personal model to the global"};
-static const flce_setting *const SETTINGS[] = {&LAMBDA, NULL};
+static const flce_setting *const SETTINGS[] = {&LAMBDA, &flce_setting_aggregation, NULL};
 
 static void ditto_state_size(const engine *E, size_t *f, size_t *d) {
     *f = (size_t)E->n * E->S;
@@ -26,20 +26,27 @@ static flce_status ditto_client_begin(engine *E, int slot, flce_err *e) {
     return FLCE_OK;
 }
 
+/* Its two models share E->m's one momentum buffer per parameter: --momentum would mix them. */
+static flce_status ditto_check(const flce_run_cfg *c, flce_err *e) {
+    if (c->momentum != 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--momentum %g: Ditto trains two models through one optimiser state, so momentum would mix them (0 only)",
+                         c->momentum);
+    return FLCE_OK;
+}
+
 static flce_status ditto_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
-    const flce_run_cfg *cfg = E->cfg;
     /* the global copy: plain SGD on the batch */
     flce_model_set_state(&E->m, mine(E, slot));
     flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, 1.0f, l, e); /* no L_CL: tau unused */
     if (st) return st;
-    flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+    if ((st = flce_eng_sgd(E, first, e))) return st;
     flce_model_get_state(&E->m, mine(E, slot));
     /* the personal model: + lambda/2 |v - w|^2 */
     flce_model_set_state(&E->m, personal(E, slot));
     flce_losses lp;
     if ((st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, 1.0f, &lp, e))) return st;
     flce_eng_add_prox(E, &E->m, E->global, (float)flce_eng_setting(E, &LAMBDA));
-    flce_model_sgd(&E->m, (float)cfg->lr, 0.0f, 0.0f, first);
+    if ((st = flce_eng_sgd(E, first, e))) return st;
     flce_model_get_state(&E->m, personal(E, slot));
     return FLCE_OK;
 }
@@ -69,6 +76,7 @@ const flce_method flce_method_ditto = {
     .color = "#2ca02c",
     .flags = FLCE_M_PERSONAL | FLCE_M_CLIENT_STATE | FLCE_M_COSINE_RULES,
     .settings = SETTINGS,
+    .check = ditto_check,
     .state_size = ditto_state_size,
     .client_begin = ditto_client_begin,
     .local_step = ditto_local_step,

@@ -4,10 +4,13 @@
  * docs/baselines.md). */
 #include "method.h"
 
+static const flce_setting *const SETTINGS[] = {&flce_setting_aggregation, NULL};
+
 const flce_method flce_method_fedavg = {
     .name = "fedavg",
     .summary = "FedAvg: data-size-weighted average; cosine-rule contributions",
     .color = "#1f77b4",
     .flags = FLCE_M_COSINE_RULES,
+    .settings = SETTINGS,
     .server = flce_eng_fedavg_cosine,
 };

@@ -4,14 +4,13 @@
 #include "method.h"
 
 static const flce_setting MU = {"prox-mu", NULL, 0.01, 0, 1e6, 0, 0, "FedProx: mu, the weight of the proximal term"};
-static const flce_setting *const SETTINGS[] = {&MU, NULL};
+static const flce_setting *const SETTINGS[] = {&MU, &flce_setting_aggregation, NULL};
 
 static flce_status fedprox_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
     flce_status st = flce_model_forward_backward(&E->m, nb, E->bx, E->by, 0, 1.0f, l, e); /* no L_CL: tau unused */
     if (st) return st;
     flce_eng_add_prox(E, &E->m, E->global, (float)flce_eng_setting(E, &MU));
-    flce_model_sgd(&E->m, (float)E->cfg->lr, 0.0f, 0.0f, first);
-    return FLCE_OK;
+    return flce_eng_sgd(E, first, e);
 }
 
 const flce_method flce_method_fedprox = {

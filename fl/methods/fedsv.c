@@ -15,7 +15,7 @@ static const flce_setting PERMS = {"mc-perms", NULL, 50, 1, 1e6, 0, 1, "FedSV: M
 /* a permutation stops once |v(N) - v(prefix)| < eps: with the accuracy utility (in [0, 1]) an eps
  * of 1 or more stops every one at its first client, every value 0 (checked in fedsv_check) */
 static const flce_setting EPS = {"mc-eps", NULL, 0.001, 0, 1e6, 0, 0, "FedSV: Monte-Carlo truncation, 0 <= eps (< 1 with --utility accuracy)"};
-static const flce_setting *const SETTINGS[] = {&SHAPLEY, &PERMS, &EPS, &flce_setting_utility, NULL};
+static const flce_setting *const SETTINGS[] = {&SHAPLEY, &PERMS, &EPS, &flce_setting_utility, &flce_setting_aggregation, NULL};
 
 static int monte_carlo(const flce_run_cfg *c) { return flce_run_cfg_get(c, &SHAPLEY) == 1; }
 

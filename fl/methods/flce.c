@@ -29,7 +29,9 @@ static const flce_setting VELOCITY = {"velocity", "squared|distance", 0, 0, 0, 0
                                       "FLCE: velocity ||p - g||^2 (squared, the text) or ||p - g|| (distance, the released code)"};
 static const flce_setting ABSENT = {"absent-class", "keep|forget", 0, 0, 0, 0, 0,
                                     "FLCE: a class absent from a round keeps its global prototype (the text) or forgets it, one without taking g = 0 (the released code)"};
-static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, NULL};
+/* the released code's SupConLoss multiplies L_CL by tau (SupConLoss.py 10, 115-118) */
+static const flce_setting CL_SCALE = {"cl-scale", "one|tau", 0, 0, 0, 0, 0, "FLCE: L_CL as the text writes it (one) or multiplied by tau (tau, the released code)"};
+static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, &CL_SCALE, NULL};
 
 /* The trace's evaluation settings of this run: the completion's, its seed and prototype reading,
  * and the round's rules (what flce eval reads back from completion.json). */
@@ -72,8 +74,9 @@ static flce_status flce_open(engine *E, flce_err *e) {
 }
 
 static flce_status flce_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
-    float lambda = E->cfg->ablate_cl ? 0.0f : (float)flce_eng_setting(E, &LAMBDA);
-    return flce_eng_sgd_step(E, nb, first, lambda, (float)flce_eng_setting(E, &TAU), l, e);
+    float lambda = E->cfg->ablate_cl ? 0.0f : (float)flce_eng_setting(E, &LAMBDA), tau = (float)flce_eng_setting(E, &TAU);
+    if (flce_eng_setting(E, &CL_SCALE) == 1) lambda = lambda * tau; /* lambda tau L_CL: the gradient and the loss alike */
+    return flce_eng_sgd_step(E, nb, first, lambda, tau, l, e);
 }
 
 /* eq:method.z over all local samples, the trained model in evaluation mode. */

@@ -12,7 +12,7 @@
 
 static const flce_setting MU = {"moon-mu", NULL, 1.0, 0, 1e6, 0, 0, "MOON: mu, the weight of the model-contrastive loss"};
 static const flce_setting TAU = {"moon-tau", NULL, 0.5, 0, 1e6, 1, 0, "MOON: tau, its temperature"};
-static const flce_setting *const SETTINGS[] = {&MU, &TAU, NULL};
+static const flce_setting *const SETTINGS[] = {&MU, &TAU, &flce_setting_aggregation, NULL};
 
 typedef struct {
     flce_model global, previous;
@@ -72,8 +72,7 @@ static flce_status moon_local_step(engine *E, int slot, int nb, int first, flce_
     }
     flce_model_backward(&E->m, 0, 1.0f, dz, l); /* no L_CL: its tau unused */
     l->loss += (float)lc;
-    flce_model_sgd(&E->m, (float)E->cfg->lr, 0.0f, 0.0f, first);
-    return FLCE_OK;
+    return flce_eng_sgd(E, first, e);
 }
 
 /* The local model becomes the previous one, next time. */
