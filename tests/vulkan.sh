@@ -83,6 +83,13 @@ base="--clients 4 --train-subset 64 --test-subset 20 --val-size 10 --batch 16 --
 "$flce" run --algo flce $base --out "$t/v1" --backend vulkan > /dev/null 2> "$t/v1.err" || fail "vulkan run: $(cat "$t/v1.err")"
 cmp -s "$t/c1/digests.txt" "$t/v1/digests.txt" || fail "vulkan and cpu runs differ: $(diff "$t/c1/digests.txt" "$t/v1/digests.txt")"
 grep -rqs 'vulkan' "$t/v1/config.json" "$t/v1/digests.txt" "$t/v1"/*.txt || fail "the run does not record its backend"
+# the released code's optimiser (issue 62): momentum and weight decay in the backends' SGD op,
+# clipping at a norm that clips (1) through the host, 3 local steps: the same digests (on
+# lavapipe about 45 s)
+opt="--momentum 0.9 --weight-decay 1e-5 --clip-norm 1 --local-steps 3"
+"$flce" run --algo fedavg $base $opt --out "$t/co" --backend cpu > /dev/null 2>&1 || fail "cpu run, the released optimiser"
+"$flce" run --algo fedavg $base $opt --out "$t/vo" --backend vulkan > /dev/null 2> "$t/vo.err" || fail "vulkan run, the released optimiser: $(cat "$t/vo.err")"
+cmp -s "$t/co/digests.txt" "$t/vo/digests.txt" || fail "vulkan and cpu differ under the released optimiser: $(diff "$t/co/digests.txt" "$t/vo/digests.txt")"
 # command buffers recorded once and replayed: FedAvg trains each client's batches with the same
 # commands from the third step on (the first step's log holds the model's upload; the second's
 # SGD is the first of the client, flagged so) up to the last full batch, so a client of n samples
