@@ -7,7 +7,7 @@ import os
 import sysconfig
 import zipfile
 
-NAME, VERSION = "flce", "1.0.0"
+NAME, VERSION = "flce", "0.1.0"  # flce --version: one number for the project
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 

@@ -19,8 +19,6 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import flce  # noqa: E402
 
 FLCE_BIN = os.environ.get("FLCE_BIN", os.path.join(ROOT, "build", "flce"))
-TINY = ["--clients", "6", "--per-round", "3", "--rounds", "4", "--dirichlet", "0.3", "--train-subset", "600", "--test-subset",
-        "100", "--val-size", "30", "--batch", "32", "--quiet"]
 
 
 def run(*args, ok=True):
@@ -30,12 +28,7 @@ def run(*args, ok=True):
     return p
 
 
-@pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
-    """one FLCE run of `flce run` (its trace records both prototype readings)"""
-    d = tmp_path_factory.mktemp("run")
-    run("run", "--algo", "flce", *TINY, "--seed", 5, "--out", d / "r")
-    return d / "r"
+# recorded: one FLCE run of `flce run` (conftest.py; its trace records both prototype readings)
 
 
 SETTINGS = [
@@ -424,3 +417,16 @@ def test_rounds_without_prototypes_are_said(tmp_path):
     assert "rounds without any prototype: 2" in cli
     ev = flce.evaluate(dict(prototypes=np.full((3, 4, 2, 3), np.nan), selected=np.ones((3, 4), np.int8), sizes=[1, 2, 3, 4]))
     assert ev.fallback_rounds == 3 and np.allclose(ev.contributions, 0.25)
+
+
+def test_one_version_number():
+    """The package's version is the program's (`flce --version`): the pyproject and the build
+    script said 1.0.0 where flce said 0.1.0."""
+    import re
+    from conftest import FLCE_BIN, ROOT
+    out = subprocess.run([FLCE_BIN, "--version"], capture_output=True, text=True).stdout
+    want = re.match(r"flce (\S+) ", out).group(1)
+    with open(os.path.join(ROOT, "python", "pyproject.toml")) as f:
+        assert re.search(r'^version = "%s"$' % re.escape(want), f.read(), re.M), want
+    with open(os.path.join(ROOT, "python", "flce_build.py")) as f:
+        assert ('"%s"' % want) in f.read(), want
