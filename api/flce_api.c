@@ -41,8 +41,8 @@ static int arg_error(const char *msg) {
 
 int flce_api_prototypes(const float *z, const int32_t *labels, const int32_t *pred, int n, int d, int C, const char *reading,
                         float *proto, int32_t *count) {
-    int all = reading && !strcmp(reading, "all");
-    if (!reading || (!all && strcmp(reading, "correct"))) return arg_error("reading: correct or all");
+    int all = reading && !strcmp(reading, "all"), first = reading && !strcmp(reading, "first");
+    if (!reading || (!all && !first && strcmp(reading, "correct"))) return arg_error("reading: correct, all or first");
     if (n < 0 || d < 1 || C < 1 || d > 65536 || C > 10000) /* the trace's caps (flce_api_trace_write) */
         return arg_error("prototypes: n >= 0, d from 1 to 65536 and C from 1 to 10000 needed");
     if (!z || !labels || !proto || !count || (!all && !pred)) return arg_error("prototypes: an array is missing");
@@ -61,7 +61,8 @@ int flce_api_prototypes(const float *z, const int32_t *labels, const int32_t *pr
             snprintf(last_error, sizeof last_error, "features[%zu][%zu] is not finite", i / (size_t)d, i % (size_t)d);
             return 2;
         }
-    flce_prototypes(z, (const int *)labels, (const int *)(all ? labels : pred), n, d, C, proto, (int *)count);
+    if (first) flce_prototypes_first(z, (const int *)labels, (const int *)pred, n, d, C, proto, (int *)count); /* the released code's */
+    else flce_prototypes(z, (const int *)labels, (const int *)(all ? labels : pred), n, d, C, proto, (int *)count);
     last_error[0] = '\0';
     return 0;
 }
@@ -96,7 +97,7 @@ static int check_protos(const char *what, int T, int n, int C, int d, const floa
  * write into (a run's folder, the trace folder of a run: its Q.npy and X_completed.npy are the
  * run's record). */
 static const char *const TRACE_FILES[] = {"prototypes.npy", "prototypes_alt.npy", "selected.npy", "data_sizes.npy",
-                                          "class_weights.npy", "completion.json"};
+                                          "class_weights.npy", "completion.json", "prototypes_first.npy"};
 enum { NTF = sizeof TRACE_FILES / sizeof TRACE_FILES[0] };
 
 /* 0 when dir is absent, empty or holds only a trace written here (and leftovers of one that
@@ -224,7 +225,7 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
     if (T < 1 || n < 1 || C < 1 || d < 1 || T > 1000000 || n > 100000 || C > 10000 || d > 65536)
         return arg_error("trace: T, n, C and d must be at least 1 (and T <= 1e6, n <= 1e5, C <= 1e4, d <= 65536)");
     if (!prototypes || !selected || !sizes) return arg_error("trace: prototypes, selected and sizes are needed");
-    if (!reading || (strcmp(reading, "correct") && strcmp(reading, "all"))) return arg_error("reading: correct or all");
+    if (!reading || (strcmp(reading, "correct") && strcmp(reading, "all") && strcmp(reading, "first"))) return arg_error("reading: correct, all or first");
     if (missing && strcmp(missing, "zero") && strcmp(missing, "unobserved")) return arg_error("missing: zero or unobserved");
     if (seed > ((uint64_t)1 << 53)) return arg_error("seed: at most 2^53");
     for (size_t i = 0; i < (size_t)T * n; i++)
@@ -253,7 +254,7 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
     flce_completion_cfg_default(&cc);
     flce_status st = flce_completion_parse(rank, mu, NULL, NULL, &cc, &e);
     if (st) return done(st, &e);
-    cc.seed = seed, cc.proto_all = !strcmp(reading, "all"), cc.missing_unobserved = missing && !strcmp(missing, "unobserved");
+    cc.seed = seed, cc.proto_all = !strcmp(reading, "all"), cc.proto_first = !strcmp(reading, "first"), cc.missing_unobserved = missing && !strcmp(missing, "unobserved");
 
     /* The folder above, shared-locked: a flce run holds it (exclusively, for its whole life) when
      * this folder would be its trace, as a writer of that folder as a trace would. */
@@ -309,7 +310,7 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
         snprintf(fin[i], sizeof fin[i], "%s/%s", real, TRACE_FILES[i]);
     }
     int64_t sp[4] = {T, n, C, d}, ss[2] = {T, n}, sn[1] = {n}, sc[1] = {C};
-    int have[NTF] = {1, prototypes_alt != NULL, 1, 1, class_weights != NULL, 1};
+    int have[NTF] = {1, prototypes_alt != NULL, 1, 1, class_weights != NULL, 1, 0}; /* prototypes_first.npy: a run's, never written here */
     st = flce_npy_write(tmp[0], FLCE_NPY_F32, 4, sp, prototypes, &e);
     if (!st && prototypes_alt) st = flce_npy_write(tmp[1], FLCE_NPY_F32, 4, sp, prototypes_alt, &e);
     if (!st) st = flce_npy_write(tmp[2], FLCE_NPY_U8, 2, ss, selected, &e);
@@ -449,7 +450,7 @@ int flce_api_evaluate(const char *dir, const char *rank, const char *mu, const c
             char *txt = NULL;
             if (js && flce_completion_settings_add(js, &r.cc)) {
                 cJSON_AddStringToObject(js, "missing", r.cc.missing_unobserved ? "unobserved" : "zero");
-                cJSON_AddStringToObject(js, "prototypes", r.cc.proto_all ? "all" : "correct");
+                cJSON_AddStringToObject(js, "prototypes", r.cc.proto_first ? "first" : r.cc.proto_all ? "all" : "correct");
                 flce_json_add_number(js, "seed", (double)r.cc.seed);
                 char ab[32];
                 snprintf(ab, sizeof ab, "%s%s%s%s", r.ab.no_mass ? "M " : "", r.ab.no_velocity ? "V " : "", r.ab.no_momentum ? "Q " : "",

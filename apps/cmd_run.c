@@ -225,7 +225,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"clip-norm", CLI_DOUBLE, &c.clip_norm, "the gradients' total L2 norm clipped to it (default 0: none; the released code: 100)", 0},
         {"schedule", CLI_STR, &schedule, "selection: random (default) or sweep (the released code: the first n/K rounds take clients 0..K-1, K..2K-1, ...)", 0},
         {"as-released", CLI_FLAG, &as_released, "every departure of the authors' released code that this harness has as a setting (docs/flce.md, \"The released code\"); a flag given beside it wins", 0},
-        {"proto-samples", CLI_STR, &proto_s, "FLCE: a prototype averages the samples classified right (correct, the paper's text; default) or all of its class (all, its equation)", 0},
+        {"proto-samples", CLI_STR, &proto_s, "FLCE: a prototype averages the samples classified right (correct, the paper's text; default) or all of its class (all, its equation), or is the first sample classified right (first, the released code)", 0},
         {"missing", CLI_STR, &missing_s, "FLCE completion: a selected client's missing prototype is an observed zero (zero, default) or unobserved (filled by the completion)", 0},
         {"class-weights", CLI_STR, &cw_path, "FLCE: b_c per class (.npy float64 [C] or a text list)", 0},
         {"train-subset", CLI_INT, &c.train_subset, "seeded stratified training subset", 0},
@@ -359,11 +359,13 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
                                algos);
     if (c.ablate.no_completion && (comp_rank || comp_mu || comp_solver || comp_kind || missing_s)) /* as --mc-perms with exact Shapley */
         return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --missing: settings of the completion, and --ablate CMC runs none");
-    if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all"))
-        return cli_usage_error(prog, "--proto-samples '%s': correct or all", proto_s);
+    if (as_released && !proto_s && has_flce) proto_s = "first"; /* the released code's first correct sample */
+    if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all") && strcmp(proto_s, "first"))
+        return cli_usage_error(prog, "--proto-samples '%s': correct, all or first", proto_s);
     if (missing_s && strcmp(missing_s, "zero") && strcmp(missing_s, "unobserved"))
         return cli_usage_error(prog, "--missing '%s': zero or unobserved", missing_s);
     c.proto_all = c.completion.proto_all = proto_s && !strcmp(proto_s, "all");
+    c.proto_first = c.completion.proto_first = proto_s && !strcmp(proto_s, "first");
     c.completion.missing_unobserved = missing_s && !strcmp(missing_s, "unobserved");
     if ((ablate.n > 0) && !has_flce)
         return cli_usage_error(prog, "--ablate: applies to FLCE only, and --algo '%s' does not run it", algos);

@@ -327,12 +327,13 @@ static void engine_free(engine *E) {
     flce_dataset_free(&E->ds);
     flce_partition_free(&E->part);
     free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->held);
-    free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->protos_alt), free(E->present), free(E->losses);
+    free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->protos_alt), free(E->protos_first), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc);
     free(E->dzx), free(E->settings), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->rules), free(E->rules_hist), free(E->slot_value), free(E->owner);
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_proto_alt > 0) close(E->fd_proto_alt);
+    if (E->fd_proto_first > 0) close(E->fd_proto_first);
     if (E->fd_sel > 0) close(E->fd_sel);
     if (E->fd_lock > 0) close(E->fd_lock); /* releases the folder */
 }
@@ -375,6 +376,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     E->global = malloc(E->S * 4), E->states = malloc(E->S * 4 * (size_t)K), E->newg = malloc(E->S * 4);
     E->sel = malloc(sizeof(int) * (size_t)K), E->protos = malloc(sizeof(float) * (size_t)n * C * d);
     E->protos_alt = malloc(sizeof(float) * (size_t)n * C * d);
+    E->protos_first = malloc(sizeof(float) * (size_t)n * C * d);
     E->present = malloc((size_t)n * C), E->losses = malloc(sizeof(double) * (size_t)K);
     E->omega = malloc(sizeof(double) * (size_t)K), E->rc = malloc(sizeof(double) * (size_t)K);
     E->contrib_sum = flce_calloc((size_t)n, sizeof(double));
@@ -398,7 +400,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     if (E->algo->state_size) E->algo->state_size(E, &E->aux_fn, &E->aux_dn);
     E->aux_f = flce_calloc(E->aux_fn ? E->aux_fn : 1, sizeof(float));
     E->aux_d = flce_calloc(E->aux_dn ? E->aux_dn : 1, sizeof(double));
-    if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->protos_alt || !E->present || !E->losses || !E->omega || !E->rc ||
+    if (!E->global || !E->states || !E->newg || !E->sel || !E->protos || !E->protos_alt || !E->protos_first || !E->present || !E->losses || !E->omega || !E->rc ||
         !E->contrib_sum || !E->bx || !E->by || !E->logits || !E->feat || !E->perm || !E->vcache ||
         !E->metrics || !E->rc_hist || !E->rep_loss || !E->rep_acc || !E->dzx || !E->aux_f || !E->aux_d ||
         !E->slot_value || !E->owner) {
@@ -413,7 +415,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
 flce_status flce_engine_open_synthetic(engine *E, const flce_run_cfg *cfg, const flce_method *algo, flce_backend *be, int c, int h,
                                        int w, int C, const double *sizes, flce_err *e) {
     memset(E, 0, sizeof *E);
-    E->fd_proto = E->fd_proto_alt = E->fd_sel = -1;
+    E->fd_proto = E->fd_proto_alt = E->fd_proto_first = E->fd_sel = -1;
     E->cfg = cfg, E->algo = algo, E->be = be, E->writer = 1;
     E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->C = C, E->d = FLCE_FEAT;
     E->ds.train.c = c, E->ds.train.h = h, E->ds.train.w = w, E->CHW = c * h * w;
@@ -472,7 +474,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
                 E->sel[j] = E->sel[j - 1];
                 E->sel[j - 1] = tmp;
             }
-        for (size_t i = 0; i < (size_t)n * C * d; i++) E->protos[i] = E->protos_alt[i] = NAN;
+        for (size_t i = 0; i < (size_t)n * C * d; i++) E->protos[i] = E->protos_alt[i] = E->protos_first[i] = NAN;
         memset(E->present, 0, (size_t)n * C);
         E->fallback = 0;
         for (int i = 0; i < K; i++) E->slot_value[i] = 0;
@@ -702,7 +704,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
     memset(E, 0, sizeof *E);
     memset(sum, 0, sizeof *sum);
     E->cfg = cfg;
-    E->fd_proto = E->fd_proto_alt = E->fd_sel = E->fd_lock = -1;
+    E->fd_proto = E->fd_proto_alt = E->fd_proto_first = E->fd_sel = E->fd_lock = -1;
     E->comm = cfg->comm;
     E->writer = !cfg->comm || cfg->comm->rank == 0;
     flce_status st = validate(cfg, &E->algo, e);

@@ -62,6 +62,8 @@ typedef struct {
     int schedule_sweep;       /* the first ceil(n / K) rounds select clients tK .. tK + K - 1 (mod n), then at random */
     flce_partition_cfg part;
     double lr;
+    int proto_first;          /* FLCE: a prototype is the first correctly classified sample of its class (the
+                               * released code, flce_prototypes_first); proto_all then 0 */
     int proto_all;            /* FLCE: a prototype averages all samples of the class (the equation), not
                                * only those the model classifies right (the text; default 0) */
     double *class_weights;    /* [classes] or NULL (b_c = 1/C) */

@@ -67,8 +67,8 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
         return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992", (unsigned long long)seed);
     struct stat sb;
     if (!dir || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "%s: no such trace directory", dir ? dir : "(none)");
-    if (o->proto_samples && strcmp(o->proto_samples, "correct") && strcmp(o->proto_samples, "all"))
-        return flce_fail(e, FLCE_ERR_ARG, "--proto-samples '%s': correct or all", o->proto_samples);
+    if (o->proto_samples && strcmp(o->proto_samples, "correct") && strcmp(o->proto_samples, "all") && strcmp(o->proto_samples, "first"))
+        return flce_fail(e, FLCE_ERR_ARG, "--proto-samples '%s': correct, all or first", o->proto_samples);
     if (o->missing && strcmp(o->missing, "zero") && strcmp(o->missing, "unobserved"))
         return flce_fail(e, FLCE_ERR_ARG, "--missing '%s': zero or unobserved", o->missing);
     if (o->missing) cc.missing_unobserved = !strcmp(o->missing, "unobserved");
@@ -83,7 +83,7 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
     if (o->absent_class) cc.rules.forget_absent = !strcmp(o->absent_class, "forget");
     /* a trace written by `flce run` records its completion seed, settings and ablations: taken
      * where the caller does not give them */
-    int recorded_all = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
+    int recorded_all = 0, recorded_first = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
     char cj[1200];
     snprintf(cj, sizeof cj, "%s/completion.json", dir);
     if (lstat(cj, &sb) == 0) {
@@ -94,7 +94,7 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
         if (cf.missing[0] && !o->missing) cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
         if (cf.velocity[0] && !o->velocity) cc.rules.velocity_distance = !strcmp(cf.velocity, "distance");
         if (cf.absent_class[0] && !o->absent_class) cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
-        if (cf.prototypes[0]) recorded_all = !strcmp(cf.prototypes, "all");
+        if (cf.prototypes[0]) recorded_all = !strcmp(cf.prototypes, "all"), recorded_first = !strcmp(cf.prototypes, "first");
         const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
         const char *got_v[4] = {NULL, NULL, NULL, NULL};
         for (int i = 0; i < 4; i++)
@@ -104,15 +104,24 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
             return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", cj, ce.msg);
         if (!ablate_given && (st = parse_ablate(cf.ablate, &ab, e))) return FLCE_ERR_FORMAT;
     }
-    int want_all = o->proto_samples ? !strcmp(o->proto_samples, "all") : recorded_all;
-    const char *proto_file = want_all == recorded_all ? NULL : "prototypes_alt.npy";
-    cc.proto_all = want_all;
+    /* the reading asked for, and the file that holds it: prototypes.npy the recorded one, prototypes_first.npy
+     * the released code's first correct sample, prototypes_alt.npy the other of correct and all (correct where
+     * the recorded reading is first) */
+    const char *rec = recorded_first ? "first" : recorded_all ? "all" : "correct";
+    const char *want = o->proto_samples ? o->proto_samples : rec;
+    const char *proto_file = !strcmp(want, rec) ? NULL : !strcmp(want, "first") ? "prototypes_first.npy"
+                           : recorded_first && !strcmp(want, "all") ? "" : "prototypes_alt.npy";
+    if (proto_file && !*proto_file)
+        return flce_fail(e, FLCE_ERR_ARG, "--proto-samples all: %s holds the first reading and the correct one (a run with --proto-samples first "
+                         "records no means of all samples)", dir);
+    cc.proto_all = !strcmp(want, "all"), cc.proto_first = !strcmp(want, "first");
     if (proto_file) {
         char pa[1300];
         snprintf(pa, sizeof pa, "%s/%s", dir, proto_file);
         if (stat(pa, &sb) != 0)
-            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no prototypes_alt.npy (a run of this harness records both; this trace was written without the other)",
-                             o->proto_samples, dir, recorded_all ? "all" : "correct");
+            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no %s (%s)", o->proto_samples, dir, rec, proto_file,
+                             !strcmp(want, "first") ? "written before runs recorded the released code's first correct sample: rerun to have it"
+                                                    : "a run of this harness records both; this trace was written without the other");
     }
     if (version != FLCE_COMPLETION_VERSION)
         return flce_fail(e, FLCE_ERR_ARG, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", cj, version,

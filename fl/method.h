@@ -128,8 +128,10 @@ struct engine {
     int t;                         /* current round, 0-based */
     int *sel;                      /* [K] */
     float *protos;                 /* [n][C][d] of the round, NaN where none */
-    float *protos_alt;             /* [n][C][d] the other reading's prototypes (FLCE: correct <-> all), for the
-                                    * trace's prototypes_alt.npy */
+    float *protos_alt;             /* [n][C][d] the other reading's prototypes (FLCE: correct <-> all; correct
+                                    * when the run's is first), for the trace's prototypes_alt.npy */
+    float *protos_first;           /* [n][C][d] the released code's first-correct-sample prototypes, for the
+                                    * trace's prototypes_first.npy */
     uint8_t *present;              /* [n][C] */
     double *losses;                /* [K] mean local training loss */
     double *rep_loss, *rep_acc;    /* [K] the received model on the client's data (report) */
@@ -159,9 +161,9 @@ struct engine {
     char dir[1024];
     char *settings;                  /* the settings a state.bin belongs to (config.json compact, newline, the
                                       * partition's digest): in its header, compared on --resume */
-    int fd_proto, fd_proto_alt, fd_sel;
+    int fd_proto, fd_proto_alt, fd_proto_first, fd_sel;
     int fd_lock;                     /* the run folder, open and flock()ed for the run's whole life (the writer's) */
-    size_t proto_off, proto_alt_off, sel_off;
+    size_t proto_off, proto_alt_off, proto_first_off, sel_off;
     uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */
     int resume_done;                 /* --resume: the rounds state.bin says are done */
     flce_round_metrics *metrics;

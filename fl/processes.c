@@ -142,6 +142,7 @@ static size_t slot_bundle(engine *E, int i, unsigned char *b, int pack) {
     if (E->algo->flags & FLCE_M_PROTOTYPES) {
         FIELD(E->protos + (size_t)k * C * d, sizeof(float) * (size_t)C * d);
         FIELD(E->protos_alt + (size_t)k * C * d, sizeof(float) * (size_t)C * d);
+        FIELD(E->protos_first + (size_t)k * C * d, sizeof(float) * (size_t)C * d);
         FIELD(E->present + (size_t)k * C, (size_t)C);
     }
     if (E->algo->flags & FLCE_M_CLIENT_STATE) {

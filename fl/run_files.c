@@ -318,7 +318,7 @@ flce_status eng_check_dir(engine *E, flce_err *e) {
     static const char *const files[] = {"config.json", "device.txt", "clients.csv", "state.bin", "metrics.csv", "contributions.csv",
                                         "contributions_rules.csv", "round_contributions.csv", "round_contributions_rules.csv",
                                         "digests.txt", "model.safetensors", "costs.txt", "trace/prototypes.npy",
-                                        "trace/prototypes_alt.npy", "trace/selected.npy", "trace/Q.npy", "trace/X_completed.npy",
+                                        "trace/prototypes_alt.npy", "trace/prototypes_first.npy", "trace/selected.npy", "trace/Q.npy", "trace/X_completed.npy",
                                         "trace/contributions.csv", "trace/class_weights.npy", "trace/completion.json",
                                         "trace/data_sizes.npy"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
@@ -359,7 +359,7 @@ flce_status eng_make_dir(engine *E, flce_err *e) {
     if (c->force && !c->resume) { /* start over: nothing of the old run may survive */
         const char *old[] = {"state.bin", "metrics.csv", "contributions.csv", "digests.txt", "model.safetensors", "costs.txt",
                              "round_contributions.csv", "round_contributions_rules.csv", "contributions_rules.csv",
-                             "trace/prototypes.npy", "trace/prototypes_alt.npy", "trace/selected.npy", "trace/Q.npy",
+                             "trace/prototypes.npy", "trace/prototypes_alt.npy", "trace/prototypes_first.npy", "trace/selected.npy", "trace/Q.npy",
                              "trace/X_completed.npy", "trace/contributions.csv", "trace/class_weights.npy", "trace/completion.json",
                              "trace/data_sizes.npy"};
         for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
@@ -460,6 +460,12 @@ flce_status eng_open_run_files(engine *E, int *done_out, flce_err *e) {
          * not in the trace's checksum chain: a resume rewrites every row after the rounds done */
         if ((st = npy_prealloc(E, "prototypes_alt.npy", FLCE_NPY_F32, 4, sp, &nan, cfg->resume, &E->fd_proto_alt, &E->proto_alt_off, e)))
             return st;
+        /* and the released code's first-correct-sample prototypes (flce eval --proto-samples first), likewise */
+        snprintf(p, sizeof p, "%s/trace/prototypes_first.npy", E->dir);
+        struct stat fsb; /* a run begun before this file was recorded resumes with it made anew: its rounds done NaN */
+        int keep_first = cfg->resume && stat(p, &fsb) == 0;
+        if ((st = npy_prealloc(E, "prototypes_first.npy", FLCE_NPY_F32, 4, sp, &nan, keep_first, &E->fd_proto_first, &E->proto_first_off, e)))
+            return st;
         if ((st = npy_prealloc(E, "selected.npy", FLCE_NPY_U8, 2, ss, &zero, cfg->resume, &E->fd_sel, &E->sel_off, e))) return st;
         int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
         if (!sizes) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
@@ -523,6 +529,8 @@ flce_status eng_write_round(engine *E, uint8_t *selrow, flce_err *e) {
                                 E->proto_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes.npy", e);
                 if (!st) st = pwrite_all(E->fd_proto_alt, E->protos_alt + (size_t)k * C * d, sizeof(float) * (size_t)C * d,
                                          E->proto_alt_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes_alt.npy", e);
+                if (!st) st = pwrite_all(E->fd_proto_first, E->protos_first + (size_t)k * C * d, sizeof(float) * (size_t)C * d,
+                                         E->proto_first_off + sizeof(float) * ((size_t)E->t * n + k) * C * d, "trace/prototypes_first.npy", e);
                 if (st) return st;
             }
             if (!st) st = pwrite_all(E->fd_sel, selrow, (size_t)n, E->sel_off + (size_t)E->t * n, "trace/selected.npy", e);

@@ -230,7 +230,7 @@ int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
     else ok = ok && flce_json_add_number(o, "mu", cc->mu);
     return ok && flce_json_add_number(o, "folds", cc->folds) && flce_json_add_number(o, "completion_version", cc->version) &&
            cJSON_AddStringToObject(o, "missing", cc->missing_unobserved ? "unobserved" : "zero") &&
-           cJSON_AddStringToObject(o, "prototypes", cc->proto_all ? "all" : "correct");
+           cJSON_AddStringToObject(o, "prototypes", cc->proto_first ? "first" : cc->proto_all ? "all" : "correct");
 }
 
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,

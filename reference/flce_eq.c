@@ -88,6 +88,19 @@ void flce_prototypes(const float *z, const int *label, const int *pred, int N, i
     free(sum);
 }
 
+void flce_prototypes_first(const float *z, const int *label, const int *pred, int N, int d, int C, float *proto, int *count) {
+    for (int c = 0; c < C; c++) {
+        count[c] = 0;
+        for (int j = 0; j < d; j++) proto[(size_t)c * d + j] = NAN;
+    }
+    for (int i = 0; i < N; i++) {
+        int c = label[i];
+        if (c < 0 || c >= C || pred[i] != c || count[c]) continue;
+        count[c] = 1;
+        for (int j = 0; j < d; j++) proto[(size_t)c * d + j] = z[(size_t)i * d + j];
+    }
+}
+
 double flce_cosine(const double *a, const double *b, int d) {
     double ab = 0, aa = 0, bb = 0;
     for (int j = 0; j < d; j++) {

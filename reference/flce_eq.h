@@ -29,6 +29,12 @@ double flce_supcon_loss(const double *z, const int *y, int N, int d, double tau,
 void flce_prototypes(const float *z, const int *label, const int *pred, int N, int d, int C, float *proto,
                      int *count);
 
+/* The released code's prototype (Yao-Learning/FLCE algorithms/flce.py 429-436; docs/flce.md, "The
+ * released code"): its accumulation keeps only the first correctly classified sample of each
+ * class, so p_c is the feature of the first sample, in sample order, with label and prediction c
+ * (rounded to float32 as uploaded); count[c] 1, or 0 and a NaN row where there is none. */
+void flce_prototypes_first(const float *z, const int *label, const int *pred, int N, int d, int C, float *proto, int *count);
+
 /* ---- helpers every equation uses ------------------------------------------------------ */
 /* cos(a, b) = a.b / (|a||b|), 0 where either norm is 0. */
 double flce_cosine(const double *a, const double *b, int d);
@@ -105,6 +111,8 @@ typedef struct {
     int missing_unobserved; /* a selected client without a prototype of the class: 0 (default) its momentum
                              * is an observed 0; 1 the entry is unobserved and the completion fills it
                              * (flce_eval_trace; docs/flce.md, the readings) */
+    int proto_first; /* recorded only: the prototypes evaluated are the released code's first correctly
+                      * classified sample of each class (flce_prototypes_first); proto_all then 0 */
     int proto_all;   /* recorded only: the prototypes evaluated average all samples of their class (1) or
                       * those classified right (0, the default); the trace's files say which is which */
     flce_round_rules rules; /* the round's equations (velocity, absent classes): the text's by default;

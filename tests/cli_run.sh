@@ -173,10 +173,30 @@ expect 2 "--momentum 1: must be from 0 to below 1" run --algo fedavg $tiny --mom
 expect 2 "--schedule 'round-robin': random or sweep" run --algo fedavg $tiny --schedule round-robin --out "$t/x"
 expect 2 "--momentum 0.9: Ditto trains two models through one optimiser state" run --algo ditto $tiny --momentum 0.9 --out "$t/x"
 expect 2 "--aggregation: a setting of fedavg, fedprox, ditto, moon, fedsv" run --algo flce $tiny --aggregation mean --out "$t/x"
+# the released code's prototype, the first sample of each class classified right: every FLCE
+# trace records it (prototypes_first.npy); a run with --proto-samples first aggregates with it,
+# records "first", and flce eval reproduces it; flce eval --proto-samples first on a text run's
+# trace equals the same evaluation of a trace whose prototypes.npy is that file; a trace without
+# the file says what it lacks
+"$flce" run --algo flce $rel --proto-samples first --out "$t/first" > /dev/null 2>&1 || fail "flce run --proto-samples first"
+json_has "$t/first/trace/completion.json" '"prototypes":"first"' || fail "completion.json does not record the first reading"
+"$flce" eval "$t/first/trace" --out "$t/first-ev" > /dev/null || fail "flce eval on the first reading's trace"
+cmp -s "$t/first-ev/contributions.csv" "$t/first/contributions.csv" || fail "flce eval does not reproduce the run with --proto-samples first"
+cmp -s "$t/first/digests.txt" "$t/rel-text/digests.txt" && fail "--proto-samples first changed nothing"
+[ -f "$t/rel-text/trace/prototypes_first.npy" ] || fail "a text run's trace lacks prototypes_first.npy"
+"$flce" eval "$t/rel-text/trace" --out "$t/fe1" --proto-samples first --ablate CMC > /dev/null || fail "flce eval --proto-samples first"
+mkdir "$t/swap" && cp "$t/rel-text/trace/selected.npy" "$t/rel-text/trace/data_sizes.npy" "$t/swap/" &&
+  cp "$t/rel-text/trace/prototypes_first.npy" "$t/swap/prototypes.npy" || fail "the swapped trace"
+"$flce" eval "$t/swap" --out "$t/fe2" --ablate CMC > /dev/null || fail "flce eval of the swapped trace"
+cmp -s "$t/fe1/contributions.csv" "$t/fe2/contributions.csv" || fail "--proto-samples first does not evaluate prototypes_first.npy"
+cp -r "$t/rel-text/trace" "$t/old-trace" && rm "$t/old-trace/prototypes_first.npy"
+expect 2 "holds the correct reading and no prototypes_first.npy (written before runs recorded the released code's first correct sample" \
+  eval "$t/old-trace" --out "$t/x" --proto-samples first
 # --as-released: every released setting this harness has, recorded; a flag given beside it wins
 "$flce" run --algo flce,fedavg $iidr --rounds 1 --as-released --local-steps 2 --out "$t/asrel" > /dev/null 2>&1 || fail "--as-released"
 json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce/config.json" '"local_steps":2,"momentum":0.9,"weight_decay":1e-05,"clip_norm":100,"schedule":"sweep"' &&
-  json_has "$t/asrel/flce/config.json" '"velocity":"distance","absent_class":"forget","cl_scale":"tau"' || fail "--as-released, flce's config.json: $(cat "$t/asrel/flce/config.json")"
+  json_has "$t/asrel/flce/config.json" '"velocity":"distance","absent_class":"forget","cl_scale":"tau"' &&
+  json_has "$t/asrel/flce/trace/completion.json" '"prototypes":"first"' || fail "--as-released, flce's config.json: $(cat "$t/asrel/flce/config.json")"
 json_has "$t/asrel/fedavg/config.json" '"aggregation":"mean"' || fail "--as-released, fedavg's config.json: $(cat "$t/asrel/fedavg/config.json")"
 # settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:
 # the completion's with --ablate CMC (once recorded in config.json and ignored: the same digests)

@@ -366,6 +366,22 @@ Test(losscl, gradient_matches_finite_differences) {
     }
 }
 
+Test(prototypes, first_correct_as_released) {
+    /* the released code keeps one sample a class: the first classified right. Class 0: sample 0
+     * is class 0 but predicted 1 (misclassified, skipped), sample 2 is the first right -> z2 =
+     * (3, 6), not the mean with sample 3 (4, 8); class 1: sample 1 right -> z1; class 2: held,
+     * never right -> none */
+    float z[10] = {1, 2, 10, 20, 3, 6, 5, 10, 7, 7}, proto[6];
+    int label[5] = {0, 1, 0, 0, 2}, pred[5] = {1, 1, 0, 0, 0}, count[3];
+    flce_prototypes_first(z, label, pred, 5, 2, 3, proto, count);
+    cr_assert(count[0] == 1 && count[1] == 1 && count[2] == 0);
+    cr_assert(proto[0] == 3.0f && proto[1] == 6.0f, "%g %g", proto[0], proto[1]);
+    cr_assert(proto[2] == 10.0f && proto[3] == 20.0f);
+    cr_assert(isnan(proto[4]) && isnan(proto[5]));
+    flce_prototypes(z, label, pred, 5, 2, 3, proto, count); /* the text's mean: (3 + 5, 6 + 10) / 2 */
+    cr_assert(proto[0] == 4.0f && proto[1] == 8.0f && count[0] == 2);
+}
+
 Test(prototypes, mean_of_correctly_classified) {
     /* class 0: samples 0 (pred 0) and 2 (pred 0), sample 3 is class 0 but predicted 1 ->
      * p_0 = mean of z0, z2 = ((1+3)/2, (2+6)/2) = (2, 4); class 1: sample 1 predicted 0 -> none */

@@ -37,7 +37,7 @@ static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT
  * and the round's rules (what flce eval reads back from completion.json). */
 static flce_completion_cfg run_cc(const engine *E) {
     flce_completion_cfg cc = E->cfg->completion;
-    cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all;
+    cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all, cc.proto_first = E->cfg->proto_first;
     cc.rules.velocity_distance = flce_eng_setting(E, &VELOCITY) == 1;
     cc.rules.forget_absent = flce_eng_setting(E, &ABSENT) == 1;
     return cc;
@@ -102,14 +102,21 @@ static flce_status flce_client_end(engine *E, int slot, flce_err *e) {
             held[y[i]]++;
         }
     }
-    if (!st) { /* both readings from the same features: the run's (uploaded, aggregated with) and the
-                * other (the trace's prototypes_alt.npy, for flce eval --proto-samples) */
-        float *mine = E->protos + (size_t)k * C * d, *other = E->protos_alt + (size_t)k * C * d;
-        flce_prototypes(z, label, pred, (int)nk, d, C, E->cfg->proto_all ? other : mine, count); /* correct: the text */
+    int *fc = st ? NULL : malloc(sizeof(int) * (size_t)C);
+    if (!st && !fc) st = flce_fail(e, FLCE_ERR_NOMEM, "prototypes: out of memory");
+    if (!st) { /* the readings from the same features: the run's (uploaded, aggregated with), the other of
+                * correct and all (the trace's prototypes_alt.npy; correct when the run's is first) and the
+                * released code's first correct sample (prototypes_first.npy), for flce eval --proto-samples */
+        const flce_run_cfg *c0 = E->cfg;
+        float *mine = E->protos + (size_t)k * C * d, *other = E->protos_alt + (size_t)k * C * d, *first = E->protos_first + (size_t)k * C * d;
+        flce_prototypes(z, label, pred, (int)nk, d, C, c0->proto_all || c0->proto_first ? other : mine, count); /* correct: the text */
         for (int c = 0; c < C; c++) E->slot_value[slot] += held[c] > 0 && count[c] == 0; /* held, none classified right */
-        flce_prototypes(z, label, label, (int)nk, d, C, E->cfg->proto_all ? mine : other, held); /* all: the equation */
-        for (int c = 0; c < C; c++) E->present[(size_t)k * C + c] = (E->cfg->proto_all ? held[c] : count[c]) > 0;
+        if (!c0->proto_first) flce_prototypes(z, label, label, (int)nk, d, C, c0->proto_all ? mine : other, held); /* all: the equation */
+        flce_prototypes_first(z, label, pred, (int)nk, d, C, first, fc); /* the released code's */
+        if (c0->proto_first) memcpy(mine, first, sizeof(float) * (size_t)C * d);
+        for (int c = 0; c < C; c++) E->present[(size_t)k * C + c] = (c0->proto_all ? held[c] : c0->proto_first ? fc[c] : count[c]) > 0;
     }
+    free(fc);
     free(z), free(label), free(pred), free(count), free(held), free(y);
     return st;
 }

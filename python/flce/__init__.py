@@ -236,7 +236,8 @@ def _p(x):
 def prototypes(features, labels, predictions=None, reading="correct", classes=None):
     """eq:method.z: one prototype per class, the mean of the features of the samples of that
     class the model classifies right (reading "correct", the paper's text; predictions needed)
-    or of all of them ("all", its equation). features [n][d] (float32), labels [n] and
+    or of all of them ("all", its equation), or the first sample classified right ("first", the
+    authors' released code). features [n][d] (float32), labels [n] and
     predictions [n] (class numbers). Returns (proto [C][d] float32, NaN where a class has none;
     count [C]: the samples that made each). C: `classes`, else max(labels) + 1; at most 10,000
     classes and 65,536 features, as a trace holds them."""
@@ -250,8 +251,8 @@ def prototypes(features, labels, predictions=None, reading="correct", classes=No
     if n > np.iinfo(np.int32).max:
         raise UsageError("features: %d samples, at most %d at once" % (n, np.iinfo(np.int32).max))
     y = _arr(labels, np.int32, "labels", (n,))
-    if predictions is None and reading == "correct":
-        raise UsageError("predictions: needed for reading \"correct\" (the samples the model classifies right); "
+    if predictions is None and reading in ("correct", "first"):
+        raise UsageError("predictions: needed for reading \"%s\" (the samples the model classifies right); " % reading +
                          "reading=\"all\" takes every sample")
     pr = None if predictions is None else _arr(predictions, np.int32, "predictions", (n,))
     if classes is not None:

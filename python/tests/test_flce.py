@@ -430,3 +430,14 @@ def test_one_version_number():
         assert re.search(r'^version = "%s"$' % re.escape(want), f.read(), re.M), want
     with open(os.path.join(ROOT, "python", "flce_build.py")) as f:
         assert ('"%s"' % want) in f.read(), want
+
+
+def test_prototypes_first_as_released():
+    """reading "first": the released code's prototype, the first sample of each class the model
+    classifies right (sample 0 is class 0 but misclassified; sample 2 is the first right)."""
+    z = np.array([[1, 2], [10, 20], [3, 6], [5, 10]], dtype=np.float32)
+    p, count = flce.prototypes(z, [0, 1, 0, 0], [1, 1, 0, 0], reading="first", classes=3)
+    assert list(count) == [1, 1, 0]
+    assert list(p[0]) == [3, 6] and list(p[1]) == [10, 20] and np.isnan(p[2]).all()
+    with pytest.raises(flce.UsageError, match="predictions: needed for reading \"first\""):
+        flce.prototypes(z, [0, 1, 0, 0], reading="first")
