@@ -184,3 +184,62 @@ FLCE_REPORT_HORIZON="0" expect 2 "FLCE_REPORT_HORIZON '0'" report "$t/b" --out "
 [ -e "$t/hz" ] && fail "a refused report wrote $t/hz"
 unset FLCE_REPORT_HORIZON
 echo "ok: more seeds than a table takes are reported whole or refused"
+# the clients section (issue 65), on numbers set here and worked out by hand. The selections:
+# round 1 clients 0 and 1, round 2 clients 0 and 2 (rounds selected 2, 1, 1, 0: average ranks 4,
+# 2.5, 2.5, 1); data sizes 10, 40, 30, 20 (ranks 1, 4, 3, 2). Spearman of the rule "rounds
+# selected" with the data shares: sum dx dy = -1.5, sum dx^2 = 4.5, sum dy^2 = 5, so
+# -1.5 / sqrt(22.5) = -1/sqrt(10) = -0.316228; of the data-size weights summed over those rounds
+# (0.2 + 0.25, 0.8, 0.75, 0: ranks 2, 4, 3, 1) 4 / 5 = 0.8 with the data shares and 1.5 /
+# sqrt(5 x 4.5) = 0.316228 with the rounds selected; KL of uniform to the shares (0.1, 0.4, 0.3,
+# 0.2): 0.25 ln(0.25^4 / 0.0024) = 0.121777
+rm -rf "$t/sp"; cp -r "$t/b" "$t/sp"
+printf 'round,client,contribution\n1,0,0.5\n1,1,0.5\n2,0,0.5\n2,2,0.5\n' > "$t/sp/round_contributions.csv"
+awk -F, 'BEGIN { OFS = ","; split("10 40 30 20", n, " ") } NR > 1 { $2 = n[$1 + 1] } { print }' "$t/b/clients.csv" > "$t/sp/clients.csv"
+"$flce" report "$t/sp" --out "$t/sprep" > "$t/log" 2>&1 || fail "flce report of the set selections: $(cat "$t/log")"
+sp_row() { awk -F, -v m="$2" '$3 == m { print $4, $5, $6 }' "$1/clients_summary.csv"; }
+close() { awk -v g="$1" -v w="$2" 'BEGIN { n = split(g, a, " "); split(w, b, " "); if (n != 3) exit 1
+  for (i = 1; i <= 3; i++) if (b[i] != "-" && (a[i] - b[i]) ^ 2 > 1e-11) exit 1 }'; }
+got=$(sp_row "$t/sprep" "rounds selected (rule)")
+close "$got" "- -0.316228 1" || fail "rounds selected: KL, Spearman with the data shares and with itself '$got', worked out by hand - -0.316228 1"
+got=$(sp_row "$t/sprep" "data-size weights summed over the rounds selected (rule)")
+close "$got" "- 0.8 0.316228" || fail "data-size weights: '$got', worked out by hand - 0.8 0.316228"
+got=$(awk -F, '$3 == "uniform (rule)" { print $4, ($5 == "" ? "empty" : $5), ($6 == "" ? "empty" : $6) }' "$t/sprep/clients_summary.csv")
+[ "${got#* }" = "empty empty" ] && close "${got%% *} 0 0" "0.121777 - -" || fail "uniform: KL 0.121777 and no Spearman (constant) worked out by hand, the report '$got'"
+# the method's: data sizes made an increasing function of its contributions give a rank
+# correlation of 1, a decreasing one -1, whatever the contributions
+for dir in up down; do
+  rm -rf "$t/sp-$dir"; cp -r "$t/sp" "$t/sp-$dir"
+  awk -F, -v d=$dir 'BEGIN { OFS = "," } FNR == 1 { f++ } f == 1 && FNR > 1 { c[$1] = $2 }
+    f == 2 && FNR > 1 { $2 = d == "up" ? 1 + 1000 * c[$1] : 1001 - 1000 * c[$1] } f == 2 { print }' \
+    "$t/sp/contributions.csv" "$t/sp/clients.csv" > "$t/sp-$dir/clients.csv"
+done
+sed -i 's/"seed":[[:space:]]*3,/"seed": 1001,/' "$t/sp-up/config.json"; sed -i 's/"seed":[[:space:]]*3,/"seed": 1002,/' "$t/sp-down/config.json"
+[ "$(awk -F, 'NR > 1 { print $2 }' "$t/sp/contributions.csv" | sort -u | wc -l)" -gt 1 ] || fail "the run's contributions are all equal: no order to correlate"
+"$flce" report "$t/sp-up" --out "$t/sprep-up" > /dev/null 2>&1 || fail "flce report, sizes increasing with the contributions"
+close "$(sp_row "$t/sprep-up" flce)" "- 1 -" || fail "Spearman of sizes increasing with the contributions: $(sp_row "$t/sprep-up" flce), not 1"
+# a report of one seed opens on the clients, the claims follow, saying they need two seeds
+[ "$(grep -m1 '^## ' "$t/sprep/report.md")" = "## Clients: contributions beside data shares" ] || fail "one seed: report.md opens on $(grep -m1 '^## ' "$t/sprep/report.md")"
+grep -q "^The paper's claims need at least two seeds of a configuration" "$t/sprep/report.md" || fail "one seed: the claims do not say they need two seeds"
+grep -q "<details class='claims'><summary>The paper's claims need at least two seeds" "$t/sprep/report.html" || fail "one seed: the claims are not folded in report.html"
+# the two as seeds of one configuration: Spearman beside KL over the seeds, 1 and -1: mean 0,
+# half-width t(0.975, 1) sqrt(2) / sqrt(2) = 12.706; no clients section, the claims unfolded
+"$flce" report "$t/sp-up" "$t/sp-down" --out "$t/sprep2" > /dev/null 2>&1 || fail "flce report of two seeds"
+col=$(head -1 "$t/sprep2/seeds.csv" | tr ',' '\n' | grep -n '^spearman_data_shares$' | cut -d: -f1)
+[ -n "$col" ] || fail "seeds.csv has no Spearman column: $(head -1 "$t/sprep2/seeds.csv")"
+got=$(awk -F, -v c="$col" '$1 == "flce" && $3 == 2 { print $c, $(c + 1) }' "$t/sprep2/seeds.csv")
+awk -v g="$got" 'BEGIN { split(g, a, " "); exit !(g != "" && a[1] ^ 2 < 1e-12 && (a[2] - 12.706) ^ 2 < 1e-9) }' ||
+  fail "Spearman over the seeds 1 and -1: '$got', worked out by hand 0 12.706"
+grep -q '^| method | n | accuracy | macro-F1 | KL | Spearman with data shares |' "$t/sprep2/report.md" || fail "no Spearman beside KL in the configuration's table"
+grep -q '^## Clients' "$t/sprep2/report.md" && fail "a report of two seeds has the clients section"
+grep -q "<details class='claims'>" "$t/sprep2/report.html" && fail "a report of two seeds folds the claims"
+# report.html shows no Markdown bold; the class contributions' bars start at 0 and its heat map
+# is drawn cell by cell (a bitmap in the SVG, stretched by the browser, was a blur)
+grep -q '\*\*' "$t/sprep/report.html" && fail "report.html holds a literal **: $(grep -o '.\{20\}\*\*.\{20\}' "$t/sprep/report.html" | head -1)"
+grep -q 'A claim <b>holds</b> when all its comparisons hold' "$t/sprep/report.html" || fail "report.html lacks the rule's bold"
+grep -q "set yrange \[0:\*\]" "$t/sprep/class_contributions_00.gp" && grep -q "with image pixels" "$t/sprep/class_contributions_00.gp" ||
+  fail "class contributions: bars not from 0 or the heat map a bitmap: $(cat "$t/sprep/class_contributions_00.gp")"
+grep -q '<image' "$t/sprep/class_contributions_00.svg" && fail "the class contributions' heat map is a bitmap in the SVG"
+for g in "$t/sprep"/*.gp; do
+  grep -q "set xlabel '[^']" "$g" && grep -q "set ylabel '[^']" "$g" || fail "$(basename "$g"): a figure without an x or a y axis label"
+done
+echo "ok: the clients section (Spearman and KL worked out by hand), one seed first, Spearman beside KL over seeds, labels, bars from 0"

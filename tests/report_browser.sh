@@ -2,10 +2,13 @@
 # report_browser.sh FLCE: a small multi-seed report (three seeds of FLCE and FedAvg) opened in
 # headless Chromium at 1280 x 800 (tests/browser/check_report.js): report.html and runs.html,
 # every figure loads, no local link or anchor is broken, no per-round figure has more than 12
-# legend entries, the page logs no error, and the first screen of report.html holds the verdict
-# figure (issue 31); then each fault made once must be caught. Needs Debian's
-# chromium, node and playwright-core (scripts/test.sh installs them); exits 77 (skipped, a
-# failure in CI) where they are missing.
+# legend entries, the page logs no error, its text holds no literal ** and every figure has its
+# axis labels and no bitmap (issue 65), and the first screen of report.html holds the verdict
+# figure (issue 31); then a one-seed report (seed 1 alone): its first screen holds the clients
+# section, its claims folded (issue 65); then each fault made once must be caught.
+# FLCE_ONE_SEED_SHOT=PATH: the one-seed report's first screen is also copied to PATH. Needs
+# Debian's chromium, node and playwright-core (scripts/test.sh installs them); exits 77
+# (skipped, a failure in CI) where they are missing.
 set -u
 flce=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,6 +26,13 @@ FIRST_SCREEN_VERDICT=1 check "$t/rep/report.html" "$t/shot.png" > "$t/log" 2>&1 
 [ -s "$t/shot.png" ] || fail "no screenshot"
 grep -q '^[1-9][0-9]* images' "$t/log" || fail "no image seen: $(cat "$t/log")"
 check "$t/rep/runs.html" "$t/shot_runs.png" > "$t/logr" 2>&1 || fail "runs.html in Chromium: $(cat "$t/logr")"
+# one seed: the report opens on the clients, the claims follow folded
+"$flce" report "$t/s1" --out "$t/one" > /dev/null 2>&1 || fail "flce report of one seed"
+FIRST_SCREEN_CLIENTS=1 SHOT_MAX_HEIGHT=800 check "$t/one/report.html" "$t/shot_one.png" > "$t/log1" 2>&1 ||
+  fail "the one-seed report.html in Chromium: $(cat "$t/log1")"
+grep -q '^[1-9][0-9]* images' "$t/log1" || fail "no image seen in the one-seed report: $(cat "$t/log1")"
+check "$t/one/runs.html" "$t/shot_one_runs.png" > "$t/log1r" 2>&1 || fail "the one-seed runs.html in Chromium: $(cat "$t/log1r")"
+if [ -n "${FLCE_ONE_SEED_SHOT:-}" ]; then cp "$t/shot_one.png" "$FLCE_ONE_SEED_SHOT" || fail "cannot write $FLCE_ONE_SEED_SHOT"; fi
 # each check must be able to fail: a figure removed, an anchor that is not there, a per-round
 # figure with 13 legend entries, the verdict figure pushed below the first screen
 cp -r "$t/rep" "$t/bad"
@@ -42,4 +52,30 @@ rm -rf "$t/bad"; cp -r "$t/rep" "$t/bad"
 sed -i 's|<h2 id=.[a-z0-9]*.>Claims of the paper, measured|<div style="height:900px"></div>&|' "$t/bad/report.html"
 FIRST_SCREEN_VERDICT=1 check "$t/bad/report.html" "$t/shot5.png" > "$t/log5" 2>&1 && fail "a first screen without verdicts was not caught"
 grep -q 'the first screen holds no verdict figure' "$t/log5" || fail "first screen: $(cat "$t/log5")"
-echo "report_browser: $(tail -1 "$t/log"); runs.html: $(tail -1 "$t/logr"); a missing figure, a broken anchor, 13 legend entries and a first screen without verdicts are caught"
+# the one-seed report's faults: the clients section pushed below the first screen, the claims
+# unfolded, a literal **, a figure whose script sets no y label, a label its SVG does not draw,
+# a bitmap in a figure (a heat map the browser blurs)
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+sed -i 's|<h2 id=.[a-z0-9]*.>Clients: contributions beside data shares|<div style="height:900px"></div>&|' "$t/bad/report.html"
+FIRST_SCREEN_CLIENTS=1 check "$t/bad/report.html" "$t/shot6.png" > "$t/log6" 2>&1 && fail "a first screen without the clients was not caught"
+grep -q 'the first screen holds no clients section: its heading ends at' "$t/log6" || fail "first screen of one seed: $(cat "$t/log6")"
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+sed -i "s|<details class='claims'>|<details class='claims' open>|" "$t/bad/report.html"
+FIRST_SCREEN_CLIENTS=1 check "$t/bad/report.html" "$t/shot7.png" > "$t/log7" 2>&1 && fail "claims not folded were not caught"
+grep -q 'the claims are not folded' "$t/log7" || fail "unfolded claims: $(cat "$t/log7")"
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+sed -i 's|</body>|<p>A claim **holds** when</p></body>|' "$t/bad/report.html"
+check "$t/bad/report.html" "$t/shot8.png" > "$t/log8" 2>&1 && fail "a literal ** was not caught"
+grep -q 'literal \*\* in the page text: ".*A claim \*\*holds\*\* when' "$t/log8" || fail "literal **: $(cat "$t/log8")"
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+grep -q "^  set ylabel 'share (each series sums to 1)'" "$t/bad/conf01_clients.gp" || fail "conf01_clients.gp sets no y label: $(cat "$t/bad/conf01_clients.gp")"
+sed -i '/set ylabel/d' "$t/bad/conf01_clients.gp"
+sed -i 's|>client</tspan>|></tspan>|' "$t/bad/conf01_clients.svg"
+check "$t/bad/report.html" "$t/shot9.png" > "$t/log9" 2>&1 && fail "a figure without axis labels was not caught"
+grep -q 'figure conf01_clients.svg: no y axis label (conf01_clients.gp sets none)' "$t/log9" &&
+  grep -q "figure conf01_clients.svg: its x label 'client' is not drawn" "$t/log9" || fail "axis labels: $(cat "$t/log9")"
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+sed -i 's|</svg>|<image x="0" y="0" width="300" height="300" xlink:href="data:image/png;base64,iVBORw0KGgo="/></svg>|' "$t/bad/class_contributions_00.svg"
+check "$t/bad/runs.html" "$t/shot10.png" > "$t/log10" 2>&1 && fail "a bitmap in a figure was not caught"
+grep -q 'figure class_contributions_00.svg: holds a bitmap' "$t/log10" || fail "a bitmap: $(cat "$t/log10")"
+echo "report_browser: $(tail -1 "$t/log"); runs.html: $(tail -1 "$t/logr"); one seed: $(tail -1 "$t/log1"); a missing figure, a broken anchor, 13 legend entries, a first screen without verdicts or without the clients, unfolded claims, a literal **, a missing or undrawn axis label and a bitmap are caught"

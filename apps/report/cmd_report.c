@@ -162,7 +162,7 @@ static void section_contributions(report *R) {
         flce_sbuf b = {0};
         flce_sbuf_printf(&b, "  set xlabel 'client'\n  set ylabel 'share of the whole training'\n  set key outside right\n"
                              "  set style data histograms\n  set style histogram clustered gap 1\n  set style fill solid 0.85\n"
-                             "  set xtics 0,5\n  plot 'contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'");
+                             "  set xtics 0,5\n  set yrange [0:*]\n  plot 'contributions.csv' skip 1 using 2:xtic(1) title 'data share' lc rgb '#bbbbbb'");
         for (int i = 0; i < nr; i++)
             flce_sbuf_printf(&b, ", '' skip 1 using %d title '%s' lc rgb '%s'", i + 3, gp_safe(runs[i].label), color_of(runs[i].algo));
         flce_sbuf_printf(&b, "\n");
@@ -202,9 +202,9 @@ static void section_server_cost(report *R) {
             report_fclose(f);
         }
         snprintf(body, sizeof body,
-                 "  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
+                 "  set xlabel '%s'\n  set ylabel 'server seconds per round (log scale)'\n  set logscale y\n  set style fill solid 0.85\n"
                  "  set boxwidth 0.6\n  set xtics rotate by -30\n  set grid ytics\n"
-                 "  plot '%s' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n", csv);
+                 "  plot '%s' skip 1 using 0:2:(0.6):xtic(1) with boxes lc rgb '#1f77b4' notitle\n", nr > MANY_RUNS ? "method" : "run", csv);
         R->figs_ok &= gnuplot(out, "server_cost", body) == 0;
     }
 }
@@ -389,12 +389,12 @@ static void section_shapley(report *R) {
 }
 
 /* Class contributions of FLCE runs: global shares per class against the class weights, and
- * per client. */
-static void section_class_contributions(report *R) {
+ * per client (class_contributions_NN, made before the pages: report.html's clients section shows
+ * it too; R->class_fig). */
+static void class_figures(report *R) {
     run_t *runs = R->runs;
     int nr = R->nr;
     const char *out = R->out;
-    FILE *md = R->md, *ht = R->ht;
     const char *prog = R->prog;
     char p[1400], body[16384];
     /* class contributions of FLCE runs: global shares per class against the class weights,
@@ -454,22 +454,38 @@ static void section_class_contributions(report *R) {
             for (int c = 0; c < C; c++) fprintf(fc, "%d,%.6f,%.6f\n", c, tot > 0 ? g[c] / tot : 0, bw[c] / btot);
             report_fclose(fc);
         }
+        /* the bars from 0 (autoscaled, they once began at 0.04: a small class looked like none);
+         * the heat map a cell per client and class, drawn as rectangles (pixels), white at 0: the
+         * SVG once held a 10 x N bitmap that the browser stretched into a blur */
         snprintf(body, sizeof body,
                  "  set multiplot layout 1,2 title 'FLCE class contributions: %s'\n"
                  "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key top left\n"
+                 "  set yrange [0:*]\n"
                  "  plot 'class_global_%02d.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '#d62728', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'\n"
-                 "  set style data lines\n  set xtics autofreq\n  set xlabel 'class'\n  set ylabel 'client'\n  unset key\n  set view map\n  set cblabel 'b_c sum_t X'\n"
-                 "  plot 'class_contributions_%02d.csv' matrix rowheaders columnheaders using 1:2:3 with image\n  unset multiplot\n",
-                 gp_safe(r->label), i, i);
+                 "  set style data lines\n  set xtics 1\n  set ytics %s\n  set autoscale xfix\n  set autoscale yfix\n  set xlabel 'class'\n"
+                 "  set ylabel 'client'\n  unset key\n  set cblabel 'b_c sum_t X'\n  set cbrange [0:*]\n"
+                 "  set palette defined (0 '#ffffff', 0.35 '#fdbb84', 0.7 '#e34a33', 1 '#7f0000')\n"
+                 "  plot 'class_contributions_%02d.csv' matrix rowheaders columnheaders using 1:2:3 with image pixels\n  unset multiplot\n",
+                 gp_safe(r->label), i, N <= 25 ? "1" : "autofreq", i);
         char nm[32];
         snprintf(nm, sizeof nm, "class_contributions_%02d", i);
         R->figs_ok &= gnuplot(out, nm, body) == 0;
-        fprintf(md, "\n### Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
-                    "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", MD(r->label), i, nm, nm);
-        fprintf(ht, "<h3>Class contributions: %s</h3><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
-                    "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", H(r->label), nm);
+        R->class_fig[i] = 1;
         free(bw), free(g);
         flce_npy_free(&X);
+    }
+}
+
+/* The class contributions of each FLCE run (the figures made by class_figures). */
+static void section_class_contributions(report *R) {
+    for (int i = 0; i < R->nr; i++) {
+        if (!R->class_fig[i]) continue;
+        char nm[32];
+        snprintf(nm, sizeof nm, "class_contributions_%02d", i);
+        fprintf(R->md, "\n### Class contributions: %s\n\nGlobal share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
+                       "and per client (the data: `class_contributions_%02d.csv`).\n\n![class contributions](%s.png) ([SVG](%s.svg))\n", MD(R->runs[i].label), i, nm, nm);
+        fprintf(R->ht, "<h3>Class contributions: %s</h3><p>Global share of each class in the completed contribution matrix (weighted by b_c) against the class weights given, "
+                       "and per client.</p><img src='%s.svg' width='860' alt='class contributions'>\n", H(R->runs[i].label), nm);
     }
 }
 
@@ -764,6 +780,14 @@ static void sec_reference(report *R) { report_reference(R); }
 static void sec_readings(report *R) { report_readings(R); }
 static void sec_horizon(report *R) { report_horizon(R); }
 static void sec_apart(report *R) { report_configurations_apart(R); }
+/* the clients: first where no configuration has two seeds (the claims then follow, folded);
+ * otherwise after the configurations, for those with one seed */
+static void sec_clients_first(report *R) {
+    if (R->one_seed) R->figs_ok &= report_clients(R);
+}
+static void sec_clients_after(report *R) {
+    if (!R->one_seed) R->figs_ok &= report_clients(R);
+}
 
 /* A section writes its own headings (## for the contents, ### below) into R->md and R->ht, or
  * nothing where the runs hold nothing for it. Adding a section: a function and a line here
@@ -776,10 +800,12 @@ typedef struct {
 
 static const report_section SECTIONS[] = {
     {sec_what_was_run, 0},
+    {sec_clients_first, 0},
     {sec_verdicts, 0},
     {sec_readings, 0},
     {sec_horizon, 0},
     {sec_configurations, 0},
+    {sec_clients_after, 0},
     {section_heterogeneity, 0},
     {section_server_figure, 0},
     {sec_completion, 0},
@@ -981,7 +1007,7 @@ int flce_cmd_report(int argc, char **argv) {
         report_out_end();
         return 1;
     }
-    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}, {0}}, *R = &R0;
+    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}, {0}, 0, {0}}, *R = &R0;
     char what[64];
     snprintf(what, sizeof what, "read %d runs", nr);
     progress(R, what);
@@ -999,6 +1025,7 @@ int flce_cmd_report(int argc, char **argv) {
     if (section_curves(R)) goto written;
     section_contributions(R);
     section_server_cost(R);
+    class_figures(R);
     progress(R, "figures of every run");
     if (write_page(R, 0) || write_page(R, 1)) goto written;
 written:; /* whole or not at all: a failed write (a full disk) takes the report's files with it, an

@@ -19,6 +19,10 @@ typedef struct report {
     struct seeds_ctx *S; /* the runs as configurations over seeds (report_seeds.c) */
     char over[256]; /* set when a section could not take every run (report_over): no report */
     char bad[512];  /* set when a file a section reads is damaged (report_damaged): no report */
+    int one_seed;   /* no configuration has two seeds (report_seeds_open): report.html opens on the
+                     * clients, the claims (which need two) follow folded */
+    unsigned char class_fig[MAXRUNS]; /* 1 where run i's class contributions figure was made
+                                       * (class_contributions_NN, cmd_report.c) */
 } report;
 
 /* A section that cannot take every run it should (more seeds of a configuration, configurations
@@ -108,6 +112,10 @@ int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *b
 int report_mean_ci(const double *v, int n, double *mean, double *half);
 /* "m ± h", "m (n=1)" or "n/a", with `digits` decimals. */
 void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits);
+/* Text of the report's own (never from run files) for both formats: as it is into md, as a <p>
+ * into ht with & < > escaped and each **bold** made <b>bold</b> (report.html once showed the
+ * asterisks). */
+void report_para(FILE *md, FILE *ht, const char *text);
 /* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
 double report_spearman(const double *x, const double *y, int n);
 /* A method's name in the tables: its algorithm, its ablation, its prototype reading ("flce (all
@@ -134,6 +142,10 @@ int report_completion(report *R);
  * configurations of one method that are not one over seeds. The int ones return 0 when a
  * figure failed. */
 int report_seeds_open(report *R);
+/* The configurations in the report's order: how many; configuration c's runs (every method's
+ * seeds, repeats left out) into m [cap], how many, and the most seeds of one of its methods. */
+int report_nconf(const report *R);
+int report_conf_members(const report *R, int c, int *m, int cap, int *most_seeds);
 void report_seeds_close(report *R);
 void report_what_was_run(report *R);
 int report_verdicts(report *R);
@@ -150,6 +162,13 @@ int report_class_shares(const run_t *r, double *share, double *wshare, int cap);
  * selection counts, and for runs with noisy clients the AUC at ranking them below the clean
  * ones. Returns 0 when out of memory. */
 int report_reference(report *R);
+/* The clients (report_reference.c, issue 65): for each configuration with fewer than two seeds
+ * (every configuration where R->one_seed), each method's final contribution per client beside
+ * the data shares and the trivial rules (figure confNN_clients, its data confNN_clients.csv),
+ * the KL of each to the data shares and its Spearman correlation with them and with the rounds
+ * selected (clients_summary.csv), then FLCE's class contributions (class_contributions_NN).
+ * Nothing where every configuration has two seeds. Returns 0 when a figure failed. */
+int report_clients(report *R);
 
 /* The claims by reading (report_readings.c, issue 30): for every configuration whose FLCE runs
  * were evaluated under each reading (RUN/readings/, scripts/readings_eval.sh) and whose

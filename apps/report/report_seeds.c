@@ -480,8 +480,7 @@ static void report_claims(run_t *runs, group_t *g, int ng, const int *order, cha
         "time the paper's completion, or no FedSV run is there to judge the claim's second half, and the rest would hold. "
         "Shapley-based methods (FedSV, GTG-Shapley) "
         "are left out of the KL, distance and diversity claims, as in the paper.";
-    fprintf(md, "\n%s\n", rule);
-    fprintf(ht, "<p>%s</p>\n", rule);
+    report_para(md, ht, rule); /* its **bold** as <b> in report.html (the page once showed the asterisks) */
     if (npapers) {
         fprintf(md, "\nWhat the paper reports, claim by claim:\n\n");
         fprintf(ht, "<p>What the paper reports, claim by claim:</p><ul class='small'>\n");
@@ -589,6 +588,8 @@ int report_seeds_open(report *R) {
     nforest = 0;
     if (!group_runs(R, S)) return 0;
     find_configurations(S);
+    R->one_seed = 1; /* no configuration with two seeds of a method: no claim can be judged */
+    for (int j = 0; j < S->ng; j++) R->one_seed &= S->g[j].n < 2;
     return 1;
 }
 
@@ -635,6 +636,17 @@ static int conf_runs(const seeds_ctx *S, int c, int *m, int cap) {
         if (S->conf_of[j] == c)
             for (int q = 0; q < S->g[j].n && n < cap; q++) m[n++] = S->g[j].m[q];
     return n;
+}
+
+int report_nconf(const report *R) { return R->S ? R->S->nconf : 0; }
+
+int report_conf_members(const report *R, int c, int *m, int cap, int *most_seeds) {
+    const seeds_ctx *S = R->S;
+    *most_seeds = 0;
+    if (!S || c < 0 || c >= S->nconf) return 0;
+    for (int j = 0; j < S->ng; j++)
+        if (S->conf_of[j] == c && S->g[j].n > *most_seeds) *most_seeds = S->g[j].n;
+    return conf_runs(S, c, m, cap);
 }
 
 void report_what_was_run(report *R) {
@@ -709,19 +721,21 @@ static int forest_figure(const char *out, int *width, int *height) {
         rows[p]++;
     }
     if (!np) return 1;
-    const int row_px = 20, panel_px = 70, top_px = 6, bottom_px = 30;
+    /* a panel: its title (26 px), its rows, below them the x tics and the x label (42 px) */
+    const int row_px = 20, title_px = 26, below_px = 46, panel_px = title_px + 18 + below_px, top_px = 6, bottom_px = 30;
     int H = top_px + bottom_px;
     for (int p = 0; p < np; p++) H += panel_px + row_px * rows[p];
     *height = H;
     /* the row labels (configurations) left of the panels, whole: about 6.5 pixels a character
      * at this font; the figure grows wider rather than cut a long one (a sweep's name with its
      * reading once lost its first words) */
-    int label_px = (int)(longest * 6.5) + 24, W = label_px + 600 > 1000 ? label_px + 600 : 1000;
+    int label_px = (int)(longest * 6.5) + 24 + 26 /* the y label, left of them */, W = label_px + 600 > 1000 ? label_px + 600 : 1000;
     double lm = (double)(label_px > 400 ? label_px : 400) / W;
     *width = W;
     flce_sbuf b = {0};
     flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n  set grid xtics\n"
-                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9'\n", lm, 1 - 30.0 / W);
+                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9'\n"
+                         "  set xlabel 'mean paired difference, turned: right of 0 is the claim side' font ',9' offset 0,0.5\n", lm, 1 - 30.0 / W);
     int y = top_px;
     for (int p = 0; p < np; p++) {
         char path[1200];
@@ -741,7 +755,7 @@ static int forest_figure(const char *out, int *width, int *height) {
         }
         report_fclose(f);
         double pad = (hi - lo) * 0.06 + 1e-9;
-        double top = 1 - (double)(y + 26) / H, bot = 1 - (double)(y + panel_px - 26 + row_px * k) / H;
+        double top = 1 - (double)(y + title_px) / H, bot = 1 - (double)(y + panel_px - below_px + row_px * k) / H;
         flce_sbuf_printf(&b, "  set tmargin at screen %.4f\n  set bmargin at screen %.4f\n  set title '%s' font ',10' offset 0,-0.4\n"
                              "  set xrange [%.6g:%.6g]\n  set yrange [-0.6:%d.4]\n  unset arrow\n"
                              "  set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'\n"
@@ -749,6 +763,12 @@ static int forest_figure(const char *out, int *width, int *height) {
                          top, bot, gp_safe(panels[p]), lo - pad, hi + pad, k - 1, p);
         y += panel_px + row_px * k;
     }
+    /* the y axis's label once, over every panel's rows (a panel of one row is too short for it):
+     * an empty plot spanning them all */
+    flce_sbuf_printf(&b, "  set tmargin at screen %.4f\n  set bmargin at screen %.4f\n  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n"
+                         "  unset title\n  unset xlabel\n  unset arrow\n  unset border\n  unset tics\n  unset grid\n  set xrange [0:1]\n"
+                         "  set yrange [0:1]\n  set ylabel 'configuration (a row each, in every panel)' font ',9'\n  plot NaN notitle\n",
+                     1 - (double)(top_px + title_px) / H, 1 - (double)(y - below_px) / H, 40.0 / W, 41.0 / W);
     flce_sbuf_printf(&b, "  unset multiplot\n");
     int ok = !b.oom && gnuplot_sized(out, "forest", W, H, b.s) == 0;
     flce_sbuf_free(&b);
@@ -777,6 +797,14 @@ int report_verdicts(report *R) {
     int W = 1000, H = 0, ok = forest_figure(S->out, &W, &H);
     fprintf(R->md, "\n## Claims of the paper, measured\n\n");
     fprintf(R->ht, "<h2>Claims of the paper, measured</h2>\n");
+    /* one seed: every verdict is inconclusive (n=1) and the forest's dots have no bars; the claims
+     * follow the clients, folded, saying why (issue 65: a report on one's own runs opened on them) */
+    static const char *fold = "The paper's claims need at least two seeds of a configuration (a 95% interval over seeds): "
+                              "with one seed, as here, every verdict is inconclusive (n=1). Their forest plot, table and rule:";
+    if (R->one_seed) {
+        fprintf(R->md, "%s\n\n", fold);
+        fprintf(R->ht, "<details class='claims'><summary>%s</summary>\n", fold);
+    }
     if (nforest) {
         static const char *cap = "Each row: a claim in one configuration; the dot is the mean paired difference of the comparison "
                                  "furthest from the claim (FLCE minus that baseline, or a variant minus FLCE), turned so that "
@@ -788,6 +816,7 @@ int report_verdicts(report *R) {
                        "<figcaption>%s</figcaption></figure>\n", W, H, cap);
     }
     fwrite(mb, 1, ml, R->md), fwrite(hb, 1, hl, R->ht);
+    if (R->one_seed) fprintf(R->ht, "</details>\n");
     free(mb), free(hb);
     return ok;
 }
@@ -796,27 +825,29 @@ int report_verdicts(report *R) {
 static void conf_means(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *cs) {
     run_t *runs = S->runs;
     char lab[96];
-    static const char *heads[] = {"method", "n", "accuracy", "macro-F1", "KL", "KL (diversity)", "distance to Shapley"};
+    static const char *heads[] = {"method", "n", "accuracy", "macro-F1", "KL", "Spearman with data shares", "KL (diversity)",
+                                  "distance to Shapley"};
     rtable t;
-    rt_begin_class(&t, md, ht, "means", 7, heads);
+    rt_begin_class(&t, md, ht, "means", 8, heads);
     for (int pass = 0; pass < 2; pass++) /* the methods, then FLCE's variants */
     for (int j = 0; j < S->ng; j++) {
         if (S->conf_of[j] != c || (runs[S->g[j].m[0]].ablate[0] != 0) != pass) continue;
-        double v[5][64];
+        double v[6][64];
         int n = S->g[j].n;
         for (int q = 0; q < n; q++) {
             const run_t *r = &runs[S->g[j].m[q]];
             v[0][q] = r->fin_acc, v[1][q] = r->fin_f1, v[2][q] = r->kl_final, v[3][q] = r->kl_div, v[4][q] = S->shd[S->g[j].m[q]];
+            v[5][q] = report_spearman(r->contrib, r->samples, r->clients); /* rank agreement with the data shares, beside KL */
         }
-        char cc[5][64], conf[200];
-        for (int k = 0; k < 5; k++) report_fmt_ci(cc[k], sizeof cc[k], v[k], n, k < 2 ? 4 : 5);
+        char cc[6][64], conf[200];
+        for (int k = 0; k < 6; k++) report_fmt_ci(cc[k], sizeof cc[k], v[k], n, k < 2 ? 4 : k == 5 ? 3 : 5);
         const run_t *r0 = &runs[S->g[j].m[0]];
         report_configuration(r0, conf, sizeof conf);
         base_label(r0, lab, sizeof lab);
-        rt_rowf(&t, "%s\t%d\t%s\t%s\t%s\t%s\t%s", lab, n, cc[0], cc[1], cc[2], cc[3], cc[4]);
-        if (cs) {
+        rt_rowf(&t, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s", lab, n, cc[0], cc[1], cc[2], cc[5], cc[3], cc[4]);
+        if (cs) { /* the Spearman columns last: the earlier columns keep their places */
             fprintf(cs, "%s,%s,%d", csv_q(gp_safe(lab)), csv_q(gp_safe(conf)), n);
-            for (int k = 0; k < 5; k++) {
+            for (int k = 0; k < 6; k++) {
                 double m, h;
                 report_mean_ci(v[k], n, &m, &h);
                 fprintf(cs, ",%.6f,%.6f", m, h);
@@ -984,19 +1015,21 @@ int report_configurations(report *R) {
     int ok = 1;
     snprintf(path, sizeof path, "%s/seeds.csv", S->out);
     FILE *cs = report_fopen(path);
-    if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci\n");
+    if (cs) fprintf(cs, "method,configuration,n,accuracy,accuracy_ci,macro_f1,macro_f1_ci,kl,kl_ci,kl_div,kl_div_ci,shapley_kl,shapley_kl_ci,"
+                        "spearman_data_shares,spearman_data_shares_ci\n");
     snprintf(path, sizeof path, "%s/paired.csv", S->out);
     FILE *pc = report_fopen(path);
     if (pc) fprintf(pc, "baseline,configuration,pairs,d_accuracy,d_accuracy_ci,acc_wins,acc_losses,d_macro_f1,d_macro_f1_ci,d_kl,d_kl_ci,kl_wins,kl_losses\n");
     fprintf(md, "\n## Each configuration\n\nRuns whose `config.json` differ only in the method and the seed. Each cell: the mean over "
                 "the n seeds ± the half-width of its 95%% confidence interval (Student t, n - 1 degrees of freedom); accuracy and "
-                "macro-F1 over %s, KL of the final contributions to the data shares, distance to Shapley: the "
+                "macro-F1 over %s, KL of the final contributions to the data shares, Spearman: their rank correlation with the data "
+                "shares (1: the same order; ties ranked by their mean rank), distance to Shapley: the "
                 "cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: the seed mean per round, "
                 "the band from the smallest to the largest seed.\n", window_phrase(R));
     fprintf(ht, "<h2>Each configuration</h2><p>Runs whose <code>config.json</code> differ only in the method and the seed. Each "
                 "cell: the mean over the n seeds ± the half-width of its 95%% confidence interval (Student t, n - 1 degrees of "
-                "freedom); accuracy and macro-F1 over %s, KL of the final contributions to the data shares, "
-                "distance to Shapley: the cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: "
+                "freedom); accuracy and macro-F1 over %s, KL of the final contributions to the data shares, Spearman: their rank "
+                "correlation with the data shares (1: the same order; ties ranked by their mean rank), distance to Shapley: the cumulative KL distance to an exact FedSV run of the same partition and seed. Figures: "
                 "the seed mean per round, the band from the smallest to the largest seed.</p>\n", H(window_phrase(R)));
     for (int c = 0; c < S->nconf; c++) {
         int m[MAXRUNS];

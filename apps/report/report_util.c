@@ -392,6 +392,22 @@ int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *b
     return rc;
 }
 
+void report_para(FILE *md, FILE *ht, const char *text) {
+    fprintf(md, "\n%s\n", text);
+    fputs("<p>", ht);
+    int bold = 0;
+    for (const char *c = text; *c; c++) {
+        if (c[0] == '*' && c[1] == '*') {
+            fputs((bold = !bold) ? "<b>" : "</b>", ht);
+            c++;
+        } else if (*c == '&') fputs("&amp;", ht);
+        else if (*c == '<') fputs("&lt;", ht);
+        else if (*c == '>') fputs("&gt;", ht);
+        else fputc(*c, ht);
+    }
+    fputs(bold ? "</b></p>\n" : "</p>\n", ht);
+}
+
 /* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
 double report_spearman(const double *x, const double *y, int n) {
     double *rx = malloc(sizeof(double) * (size_t)n * 2), *ry = rx ? rx + n : NULL;
@@ -401,8 +417,9 @@ double report_spearman(const double *x, const double *y, int n) {
         for (int j = 0; j < n; j++) lx += x[j] < x[i], ex += x[j] == x[i], ly += y[j] < y[i], ey += y[j] == y[i];
         rx[i] = lx + (ex + 1) / 2, ry[i] = ly + (ey + 1) / 2;
     }
-    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
-    for (int i = 0; i < n; i++) mx += rx[i] / n, my += ry[i] / n;
+    /* average ranks always sum to n (n + 1) / 2: the mean exactly, so that a constant vector
+     * gives sxx = 0 exactly (summing rx[i] / n once gave 1e-16 and a correlation of 0, not NaN) */
+    double mx = (n + 1) / 2.0, my = mx, sxy = 0, sxx = 0, syy = 0;
     for (int i = 0; i < n; i++) sxy += (rx[i] - mx) * (ry[i] - my), sxx += (rx[i] - mx) * (rx[i] - mx), syy += (ry[i] - my) * (ry[i] - my);
     free(rx);
     return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;

@@ -2,9 +2,14 @@
 // Chromium (Debian's /usr/bin/chromium, driven by playwright-core) at 1280 x 800 and fails
 // (exit 1, one line per fault) when an image does not load, a local link points to a missing
 // file or to an anchor its page does not have, a per-round figure's legend has more than 12
-// entries, or the page logs an error; with FIRST_SCREEN_VERDICT=1, also when the first screen
-// (the top 800 pixels) holds no verdict figure (the claims' forest plot). Writes a screenshot:
-// the full page, or its top SHOT_MAX_HEIGHT pixels (SHOT_MAX_HEIGHT=800: the first screen).
+// entries, the page logs an error, its text holds a literal ** (Markdown bold not made HTML), or a
+// figure has no axis label (its gnuplot script NAME.gp beside NAME.svg sets no x or no y label, or
+// the SVG does not draw one it sets) or holds a bitmap (a heat map the browser stretches into a
+// blur); with FIRST_SCREEN_VERDICT=1, also when the first screen (the top 800 pixels) holds no
+// verdict figure (the claims' forest plot); with FIRST_SCREEN_CLIENTS=1 (a one-seed report), when
+// the first screen does not hold the clients section's heading, or the claims are not folded (a
+// closed <details> saying they need two seeds). Writes a screenshot: the full page, or its top
+// SHOT_MAX_HEIGHT pixels (SHOT_MAX_HEIGHT=800: the first screen).
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
@@ -52,6 +57,44 @@ const { fileURLToPath, pathToFileURL } = require('url');
     const n = Array.from(svg.matchAll(/<title>([^<]*)<\/title>/g)).filter(t => !t[1].startsWith('gnuplot_plot_')).length;
     if (n > 12) faults.push(`figure ${m[1]}.svg: ${n} legend entries (at most 12)`);
   }
+  // no Markdown left in the page's text (closed <details> included): report.html once showed
+  // "A claim **holds** when ..." with its asterisks
+  const text = await page.evaluate(() => document.body.textContent);
+  const star = text.indexOf('**');
+  if (star >= 0) faults.push(`literal ** in the page text: "${text.slice(Math.max(0, star - 30), star + 30).replace(/\s+/g, ' ')}"`);
+  // every figure: an x and a y label set by its script and drawn in its SVG, and no bitmap in it
+  const decode = t => t.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&apos;/g, "'")
+    .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&').trim();
+  const seen = new Set();
+  let figures = 0;
+  for (const i of images) {
+    if (!i.src.startsWith('file:') || !i.src.endsWith('.svg')) continue;
+    const svgPath = fileURLToPath(i.src), name = path.basename(svgPath);
+    if (seen.has(svgPath) || !fs.existsSync(svgPath)) continue;
+    seen.add(svgPath), figures++;
+    const gpPath = svgPath.replace(/\.svg$/, '.gp');
+    if (!fs.existsSync(gpPath)) { faults.push(`figure ${name}: no gnuplot script ${path.basename(gpPath)} beside it`); continue; }
+    const gp = fs.readFileSync(gpPath, 'utf8'), svg = fs.readFileSync(svgPath, 'utf8');
+    const drawn = new Set(Array.from(svg.matchAll(/<text[^>]*>([\s\S]*?)<\/text>/g)).map(m => decode(m[1])));
+    for (const axis of ['x', 'y']) {
+      const labels = Array.from(gp.matchAll(new RegExp(`^\\s*set ${axis}label '([^']*)'`, 'gm'))).map(m => m[1]).filter(l => l.trim() !== '');
+      if (!labels.length) { faults.push(`figure ${name}: no ${axis} axis label (${path.basename(gpPath)} sets none)`); continue; }
+      // gnuplot's enhanced text: b_c is b with c below, drawn as "bc"
+      for (const l of new Set(labels)) if (!drawn.has(l.replace(/[_^{}]/g, '').trim())) faults.push(`figure ${name}: its ${axis} label '${l}' is not drawn`);
+    }
+    if (/<image[\s>]/.test(svg)) faults.push(`figure ${name}: holds a bitmap (stretched by the browser: a blurred heat map); draw its cells (with image pixels)`);
+  }
+  if (process.env.FIRST_SCREEN_CLIENTS === '1') {
+    const c = await page.evaluate(() => {
+      const h = Array.from(document.querySelectorAll('h2')).find(e => e.textContent.startsWith('Clients: contributions beside data shares'));
+      const f = document.querySelector('img[src^="forest."]'), d = f ? f.closest('details') : null;
+      return { bottom: h ? h.getBoundingClientRect().bottom + window.scrollY : -1, folded: !!d && !d.open,
+               summary: d && d.querySelector('summary') ? d.querySelector('summary').textContent : '' };
+    });
+    if (c.bottom < 0) faults.push('the first screen holds no clients section: the page has none (h2 Clients: contributions beside data shares)');
+    else if (c.bottom > H) faults.push(`the first screen holds no clients section: its heading ends at ${Math.round(c.bottom)} px, below the first ${H}`);
+    if (!c.folded || !/at least two seeds/.test(c.summary)) faults.push('the claims are not folded under a summary saying they need at least two seeds');
+  }
   if (process.env.FIRST_SCREEN_VERDICT === '1') {
     const top = await page.evaluate(() => {
       const v = document.querySelector('img[src^="forest."]');
@@ -69,6 +112,6 @@ const { fileURLToPath, pathToFileURL } = require('url');
   }
   await browser.close();
   for (const f of faults) console.log(`FAIL: ${f}`);
-  console.log(`${images.length} images, ${links.length} links, ${faults.length} faults`);
+  console.log(`${images.length} images (${figures} figures with their axis labels checked), ${links.length} links, ${faults.length} faults`);
   process.exit(faults.length ? 1 : 0);
 })().catch(e => { console.log(`FAIL: ${e.message}`); process.exit(1); });
