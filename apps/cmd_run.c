@@ -20,7 +20,8 @@
 static const char *USAGE =
     "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid | --quantity-skew A]\n"
-    "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--epochs 1] [--batch 64] [--lr 0.01]\n"
+    "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--noisy-choice draw|last]\n"
+    "                [--label-noise-map other|next] [--dirichlet-balance] [--epochs 1] [--batch 64] [--lr 0.01]\n"
     "                [--local-steps S] [--momentum M] [--weight-decay W] [--clip-norm G] [--schedule random|sweep]\n"
     "                [--as-released] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
     "                [--backend auto|cpu|vulkan|reference] [--device D]\n"
@@ -193,7 +194,7 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
 static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL;
+               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0, as_released = 0;
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
@@ -216,6 +217,9 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"label-noise", CLI_DOUBLE, &c.part.label_noise, "label flip rate of noisy clients", 0},
         {"feature-noise", CLI_DOUBLE, &c.part.feature_noise, "feature noise std of noisy clients", 0},
         {"noisy-clients", CLI_DOUBLE, &c.part.noisy_frac, "fraction of noisy clients (default 1)", 0},
+        {"noisy-choice", CLI_STR, &noisy_choice, "which clients are noisy: draw (seeded, default) or last (the released code: the last ones)", 0},
+        {"label-noise-map", CLI_STR, &label_map, "a flipped label becomes: other (a uniformly drawn other class, default) or next ((y + 1) mod C, the released code)", 0},
+        {"dirichlet-balance", CLI_FLAG, &c.part.balance, "Dirichlet: a client holding N/n samples gets no share of later classes (the released code's balancing step)", 0},
         {"epochs", CLI_INT, &c.epochs, "local epochs E (default 1)", 0},
         {"batch", CLI_INT, &c.batch, "local batch (default 64)", 0},
         {"lr", CLI_DOUBLE, &c.lr, "learning rate (default 0.01)", 0},
@@ -326,6 +330,20 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         if (!comp_rank && !comp_mu && !comp_solver && !comp_kind && !missing_s) c.ablate.no_completion = 1; /* no completion */
     }
     c.schedule_sweep = schedule && !strcmp(schedule, "sweep");
+    if (noisy_choice && strcmp(noisy_choice, "draw") && strcmp(noisy_choice, "last"))
+        return cli_usage_error(prog, "--noisy-choice '%s': draw or last", noisy_choice);
+    if (label_map && strcmp(label_map, "other") && strcmp(label_map, "next"))
+        return cli_usage_error(prog, "--label-noise-map '%s': other or next", label_map);
+    int noise = c.part.label_noise > 0 || c.part.feature_noise > 0;
+    if (noisy_choice && !noise) return cli_usage_error(prog, "--noisy-choice: says which clients are noisy, and no --label-noise or --feature-noise is given");
+    if (label_map && !(c.part.label_noise > 0)) return cli_usage_error(prog, "--label-noise-map: says where a flipped label goes, and no --label-noise is given");
+    if (as_released && !noisy_choice && noise) noisy_choice = "last";
+    if (as_released && !label_map && c.part.label_noise > 0) label_map = "next";
+    if (as_released && !iid && !cli_find(opts, "quantity-skew")->seen) c.part.balance = 1;
+    c.part.noisy_last = noisy_choice && !strcmp(noisy_choice, "last");
+    c.part.label_next = label_map && !strcmp(label_map, "next");
+    if (c.part.balance && (iid || cli_find(opts, "quantity-skew")->seen))
+        return cli_usage_error(prog, "--dirichlet-balance: a step of the Dirichlet partition, and --%s draws none", iid ? "iid" : "quantity-skew");
     char list[256], *names[16];
     int nm = parse_methods(prog, algos, list, sizeof list, names);
     if (nm < 0) return 2;

@@ -60,6 +60,12 @@ typedef struct {
     double label_noise;  /* flip rate of noisy clients, 0 = none */
     double feature_noise;/* Gaussian std (in normalised units) of noisy clients */
     double noisy_frac;   /* fraction of clients that are noisy, default 1.0 */
+    /* the authors' released data generator (generate_data_flceh.py; docs/flce.md, "The released
+     * code"); 0: this harness's */
+    int balance;         /* Dirichlet: a client already holding N / n samples gets no share of the
+                          * classes drawn after (its share zeroed, the others renormalised) */
+    int noisy_last;      /* the noisy clients are the last ones, not a seeded draw */
+    int label_next;      /* a flipped label becomes (y + 1) mod C, not a uniformly drawn other class */
 } flce_partition_cfg;
 
 typedef struct {

@@ -3,11 +3,15 @@
  *   Dirichlet(delta) label skew: for each class c, proportions q ~ Dir(delta, ..., delta)
  *     over the n clients; the class's samples, in a seeded order, are cut at
  *     floor(N_c * cumsum(q)). The whole draw is repeated (a new stream per attempt) until
- *     every client holds at least min_samples samples, at most 1000 attempts.
+ *     every client holds at least min_samples samples, at most 1000 attempts. With balance
+ *     (the authors' released generator), a client already holding N / n samples gets no
+ *     share of the classes drawn after: its q zeroed, the others renormalised.
  *   Noise (the paper's noise experiments): round(noisy_frac * n) clients, chosen by a
  *     seeded draw, are noisy. A noisy client's labels flip with probability label_noise
  *     each, to a uniformly drawn other class; its features get Gaussian noise of std
- *     feature_noise (applied when samples are read, keyed by sample index).
+ *     feature_noise (applied when samples are read, keyed by sample index). As released:
+ *     the noisy clients are the last ones (noisy_last), a flipped label is (y + 1) mod C
+ *     (label_next).
  * Each client's sample indices are kept ascending, so the digest does not depend on the
  * order of the draw. */
 #include "data.h"
@@ -36,7 +40,7 @@ void flce_partition_free(flce_partition *p) {
 }
 
 /* owner[i] = client of sample i, by Dirichlet label skew; returns attempts used or -1. */
-static int dirichlet_owners(const flce_split *s, int n, double delta, int min_samples, uint64_t seed,
+static int dirichlet_owners(const flce_split *s, int n, double delta, int min_samples, int balance, uint64_t seed,
                             int *owner, int *size, int *members, int *perm, double *q) {
     for (int attempt = 0; attempt < 1000; attempt++) {
         flce_rng r;
@@ -48,6 +52,12 @@ static int dirichlet_owners(const flce_split *s, int n, double delta, int min_sa
                 if (s->labels[i] == c) members[m++] = i;
             flce_rng_dirichlet(&r, delta, n, q);
             flce_rng_permutation(&r, m, perm);
+            if (balance) { /* the released code's balancing step: full clients take no more (every client
+                            * full: the draw as it is, where the released code divides 0 by 0) */
+                double kept = 0, full = (double)s->n / n;
+                for (int k = 0; k < n; k++) kept += size[k] < full ? q[k] : 0;
+                for (int k = 0; kept > 0 && k < n; k++) q[k] = size[k] < full ? q[k] / kept : 0;
+            }
             double cum = 0.0;
             int lo = 0;
             for (int k = 0; k < n; k++) {
@@ -151,7 +161,7 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
             for (int j = lo; j < hi; j++) owner[perm[j]] = k;
             size[k] = hi - lo;
         }
-    } else if (dirichlet_owners(s, n, cfg->dirichlet, cfg->min_samples, seed, owner, size, members, perm, q) < 0) {
+    } else if (dirichlet_owners(s, n, cfg->dirichlet, cfg->min_samples, cfg->balance, seed, owner, size, members, perm, q) < 0) {
         st = flce_fail(e, FLCE_ERR_ARG,
                        "--dirichlet %g: no partition in 1000 draws gives every one of %d clients %d samples "
                        "(raise --dirichlet or lower --clients / --min-samples)",
@@ -171,6 +181,8 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
         flce_rng r;
         flce_rng_init(&r, seed, FLCE_RNG_NOISY_CLIENTS, 0, 0);
         flce_rng_sample(&r, n, m, chosen);
+        if (cfg->noisy_last) /* the released code's: the last m clients */
+            for (int j = 0; j < m; j++) chosen[j] = n - m + j;
         for (int j = 0; j < m; j++) p->noisy[chosen[j]] = 1;
         for (int k = 0; k < n; k++) {
             if (!p->noisy[k]) continue;
@@ -181,6 +193,7 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
                 if (flce_rng_uniform(&r) >= cfg->label_noise) continue;
                 int y = (int)flce_rng_below(&r, (uint32_t)s->classes - 1);
                 if (y >= p->labels[j]) y++;
+                if (cfg->label_next) y = (p->labels[j] + 1) % s->classes; /* the released code's (y + 1) mod C */
                 p->labels[j] = (uint8_t)y;
                 p->label_flips++;
             }

@@ -67,6 +67,9 @@ cJSON *eng_config_json(engine *E) {
     if (c->weight_decay != 0) NUM("weight_decay", c->weight_decay);
     if (c->clip_norm != 0) NUM("clip_norm", c->clip_norm);
     if (c->schedule_sweep) STR("schedule", "sweep");
+    if (c->part.balance) STR("dirichlet_balance", "yes");
+    if (c->part.noisy_last) STR("noisy_choice", "last");
+    if (c->part.label_next) STR("label_noise_map", "next");
     /* every method's settings (from their tables: the run's method's own, and the others at the
      * values given or their defaults, so that runs of several methods compare member by member) */
     for (int i = 0, n = flce_setting_count(); i <= n && ok; i++) {

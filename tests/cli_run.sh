@@ -192,6 +192,13 @@ cmp -s "$t/fe1/contributions.csv" "$t/fe2/contributions.csv" || fail "--proto-sa
 cp -r "$t/rel-text/trace" "$t/old-trace" && rm "$t/old-trace/prototypes_first.npy"
 expect 2 "holds the correct reading and no prototypes_first.npy (written before runs recorded the released code's first correct sample" \
   eval "$t/old-trace" --out "$t/x" --proto-samples first
+# the released data generator's steps as settings (tests/test_partition.c checks what they do)
+expect 2 "--noisy-choice: says which clients are noisy, and no --label-noise or --feature-noise is given" run --algo fedavg $tiny --noisy-choice last --out "$t/x"
+expect 2 "--label-noise-map: says where a flipped label goes, and no --label-noise is given" run --algo fedavg $tiny --label-noise-map next --out "$t/x"
+expect 2 "--dirichlet-balance: a step of the Dirichlet partition, and --iid draws none" run --algo fedavg $iidr --rounds 1 --dirichlet-balance --out "$t/x"
+"$flce" run --algo fedavg $tiny --dirichlet-balance --label-noise 1 --noisy-clients 0.5 --noisy-choice last --label-noise-map next --out "$t/rdata" > /dev/null 2>&1 || fail "the released data steps"
+json_has "$t/rdata/config.json" '"dirichlet_balance":"yes","noisy_choice":"last","label_noise_map":"next"' || fail "config.json lacks the data steps: $(cat "$t/rdata/config.json")"
+[ "$(awk -F, 'NR > 1 { printf "%s", $4 }' "$t/rdata/clients.csv")" = 0011 ] || fail "--noisy-choice last: clients.csv's noisy column is not 0011"
 # --as-released: every released setting this harness has, recorded; a flag given beside it wins
 "$flce" run --algo flce,fedavg $iidr --rounds 1 --as-released --local-steps 2 --out "$t/asrel" > /dev/null 2>&1 || fail "--as-released"
 json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce/config.json" '"local_steps":2,"momentum":0.9,"weight_decay":1e-05,"clip_norm":100,"schedule":"sweep"' &&

@@ -125,6 +125,57 @@ Test(partition, label_noise_flips_to_other_classes) {
     free(s.labels);
 }
 
+Test(partition, noise_as_released) {
+    /* the released generator: the noisy clients are the last ones (4 of 10 -> 6..9), and every
+     * label of theirs (rate 1) becomes (y + 1) mod C */
+    flce_split s = synth(100, 10);
+    flce_partition_cfg c;
+    flce_partition_cfg_default(&c);
+    c.iid = 1, c.label_noise = 1.0, c.noisy_frac = 0.4, c.noisy_last = 1, c.label_next = 1;
+    flce_partition p;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_partition_make(&p, &s, 10, &c, 3, &e), FLCE_OK, "%s", e.msg);
+    for (int k = 0; k < 10; k++) {
+        cr_assert_eq(p.noisy[k], k >= 6, "client %d noisy %d", k, p.noisy[k]);
+        for (int64_t j = p.offsets[k]; j < p.offsets[k + 1]; j++) {
+            int orig = s.labels[p.index[j]];
+            cr_assert_eq(p.labels[j], k >= 6 ? (orig + 1) % 10 : orig);
+        }
+    }
+    flce_partition_free(&p);
+    free(s.pixels);
+    free(s.labels);
+}
+
+Test(partition, dirichlet_balance_as_released) {
+    /* the released balancing step, as a property: once a client holds N / n samples it gets
+     * none of the classes drawn after (classes are drawn 0, 1, ..., so its class counts are 0
+     * after the class that filled it); without the step some client does (a draw where it
+     * matters: Dirichlet 0.1, 10 clients) */
+    flce_split s = synth(300, 10);
+    for (int balance = 1; balance >= 0; balance--) {
+        flce_partition_cfg c;
+        flce_partition_cfg_default(&c);
+        c.dirichlet = 0.1, c.min_samples = 1, c.balance = balance;
+        flce_partition p;
+        flce_err e = {{0}};
+        cr_assert_eq(flce_partition_make(&p, &s, 10, &c, 5, &e), FLCE_OK, "%s", e.msg);
+        int late = 0; /* samples a client got of a class after it was full */
+        for (int k = 0; k < 10; k++) {
+            int cnt[10] = {0}, sum = 0, full_at = 10;
+            for (int64_t j = p.offsets[k]; j < p.offsets[k + 1]; j++) cnt[s.labels[p.index[j]]]++;
+            for (int y = 0; y < 10 && full_at == 10; y++)
+                if ((sum += cnt[y]) >= 3000 / 10) full_at = y;
+            for (int y = full_at + 1; y < 10; y++) late += cnt[y];
+        }
+        if (balance) cr_assert_eq(late, 0, "a full client got %d samples of later classes", late);
+        else cr_assert(late > 0, "the draw without balancing never overfills: the check says nothing");
+        flce_partition_free(&p);
+    }
+    free(s.pixels);
+    free(s.labels);
+}
+
 Test(partition, impossible_configurations_are_clear_errors) {
     flce_split s = synth(10, 10);
     flce_partition_cfg c;
