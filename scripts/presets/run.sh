@@ -3,6 +3,9 @@
 #   EXPERIMENT: normal | ablation | classweights | heterogeneity | noise | main | moreseeds | cost | all
 #               | readings | horizon  (issue 30's, small scale only, not part of `all`; their plan,
 #               seeds included, is in docs/decisions.md: readings seeds 101-105, horizon 201-203)
+#               | released  (issue 62's: the text, the authors' released code, and the text plus
+#               each departure alone; small scale only, not part of `all`; seeds 301-303; its plan
+#               in docs/decisions.md, "The study under the released code")
 #   (moreseeds: seeds 4 and 5 of the normal configurations for FLCE, FedAvg and FedSV only, beside
 #   the normal experiment's seeds 1-3 of all eleven methods: five seeds where the paper's headline
 #   comparison is, FLCE's KL against FedAvg's cosine rule; not part of `all`)
@@ -33,14 +36,14 @@ cd "$(dirname "$0")/../.."
 exp=${1:-}; scale=${2:-}
 # a fourth word (`run.sh main small OUT --seeds 5`) was ignored: the run went ahead without it
 [ $# -le 3 ] || { echo "run.sh: $# arguments; EXPERIMENT SCALE [OUT] only (settings go in FLCE_PRESET_* variables, above)" >&2; exit 2; }
-case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon) ;; *)
-  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon small|paper [OUT]" >&2; exit 2;; esac
-case "$exp:$scale" in readings:paper|horizon:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
+case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon|released) ;; *)
+  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon|released small|paper [OUT]" >&2; exit 2;; esac
+case "$exp:$scale" in readings:paper|horizon:paper|released:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
 case "$scale" in small|paper) ;; *) echo "run.sh: SCALE must be small or paper" >&2; exit 2;; esac
 # FLCE_PRESET_PARTS: each word a configuration of the experiment (a misspelt one ran nothing, status 0)
 if [ -n "${FLCE_PRESET_PARTS+x}" ]; then
-  case "$exp" in readings) allowed="iid noniid dir0.1 qskew";; horizon) allowed="iid noniid";; *) allowed="";; esac
-  [ -n "$allowed" ] || { echo "run.sh: FLCE_PRESET_PARTS applies to readings and horizon only, not $exp" >&2; exit 2; }
+  case "$exp" in readings) allowed="iid noniid dir0.1 qskew";; horizon) allowed="iid noniid";; released) allowed="iid noniid noise";; *) allowed="";; esac
+  [ -n "$allowed" ] || { echo "run.sh: FLCE_PRESET_PARTS applies to readings, horizon and released only, not $exp" >&2; exit 2; }
   [ -n "$(echo $FLCE_PRESET_PARTS)" ] || { echo "run.sh: FLCE_PRESET_PARTS is empty: name some of $allowed" >&2; exit 2; }
   for w in $FLCE_PRESET_PARTS; do
     case " $allowed " in *" $w "*) ;; *) echo "run.sh: FLCE_PRESET_PARTS '$w': not one of $exp's configurations ($allowed)" >&2; exit 2;; esac
@@ -138,6 +141,30 @@ for ds in $datasets; do
       run "$ds-horizon-$tag-flceall" --algo flce --proto-samples all --dataset "$ds" $df $flag
     done
     first=1; seeds=$keep; common=$keepc ;; esac
+  case "$exp" in released)
+    # issue 62 (docs/decisions.md, "The study under the released code"): per configuration (a) the
+    # text, (b) every departure as released, (c) the text plus each training-side departure alone;
+    # the evaluation-side ones (velocity, absent classes, no completion, the KL) on (a)'s traces
+    # with flce eval. Seeds 301-303.
+    first=301; keep=$seeds; seeds=$((300 + ${FLCE_PRESET_SEEDS:-3}))
+    local_rel="--local-steps 50 --momentum 0.9 --weight-decay 1e-5 --clip-norm 100"
+    for part in "iid:--iid" "noniid:--dirichlet 0.5" "noise:--dirichlet 0.5 --label-noise 0.3 --noisy-clients 0.4"; do
+      tag=${part%%:*}; flag=${part#*:}
+      case " ${FLCE_PRESET_PARTS:-iid noniid noise} " in *" $tag "*) ;; *) continue;; esac
+      run "$ds-rel-$tag-text" --algo flce,fedavg,fedsv --dataset "$ds" $df $flag
+      if [ "$tag" = noise ]; then # the released code's noise: the last 40% of clients, every label (y + 1) mod C
+        run "$ds-rel-$tag-released" --algo flce,fedavg,fedsv --dataset "$ds" $df --dirichlet 0.5 --label-noise 1 --noisy-clients 0.4 --as-released
+        run "$ds-rel-$tag-noisecode" --algo flce,fedavg,fedsv --dataset "$ds" $df --dirichlet 0.5 --label-noise 1 --noisy-clients 0.4 \
+          --noisy-choice last --label-noise-map next
+      else run "$ds-rel-$tag-released" --algo flce,fedavg,fedsv --dataset "$ds" $df $flag --as-released; fi
+      run "$ds-rel-$tag-first" --algo flce --proto-samples first --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-sweep" --algo flce,fedavg,fedsv --schedule sweep --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-localtrain" --algo flce,fedavg $local_rel --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-clscale" --algo flce --cl-scale tau --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-mean" --algo fedavg,fedsv --aggregation mean --dataset "$ds" $df $flag
+      [ "$tag" = iid ] || run "$ds-rel-$tag-balance" --algo flce,fedavg,fedsv --dirichlet-balance --dataset "$ds" $df $flag
+    done
+    first=1; seeds=$keep ;; esac
   case "$exp" in noise|all)
     # small scale: non-IID and the methods the claims need (FLCE, FedAvg, CGSV, FedSV): all eleven
     # on both partitions would take about five hours of a 2-core machine at three seeds
