@@ -266,7 +266,17 @@ expect 2 "--feature-noise 1e+300: must be a number from 0 to below 1e6" run --al
 echo "0 0 0 0 0 0 0 0 0 0" > "$t/cw0"
 expect 2 "all weights are 0" run --algo flce $tiny --class-weights "$t/cw0" --out "$t/x"
 expect 2 "not a run directory" report "$t/empty" --out "$t/rep2"
-expect 2 "--out DIR is required" report "$t/a"
+expect 2 "--out DIR is required with several RUN_DIRs" report "$t/a" "$t/b"
+# one run's report goes to RUN/report by default (the run's files untouched, the run still resumable
+# and reported again into the same folder); any other folder inside the run is refused
+(cd "$t/a" && find . -type f | sort | xargs md5sum) > "$t/a.sums"
+"$flce" report "$t/a/" --quiet > "$t/arep.log" 2>&1 || fail "flce report RUN with its default --out: $(cat "$t/arep.log")"
+grep -qF "report: $t/a/report/report.html" "$t/arep.log" && [ -f "$t/a/report/report.md" ] || fail "the default report folder: $(cat "$t/arep.log")"
+(cd "$t/a" && find . -type f -not -path './report/*' | sort | xargs md5sum) | cmp -s - "$t/a.sums" || fail "a report into RUN/report changed the run's files"
+"$flce" report "$t/a" --quiet > /dev/null 2>&1 || fail "flce report RUN again into RUN/report"
+"$flce" run --algo flce $tiny --out "$t/a" --resume > /dev/null 2>&1 || fail "--resume of a run holding its report"
+expect 2 "inside the run folder" report "$t/a" --out "$t/a/trace/rep"
+rm -r "$t/a/report"
 [ -e "$t/x" ] && fail "a refused run left $t/x behind"
 "$flce" run --algo flce $tiny --out "$t/a" --force > /dev/null || fail "--force"
 cmp -s "$t/a/digests.txt" "$t/b/digests.txt" || fail "--force rerun differs"

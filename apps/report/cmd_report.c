@@ -912,21 +912,42 @@ static int write_page(report *R, int page) {
     return bad;
 }
 
+/* 1 when out is the folder `report` directly inside the run folder dir: the report's own place in
+ * a run (it writes no file of the run; the run's files are never written). */
+static int is_own_report(const char *out, const char *dir) {
+    char *o = flce_path_resolved(out), *d = realpath(dir, NULL);
+    int own = 0;
+    if (o && d) {
+        size_t l = strlen(d);
+        own = !strncmp(o, d, l) && !strcmp(o + l, "/report");
+    }
+    free(o), free(d);
+    return own;
+}
+
 int flce_cmd_report(int argc, char **argv) {
     const char *prog = "flce report", *out = NULL;
     int window = 10, quiet = 0;
     cli_opt opts[] = {
-        {"out", CLI_STR, &out, "report folder (created)", 0},
+        {"out", CLI_STR, &out, "report folder (created; default with one RUN_DIR: RUN_DIR/report)", 0},
         {"quiet", CLI_FLAG, &quiet, "no progress lines (printed for parts that take 2 s or more)", 0},
         {"window", CLI_INT, &window, "rounds at the end averaged for the accuracy table (default 10; the paper: 100)", 0},
         {0},
     };
     const char *pos[MAXRUNS];
-    int np, rc = cli_parse(prog, "usage: flce report RUN_DIR... --out DIR [--window 10]\n"
-                                 "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them.",
+    int np, rc = cli_parse(prog, "usage: flce report RUN_DIR... [--out DIR] [--window 10]\n"
+                                 "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them.\n"
+                                 "--out: needed with several RUN_DIRs; with one, RUN_DIR/report (the run's own files are never written).",
                            opts, argc, argv, pos, MAXRUNS, &np);
     if (rc) return rc == 1 ? 0 : rc;
-    if (!out) return cli_usage_error(prog, "--out DIR is required");
+    static char own[1100];
+    if (!out && np == 1) { /* one run (or one folder of methods): its report beside its files */
+        size_t l = strlen(pos[0]);
+        while (l > 1 && pos[0][l - 1] == '/') l--;
+        snprintf(own, sizeof own, "%.*s/report", (int)(l < 1000 ? l : 1000), pos[0]);
+        out = own;
+    }
+    if (!out) return cli_usage_error(prog, "--out DIR is required with several RUN_DIRs (with one, the default is RUN_DIR/report)");
     if (strlen(out) > 900) /* the report's files are --out plus a name, in buffers of 1,200: refused, not truncated */
         return cli_usage_error(prog, "--out: a path of %zu characters; at most 900", strlen(out));
     if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR");
@@ -956,7 +977,7 @@ int flce_cmd_report(int argc, char **argv) {
     run_t *runs = NULL;
     {
         for (int i = 0; i < nd && !status; i++)
-            if (flce_path_within(out, dirs[i]))
+            if (flce_path_within(out, dirs[i]) && !is_own_report(out, dirs[i]))
                 status = cli_usage_error(prog, "--out %s: inside the run folder %s, which the report reads: choose a folder outside the runs",
                                          out, dirs[i]);
         if (status) return status;
