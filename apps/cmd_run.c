@@ -1,5 +1,6 @@
 /* cmd_run.c: `flce run`: a federated experiment (or several methods one after another on
  * the same partition and seed), with a progress line on a terminal and a summary table. */
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -194,7 +195,7 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
 static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL;
+               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL, *seeds_s = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0, as_released = 0;
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
@@ -243,6 +244,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name, or `rank`: the process's rank on its machine under mpirun (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
+        {"seeds", CLI_STR, &seeds_s, "several seeds, A-B or A,B,...: each into OUT/sSEED, one job (--resume continues it, the seeds not started yet start)", 0},
         {"out", CLI_STR, &out, "run directory", 0},
         {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
         {"force", CLI_FLAG, &c.force, "overwrite the run in --out", 0},
@@ -290,7 +292,30 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         algos = every;
     }
     if (!out) return cli_usage_error(prog, "--out DIR is required");
-    if (!cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed is required (one seed fixes everything)");
+    uint64_t seedv[64];
+    int ns = 0;
+    if (seeds_s) { /* A-B or A,B,...: whole numbers up to 2^53, at most 64, none twice */
+        if (cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed and --seeds exclude each other");
+        char *end;
+        const char *q = seeds_s;
+        if (strchr(seeds_s, '-')) {
+            unsigned long long a = strtoull(q, &end, 10), b;
+            if (end == q || *end != '-' || (b = strtoull(end + 1, &end, 10), *end) || b < a || b - a >= 64 || b > (1ull << 53))
+                return cli_usage_error(prog, "--seeds '%s': A-B with A <= B, at most 64 seeds, at most 2^53", seeds_s);
+            for (unsigned long long s = a; s <= b; s++) seedv[ns++] = s;
+        } else
+            for (;;) {
+                unsigned long long s = strtoull(q, &end, 10);
+                if (end == q || (*end && *end != ',') || s > (1ull << 53) || ns == 64 || *q == '-')
+                    return cli_usage_error(prog, "--seeds '%s': A-B or A,B,... (whole numbers up to 2^53, at most 64)", seeds_s);
+                for (int i = 0; i < ns; i++)
+                    if (seedv[i] == s) return cli_usage_error(prog, "--seeds: %llu is named twice", s);
+                seedv[ns++] = s;
+                if (!*end) break;
+                q = end + 1;
+            }
+    }
+    if (!cli_find(opts, "seed")->seen && !ns) return cli_usage_error(prog, "--seed is required (one seed fixes everything; several: --seeds 1-3)");
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
     if (cli_find(opts, "quantity-skew")->seen) {
         if (iid || cli_find(opts, "dirichlet")->seen)
@@ -418,7 +443,29 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     backend_req breq = {backend, device, dmode, NULL};
     c.backend = open_backend, c.backend_ud = &breq;
     c.comm = comm;
-    int status = run_methods(prog, &c, names, nm, out, quiet);
+    int status = 0;
+    if (!ns) status = run_methods(prog, &c, names, nm, out, quiet);
+    for (int i = 0; i < ns && !status; i++) { /* one folder a seed; --resume starts the seeds not begun */
+        char so[1100];
+        snprintf(so, sizeof so, "%s/s%llu", out, (unsigned long long)seedv[i]);
+        flce_run_cfg cs = c;
+        cs.seed = seedv[i];
+        int64_t fresh = (!comm || comm->rank == 0) && stat(so, &sb) != 0;
+        flce_err se = {{0}};
+        if (comm && comm->sum_i64(comm, &fresh, 1, &se)) {
+            fprintf(stderr, "%s: %s\n", prog, se.msg);
+            status = 1;
+            break;
+        }
+        if (fresh) cs.resume = 0;
+        if (nm > 1 && (!comm || comm->rank == 0) && flce_mkdirs(so) != 0) {
+            fprintf(stderr, "%s: %s: cannot create: %s\n", prog, so, strerror(errno));
+            status = 1;
+            break;
+        }
+        if (!quiet && (!comm || comm->rank == 0)) fprintf(stderr, "%s: seed %llu (%d of %d) into %s\n", prog, (unsigned long long)seedv[i], i + 1, ns, so);
+        status = run_methods(prog, &cs, names, nm, so, quiet);
+    }
     if (status && made) rmdir(out); /* only where empty: an unusable backend, say, left nothing in it */
     free(c.class_weights);
     if (breq.be) breq.be->destroy(breq.be);

@@ -199,6 +199,18 @@ expect 2 "--dirichlet-balance: a step of the Dirichlet partition, and --iid draw
 "$flce" run --algo fedavg $tiny --dirichlet-balance --label-noise 1 --noisy-clients 0.5 --noisy-choice last --label-noise-map next --out "$t/rdata" > /dev/null 2>&1 || fail "the released data steps"
 json_has "$t/rdata/config.json" '"dirichlet_balance":"yes","noisy_choice":"last","label_noise_map":"next"' || fail "config.json lacks the data steps: $(cat "$t/rdata/config.json")"
 [ "$(awk -F, 'NR > 1 { printf "%s", $4 }' "$t/rdata/clients.csv")" = 0011 ] || fail "--noisy-choice last: clients.csv's noisy column is not 0011"
+# several seeds as one job: --seeds 3-4 puts each into OUT/sSEED with the digests of its --seed run,
+# and --resume with --seeds 3-5 leaves 3 and 4 as they are and runs 5
+noseed="--clients 4 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --quiet --per-round 2 --rounds 1"
+"$flce" run --algo fedavg $noseed --seeds 3-4 --out "$t/seeds" > /dev/null 2>&1 || fail "--seeds 3-4"
+"$flce" run --algo fedavg $noseed --seed 4 --out "$t/seed4" > /dev/null 2>&1 || fail "--seed 4"
+[ "$(ls "$t/seeds" | tr '\n' ' ')" = "s3 s4 " ] || fail "--seeds 3-4 made $(ls "$t/seeds")"
+cmp -s "$t/seeds/s4/digests.txt" "$t/seed4/digests.txt" || fail "--seeds: seed 4's folder is not the --seed 4 run"
+before=$(md5sum "$t/seeds/s3/digests.txt" "$t/seeds/s4/model.safetensors")
+"$flce" run --algo fedavg $noseed --seeds 3-5 --out "$t/seeds" --resume > /dev/null 2>&1 || fail "--seeds 3-5 --resume"
+[ -f "$t/seeds/s5/digests.txt" ] && [ "$(md5sum "$t/seeds/s3/digests.txt" "$t/seeds/s4/model.safetensors")" = "$before" ] || fail "--resume of the seeds"
+expect 2 "--seed and --seeds exclude each other" run --algo fedavg $tiny --seeds 1-2 --out "$t/x"
+expect 2 "--seeds: 2 is named twice" run --algo fedavg $noseed --seeds 2,2 --out "$t/x"
 # --as-released: every released setting this harness has, recorded; a flag given beside it wins
 "$flce" run --algo flce,fedavg $iidr --rounds 1 --as-released --local-steps 2 --out "$t/asrel" > /dev/null 2>&1 || fail "--as-released"
 json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce/config.json" '"local_steps":2,"momentum":0.9,"weight_decay":1e-05,"clip_norm":100,"schedule":"sweep"' &&
