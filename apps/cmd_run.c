@@ -38,6 +38,8 @@ typedef struct {
     const char *algo;
     int tty, quiet;
     const flce_comm *comm; /* under mpirun */
+    int lines;             /* off a terminal: progress lines printed for this method */
+    double last;           /* ... the elapsed seconds at the last one */
 } prog_ctx;
 
 /* Under mpirun, rank 0's last words when the job is ended because another process died: the
@@ -59,8 +61,17 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
                          m->round);
         stop_len = n > 0 && n < (int)sizeof stop_line ? n : 0;
     }
-    if (!p->tty || p->quiet) return;
+    if (p->quiet || (p->comm && p->comm->rank != 0)) return;
     double eta = elapsed / m->round * (rounds - m->round);
+    if (!p->tty) { /* a log, nohup, CI: a line at the first round this process ran (the time the run will
+                    * take, measured), then every 10 s or more, and at the last */
+        if (p->lines && elapsed - p->last < 10 && m->round != rounds) return;
+        fprintf(stderr, "flce run: %s round %d/%d  acc %.4f  elapsed %.0f s  %s %.0f s\n", p->algo, m->round, rounds, m->acc, elapsed,
+                p->lines ? "ETA" : "the rest will take about", eta);
+        fflush(stderr);
+        p->lines++, p->last = elapsed;
+        return;
+    }
     fprintf(stderr, "\r%-7s round %d/%d  acc %.4f  F1 %.4f  KL %.4f  elapsed %.0fs  ETA %.0fs   ", p->algo, m->round, rounds,
             m->acc, m->macro_f1, m->kl, elapsed, eta);
     if (m->round == rounds) fputc('\n', stderr);
@@ -106,7 +117,7 @@ static int parse_methods(const char *prog, const char *algos, char *list, size_t
  * and summary.csv; the exit status. */
 static int run_methods(const char *prog, const flce_run_cfg *c, char **names, int nm, const char *out, int quiet) {
     flce_err e = {{0}};
-    prog_ctx pc = {NULL, isatty(2), quiet, c->comm};
+    prog_ctx pc = {NULL, isatty(2), quiet, c->comm, 0, 0};
     flce_run_summary sums[16];
     int status = 0;
     char dirs[16][1100];
@@ -133,7 +144,17 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
         if (nm > 1) snprintf(dirs[i], sizeof dirs[i], "%s/%s", out, names[i]);
         else snprintf(dirs[i], sizeof dirs[i], "%s", out);
         t.out = dirs[i];
-        pc.algo = names[i];
+        pc.algo = names[i], pc.lines = 0, pc.last = 0;
+        if (!quiet && (!c->comm || c->comm->rank == 0)) { /* the size before the work: a bare run is hours on a CPU */
+            char data[64];
+            if (t.train_subset) snprintf(data, sizeof data, "%d training images", t.train_subset);
+            else snprintf(data, sizeof data, "the whole training set");
+            char local[64];
+            if (t.local_steps) snprintf(local, sizeof local, "%d local steps", t.local_steps);
+            else snprintf(local, sizeof local, "%d local epoch%s", t.epochs, t.epochs == 1 ? "" : "s");
+            fprintf(stderr, "flce run: %s: %d clients, %d a round, %d rounds, %s, %s of batch %d (the time it takes: after its first round)\n",
+                    names[i], t.clients, t.per_round, t.rounds, data, local, t.batch);
+        }
         if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now (rank 0's folder says) */
             char p[1200];
             struct stat sb;
@@ -248,7 +269,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"out", CLI_STR, &out, "run directory", 0},
         {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
         {"force", CLI_FLAG, &c.force, "overwrite the run in --out", 0},
-        {"quiet", CLI_FLAG, &quiet, "no progress line", 0},
+        {"quiet", CLI_FLAG, &quiet, "no size line and no progress lines (stderr: on a terminal one line per round; elsewhere every 10 s or more)", 0},
         {"rank-timeout", CLI_DOUBLE, &rank_timeout, "under mpirun: seconds a rank waits for the others in one exchange before it names the ranks that do not answer and ends the job (default 1800; 0: forever)", 0},
         {0},
     };
