@@ -36,6 +36,7 @@ static const char *USAGE =
 
 typedef struct {
     const char *algo;
+    const flce_run_cfg *cfg; /* the method's run */
     int tty, quiet;
     const flce_comm *comm; /* under mpirun */
     int lines;             /* off a terminal: progress lines printed for this method */
@@ -55,6 +56,19 @@ static void on_stop(int sig) {
 
 static void progress(void *ud, const flce_round_metrics *m, int rounds, double elapsed) {
     prog_ctx *p = ud;
+    if (elapsed < 0) { /* the start: the run's size (a bare run is hours on a CPU), once its settings are checked */
+        const flce_run_cfg *t = p->cfg;
+        if (p->quiet || !t || (p->comm && p->comm->rank != 0)) return;
+        char data[64], local[64];
+        if (t->train_subset) snprintf(data, sizeof data, "%d training images", t->train_subset);
+        else snprintf(data, sizeof data, "the whole training set");
+        if (t->local_steps) snprintf(local, sizeof local, "%d local steps", t->local_steps);
+        else snprintf(local, sizeof local, "%d local epoch%s", t->epochs, t->epochs == 1 ? "" : "s");
+        fprintf(stderr, "flce run: %s: %d clients, %d a round, %d rounds%s, %s, %s of batch %d (the time it takes: after its first round)\n",
+                p->algo, t->clients, t->per_round, rounds, m->round ? " (continued)" : "", data, local, t->batch);
+        fflush(stderr);
+        return;
+    }
     if (p->comm) {
         int n = snprintf(stop_line, sizeof stop_line, "%sflce run: %s: a process stopped during round %d (mpirun names it above); "
                          "rounds 1..%d are written: --resume continues\n", p->tty && !p->quiet ? "\n" : "", p->algo, m->round + 1,
@@ -117,7 +131,7 @@ static int parse_methods(const char *prog, const char *algos, char *list, size_t
  * and summary.csv; the exit status. */
 static int run_methods(const char *prog, const flce_run_cfg *c, char **names, int nm, const char *out, int quiet) {
     flce_err e = {{0}};
-    prog_ctx pc = {NULL, isatty(2), quiet, c->comm, 0, 0};
+    prog_ctx pc = {NULL, NULL, isatty(2), quiet, c->comm, 0, 0};
     flce_run_summary sums[16];
     int status = 0;
     char dirs[16][1100];
@@ -144,17 +158,7 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
         if (nm > 1) snprintf(dirs[i], sizeof dirs[i], "%s/%s", out, names[i]);
         else snprintf(dirs[i], sizeof dirs[i], "%s", out);
         t.out = dirs[i];
-        pc.algo = names[i], pc.lines = 0, pc.last = 0;
-        if (!quiet && (!c->comm || c->comm->rank == 0)) { /* the size before the work: a bare run is hours on a CPU */
-            char data[64];
-            if (t.train_subset) snprintf(data, sizeof data, "%d training images", t.train_subset);
-            else snprintf(data, sizeof data, "the whole training set");
-            char local[64];
-            if (t.local_steps) snprintf(local, sizeof local, "%d local steps", t.local_steps);
-            else snprintf(local, sizeof local, "%d local epoch%s", t.epochs, t.epochs == 1 ? "" : "s");
-            fprintf(stderr, "flce run: %s: %d clients, %d a round, %d rounds, %s, %s of batch %d (the time it takes: after its first round)\n",
-                    names[i], t.clients, t.per_round, t.rounds, data, local, t.batch);
-        }
+        pc.algo = names[i], pc.cfg = &t, pc.lines = 0, pc.last = 0;
         if (t.resume && nm > 1) { /* continuing several methods: those not started yet start now (rank 0's folder says) */
             char p[1200];
             struct stat sb;

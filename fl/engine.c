@@ -753,6 +753,12 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
             goto out;
         }
     }
+    if (progress) { /* the start, once the settings, the data and the folder are checked: elapsed -1, round = the rounds done */
+        flce_round_metrics m0;
+        memset(&m0, 0, sizeof m0);
+        m0.round = E->t;
+        progress(ud, &m0, E->T, -1);
+    }
     if ((st = run_rounds(E, progress, ud, e))) goto out;
     if (E->writer) st = finish_run(E, d_part, d_init, sum, e);
     else if (E->algo->final) { /* the other ranks: their share of the method's last step (FLCE's completion) */

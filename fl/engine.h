@@ -129,7 +129,8 @@ typedef struct {
     double personal_acc;       /* Ditto: mean test accuracy of the round's personal models */
 } flce_round_metrics;
 
-/* Progress: called after every round (and never by the library on its own terminal). */
+/* Progress: called once before the first round (elapsed_s -1, m->round the rounds done already,
+ * the other metrics 0) and after every round (and never by the library on its own terminal). */
 typedef void (*flce_progress_fn)(void *ud, const flce_round_metrics *m, int rounds, double elapsed_s);
 
 typedef struct {

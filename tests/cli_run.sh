@@ -199,6 +199,17 @@ expect 2 "--dirichlet-balance: a step of the Dirichlet partition, and --iid draw
 "$flce" run --algo fedavg $tiny --dirichlet-balance --label-noise 1 --noisy-clients 0.5 --noisy-choice last --label-noise-map next --out "$t/rdata" > /dev/null 2>&1 || fail "the released data steps"
 json_has "$t/rdata/config.json" '"dirichlet_balance":"yes","noisy_choice":"last","label_noise_map":"next"' || fail "config.json lacks the data steps: $(cat "$t/rdata/config.json")"
 [ "$(awk -F, 'NR > 1 { printf "%s", $4 }' "$t/rdata/clients.csv")" = 0011 ] || fail "--noisy-choice last: clients.csv's noisy column is not 0011"
+# off a terminal (a log, nohup, CI) a run says its size before it starts and its progress, the
+# first line after round 1 with the time the rest will take, the last at the last round; --quiet:
+# neither (a 3 min 50 s run once printed nothing at all in a log)
+"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 \
+  --backend cpu --out "$t/prog" > /dev/null 2> "$t/prog.err" || fail "a run off a terminal"
+grep -q '^flce run: fedavg: 4 clients, 2 a round, 3 rounds, 300 training images, 1 local epoch of batch 16' "$t/prog.err" &&
+  grep -q '^flce run: fedavg round 1/3 .* the rest will take about [0-9]* s$' "$t/prog.err" &&
+  grep -q '^flce run: fedavg round 3/3 .* ETA 0 s$' "$t/prog.err" || fail "no size or progress lines off a terminal: $(cat "$t/prog.err")"
+"$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 \
+  --backend cpu --quiet --out "$t/progq" > /dev/null 2> "$t/progq.err" || fail "a quiet run"
+[ ! -s "$t/progq.err" ] || fail "--quiet printed: $(cat "$t/progq.err")"
 # several seeds as one job: --seeds 3-4 puts each into OUT/sSEED with the digests of its --seed run,
 # and --resume with --seeds 3-5 leaves 3 and 4 as they are and runs 5
 noseed="--clients 4 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --quiet --per-round 2 --rounds 1"
