@@ -220,7 +220,7 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
 static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL, *seeds_s = NULL;
+               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL, *seeds_s = NULL, *members_s = NULL, *participation = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0, as_released = 0;
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
@@ -269,6 +269,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name, or `rank`: the process's rank on its machine under mpirun (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
+        {"members", CLI_STR, &members_s, "train this coalition alone: clients A,B,... (ascending); only they are selected, --per-round of them a round (at most their number) by the run's seeded stream", 0},
+        {"participation", CLI_STR, &participation, "with --members: k (default: --per-round of them a round) or full (every member every round)", 0},
         {"seeds", CLI_STR, &seeds_s, "several seeds, A-B or A,B,...: each into OUT/sSEED, one job (--resume continues it, the seeds not started yet start)", 0},
         {"out", CLI_STR, &out, "run directory", 0},
         {"resume", CLI_FLAG, &c.resume, "continue the run in --out", 0},
@@ -380,6 +382,26 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         if (!comp_rank && !comp_mu && !comp_solver && !comp_kind && !missing_s) c.ablate.no_completion = 1; /* no completion */
     }
     c.schedule_sweep = schedule && !strcmp(schedule, "sweep");
+    if (participation && !members_s) return cli_usage_error(prog, "--participation: applies to a coalition (--members), and none is given");
+    if (participation && strcmp(participation, "k") && strcmp(participation, "full"))
+        return cli_usage_error(prog, "--participation '%s': k or full", participation);
+    if (members_s) { /* A,B,...: ascending clients, each once */
+        const char *q = members_s;
+        for (;;) {
+            char *end;
+            long v = strtol(q, &end, 10);
+            if (end == q || (*end && *end != ',') || v < 0 || v >= c.clients || c.nmembers == 64 || *q == '-' ||
+                (c.nmembers && v <= c.members[c.nmembers - 1]))
+                return cli_usage_error(prog, "--members '%s': clients 0..%d, ascending, each once, at most 64", members_s, c.clients - 1);
+            c.members[c.nmembers++] = (int)v;
+            if (!*end) break;
+            q = end + 1;
+        }
+        if (participation && !strcmp(participation, "full") && cli_find(opts, "per-round")->seen)
+            return cli_usage_error(prog, "--participation full: every member every round, and --per-round says otherwise");
+        if (participation && !strcmp(participation, "full")) c.per_round = c.nmembers;
+        else if (c.per_round > c.nmembers) c.per_round = c.nmembers; /* min(K, |S|) */
+    }
     if (noisy_choice && strcmp(noisy_choice, "draw") && strcmp(noisy_choice, "last"))
         return cli_usage_error(prog, "--noisy-choice '%s': draw or last", noisy_choice);
     if (label_map && strcmp(label_map, "other") && strcmp(label_map, "next"))

@@ -177,6 +177,12 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     if (c->per_round < 1 || c->per_round > c->clients)
         return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: must be between 1 and --clients (%d)", c->per_round, c->clients);
     if (c->per_round > 32) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: at most 32", c->per_round);
+    if (c->nmembers && c->per_round > c->nmembers)
+        return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: more than the %d --members", c->per_round, c->nmembers);
+    if (c->nmembers && c->schedule_sweep) return flce_fail(e, FLCE_ERR_ARG, "--members and --schedule sweep exclude each other");
+    for (int i = 0; i < c->nmembers; i++)
+        if (c->members[i] < 0 || c->members[i] >= c->clients || (i && c->members[i] <= c->members[i - 1]))
+            return flce_fail(e, FLCE_ERR_ARG, "--members: clients 0..%d ascending, each once", c->clients - 1);
     for (const flce_setting *const *q = (*algo)->settings; q && *q; q++) { /* set programmatically: the limits again */
         flce_run_cfg tmp = *c;
         flce_status st = flce_run_cfg_set_value(&tmp, *q, flce_run_cfg_get(c, *q), e);
@@ -465,7 +471,10 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         m->round = E->t + 1;
         flce_rng r;
         flce_rng_init(&r, cfg->seed, FLCE_RNG_SELECT, (uint32_t)E->t, 0);
-        flce_rng_sample(&r, n, K, E->sel);
+        if (cfg->nmembers) { /* a coalition alone: K of its members by the same stream (all n members: the plain draw) */
+            flce_rng_sample(&r, cfg->nmembers, K, E->sel);
+            for (int i = 0; i < K; i++) E->sel[i] = cfg->members[E->sel[i]];
+        } else flce_rng_sample(&r, n, K, E->sel);
         if (cfg->schedule_sweep && E->t < (n + K - 1) / K) /* the released code's first rounds: 0..K-1, K..2K-1, ... */
             for (int i = 0; i < K; i++) E->sel[i] = (E->t * K + i) % n;
         for (int i = 1; i < K; i++) /* ascending client order: the aggregation order */

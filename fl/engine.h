@@ -60,6 +60,9 @@ typedef struct {
     double weight_decay;      /* coupled: g + wd w */
     double clip_norm;         /* the gradients' total L2 norm clipped to it (ref_clip_grad_norm) */
     int schedule_sweep;       /* the first ceil(n / K) rounds select clients tK .. tK + K - 1 (mod n), then at random */
+    /* a coalition trained alone (flce truth, issue 63): only these clients are ever selected, K of them
+     * a round by the seeded stream (per_round is then at most their number); 0 members: every client */
+    int members[64], nmembers;
     flce_partition_cfg part;
     double lr;
     int proto_first;          /* FLCE: a prototype is the first correctly classified sample of its class (the

@@ -67,6 +67,11 @@ cJSON *eng_config_json(engine *E) {
     if (c->weight_decay != 0) NUM("weight_decay", c->weight_decay);
     if (c->clip_norm != 0) NUM("clip_norm", c->clip_norm);
     if (c->schedule_sweep) STR("schedule", "sweep");
+    if (c->nmembers) { /* a coalition alone (flce truth): only where set */
+        double mv[64];
+        for (int i = 0; i < c->nmembers; i++) mv[i] = c->members[i];
+        ok = ok && cJSON_AddItemToObject(o, "members", flce_json_numbers(mv, c->nmembers));
+    }
     if (c->part.balance) STR("dirichlet_balance", "yes");
     if (c->part.noisy_last) STR("noisy_choice", "last");
     if (c->part.label_next) STR("label_noise_map", "next");

@@ -210,6 +210,21 @@ grep -q '^flce run: fedavg: 4 clients, 2 a round, 3 rounds, 300 training images,
 "$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 \
   --backend cpu --quiet --out "$t/progq" > /dev/null 2> "$t/progq.err" || fail "a quiet run"
 [ ! -s "$t/progq.err" ] || fail "--quiet printed: $(cat "$t/progq.err")"
+# a coalition trained alone (issue 63's utilities): --members with every client is the plain run
+# (the same seeded draw), a coalition's rounds select only its members (min(K, |S|) a round),
+# --participation full every member every round; config.json records them
+"$flce" run --algo fedavg $tiny --members 0,1,2,3 --out "$t/mem-all" > /dev/null 2>&1 || fail "--members 0,1,2,3"
+"$flce" run --algo fedavg $tiny --out "$t/mem-plain" > /dev/null 2>&1 || fail "the plain run beside it"
+cmp -s "$t/mem-all/digests.txt" "$t/mem-plain/digests.txt" || fail "--members with every client differs from the plain run"
+"$flce" run --algo fedavg $tiny --members 1,3 --out "$t/mem13" > /dev/null 2>&1 || fail "--members 1,3"
+[ "$(awk -F, 'NR > 1 { print $2 }' "$t/mem13/round_contributions.csv" | sort -u | tr '\n' ' ')" = "1 3 " ] || fail "--members 1,3 selected others"
+awk -F, 'NR > 1 && ($1 == 0 || $1 == 2) && $2 != 0 { exit 1 }' "$t/mem13/contributions.csv" || fail "a client outside the coalition got a contribution"
+"$flce" run --algo fedavg $base --rounds 2 --members 0,2,3 --participation full --out "$t/memfull" > /dev/null 2>&1 || fail "--participation full"
+[ "$(awk -F, 'NR > 1 { n[$1]++ } END { for (r in n) print n[r] }' "$t/memfull/round_contributions.csv" | sort -u)" = 3 ] || fail "--participation full: not 3 a round"
+json_has "$t/memfull/config.json" '"members":[0,2,3]' && json_has "$t/memfull/config.json" '"per_round":3' || fail "config.json lacks the coalition"
+expect 2 "--members '2,1': clients 0..3, ascending, each once" run --algo fedavg $tiny --members 2,1 --out "$t/x"
+expect 2 "--participation: applies to a coalition (--members)" run --algo fedavg $tiny --participation full --out "$t/x"
+expect 2 "--participation full: every member every round, and --per-round says otherwise" run --algo fedavg $tiny --members 0,1 --participation full --out "$t/x"
 # several seeds as one job: --seeds 3-4 puts each into OUT/sSEED with the digests of its --seed run,
 # and --resume with --seeds 3-5 leaves 3 and 4 as they are and runs 5
 noseed="--clients 4 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --quiet --per-round 2 --rounds 1"
