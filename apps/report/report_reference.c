@@ -408,13 +408,10 @@ int report_clients(report *R) {
                 "What each method gave each client, beside the client's share of the training data and the rules "
                 "that need no method (uniform; the rounds each client was selected; the data-size aggregation weights "
                 "summed over those rounds): the KL of each to the data shares (0: the same shares) and Spearman's rank "
-                "correlation with them (1: the same order; ties take their mean rank). Data: `clients_summary.csv`.";
-            fprintf(R->md, "\n## Clients: contributions beside data shares\n\n%s\n", intro);
-            fprintf(R->ht, "<h2>Clients: contributions beside data shares</h2>\n<p>What each method gave each client, beside the "
-                           "client's share of the training data and the rules that need no method (uniform; the rounds each client "
-                           "was selected; the data-size aggregation weights summed over those rounds): the KL of each to the data "
-                           "shares (0: the same shares) and Spearman's rank correlation with them (1: the same order; ties take "
-                           "their mean rank). Data: <a href='clients_summary.csv'>clients_summary.csv</a>.</p>\n");
+                "correlation with them (1: the same order; ties take their mean rank). Data:";
+            fprintf(R->md, "\n## Clients: contributions beside data shares\n\n%s `clients_summary.csv`.\n", intro);
+            fprintf(R->ht, "<h2>Clients: contributions beside data shares</h2>\n<p>%s <a href='clients_summary.csv'>clients_summary.csv</a>.</p>\n",
+                    H(intro));
             char path[1400];
             snprintf(path, sizeof path, "%s/clients_summary.csv", R->out);
             if ((fs = report_fopen(path)))
