@@ -8,7 +8,13 @@ size (FedAvg). The prototypes go into a trace (flce.TraceWriter); at the end flc
 gives each client's FLCE contribution, the same bits `flce eval` would give on that trace.
 
   PYTHONPATH=python python3 examples/pytorch_fedavg_flce.py [--rounds 10] [--clients 10]
-      [--per-round 4] [--train 6000] [--data /usr/share/datasets/fashion-mnist] [--out runs/example]
+      [--per-round 4] [--dirichlet 0.5] [--train-subset 6000] [--test-subset 2000] [--seed 1]
+      [--data /usr/share/datasets/fashion-mnist] [--out runs/example]
+
+The flags have `flce run`'s names and meanings (--train-subset and --test-subset: seeded
+stratified subsets; --dirichlet: the label skew delta); the partition and the training are this
+script's own, not `flce run`'s, so its numbers are not a run's. Each round prints the global
+model's accuracy on the --test-subset test images (Fashion-MNIST's t10k set, never trained on).
 
 Needs Debian's python3-torch and python3-numpy, and build/libflce.so (scripts/setup.sh).
 """
@@ -35,15 +41,27 @@ def read_idx(path):
     return np.frombuffer(data, np.uint8, offset=4 + 4 * ndim).reshape(shape)
 
 
-def load_fmnist(folder):
+def load_fmnist(folder, split):
+    """split: "train" or "t10k" (the test set)."""
     def find(stem):
         for name in (stem + "-ubyte.gz", stem + "-ubyte", stem + ".gz", stem):
             if os.path.exists(os.path.join(folder, name)):
                 return os.path.join(folder, name)
         raise SystemExit("no %s in %s (Debian: apt install dataset-fashion-mnist)" % (stem, folder))
-    x = read_idx(find("train-images-idx3")).astype(np.float32) / 255.0
-    y = read_idx(find("train-labels-idx1")).astype(np.int64)
+    x = read_idx(find(split + "-images-idx3")).astype(np.float32) / 255.0
+    y = read_idx(find(split + "-labels-idx1")).astype(np.int64)
     return x[:, None], y
+
+
+def stratified(y, count, rng):
+    """A seeded subset of `count` indices with every class in its share of y (all of y when count is 0)."""
+    if count <= 0 or count >= len(y):
+        return np.arange(len(y))
+    classes = np.unique(y)
+    take = [np.flatnonzero(y == c) for c in classes]
+    want = np.floor(np.array([len(t) for t in take]) * count / len(y)).astype(int)
+    want[np.argsort(-np.array([len(t) for t in take]))[:count - want.sum()]] += 1  # the remainder, largest classes first
+    return np.sort(np.concatenate([rng.permutation(t)[:w] for t, w in zip(take, want)]))
 
 
 class Net(nn.Module):
@@ -66,8 +84,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--clients", type=int, default=10)
     ap.add_argument("--per-round", type=int, default=4)
-    ap.add_argument("--train", type=int, default=6000, help="training images used (a seeded subset)")
-    ap.add_argument("--alpha", type=float, default=0.5, help="Dirichlet label skew of the partition")
+    ap.add_argument("--dirichlet", type=float, default=0.5, help="Dirichlet label skew delta of the partition (default 0.5)")
+    ap.add_argument("--train-subset", type=int, default=6000, help="seeded stratified training subset (default 6000; 0: all)")
+    ap.add_argument("--test-subset", type=int, default=2000, help="seeded stratified test subset the accuracy is measured on (default 2000; 0: all)")
+    # the names of earlier versions of this script, still taken
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     ap.add_argument("--out", default="runs/example")
     ap.add_argument("--seed", type=int, default=1)
@@ -75,15 +95,18 @@ def main():
     torch.manual_seed(a.seed)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     rng = np.random.default_rng(a.seed)
-    x, y = load_fmnist(a.data)
-    keep = rng.permutation(len(y))[:a.train]
+    x, y = load_fmnist(a.data, "train")
+    keep = stratified(y, a.train_subset, rng)
     x, y = torch.from_numpy(x[keep]), torch.from_numpy(y[keep])
+    xt, yt = load_fmnist(a.data, "t10k")
+    keep = stratified(yt, a.test_subset, rng)
+    xt, yt = torch.from_numpy(xt[keep]), torch.from_numpy(yt[keep])
     C, n = 10, a.clients
     # label-skewed partition: each class split over the clients by a Dirichlet draw
     owner = np.empty(len(y), np.int64)
     for c in range(C):
         idx = np.flatnonzero(y.numpy() == c)
-        cuts = (np.cumsum(rng.dirichlet([a.alpha] * n)) * len(idx)).astype(int)[:-1]
+        cuts = (np.cumsum(rng.dirichlet([a.dirichlet] * n)) * len(idx)).astype(int)[:-1]
         for k, part in enumerate(np.split(rng.permutation(idx), cuts)):
             owner[part] = k
     parts = [np.flatnonzero(owner == k) for k in range(n)]
@@ -112,8 +135,8 @@ def main():
         model.load_state_dict({key: sum(float(wi) * s[key] for wi, s in zip(w, states)) for key in states[0]})
         trace.add_round(t, selected, protos)
         with torch.no_grad():
-            acc = (model(x[:2000])[0].argmax(1) == y[:2000]).float().mean().item()
-        print("round %d: clients %s, accuracy on 2,000 training images %.3f" % (t + 1, selected, acc))
+            acc = (model(xt)[0].argmax(1) == yt).float().mean().item()
+        print("round %d: clients %s, test accuracy %.3f (%d test images)" % (t + 1, selected, acc, len(yt)))
     trace.close()
     res = flce.evaluate(trace)
     share = sizes / sizes.sum()

@@ -322,7 +322,7 @@ def torch_or_skip():
 
 def test_example_runs(tmp_path):
     torch_or_skip()
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "pytorch_fedavg_flce.py"), "--rounds", "2", "--train", "1200",
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "pytorch_fedavg_flce.py"), "--rounds", "2", "--train-subset", "1200",
                         "--clients", "6", "--per-round", "3", "--out", str(tmp_path / "ex")], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
     assert p.returncode == 0, p.stderr
