@@ -217,6 +217,54 @@ static int settings_from_flags(const char *prog, cli_opt *opts, flce_run_cfg *cp
     return 0;
 }
 
+/* --seeds A-B or A,B,...: whole numbers up to 2^53, at most 64, none twice, into v; how many, or
+ * -1 after a usage error. */
+static int parse_seeds(const char *prog, const char *seeds_s, uint64_t *v) {
+    int ns = 0;
+    char *end;
+    const char *q = seeds_s;
+    if (strchr(seeds_s, '-')) {
+        unsigned long long a = strtoull(q, &end, 10), b;
+        if (end == q || *end != '-' || (b = strtoull(end + 1, &end, 10), *end) || b < a || b - a >= 64 || b > (1ull << 53))
+            return cli_usage_error(prog, "--seeds '%s': A-B with A <= B, at most 64 seeds, at most 2^53", seeds_s), -1;
+        for (unsigned long long s = a; s <= b; s++) v[ns++] = s;
+        return ns;
+    }
+    for (;;) {
+        unsigned long long s = strtoull(q, &end, 10);
+        if (end == q || (*end && *end != ',') || s > (1ull << 53) || ns == 64 || *q == '-')
+            return cli_usage_error(prog, "--seeds '%s': A-B or A,B,... (whole numbers up to 2^53, at most 64)", seeds_s), -1;
+        for (int i = 0; i < ns; i++)
+            if (v[i] == s) return cli_usage_error(prog, "--seeds: %llu is named twice", s), -1;
+        v[ns++] = s;
+        if (!*end) return ns;
+        q = end + 1;
+    }
+}
+
+/* --members A,B,... (ascending clients, each once) into c, and --per-round as the coalition makes
+ * it: every member with --participation full, else at most their number; 0, or 2 after a usage
+ * error. */
+static int parse_members(const char *prog, const char *members_s, const char *participation, int per_round_given, flce_run_cfg *c) {
+    const char *q = members_s;
+    for (;;) {
+        char *end;
+        long v = strtol(q, &end, 10);
+        if (end == q || (*end && *end != ',') || v < 0 || v >= c->clients || c->nmembers == 64 || *q == '-' ||
+            (c->nmembers && v <= c->members[c->nmembers - 1]))
+            return cli_usage_error(prog, "--members '%s': clients 0..%d, ascending, each once, at most 64", members_s, c->clients - 1);
+        c->members[c->nmembers++] = (int)v;
+        if (!*end) break;
+        q = end + 1;
+    }
+    int full = participation && !strcmp(participation, "full");
+    if (full && per_round_given)
+        return cli_usage_error(prog, "--participation full: every member every round, and --per-round says otherwise");
+    if (full) c->per_round = c->nmembers;
+    else if (c->per_round > c->nmembers) c->per_round = c->nmembers; /* min(K, |S|) */
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
@@ -321,27 +369,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     if (!out) return cli_usage_error(prog, "--out DIR is required");
     uint64_t seedv[64];
     int ns = 0;
-    if (seeds_s) { /* A-B or A,B,...: whole numbers up to 2^53, at most 64, none twice */
-        if (cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed and --seeds exclude each other");
-        char *end;
-        const char *q = seeds_s;
-        if (strchr(seeds_s, '-')) {
-            unsigned long long a = strtoull(q, &end, 10), b;
-            if (end == q || *end != '-' || (b = strtoull(end + 1, &end, 10), *end) || b < a || b - a >= 64 || b > (1ull << 53))
-                return cli_usage_error(prog, "--seeds '%s': A-B with A <= B, at most 64 seeds, at most 2^53", seeds_s);
-            for (unsigned long long s = a; s <= b; s++) seedv[ns++] = s;
-        } else
-            for (;;) {
-                unsigned long long s = strtoull(q, &end, 10);
-                if (end == q || (*end && *end != ',') || s > (1ull << 53) || ns == 64 || *q == '-')
-                    return cli_usage_error(prog, "--seeds '%s': A-B or A,B,... (whole numbers up to 2^53, at most 64)", seeds_s);
-                for (int i = 0; i < ns; i++)
-                    if (seedv[i] == s) return cli_usage_error(prog, "--seeds: %llu is named twice", s);
-                seedv[ns++] = s;
-                if (!*end) break;
-                q = end + 1;
-            }
-    }
+    if (seeds_s && cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed and --seeds exclude each other");
+    if (seeds_s && (ns = parse_seeds(prog, seeds_s, seedv)) < 0) return 2;
     if (!cli_find(opts, "seed")->seen && !ns) return cli_usage_error(prog, "--seed is required (one seed fixes everything; several: --seeds 1-3)");
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
     if (cli_find(opts, "quantity-skew")->seen) {
@@ -385,23 +414,7 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     if (participation && !members_s) return cli_usage_error(prog, "--participation: applies to a coalition (--members), and none is given");
     if (participation && strcmp(participation, "k") && strcmp(participation, "full"))
         return cli_usage_error(prog, "--participation '%s': k or full", participation);
-    if (members_s) { /* A,B,...: ascending clients, each once */
-        const char *q = members_s;
-        for (;;) {
-            char *end;
-            long v = strtol(q, &end, 10);
-            if (end == q || (*end && *end != ',') || v < 0 || v >= c.clients || c.nmembers == 64 || *q == '-' ||
-                (c.nmembers && v <= c.members[c.nmembers - 1]))
-                return cli_usage_error(prog, "--members '%s': clients 0..%d, ascending, each once, at most 64", members_s, c.clients - 1);
-            c.members[c.nmembers++] = (int)v;
-            if (!*end) break;
-            q = end + 1;
-        }
-        if (participation && !strcmp(participation, "full") && cli_find(opts, "per-round")->seen)
-            return cli_usage_error(prog, "--participation full: every member every round, and --per-round says otherwise");
-        if (participation && !strcmp(participation, "full")) c.per_round = c.nmembers;
-        else if (c.per_round > c.nmembers) c.per_round = c.nmembers; /* min(K, |S|) */
-    }
+    if (members_s && parse_members(prog, members_s, participation, cli_find(opts, "per-round")->seen, &c)) return 2;
     if (noisy_choice && strcmp(noisy_choice, "draw") && strcmp(noisy_choice, "last"))
         return cli_usage_error(prog, "--noisy-choice '%s': draw or last", noisy_choice);
     if (label_map && strcmp(label_map, "other") && strcmp(label_map, "next"))
