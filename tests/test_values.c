@@ -87,6 +87,19 @@ static double glove(uint32_t s, const void *ctx) {
     return l < r ? l : r;
 }
 
+/* the values both the glove game (1 left, 2 right) and [3; 2, 1, 1] have, worked out in each test's comment */
+static void expect_two_one_one(const double *v) {
+    values4 x;
+    all_values(3, v, &x);
+    double sh[3] = {2.0 / 3, 1.0 / 6, 1.0 / 6}, bz[3] = {0.75, 0.25, 0.25}, loo[3] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        NEAR(x.shapley[i], sh[i], 1e-15);
+        NEAR(x.banzhaf[i], bz[i], 0);
+        NEAR(x.loo[i], loo[i], 0);
+        NEAR(x.alone[i], 0, 0);
+    }
+}
+
 Test(values, glove_game_one_left_two_right) {
     /* players 0 (left), 1, 2 (right). v = 1 exactly on {0,1}, {0,2}, {0,1,2}.
      * Shapley: of the 6 orders, 0 is pivotal when it comes after at least one right glove (4
@@ -97,15 +110,7 @@ Test(values, glove_game_one_left_two_right) {
      * pair -> (0, 0, 0). */
     gloves g = {1, 2};
     double *v = table(3, glove, &g);
-    values4 x;
-    all_values(3, v, &x);
-    double sh[3] = {2.0 / 3, 1.0 / 6, 1.0 / 6}, bz[3] = {0.75, 0.25, 0.25}, loo[3] = {1, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        NEAR(x.shapley[i], sh[i], 1e-15);
-        NEAR(x.banzhaf[i], bz[i], 0);
-        NEAR(x.loo[i], loo[i], 0);
-        NEAR(x.alone[i], 0, 0);
-    }
+    expect_two_one_one(v);
     free(v);
 }
 
@@ -128,15 +133,7 @@ Test(values, weighted_voting_3_2_1_1) {
      * player 0, v({0,2}) = v({0,1}) = 1 -> 0 for the others; alone: no one wins alone -> 0. */
     voting g = {3, {2, 1, 1}};
     double *v = table(3, vote, &g);
-    values4 x;
-    all_values(3, v, &x);
-    double sh[3] = {2.0 / 3, 1.0 / 6, 1.0 / 6}, bz[3] = {0.75, 0.25, 0.25}, loo[3] = {1, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        NEAR(x.shapley[i], sh[i], 1e-15);
-        NEAR(x.banzhaf[i], bz[i], 0);
-        NEAR(x.loo[i], loo[i], 0);
-        NEAR(x.alone[i], 0, 0);
-    }
+    expect_two_one_one(v);
     free(v);
 }
 
