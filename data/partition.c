@@ -21,6 +21,8 @@
 #include <xxhash.h>
 
 void flce_partition_cfg_default(flce_partition_cfg *c) {
+    memset(c, 0, sizeof *c); /* every field a default, those added later too (balance, noisy_last, label_next
+                              * once read the caller's stack: `flce data` gave one seed two digests) */
     c->iid = 0;
     c->dirichlet = 0.5;
     c->quantity_skew = 0;
