@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "eval_dir.h"
 #include "npy.h"
+#include "run_job.h"
 
 static const char *USAGE =
     "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
@@ -93,16 +94,8 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
 }
 
 
-/* The backend of --backend, --device and --denormals, opened when the engine first asks for it
- * (after the settings and the data are checked) and shared by the methods of one run. */
-typedef struct {
-    const char *name, *device;
-    flce_denorm_mode mode;
-    flce_backend *be;
-} backend_req;
-
-static flce_backend *open_backend(void *ud, flce_err *e) {
-    backend_req *r = ud;
+flce_backend *flce_backend_req_open(void *ud, flce_err *e) {
+    flce_backend_req *r = ud;
     if (!r->be) r->be = flce_backend_open(r->name, r->device, r->mode, e);
     return r->be;
 }
@@ -265,15 +258,17 @@ static int parse_members(const char *prog, const char *members_s, const char *pa
     return 0;
 }
 
-static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
-    const char *prog = "flce run", *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
+int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm, int say_fd, flce_run_job *J) {
+    const char *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
                *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL, *seeds_s = NULL, *members_s = NULL, *participation = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0, as_released = 0;
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
+    memset(J, 0, sizeof *J);
     flce_run_cfg c;
     flce_run_cfg_default(&c);
+    int test_loss = 0;
     char dataset_help[200]; /* the names from the dataset table (data/dataset.c) */
     snprintf(dataset_help, sizeof dataset_help, "%s (default fmnist; flce data --help)", flce_dataset_names());
     cli_opt fixed[] = {
@@ -317,6 +312,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name, or `rank`: the process's rank on its machine under mpirun (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c.seed, "the seed that fixes everything", 0},
+        {"train-seed", CLI_U64, &c.train_seed, "the training's own seed (initial model, selection, batch order, Monte-Carlo draws; default: --seed): the data and partition stay --seed's", 0},
+        {"test-loss", CLI_FLAG, &test_loss, "each round also the global model's test loss (metrics.csv's test_loss column; flce truth's utilities)", 0},
         {"members", CLI_STR, &members_s, "train this coalition alone: clients A,B,... (ascending); only they are selected, --per-round of them a round (at most their number) by the run's seeded stream", 0},
         {"participation", CLI_STR, &participation, "with --members: k (default: --per-round of them a round) or full (every member every round)", 0},
         {"seeds", CLI_STR, &seeds_s, "several seeds, A-B or A,B,...: each into OUT/sSEED, one job (--resume continues it, the seeds not started yet start)", 0},
@@ -356,18 +353,19 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     }
     if (ul && usage[ul - 1] == '\n') usage[ul - 1] = '\0'; /* cli_parse ends the text itself */
     int np, rc = cli_parse(prog, usage, opts, argc, argv, pos, 0, &np);
-    if (rc) return rc == 1 ? 0 : rc;
+    if (rc) return rc == 1 ? -1 : rc;
+    c.has_train_seed = cli_find(opts, "train-seed")->seen;
+    c.test_loss = test_loss;
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (device && !flce_backend_list_takes_device(backend)) return cli_usage_error(prog, "--device %s: names a Vulkan device, and --backend %s opens none", device, backend);
     if (!algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
-    char every[512] = "";
     if (!strcmp(algos, "all")) { /* the registry's order */
         size_t n = 0;
-        for (int i = 0; i < flce_method_count(); i++) flce_catf(every, sizeof every, &n, "%s%s", i ? "," : "", flce_method_name(i));
-        algos = every;
+        for (int i = 0; i < flce_method_count(); i++) flce_catf(J->every, sizeof J->every, &n, "%s%s", i ? "," : "", flce_method_name(i));
+        algos = J->every;
     }
     if (!out) return cli_usage_error(prog, "--out DIR is required");
-    uint64_t seedv[64];
+    uint64_t *seedv = J->seedv;
     int ns = 0;
     if (seeds_s && cli_find(opts, "seed")->seen) return cli_usage_error(prog, "--seed and --seeds exclude each other");
     if (seeds_s && (ns = parse_seeds(prog, seeds_s, seedv)) < 0) return 2;
@@ -429,8 +427,8 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
     c.part.label_next = label_map && !strcmp(label_map, "next");
     if (c.part.balance && (iid || cli_find(opts, "quantity-skew")->seen))
         return cli_usage_error(prog, "--dirichlet-balance: a step of the Dirichlet partition, and --%s draws none", iid ? "iid" : "quantity-skew");
-    char list[256], *names[16];
-    int nm = parse_methods(prog, algos, list, sizeof list, names);
+    char **names = J->names;
+    int nm = parse_methods(prog, algos, J->list, sizeof J->list, names);
     if (nm < 0) return 2;
     for (int i = 0; i < nset; i++) { /* a method setting given: its value checked, and a method run that has it */
         const flce_setting *s = flce_setting_at(i);
@@ -485,24 +483,48 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         free(c.class_weights);
         return cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", backend, flce_backend_names());
     }
+    if (device && !strcmp(device, "rank")) { /* mpirun: one device per process of a machine */
+        const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+        snprintf(J->local, sizeof J->local, "%d", lr ? atoi(lr) : 0);
+        device = J->local;
+    }
+    J->breq = (flce_backend_req){backend, device, dmode, NULL};
+    c.backend = flce_backend_req_open, c.backend_ud = &J->breq;
+    c.comm = comm;
+    J->c = c, J->nm = nm, J->out = out, J->quiet = quiet, J->ns = ns;
+    return 0;
+}
+
+void flce_run_job_free(flce_run_job *J) {
+    free(J->c.class_weights);
+    J->c.class_weights = NULL;
+    if (J->breq.be) J->breq.be->destroy(J->breq.be);
+    J->breq.be = NULL;
+}
+
+/* `flce run`: the job parsed, its methods (and seeds) run; the exit status. */
+static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
+    const char *prog = "flce run";
+    flce_run_job J0, *J = &J0;
+    int rc = flce_run_job_parse(prog, argc, argv, comm, say_fd, J);
+    if (rc) {
+        flce_run_job_free(J);
+        return rc < 0 ? 0 : rc;
+    }
+    flce_run_cfg c = J->c;
+    const char *out = J->out;
+    char **names = J->names;
+    int nm = J->nm, ns = J->ns, quiet = J->quiet;
+    const uint64_t *seedv = J->seedv;
     struct stat sb;
     int made = 0; /* OUT made here: removed again if the runs fail before writing into it */
     if (nm > 1 && (!comm || comm->rank == 0)) {
         made = stat(out, &sb) != 0;
         if (flce_mkdirs(out) != 0) {
-            free(c.class_weights);
+            flce_run_job_free(J);
             return cli_usage_error(prog, "--out %s: cannot create", out);
         }
     }
-    char local[16];
-    if (device && !strcmp(device, "rank")) { /* mpirun: one device per process of a machine */
-        const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
-        snprintf(local, sizeof local, "%d", lr ? atoi(lr) : 0);
-        device = local;
-    }
-    backend_req breq = {backend, device, dmode, NULL};
-    c.backend = open_backend, c.backend_ud = &breq;
-    c.comm = comm;
     int status = 0;
     if (!ns) status = run_methods(prog, &c, names, nm, out, quiet);
     for (int i = 0; i < ns && !status; i++) { /* one folder a seed; --resume starts the seeds not begun */
@@ -527,10 +549,10 @@ static int cmd_run(int argc, char **argv, flce_comm *comm, int say_fd) {
         status = run_methods(prog, &cs, names, nm, so, quiet);
     }
     if (status && made) rmdir(out); /* only where empty: an unusable backend, say, left nothing in it */
-    free(c.class_weights);
-    if (breq.be) breq.be->destroy(breq.be);
+    flce_run_job_free(J);
     return status;
 }
+
 
 int flce_cmd_run(int argc, char **argv) {
 #ifdef FLCE_HAVE_MPI

@@ -48,6 +48,8 @@ void flce_run_cfg_default(flce_run_cfg *c) {
     flce_completion_cfg_default(&c->completion);
 }
 
+uint64_t flce_train_seed(const flce_run_cfg *c) { return c->has_train_seed ? c->train_seed : c->seed; }
+
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -120,7 +122,7 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     flce_model_set_state(&E->m, E->global);
     if (M->client_begin && (st = M->client_begin(E, slot, e))) return st;
     flce_rng r;
-    flce_rng_init(&r, cfg->seed, FLCE_RNG_BATCH, (uint32_t)E->t, (uint32_t)k);
+    flce_rng_init(&r, flce_train_seed(cfg), FLCE_RNG_BATCH, (uint32_t)E->t, (uint32_t)k);
     double lsum = 0, first_loss = 0;
     int nbatches = 0, first = 1;
     int steps = cfg->local_steps; /* 0: epochs */
@@ -194,6 +196,9 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     if (c->seed > ((uint64_t)1 << 53))
         return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992 (recorded exactly in config.json)",
                          (unsigned long long)c->seed);
+    if (c->has_train_seed && c->train_seed > ((uint64_t)1 << 53))
+        return flce_fail(e, FLCE_ERR_ARG, "--train-seed %llu: at most 2^53 = 9007199254740992 (recorded exactly in config.json)",
+                         (unsigned long long)c->train_seed);
     if (c->epochs < 1) return flce_fail(e, FLCE_ERR_ARG, "--epochs %d: must be at least 1", c->epochs);
     if (c->local_steps < 0 || c->local_steps > 1000000) return flce_fail(e, FLCE_ERR_ARG, "--local-steps %d: must be 1..1000000", c->local_steps);
     if (c->local_steps && c->epochs != 1) return flce_fail(e, FLCE_ERR_ARG, "--local-steps and --epochs: give one (steps replace epochs)");
@@ -335,7 +340,7 @@ static void engine_free(engine *E) {
     free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->held);
     free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->protos_alt), free(E->protos_first), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
-    free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->rep_loss), free(E->rep_acc);
+    free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->test_loss), free(E->rep_loss), free(E->rep_acc);
     free(E->dzx), free(E->settings), free(E->aux_f), free(E->aux_d), free(E->rc_hist), free(E->rules), free(E->rules_hist), free(E->slot_value), free(E->owner);
     if (E->fd_proto > 0) close(E->fd_proto);
     if (E->fd_proto_alt > 0) close(E->fd_proto_alt);
@@ -367,7 +372,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     flce_status st;
     int MB = cfg->batch > cfg->eval_batch ? cfg->batch : cfg->eval_batch;
     if ((st = flce_model_create(&E->m, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e))) return st;
-    flce_model_init(&E->m, cfg->seed);
+    flce_model_init(&E->m, flce_train_seed(cfg));
     E->S = flce_model_state_size(&E->m);
     if (!(E->trainable = malloc(E->S))) {
         return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
@@ -391,6 +396,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     E->logits = malloc(sizeof(float) * (size_t)MB * C), E->feat = malloc(sizeof(float) * (size_t)MB * d);
     E->perm = malloc(sizeof(int) * (size_t)(maxk + 1)), E->vcache = malloc(sizeof(double) * ((size_t)1 << (K < 21 ? K : 1)));
     E->metrics = flce_calloc((size_t)E->T, sizeof(flce_round_metrics));
+    if (cfg->test_loss && !(E->test_loss = flce_calloc((size_t)E->T, sizeof(double)))) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     E->rep_loss = flce_calloc((size_t)K, sizeof(double)), E->rep_acc = flce_calloc((size_t)K, sizeof(double));
     size_t maxp = (size_t)MB * d;
     for (int i = 0; i < E->m.nparams; i++) maxp = 2 * E->m.p[i].n > maxp ? 2 * E->m.p[i].n : maxp;
@@ -451,6 +457,30 @@ flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err 
 
 void flce_engine_close(engine *E) { engine_free(E); }
 
+flce_status flce_initial_eval(const flce_run_cfg *cfg, double *acc, double *loss, uint64_t *model_digest, uint64_t *part_digest,
+                              flce_err *e) {
+    engine E0, *E = &E0;
+    memset(E, 0, sizeof *E);
+    E->cfg = cfg;
+    E->fd_proto = E->fd_proto_alt = E->fd_proto_first = E->fd_sel = E->fd_lock = -1;
+    E->writer = 1;
+    flce_status st = validate(cfg, &E->algo, e);
+    if (!st) st = setup_data(E, e);
+    if (!st && !(E->be = cfg->backend(cfg->backend_ud, e))) st = FLCE_ERR_ARG; /* as flce_run: an unusable --backend */
+    if (!st) {
+        E->n = cfg->clients, E->K = cfg->per_round, E->T = cfg->rounds, E->d = FLCE_FEAT;
+        st = engine_alloc(E, e);
+    }
+    if (!st) {
+        flce_model_set_state(&E->m, E->global);
+        st = eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, acc, NULL, loss, 0, e);
+        *model_digest = flce_digest(E->global, E->S * 4);
+        *part_digest = flce_partition_digest(&E->part);
+    }
+    engine_free(E);
+    return st;
+}
+
 /* The rounds from E->t on (see the top of this file), each written as it ends. */
 static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
@@ -470,7 +500,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         memset(m, 0, sizeof *m);
         m->round = E->t + 1;
         flce_rng r;
-        flce_rng_init(&r, cfg->seed, FLCE_RNG_SELECT, (uint32_t)E->t, 0);
+        flce_rng_init(&r, flce_train_seed(cfg), FLCE_RNG_SELECT, (uint32_t)E->t, 0);
         if (cfg->nmembers) { /* a coalition alone: K of its members by the same stream (all n members: the plain draw) */
             flce_rng_sample(&r, cfg->nmembers, K, E->sel);
             for (int i = 0; i < K; i++) E->sel[i] = cfg->members[E->sel[i]];
@@ -524,7 +554,8 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         for (int i = 0; i < K; i++) ls += E->losses[i];
         m->mean_loss = ls / K;
         flce_model_set_state(&E->m, E->global);
-        if ((st = eng_agree(E, eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1, NULL, 1, e), e)))
+        if ((st = eng_agree(E, eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1,
+                                               E->test_loss ? &E->test_loss[E->t] : NULL, 1, e), e)))
             break;
         for (int k = 0; k < n; k++) run[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
         flce_normalize(run, all, n);

@@ -80,6 +80,12 @@ typedef struct {
                                * job compares it before the backend says what it does */
     flce_comm *comm;          /* several processes (see above); NULL: one */
     uint64_t seed;
+    /* the training's own seed (flce truth's --truth-seeds): the model's initialisation, the selection,
+     * the batch order, the Monte-Carlo permutations and the completion's start draw from it, the data
+     * (subsets, partition, noise, validation set) from seed; 0 in has_train_seed: seed (flce_train_seed) */
+    uint64_t train_seed;
+    int has_train_seed;
+    int test_loss;            /* each round also the global model's test loss (metrics.csv's test_loss column) */
     const char *out;
     int resume, force;
     int eval_batch;           /* default 256 */
@@ -94,6 +100,8 @@ typedef struct {
 } flce_run_cfg;
 
 void flce_run_cfg_default(flce_run_cfg *c);
+/* The seed of the training's streams: train_seed when given, else seed. */
+uint64_t flce_train_seed(const flce_run_cfg *c);
 /* The registry's settings, each once, in the order of the methods (and of each method's table). */
 int flce_setting_count(void);
 const flce_setting *flce_setting_at(int i);
@@ -154,5 +162,11 @@ int flce_holds_runs(const char *dir, char *sub, size_t cap);
 /* Validate cfg (every usage error is FLCE_ERR_ARG with one line naming the flag), then
  * run or resume the experiment into cfg->out. */
 flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e);
+
+/* The initial model of cfg's run (the same data, partition and initialisation as flce_run, nothing
+ * trained or written) on the test set: its accuracy and mean loss, and the digests of the model
+ * (digests.txt's initial_model) and of the partition. flce truth's value of the empty coalition. */
+flce_status flce_initial_eval(const flce_run_cfg *cfg, double *acc, double *loss, uint64_t *model_digest, uint64_t *part_digest,
+                              flce_err *e);
 
 #endif

@@ -167,6 +167,7 @@ struct engine {
     uint64_t chain_proto, chain_sel; /* checksums of the trace's rounds so far (state.bin) */
     int resume_done;                 /* --resume: the rounds state.bin says are done */
     flce_round_metrics *metrics;
+    double *test_loss;             /* [T] the global model's test loss after each round (cfg->test_loss), else NULL */
 };
 
 /* An engine without data or run folder, for benchmarks of the server steps: the model (ResNet20

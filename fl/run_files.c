@@ -95,6 +95,8 @@ cJSON *eng_config_json(engine *E) {
     }
     NUM("train_subset", c->train_subset), NUM("test_subset", c->test_subset), NUM("val_size", E->n_val);
     NUM("seed", c->seed); /* seed <= 2^53: exact */
+    if (c->has_train_seed) NUM("train_seed", c->train_seed); /* only where set (flce truth's seeds) */
+    if (c->test_loss) STR("test_loss", "yes");
     ok = ok && flce_completion_settings_add(o, &c->completion);
     NUM("contract", FLCE_CONTRACT_VERSION), STR("denormals", E->be ? (E->be->ftz ? "ftz" : "preserve") : c->denormals ? c->denormals : "auto"); /* before the backend: as asked */
     STR("data_digest", dd);
@@ -137,14 +139,16 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
     char *b = malloc(cap);
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "metrics: out of memory");
     flce_catf(b, cap, &n, "round,accuracy,macro_f1,mean_local_loss,kl,server_seconds,client_seconds,bytes_up,"
-                          "bytes_down,fallback,prototypes_none_correct,personal_accuracy\n");
+                          "bytes_down,fallback,prototypes_none_correct,personal_accuracy%s\n", E->test_loss ? ",test_loss" : "");
     for (int i = 0; i < rounds; i++) {
         flce_round_metrics *m = &E->metrics[i];
         char pa[32] = "";
         if (E->algo->flags & FLCE_M_PERSONAL) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
-        flce_catf(b, cap, &n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s\n", m->round, m->acc, m->macro_f1,
+        char tl[40] = "";
+        if (E->test_loss) snprintf(tl, sizeof tl, ",%.9g", E->test_loss[i]);
+        flce_catf(b, cap, &n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s%s\n", m->round, m->acc, m->macro_f1,
                   m->mean_loss, m->kl, m->server_s, m->client_s, (long long)m->bytes_up, (long long)m->bytes_down,
-                  m->fallback, m->proto_nocorrect, pa);
+                  m->fallback, m->proto_nocorrect, pa, tl);
     }
     flce_status st = eng_write_text(E, "metrics.csv", b, e);
     free(b);

@@ -50,6 +50,7 @@ int eng_state_fields(engine *E, int done, state_field *f) {
     f[k++] = (state_field){E->rc_hist, (size_t)E->T * E->n * 8};
     if (E->rules_hist) f[k++] = (state_field){E->rules_hist, (size_t)E->T * E->n * FLCE_NRULES * 8};
     f[k++] = (state_field){E->metrics, (size_t)done * sizeof(flce_round_metrics)};
+    if (E->test_loss) f[k++] = (state_field){E->test_loss, (size_t)done * 8}; /* only where asked: older states stay readable */
     for (int i = 0; i < nbn; i++) f[k++] = (state_field){&bn[i]->tracked, 8};
     f[k++] = (state_field){&E->chain_proto, 8};
     f[k++] = (state_field){&E->chain_sel, 8};

@@ -37,7 +37,7 @@ static flce_status fedsv_server(engine *E, flce_err *e) {
     double phi[32];
     flce_status st;
     if (monte_carlo(E->cfg) || E->K > 12) {
-        st = flce_shapley_mc(E->K, flce_eng_utility, &u, (int)flce_eng_setting(E, &PERMS), flce_eng_setting(E, &EPS), E->cfg->seed,
+        st = flce_shapley_mc(E->K, flce_eng_utility, &u, (int)flce_eng_setting(E, &PERMS), flce_eng_setting(E, &EPS), flce_train_seed(E->cfg),
                              (uint32_t)E->t, phi, NULL, e);
     } else { /* every coalition: their utilities beforehand, spread over the processes (one: nothing) */
         uint32_t nm = (uint32_t)1 << E->K, *all = malloc(sizeof *all * nm);

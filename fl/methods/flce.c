@@ -37,7 +37,7 @@ static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT
  * and the round's rules (what flce eval reads back from completion.json). */
 static flce_completion_cfg run_cc(const engine *E) {
     flce_completion_cfg cc = E->cfg->completion;
-    cc.seed = E->cfg->seed, cc.proto_all = E->cfg->proto_all, cc.proto_first = E->cfg->proto_first;
+    cc.seed = flce_train_seed(E->cfg), cc.proto_all = E->cfg->proto_all, cc.proto_first = E->cfg->proto_first;
     cc.rules.velocity_distance = flce_eng_setting(E, &VELOCITY) == 1;
     cc.rules.forget_absent = flce_eng_setting(E, &ABSENT) == 1;
     return cc;

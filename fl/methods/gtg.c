@@ -29,7 +29,7 @@ static flce_status gtg_server(engine *E, flce_err *e) {
     if (u.failed) return FLCE_ERR_NUMERIC;
     if (fabs(vall - v0) > eps) {
         flce_rng r;
-        flce_rng_init(&r, E->cfg->seed, FLCE_RNG_SHAPLEY, (uint32_t)E->t, 1);
+        flce_rng_init(&r, flce_train_seed(E->cfg), FLCE_RNG_SHAPLEY, (uint32_t)E->t, 1);
         while (m < 1000) {
             flce_rng_permutation(&r, K, perm);
             int lead = m % K;
