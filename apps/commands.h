@@ -7,6 +7,7 @@ int flce_cmd_data(int argc, char **argv);
 int flce_cmd_eval(int argc, char **argv);
 int flce_cmd_step(int argc, char **argv);
 int flce_cmd_run(int argc, char **argv);
+int flce_cmd_truth(int argc, char **argv);
 int flce_cmd_report(int argc, char **argv);
 int flce_cmd_check(int argc, char **argv);
 

@@ -15,6 +15,7 @@ static const struct {
     {"data", flce_cmd_data, "load a dataset, partition it among clients, print class counts and digest"},
     {"eval", flce_cmd_eval, "FLCE contributions from a recorded trace of prototypes"},
     {"run", flce_cmd_run, "a federated experiment: FLCE (and ablations) and the ten baselines, on one partition"},
+    {"truth", flce_cmd_truth, "the retrained ground truth: one training per coalition, exact Shapley, Banzhaf, leave-one-out"},
     {"report", flce_cmd_report, "a reproducibility report (Markdown, HTML, gnuplot figures) of run directories"},
     {"step", flce_cmd_step, "one ResNet20 training step on a given batch: losses, logits, features, gradients"},
     {"check", flce_cmd_check, "every backend against the reference, bit for bit: each op on a table of shapes, training steps"},

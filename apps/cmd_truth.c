@@ -1,0 +1,724 @@
+/* cmd_truth.c: `flce truth`: the retrained ground truth of a federation (issue 63): one training
+ * per coalition S of its n clients, with the data, partition, initial model and settings of
+ * `flce run` (the same command line), clients outside S never selected, and from the table of
+ * v(S) the exact Shapley, Banzhaf, leave-one-out and client-alone values.
+ *
+ * A coalition's training is `flce run --members S --test-loss` (flce_run with members set; the
+ * per-round K: min(K, |S|), or |S| with --participation full), into OUT/work/mMASK-tSEED; its
+ * row of utilities.csv is appended (one write) once it finishes and the folder is removed, so a
+ * killed truth loses at most the coalition under way, and --resume continues that one where it
+ * stopped (flce run --resume) and trains the rest. v(empty) is the initial model on the test set
+ * (flce_initial_eval). values.csv is a function of utilities.csv alone (the text of its
+ * numbers), written when every row is there; both files' rows in one order (mask, seed), so the
+ * bytes do not depend on the order the coalitions were trained in. Formats: docs/formats.md. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "run_job.h"
+#include "values.h"
+
+static const char *USAGE =
+    "usage: flce truth [--coalitions all|loo] [--truth-seeds R] [--participation k|full] [--window W]\n"
+    "                  [--utility accuracy|accuracy-window|loss|loss-window] --seed S --out DIR [--resume] [--force]\n"
+    "                  [--quiet] [every flag of flce run that describes the federation and its training]\n"
+    "One training per coalition of the --clients clients (FedAvg unless --algo names another method), the\n"
+    "clients outside it never selected; OUT/utilities.csv: each coalition's final test accuracy and loss;\n"
+    "OUT/values.csv: exact Shapley and Banzhaf (--coalitions all, n <= 16), leave-one-out and client alone.\n"
+    "Not taken (flce truth sets them): --members, --seeds, --train-seed, --test-loss.";
+
+#define TRUTH_MAX_SEEDS 16
+
+typedef struct {
+    uint64_t mask;
+    int seed;              /* index 0..R-1 into the truth seeds */
+    char acc[32], loss[32]; /* the final round's text (metrics.csv's) */
+    double accw, lossw;    /* the mean over the last W rounds */
+    char digest[17];
+    int done;
+} truth_row;
+
+typedef struct {
+    const char *prog, *out;
+    int n, R, K, T, W, full, all, utility, quiet;
+    uint64_t seed; /* --seed: truth seed r trains with train seed seed + r */
+    truth_row *rows;
+    int nrows;
+} truth;
+
+static const char *UTILITIES[] = {"accuracy", "accuracy-window", "loss", "loss-window"};
+
+static void members_text(uint64_t mask, int n, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        if (mask >> i & 1) flce_catf(buf, cap, &len, "%s%d", len ? ";" : "", i);
+}
+
+static int popcount64(uint64_t m) {
+    int c = 0;
+    for (; m; m &= m - 1) c++;
+    return c;
+}
+
+/* The coalitions of the plan, ascending: every mask (all), or the empty one, the singletons, N
+ * minus one and N (loo). */
+static int plan_masks(int n, int all, uint64_t *masks) {
+    if (all) {
+        for (uint64_t m = 0; m < (uint64_t)1 << n; m++) masks[m] = m;
+        return 1 << n;
+    }
+    uint32_t mm[2 * FLCE_VALUES_MAX_SPARSE + 2];
+    int k = flce_values_needed(n, mm);
+    for (int i = 0; i < k; i++) masks[i] = mm[i];
+    return k;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *f) {
+    (void)sb, (void)flag, (void)f;
+    return remove(p) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* A folder this program made (a coalition's run), and everything in it; links are removed, not followed. */
+static int rm_tree(const char *dir) {
+    struct stat sb;
+    if (lstat(dir, &sb) != 0) return errno == ENOENT ? 0 : -1;
+    return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The final round's accuracy and test loss (their text) and the means over the last W rounds, from
+ * a finished coalition's metrics.csv; the final model's digest from its digests.txt. */
+static flce_status read_coalition(const char *dir, int T, int W, truth_row *r, flce_err *e) {
+    char p[1200], why[200], line[1024];
+    snprintf(p, sizeof p, "%s/metrics.csv", dir);
+    FILE *f = flce_fopen_regular(p, why, sizeof why);
+    if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: %s", p, why);
+    int acol = -1, lcol = -1, rounds = 0;
+    double sa = 0, sl = 0;
+    flce_status st = FLCE_OK;
+    if (!fgets(line, sizeof line, f)) st = flce_fail(e, FLCE_ERR_IO, "%s: empty", p);
+    else {
+        line[strcspn(line, "\r\n")] = '\0';
+        int col = 0;
+        for (char *t = strtok(line, ","); t; t = strtok(NULL, ","), col++) {
+            if (!strcmp(t, "accuracy")) acol = col;
+            if (!strcmp(t, "test_loss")) lcol = col;
+        }
+        if (acol < 0 || lcol < 0) st = flce_fail(e, FLCE_ERR_IO, "%s: no accuracy or test_loss column", p);
+    }
+    while (!st && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *fields[32];
+        int nf = 0;
+        for (char *q = line, *c;; q = c + 1) { /* empty fields kept (personal_accuracy) */
+            if (nf < 32) fields[nf++] = q;
+            if (!(c = strchr(q, ','))) break;
+            *c = '\0';
+        }
+        double a, l;
+        if (acol >= nf || lcol >= nf || flce_number(fields[acol], &a) || flce_number(fields[lcol], &l)) {
+            st = flce_fail(e, FLCE_ERR_IO, "%s: round %d: not a number where accuracy and test_loss go", p, rounds + 1);
+            break;
+        }
+        rounds++;
+        if (rounds > T - W) sa += a, sl += l;
+        if (rounds == T) {
+            snprintf(r->acc, sizeof r->acc, "%s", fields[acol]);
+            snprintf(r->loss, sizeof r->loss, "%s", fields[lcol]);
+        }
+    }
+    fclose(f);
+    if (!st && rounds != T) st = flce_fail(e, FLCE_ERR_IO, "%s: %d rounds, where %d were run", p, rounds, T);
+    if (st) return st;
+    r->accw = sa / W, r->lossw = sl / W;
+    snprintf(p, sizeof p, "%s/digests.txt", dir);
+    if (!(f = flce_fopen_regular(p, why, sizeof why))) return flce_fail(e, FLCE_ERR_IO, "%s: %s", p, why);
+    r->digest[0] = '\0';
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "final_model %16[0-9a-f]", r->digest) == 1) break;
+    fclose(f);
+    if (strlen(r->digest) != 16) return flce_fail(e, FLCE_ERR_IO, "%s: no final_model digest", p);
+    return FLCE_OK;
+}
+
+static int row_line(const truth *t, const truth_row *r, char *buf, size_t cap) {
+    char mem[200];
+    members_text(r->mask, t->n, mem, sizeof mem);
+    return snprintf(buf, cap, "%llu,%s,%llu,%s,%s,%.6f,%.9g,%s\n", (unsigned long long)r->mask, mem,
+                    (unsigned long long)(t->seed + (uint64_t)r->seed), r->acc, r->loss, r->accw, r->lossw, r->digest);
+}
+
+static const char *HEADER = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest\n";
+
+/* The rows of an earlier try (--resume): each checked against the plan (a coalition and seed of
+ * it, once, its members spelled as its mask says, numbers finite, a digest); a last line cut off
+ * by a kill while it was written is dropped (that coalition trains again). */
+static flce_status read_rows(truth *t, const char *path, flce_err *e) {
+    char why[200], line[1024];
+    FILE *f = flce_fopen_regular(path, why, sizeof why);
+    if (!f) return errno == ENOENT ? FLCE_OK : flce_fail(e, FLCE_ERR_IO, "%s: %s", path, why);
+    flce_status st = FLCE_OK;
+    int ln = 0;
+    while (!st && fgets(line, sizeof line, f)) {
+        ln++;
+        size_t len = strlen(line);
+        if (!len || line[len - 1] != '\n') break; /* cut off: trained again */
+        if (ln == 1) {
+            if (strcmp(line, HEADER)) st = flce_fail(e, FLCE_ERR_IO, "%s line 1: not the header of a truth's utilities (--force starts again)", path);
+            continue;
+        }
+        unsigned long long mask, ts;
+        char mem[200] = "", acc[32], loss[32], dg[17], tail;
+        double accw, lossw;
+        int ok = 0;
+        if (line[strcspn(line, ",") + 1] == ',') /* the empty coalition: no members */
+            ok = sscanf(line, "%llu,,%llu,%31[^,],%31[^,],%lf,%lf,%16[0-9a-f]%c", &mask, &ts, acc, loss, &accw, &lossw, dg, &tail) == 8;
+        else
+            ok = sscanf(line, "%llu,%199[0-9;],%llu,%31[^,],%31[^,],%lf,%lf,%16[0-9a-f]%c", &mask, mem, &ts, acc, loss, &accw, &lossw, dg, &tail) == 9;
+        double a, l;
+        char want[200];
+        if (ok) members_text(mask, t->n, want, sizeof want);
+        int k = -1;
+        if (ok && ts >= t->seed && ts - t->seed < (unsigned long long)t->R)
+            for (int i = 0; i < t->nrows; i++)
+                if (t->rows[i].mask == mask && t->rows[i].seed == (int)(ts - t->seed)) k = i;
+        if (!ok || tail != '\n' || strlen(dg) != 16 || flce_number(acc, &a) || flce_number(loss, &l) || !isfinite(accw) || !isfinite(lossw) ||
+            a < 0 || a > 1 || l < 0 || strcmp(mem, want) || k < 0 || (mask >> t->n) != 0) {
+            st = flce_fail(e, FLCE_ERR_IO, "%s line %d: damaged, or a coalition or seed this truth does not train (--force starts again)", path, ln);
+            break;
+        }
+        if (t->rows[k].done) {
+            st = flce_fail(e, FLCE_ERR_IO, "%s line %d: coalition %llu, train seed %llu, a second time (--force starts again)", path, ln, mask, ts);
+            break;
+        }
+        truth_row *r = &t->rows[k];
+        snprintf(r->acc, sizeof r->acc, "%s", acc), snprintf(r->loss, sizeof r->loss, "%s", loss);
+        snprintf(r->digest, sizeof r->digest, "%s", dg);
+        r->accw = accw, r->lossw = lossw, r->done = 1;
+    }
+    fclose(f);
+    return st;
+}
+
+/* One row appended with one write (a kill leaves it whole or cut, never mixed), flushed to disk. */
+static flce_status append_row(const truth *t, const char *path, const truth_row *r, flce_err *e) {
+    char line[512];
+    int len = row_line(t, r, line, sizeof line);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return flce_fail(e, FLCE_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    flce_status st = FLCE_OK;
+    if (fstat(fd, &sb) == 0 && sb.st_size == 0 && write(fd, HEADER, strlen(HEADER)) != (ssize_t)strlen(HEADER))
+        st = flce_fail(e, FLCE_ERR_IO, "%s: %s", path, strerror(errno));
+    if (!st && write(fd, line, (size_t)len) != len) st = flce_fail(e, FLCE_ERR_IO, "%s: %s", path, strerror(errno));
+    if (!st && fsync(fd) != 0) st = flce_fail(e, FLCE_ERR_IO, "%s: %s", path, strerror(errno));
+    close(fd);
+    return st;
+}
+
+/* utilities.csv again, its finished rows in the plan's order (mask, seed): the same bytes whatever
+ * order they were trained in (and a row cut off by a kill gone). */
+static flce_status write_rows(const truth *t, const char *path, flce_err *e) {
+    size_t cap = 128 + (size_t)t->nrows * 320, len = 0;
+    char *b = malloc(cap);
+    if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    flce_catf(b, cap, &len, "%s", HEADER);
+    for (int i = 0; i < t->nrows; i++) {
+        char line[512];
+        if (!t->rows[i].done) continue;
+        row_line(t, &t->rows[i], line, sizeof line);
+        flce_catf(b, cap, &len, "%s", line);
+    }
+    flce_status st = flce_write_file_atomic(path, b, len, e);
+    free(b);
+    return st;
+}
+
+static double row_utility(const truth *t, const truth_row *r) {
+    double a, l;
+    flce_number(r->acc, &a), flce_number(r->loss, &l);
+    switch (t->utility) {
+    case 0: return a;
+    case 1: return r->accw;
+    case 2: return -l;
+    default: return -r->lossw;
+    }
+}
+
+/* values.csv: the values of the seeds' mean table, and (R >= 2) their spread over the seeds. */
+static flce_status write_values(const truth *t, const char *path, double out_vals[][4], flce_err *e) {
+    int n = t->n, R = t->R, nm = t->nrows / R;
+    double *v = malloc(sizeof(double) * (size_t)nm), *x = malloc(sizeof(double) * (size_t)(R + 1) * 4 * n);
+    uint32_t *mm = malloc(sizeof(uint32_t) * (size_t)nm);
+    if (!v || !x || !mm) {
+        free(v), free(x), free(mm);
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    }
+    flce_status st = FLCE_OK;
+    for (int r = 0; r <= R && !st; r++) { /* r < R: seed r's table; r == R: the mean table */
+        for (int i = 0; i < nm; i++) {
+            double s = 0;
+            if (r < R) s = row_utility(t, &t->rows[i * R + r]);
+            else
+                for (int q = 0; q < R; q++) s += row_utility(t, &t->rows[i * R + q]);
+            v[i] = r < R ? s : s / R;
+            mm[i] = (uint32_t)t->rows[i * R].mask;
+        }
+        double *o = x + (size_t)r * 4 * n;
+        if (t->all) {
+            if (!(st = flce_values_shapley(n, v, o, e)) && !(st = flce_values_banzhaf(n, v, o + n, e)) && !(st = flce_values_loo(n, v, o + 2 * n, e)))
+                st = flce_values_alone(n, v, o + 3 * n, e);
+        } else {
+            flce_coalitions tab = {nm, mm, v};
+            st = flce_values_loo_alone_sparse(n, &tab, o + 2 * n, o + 3 * n, e);
+        }
+    }
+    if (st) {
+        free(v), free(x), free(mm);
+        return st;
+    }
+    size_t cap = 256 + (size_t)n * 256, len = 0;
+    char *b = malloc(cap);
+    if (!b) {
+        free(v), free(x), free(mm);
+        return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    }
+    static const char *names[4] = {"shapley", "banzhaf", "loo", "alone"};
+    flce_catf(b, cap, &len, "client");
+    for (int k = 0; k < 4; k++) flce_catf(b, cap, &len, ",%s,%s_sd", names[k], names[k]);
+    flce_catf(b, cap, &len, "\n");
+    const double *mean = x + (size_t)R * 4 * n;
+    for (int i = 0; i < n; i++) {
+        flce_catf(b, cap, &len, "%d", i);
+        for (int k = 0; k < 4; k++) {
+            if (!t->all && k < 2) { /* not from a partial table */
+                flce_catf(b, cap, &len, ",,");
+                out_vals[i][k] = NAN;
+                continue;
+            }
+            double m = mean[k * n + i], ss = 0;
+            for (int r = 0; r < R; r++) ss += (x[(size_t)r * 4 * n + k * n + i] - m) * (x[(size_t)r * 4 * n + k * n + i] - m);
+            out_vals[i][k] = m;
+            if (R > 1) flce_catf(b, cap, &len, ",%.9g,%.9g", m, sqrt(ss / (R - 1)));
+            else flce_catf(b, cap, &len, ",%.9g,", m);
+        }
+        flce_catf(b, cap, &len, "\n");
+    }
+    st = flce_write_file_atomic(path, b, len, e);
+    free(b), free(v), free(x), free(mm);
+    return st;
+}
+
+/* truth.json: what makes the table this federation's: flce run's flags as given (in order), the
+ * truth's own settings and the partition's digest; --resume refuses a folder that says otherwise. */
+static flce_status truth_json(const truth *t, int argc, char **argv, const char *part, const char *algo, char *buf, size_t cap, flce_err *e) {
+    size_t len = 0;
+    flce_catf(buf, cap, &len, "{\n\t\"truth_format\":\t1,\n\t\"algo\":\t\"%s\",\n\t\"clients\":\t%d,\n\t\"per_round\":\t%d,\n\t\"rounds\":\t%d,\n",
+              algo, t->n, t->K, t->T);
+    flce_catf(buf, cap, &len, "\t\"coalitions\":\t\"%s\",\n\t\"participation\":\t\"%s\",\n\t\"truth_seeds\":\t%d,\n\t\"seed\":\t%llu,\n",
+              t->all ? "all" : "loo", t->full ? "full" : "k", t->R, (unsigned long long)t->seed);
+    flce_catf(buf, cap, &len, "\t\"window\":\t%d,\n\t\"utility\":\t\"%s\",\n\t\"partition_digest\":\t\"%s\",\n\t\"run_flags\":\t[", t->W,
+              UTILITIES[t->utility], part);
+    for (int i = 0, first = 1; i < argc; i++) {
+        /* where it goes and what it runs on are not the federation (the backends give the same bits) */
+        static const char *skip[] = {"--out", "--backend", "--device", "--rank-timeout"};
+        int sk = 0;
+        for (size_t k = 0; k < sizeof skip / sizeof skip[0]; k++) {
+            size_t l = strlen(skip[k]);
+            if (!strncmp(argv[i], skip[k], l) && argv[i][l] == '=') sk = 1;
+            if (!strcmp(argv[i], skip[k])) sk = 2;
+        }
+        if (sk) {
+            i += sk - 1;
+            continue;
+        }
+        flce_catf(buf, cap, &len, "%s\"", first ? "" : ", ");
+        first = 0;
+        for (const char *q = argv[i]; *q; q++) {
+            if (*q == '"' || *q == '\\') flce_catf(buf, cap, &len, "\\%c", *q);
+            else if ((unsigned char)*q < 0x20) flce_catf(buf, cap, &len, "\\u%04x", *q);
+            else flce_catf(buf, cap, &len, "%c", *q);
+        }
+        flce_catf(buf, cap, &len, "\"");
+    }
+    flce_catf(buf, cap, &len, "]\n}\n");
+    if (len + 1 >= cap) return flce_fail(e, FLCE_ERR_ARG, "the flags are too long to record");
+    return FLCE_OK;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* truth's own flags out of argv (into own), the rest kept for flce run's parser (into rest). */
+static int split_args(int argc, char **argv, char **own, int *nown, char **rest, int *nrest) {
+    static const char *valued[] = {"coalitions", "truth-seeds", "participation", "window", "utility"};
+    static const char *flags[] = {"resume", "force", "quiet", "help"};
+    *nown = *nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int mine = 0, takes = 0;
+        if (!strncmp(a, "--", 2)) {
+            size_t nl = strcspn(a + 2, "=");
+            for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+                if (strlen(valued[k]) == nl && !strncmp(a + 2, valued[k], nl)) mine = 1, takes = a[2 + nl] != '=';
+            for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+                if (!strcmp(a + 2, flags[k])) mine = 1;
+        }
+        if (!mine) {
+            rest[(*nrest)++] = argv[i];
+            continue;
+        }
+        own[(*nown)++] = argv[i];
+        if (takes && i + 1 < argc) own[(*nown)++] = argv[++i];
+    }
+    return 0;
+}
+
+/* The job's settings for its one method, as flce run gives them to it (run_methods). */
+static flce_run_cfg method_cfg(const flce_run_job *J) {
+    flce_run_cfg c = J->c;
+    c.algo = J->names[0];
+    if (strcmp(c.algo, "flce")) c.ablate = (flce_ablation){0}, c.ablate_cl = 0;
+    return c;
+}
+
+/* Every row not done yet: the empty coalition's from the initial model, the others trained (a
+ * folder left by a kill continued), each appended as it finishes; the exit status. */
+static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, flce_err *e) {
+    double units = 0, units_done = 0, secs = 0;
+    int todo = 0, ndone = 0;
+    for (int i = 0; i < t->nrows; i++) {
+        int s = popcount64(t->rows[i].mask), k = t->full ? s : (s < t->K ? s : t->K);
+        if (!t->rows[i].done) todo++, units += (double)k * t->T;
+        else ndone++;
+    }
+    if (!t->quiet)
+        fprintf(stderr, "%s: %s on %d clients, %d a round, %d rounds: %d coalitions x %d seed%s, %d to train (%d done), %.0f client-rounds "
+                "(the time they take: after the first)\n", t->prog, J->names[0], t->n, t->K, t->T, t->nrows / t->R, t->R, t->R == 1 ? "" : "s",
+                todo, ndone, units);
+    if (todo && flce_mkdirs(p_work) != 0) {
+        fprintf(stderr, "%s: %s: cannot create: %s\n", t->prog, p_work, strerror(errno));
+        return 1;
+    }
+    int at = 0;
+    for (int i = 0; i < t->nrows; i++) {
+        truth_row *r = &t->rows[i];
+        if (r->done) continue;
+        at++;
+        int s = popcount64(r->mask), k = t->full ? s : (s < t->K ? s : t->K);
+        double t0 = now_s();
+        char dir[1300];
+        snprintf(dir, sizeof dir, "%s/m%llu-t%llu", p_work, (unsigned long long)r->mask, (unsigned long long)(t->seed + (uint64_t)r->seed));
+        flce_status st = FLCE_OK;
+        if (r->mask) { /* the empty coalition's row is the initial model's, filled already */
+            flce_run_cfg c = method_cfg(J);
+            c.nmembers = 0;
+            for (int q = 0; q < t->n; q++)
+                if (r->mask >> q & 1) c.members[c.nmembers++] = q;
+            c.per_round = k;
+            c.has_train_seed = r->seed > 0, c.train_seed = t->seed + (uint64_t)r->seed;
+            c.test_loss = 1;
+            c.out = dir;
+            char cj[1400];
+            struct stat sb;
+            snprintf(cj, sizeof cj, "%s/config.json", dir);
+            c.resume = stat(cj, &sb) == 0; /* a coalition a kill stopped: continued */
+            c.force = !c.resume;
+            flce_run_summary sum;
+            if ((st = flce_run(&c, NULL, NULL, &sum, e)) || (st = read_coalition(dir, t->T, t->W, r, e))) {
+                fprintf(stderr, "%s: coalition %llu: %s\n", t->prog, (unsigned long long)r->mask, e->msg);
+                return st == FLCE_ERR_ARG ? 2 : 1;
+            }
+        }
+        r->done = 1;
+        if ((st = append_row(t, p_util, r, e))) {
+            fprintf(stderr, "%s: %s\n", t->prog, e->msg);
+            return 1;
+        }
+        if (r->mask && rm_tree(dir) != 0) {
+            fprintf(stderr, "%s: %s: cannot remove: %s\n", t->prog, dir, strerror(errno));
+            return 1;
+        }
+        double dt = now_s() - t0;
+        secs += dt, units_done += (double)k * t->T, units -= (double)k * t->T;
+        if (t->quiet) continue;
+        char mem[200];
+        members_text(r->mask, t->n, mem, sizeof mem);
+        if (r->mask && units_done == (double)k * t->T)
+            fprintf(stderr, "%s: the trainings will take about %.0f s (the first: %.1f s for %d client-rounds)\n", t->prog,
+                    (units + units_done) * secs / units_done, dt, k * t->T);
+        char left[64] = "", secs_text[32];
+        snprintf(secs_text, sizeof secs_text, "%.1f s", dt);
+        if (units_done > 0) snprintf(left, sizeof left, "; about %.0f s left", units * secs / units_done);
+        fprintf(stderr, "%s: coalition {%s} train seed %llu (%d of %d): accuracy %s, loss %s, %s%s\n", t->prog, mem,
+                (unsigned long long)(t->seed + (uint64_t)r->seed), at, todo, r->acc, r->loss, r->mask ? secs_text : "the initial model", left);
+    }
+    return 0;
+}
+
+int flce_cmd_truth(int argc, char **argv) {
+    const char *prog = "flce truth", *coal = "all", *participation = "k", *utility = "accuracy";
+    int R = 1, W = 0, resume = 0, force = 0, quiet = 0;
+    char **own = malloc(sizeof(char *) * (size_t)(argc + 1)), **rest = malloc(sizeof(char *) * (size_t)(argc + 3));
+    if (!own || !rest) {
+        free(own), free(rest);
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return 1;
+    }
+    int nown, nrest;
+    split_args(argc, argv, own, &nown, rest, &nrest);
+    cli_opt opts[] = {
+        {"coalitions", CLI_STR, &coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients) or loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients)", 0},
+        {"truth-seeds", CLI_INT, &R, "R trainings of each coalition, train seeds --seed .. --seed + R - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
+        {"participation", CLI_STR, &participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
+        {"window", CLI_INT, &W, "the last W rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
+        {"utility", CLI_STR, &utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
+        {"resume", CLI_FLAG, &resume, "continue the truth in --out: finished coalitions are never trained again", 0},
+        {"force", CLI_FLAG, &force, "start the truth in --out again (its utilities, values and work are removed)", 0},
+        {"quiet", CLI_FLAG, &quiet, "no size line and no progress lines", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, USAGE, opts, nown, own, pos, 0, &np);
+    if (rc) {
+        free(own), free(rest);
+        return rc == 1 ? 0 : rc;
+    }
+    static const char *refused[] = {"--members", "--seeds", "--train-seed", "--test-loss"};
+    int has_algo = 0;
+    for (int i = 0; i < nrest; i++) {
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+            size_t l = strlen(refused[k]);
+            if (!strncmp(rest[i], refused[k], l) && (rest[i][l] == '\0' || rest[i][l] == '=')) {
+                int r2 = cli_usage_error(prog, "%s: flce truth sets it for each coalition (--truth-seeds: several trainings)", refused[k]);
+                free(own), free(rest);
+                return r2;
+            }
+        }
+        has_algo |= !strncmp(rest[i], "--algo", 6) && (rest[i][6] == '\0' || rest[i][6] == '=');
+    }
+    char *algo_arg[2] = {"--algo", "fedavg"};
+    int nrun = nrest;
+    if (!has_algo) rest[nrun++] = algo_arg[0], rest[nrun++] = algo_arg[1];
+    int all = !strcmp(coal, "all");
+    if (!all && strcmp(coal, "loo")) return free(own), free(rest), cli_usage_error(prog, "--coalitions '%s': all or loo", coal);
+    if (strcmp(participation, "k") && strcmp(participation, "full"))
+        return free(own), free(rest), cli_usage_error(prog, "--participation '%s': k or full", participation);
+    int ut = -1;
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(utility, UTILITIES[k])) ut = k;
+    if (ut < 0) return free(own), free(rest), cli_usage_error(prog, "--utility '%s': accuracy, accuracy-window, loss or loss-window", utility);
+    if (R < 1 || R > TRUTH_MAX_SEEDS) return free(own), free(rest), cli_usage_error(prog, "--truth-seeds %d: 1 to %d", R, TRUTH_MAX_SEEDS);
+    if (resume && force) return free(own), free(rest), cli_usage_error(prog, "--resume and --force exclude each other");
+
+    flce_run_job J0, *J = &J0;
+    rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
+    int status = 0;
+    truth t = {0};
+    uint64_t *masks = NULL;
+    int lock_fd = -1, made = 0; /* made: OUT made here, removed again when refused before any row */
+    char p_lock[1200] = "";
+    if (rc) {
+        status = rc < 0 ? 0 : rc;
+        goto done;
+    }
+    if (J->nm != 1) {
+        status = cli_usage_error(prog, "--algo: one method (the table is of one training rule)");
+        goto done;
+    }
+    if (J->ns) {
+        status = cli_usage_error(prog, "--seeds: flce truth takes one --seed (--truth-seeds: several trainings of each coalition)");
+        goto done;
+    }
+    if (J->c.schedule_sweep) {
+        status = cli_usage_error(prog, "--schedule sweep: selects clients outside a coalition; a truth selects only its members");
+        goto done;
+    }
+    t.prog = prog, t.out = J->out, t.n = J->c.clients, t.R = R, t.K = J->c.per_round, t.T = J->c.rounds, t.all = all;
+    t.full = !strcmp(participation, "full"), t.utility = ut, t.quiet = quiet, t.seed = J->c.seed;
+    t.W = W ? W : (t.T < 10 ? t.T : 10);
+    if (t.W < 1 || t.W > t.T) {
+        status = cli_usage_error(prog, "--window %d: 1 to --rounds (%d)", W, t.T);
+        goto done;
+    }
+    if (all && t.n > FLCE_VALUES_MAX_N) {
+        status = cli_usage_error(prog, "--clients %d: every coalition of at most %d clients (2^n trainings); --coalitions loo for more", t.n, FLCE_VALUES_MAX_N);
+        goto done;
+    }
+    if (!all && t.n > FLCE_VALUES_MAX_SPARSE) {
+        status = cli_usage_error(prog, "--clients %d: --coalitions loo takes at most %d", t.n, FLCE_VALUES_MAX_SPARSE);
+        goto done;
+    }
+    if (t.seed + (uint64_t)R - 1 > ((uint64_t)1 << 53)) {
+        status = cli_usage_error(prog, "--seed %llu with --truth-seeds %d: the train seeds pass 2^53", (unsigned long long)t.seed, R);
+        goto done;
+    }
+    /* the outputs, before any work: the folder takes files, none of the files is a folder, no run's folder */
+    char p_util[1200], p_val[1200], p_json[1200], p_work[1200], where[1200];
+    snprintf(p_util, sizeof p_util, "%s/utilities.csv", t.out), snprintf(p_val, sizeof p_val, "%s/values.csv", t.out);
+    snprintf(p_json, sizeof p_json, "%s/truth.json", t.out), snprintf(p_work, sizeof p_work, "%s/work", t.out);
+    snprintf(p_lock, sizeof p_lock, "%s/truth.lock", t.out);
+    if (strlen(t.out) > FLCE_MAX_OUT_PATH - 40) {
+        status = cli_usage_error(prog, "--out: at most %d characters", FLCE_MAX_OUT_PATH - 40);
+        goto done;
+    }
+    if (flce_path_writable(t.out, where, sizeof where) != 0) {
+        fprintf(stderr, "%s: --out %s: %s cannot take files (%s)\n", prog, t.out, where, strerror(errno));
+        status = 1;
+        goto done;
+    }
+    struct stat sb;
+    const char *files[3] = {p_util, p_val, p_json};
+    for (int i = 0; i < 3; i++)
+        if (stat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i], S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file");
+            status = 1;
+            goto done;
+        }
+    {
+        char cj[1200];
+        snprintf(cj, sizeof cj, "%s/config.json", t.out);
+        if (stat(cj, &sb) == 0) {
+            status = cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t.out);
+            goto done;
+        }
+    }
+    int exists = stat(p_json, &sb) == 0 || stat(p_util, &sb) == 0;
+    if (exists && !resume && !force) {
+        status = cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t.out);
+        goto done;
+    }
+    if (resume && !exists) resume = 0; /* nothing to continue: a fresh start */
+    made = stat(t.out, &sb) != 0;
+    if (flce_mkdirs(t.out) != 0) {
+        fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t.out, strerror(errno));
+        status = 1;
+        goto done;
+    }
+    lock_fd = open(p_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", prog, p_lock, lock_fd < 0 ? strerror(errno) : "another flce truth is writing this folder");
+        status = 1;
+        goto done;
+    }
+    /* the plan: every coalition x seed, in order */
+    masks = malloc(sizeof(uint64_t) * ((size_t)1 << (all ? t.n : 7)) + 2 * FLCE_VALUES_MAX_SPARSE * 8 + 16);
+    int nm = masks ? plan_masks(t.n, all, masks) : 0;
+    t.nrows = nm * R;
+    t.rows = flce_calloc((size_t)t.nrows, sizeof *t.rows);
+    if (!masks || !t.rows) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        status = 1;
+        goto done;
+    }
+    for (int i = 0; i < nm; i++)
+        for (int r = 0; r < R; r++) t.rows[i * R + r].mask = masks[i], t.rows[i * R + r].seed = r;
+    flce_err e = {{0}};
+    flce_status st;
+    /* the empty coalition of each seed: the initial model, which checks the settings and the data first */
+    char part[17] = "";
+    for (int r = 0; r < R; r++) {
+        flce_run_cfg c = method_cfg(J);
+        c.has_train_seed = r > 0, c.train_seed = t.seed + (uint64_t)r; /* seed 0: the plain run's */
+        double acc, loss;
+        uint64_t dm, dp;
+        if ((st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, &e))) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            status = st == FLCE_ERR_ARG ? 2 : 1;
+            goto done;
+        }
+        truth_row *z = &t.rows[r]; /* mask 0 first */
+        snprintf(z->acc, sizeof z->acc, "%.6f", acc), snprintf(z->loss, sizeof z->loss, "%.9g", loss);
+        flce_number(z->acc, &z->accw), z->lossw = loss;
+        flce_digest_hex(dm, z->digest);
+        flce_digest_hex(dp, part);
+    }
+    char js[16384];
+    if ((st = truth_json(&t, nrest, rest, part, J->names[0], js, sizeof js, &e))) {
+        status = cli_usage_error(prog, "%s", e.msg);
+        goto done;
+    }
+    if (force) {
+        if (rm_tree(p_work) != 0 || (remove(p_util) != 0 && errno != ENOENT) || (remove(p_val) != 0 && errno != ENOENT)) {
+            fprintf(stderr, "%s: --force: cannot remove the earlier truth in %s: %s\n", prog, t.out, strerror(errno));
+            status = 1;
+            goto done;
+        }
+    }
+    if (resume) {
+        char why[200], old[16384];
+        FILE *f = flce_fopen_regular(p_json, why, sizeof why);
+        size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
+        if (f) fclose(f);
+        old[ol] = '\0';
+        if (!f || strcmp(old, js)) {
+            fprintf(stderr, "%s: --resume: %s %s the settings of this command (compare its run_flags; --force starts again)\n", prog, p_json,
+                    f ? "differs from" : "is missing, so nothing says this folder holds");
+            status = 2;
+            goto done;
+        }
+        truth_row zero[TRUTH_MAX_SEEDS];
+        memcpy(zero, t.rows, sizeof(truth_row) * (size_t)R);
+        for (int r = 0; r < R; r++) t.rows[r].done = 0;
+        if ((st = read_rows(&t, p_util, &e))) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            status = 1;
+            goto done;
+        }
+        for (int r = 0; r < R; r++) /* the empty coalition as recorded must be the initial model evaluated now */
+            if (t.rows[r].done && (strcmp(t.rows[r].acc, zero[r].acc) || strcmp(t.rows[r].digest, zero[r].digest))) {
+                fprintf(stderr, "%s: %s: the empty coalition's row is not this initial model's (another build or data?); --force starts again\n", prog, p_util);
+                status = 1;
+                goto done;
+            }
+        if ((st = write_rows(&t, p_util, &e))) {
+            fprintf(stderr, "%s: %s\n", prog, e.msg);
+            status = 1;
+            goto done;
+        }
+    } else if ((st = flce_write_file_atomic(p_json, js, strlen(js), &e))) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        status = 1;
+        goto done;
+    }
+    status = train_rows(&t, J, p_util, p_work, &e);
+    if (status) goto done;
+    double vals[FLCE_VALUES_MAX_SPARSE][4];
+    if ((st = write_rows(&t, p_util, &e)) || (st = write_values(&t, p_val, vals, &e))) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        status = 1;
+        goto done;
+    }
+    rmdir(p_work); /* empty now (a folder left by hand stays) */
+    printf("%6s %12s %12s %12s %12s\n", "client", "shapley", "banzhaf", "loo", "alone");
+    for (int i = 0; i < t.n; i++)
+        printf("%6d %12.6f %12.6f %12.6f %12.6f\n", i, vals[i][0], vals[i][1], vals[i][2], vals[i][3]);
+    printf("(%s of the final global model on the test set; %d coalitions x %d seed%s)\nutilities: %s\nvalues: %s\n", UTILITIES[t.utility], nm, R,
+           R == 1 ? "" : "s", p_util, p_val);
+done:
+    if (lock_fd >= 0) close(lock_fd);
+    if (status && made) { /* refused (a setting the engine checks, the data): nothing of it left */
+        char p_j[1300], p_u[1300];
+        struct stat ub;
+        snprintf(p_j, sizeof p_j, "%s/truth.json", t.out), snprintf(p_u, sizeof p_u, "%s/utilities.csv", t.out);
+        if (stat(p_u, &ub) != 0) remove(p_j), remove(p_lock), rmdir(t.out); /* a row written: all kept for --resume */
+    }
+    flce_run_job_free(J);
+    free(masks), free(t.rows), free(own), free(rest);
+    return status;
+}

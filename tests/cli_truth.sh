@@ -1,0 +1,117 @@
+#!/bin/sh
+# cli_truth.sh FLCE: `flce truth` on federations of 2 to 4 clients, checked against what it
+# must equal, never against its own earlier output:
+#   - each row of utilities.csv is what `flce run --members S --test-loss` gives (the final
+#     round's accuracy and test loss as metrics.csv writes them, the final model's digest); the
+#     grand coalition is the plain run (no --members); the empty one is the initial model;
+#   - values.csv against exact Shapley, Banzhaf, leave-one-out and client-alone worked out here
+#     from utilities.csv with awk (n = 3: Shapley weights 1/3, 1/6, 1/6, 1/3);
+#   - a kill during a coalition, then --resume: the same bytes as the truth never killed;
+#   - a damaged row, another federation's truth.json, and the usage errors: one line each.
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-truth-XXXXXX); trap 'rm -rf "$t"' EXIT
+fed="--clients 3 --train-subset 150 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 2 --backend cpu"
+
+"$flce" truth $fed --seed 5 --out "$t/a" > "$t/a.log" 2> "$t/a.err" || fail "truth: $(cat "$t/a.err")"
+u="$t/a/utilities.csv"; v="$t/a/values.csv"
+[ "$(wc -l < "$u")" = 9 ] || fail "utilities.csv: $(wc -l < "$u") lines, 1 + 8 expected"
+[ "$(head -1 "$u")" = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest" ] || fail "utilities.csv header: $(head -1 "$u")"
+grep -q "8 coalitions x 1 seed, 8 to train" "$t/a.err" || fail "no size line: $(cat "$t/a.err")"
+[ "$(grep -c ': coalition {' "$t/a.err")" = 8 ] || fail "not one progress line per coalition: $(cat "$t/a.err")"
+[ ! -e "$t/a/work" ] || fail "the coalitions' folders are left in $t/a/work"
+
+# every coalition retrained by flce run --members: the same numbers and model
+for mask in 1 2 3 4 5 6 7; do
+  row=$(awk -F, -v m="$mask" 'NR > 1 && $1 == m' "$u")
+  mem=$(echo "$row" | cut -d, -f2 | tr ';' ',')
+  "$flce" run $fed --algo fedavg --seed 5 --members "$mem" --test-loss --quiet --out "$t/m$mask" > /dev/null 2>&1 || fail "flce run --members $mem"
+  want=$(tail -1 "$t/m$mask/metrics.csv" | awk -F, '{ print $2 "," $13 }')
+  got=$(echo "$row" | cut -d, -f4,5)
+  [ "$got" = "$want" ] || fail "coalition $mem: truth $got, flce run --members $want"
+  [ "$(echo "$row" | cut -d, -f8)" = "$(sed -n 's/^final_model //p' "$t/m$mask/digests.txt")" ] || fail "coalition $mem: another final model"
+done
+"$flce" run $fed --algo fedavg --seed 5 --quiet --out "$t/plain" > /dev/null 2>&1 || fail "flce run (plain)"
+[ "$(sed -n 's/^final_model //p' "$t/plain/digests.txt")" = "$(awk -F, '$1 == 7 { print $8 }' "$u")" ] || fail "the grand coalition is not the plain run"
+[ "$(sed -n 's/^initial_model //p' "$t/plain/digests.txt")" = "$(awk -F, '$1 == 0 { print $8 }' "$u")" ] || fail "the empty coalition is not the initial model"
+json_has "$t/a/truth.json" "\"partition_digest\":\"$(sed -n 's/^partition //p' "$t/plain/digests.txt")\"" || fail "truth.json: not the run's partition"
+
+# the values, from the table, by the formulas (weights of n = 3 by hand)
+awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next }
+  FNR == 1 { next }
+  { i = $1; b = 2 ^ i; m = 7 - b; sh = 0; bz = 0; w[0] = 1/3; w[1] = 1/6; w[2] = 1/3
+    for (s = 0; s < 8; s++) if (int(s / b) % 2 == 0) { k = (s % 2) + (int(s / 2) % 2) + (int(s / 4) % 2)
+      sh += w[k] * (a[s + b] - a[s]); bz += (a[s + b] - a[s]) / 4 }
+    loo = a[7] - a[m]; al = a[b] - a[0]
+    want[1] = sh; want[2] = bz; want[3] = loo; want[4] = al
+    for (j = 1; j <= 4; j++) { got = $(2 * j); d = got - want[j]; if (d < 0) d = -d
+      if (d > 1e-7) { printf "client %d column %d: %s, by hand %.9g\n", i, 2 * j, got, want[j]; bad = 1 } } }
+  END { exit bad }' "$u" "$v" > "$t/vals" || fail "values.csv against the formulas: $(cat "$t/vals")"
+# efficiency: the Shapley values sum to v(N) - v(empty)
+awk -F, 'NR == FNR { if ($1 == 7) n = $4; if ($1 == 0 && FNR > 1) z = $4; next } FNR > 1 { s += $2 }
+  END { d = s - (n - z); if (d < 0) d = -d; exit d > 1e-6 }' "$u" "$v" || fail "the Shapley values do not sum to v(N) - v(empty)"
+
+# a kill after the first round of the first coalition trained, then --resume: the same bytes
+FLCE_TEST_KILL_AFTER=1 "$flce" truth $fed --seed 5 --out "$t/k" --quiet > /dev/null 2>&1 && fail "the kill did not happen"
+[ -d "$t/k/work" ] || fail "no coalition under way after the kill"
+[ "$(wc -l < "$t/k/utilities.csv")" = 2 ] || fail "after the kill: $(wc -l < "$t/k/utilities.csv") lines, the header and the empty coalition expected"
+"$flce" truth $fed --seed 5 --out "$t/k" --resume > "$t/k.log" 2> "$t/k.err" || fail "resume: $(cat "$t/k.err")"
+grep -q "7 to train (1 done)" "$t/k.err" || fail "resume trained the finished coalition again: $(head -1 "$t/k.err")"
+cmp -s "$u" "$t/k/utilities.csv" || fail "a killed and resumed truth differs: $(diff "$u" "$t/k/utilities.csv")"
+cmp -s "$v" "$t/k/values.csv" || fail "a killed and resumed truth's values differ"
+# --resume of a finished truth: nothing trained, the same bytes
+"$flce" truth $fed --seed 5 --out "$t/k" --resume > /dev/null 2> "$t/k2.err" || fail "resume finished: $(cat "$t/k2.err")"
+grep -q "0 to train (8 done)" "$t/k2.err" || fail "resume of a finished truth: $(head -1 "$t/k2.err")"
+cmp -s "$u" "$t/k/utilities.csv" || fail "a finished truth resumed changed its table"
+
+# damaged and foreign
+cp -r "$t/a" "$t/d"
+sed -i '5s/^3,0;1,/3,0;2,/' "$t/d/utilities.csv"
+expect 1 "utilities.csv line 5: damaged" truth $fed --seed 5 --out "$t/d" --resume
+cp "$u" "$t/d/utilities.csv"; sed -n 3p "$u" >> "$t/d/utilities.csv"
+expect 1 "a second time" truth $fed --seed 5 --out "$t/d" --resume
+cp "$u" "$t/d/utilities.csv"; sed -i '5s/,0\.[0-9]*,/,1.5,/' "$t/d/utilities.csv"
+expect 1 "line 5: damaged" truth $fed --seed 5 --out "$t/d" --resume
+expect 2 "differs from the settings" truth $fed --seed 5 --out "$t/a" --resume --lr 0.02
+expect 2 "holds a truth: --resume continues it" truth $fed --seed 5 --out "$t/a"
+
+# usage errors and outputs that cannot be written, before any work
+expect 2 "--members: flce truth sets it" truth $fed --seed 5 --out "$t/x" --members 0,1
+expect 2 "--train-seed: flce truth sets it" truth $fed --seed 5 --out "$t/x" --train-seed 2
+expect 2 "--coalitions 'some': all or loo" truth $fed --seed 5 --out "$t/x" --coalitions some
+expect 2 "--truth-seeds 0: 1 to 16" truth $fed --seed 5 --out "$t/x" --truth-seeds 0
+expect 2 "--algo: one method" truth $fed --seed 5 --out "$t/x" --algo fedavg,flce
+expect 2 "--window 3: 1 to --rounds (2)" truth $fed --seed 5 --out "$t/x" --window 3
+expect 2 "--lr -1" truth $fed --seed 5 --out "$t/x" --lr -1
+expect 2 "--seed is required" truth $fed --out "$t/x"
+expect 2 "--schedule sweep" truth $fed --seed 5 --out "$t/x" --schedule sweep
+expect 2 "--clients 17: every coalition of at most 16" truth --clients 17 --seed 5 --out "$t/x"
+mkdir -p "$t/f/utilities.csv"
+expect 1 "utilities.csv: cannot replace: a folder" truth $fed --seed 5 --out "$t/f"
+expect 2 "is the folder of a run" truth $fed --seed 5 --out "$t/plain"
+[ ! -e "$t/x" ] || fail "a refused truth left $t/x behind"
+
+# two clients, two truth seeds: seed 2's rows are flce run --train-seed's; the spread beside
+fed2="--clients 2 --train-subset 100 --test-subset 30 --val-size 10 --batch 16 --per-round 1 --rounds 2 --backend cpu"
+"$flce" truth $fed2 --seed 7 --truth-seeds 2 --participation full --out "$t/r" > /dev/null 2> "$t/r.err" || fail "truth-seeds: $(cat "$t/r.err")"
+[ "$(awk -F, 'NR > 1 { print $1 ":" $3 }' "$t/r/utilities.csv" | tr '\n' ' ')" = "0:7 0:8 1:7 1:8 2:7 2:8 3:7 3:8 " ] || fail "rows of two seeds: $(cat "$t/r/utilities.csv")"
+"$flce" run --clients 2 --train-subset 100 --test-subset 30 --val-size 10 --batch 16 --rounds 2 --backend cpu --algo fedavg --seed 7 --train-seed 8 --members 0,1 --participation full --test-loss --quiet --out "$t/r8" > /dev/null 2>&1 || fail "flce run --train-seed 8"
+[ "$(sed -n 's/^final_model //p' "$t/r8/digests.txt")" = "$(awk -F, '$1 == 3 && $3 == 8 { print $8 }' "$t/r/utilities.csv")" ] || fail "seed 8 of the full coalition is not flce run --train-seed 8"
+# Shapley of two players: (v(i) - v(0) + v(N) - v(j)) / 2 on the seeds' mean; its spread: |x7 - x8| / sqrt 2
+awk -F, 'NR == FNR { if (FNR > 1) { a[$1 "," $3] = $4 } ; next } FNR > 1 { i = $1; j = 1 - i; b = 2 ^ i; c = 2 ^ j
+    for (s = 7; s <= 8; s++) x[s] = ((a[b "," s] - a[0 "," s]) + (a[3 "," s] - a[c "," s])) / 2
+    m = (x[7] + x[8]) / 2; sd = x[7] - x[8]; if (sd < 0) sd = -sd; sd /= sqrt(2)
+    if ((($2 - m) ^ 2) > 1e-14 || (($3 - sd) ^ 2) > 1e-14) { printf "client %d: %s +- %s, by hand %.9g +- %.9g\n", i, $2, $3, m, sd; bad = 1 } }
+  END { exit bad }' "$t/r/utilities.csv" "$t/r/values.csv" > "$t/rv" || fail "two seeds' values: $(cat "$t/rv")"
+
+# leave-one-out on four clients: 2n + 2 = 10 coalitions, no Shapley column
+"$flce" truth --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
+  --seed 9 --coalitions loo --out "$t/l" > /dev/null 2> "$t/l.err" || fail "loo: $(cat "$t/l.err")"
+[ "$(awk -F, 'NR > 1 { print $1 }' "$t/l/utilities.csv" | tr '\n' ' ')" = "0 1 2 4 7 8 11 13 14 15 " ] || fail "loo coalitions: $(cut -d, -f1 "$t/l/utilities.csv" | tr '\n' ' ')"
+awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i
+    if ($2 != "" || $4 != "") { print "client " i ": a Shapley or Banzhaf value from a partial table"; bad = 1 }
+    d = $6 - (a[15] - a[15 - b]); e = $8 - (a[b] - a[0]); if (d * d > 1e-14 || e * e > 1e-14) { print "client " i ": " $6 " " $8; bad = 1 } }
+  END { exit bad }' "$t/l/utilities.csv" "$t/l/values.csv" > "$t/lv" || fail "loo values: $(cat "$t/lv")"
+echo "cli_truth: ok"
