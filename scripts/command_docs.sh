@@ -19,6 +19,7 @@ page() { # page FILE "PROG CMD"...
   mv "$f.new" "$f"
 }
 page run.md "flce run"
+page truth.md "flce truth"
 page report.md "flce report"
 page eval.md "flce eval"
 page data.md "flce data"

@@ -33,6 +33,7 @@ check() { # check PAGE "PROG CMD"...
 }
 n=0
 check run.md "flce run"
+check truth.md "flce truth"
 check report.md "flce report"
 check eval.md "flce eval"
 check data.md "flce data"
@@ -54,7 +55,7 @@ for page in "$docs"/commands/*.md; do
   hit=$(grep -n -i -E "$dated" "$page" | head -1)
   [ -z "$hit" ] || fail "$page: a dated history note (the history belongs in git): $hit"
 done
-for pc in "flce run" "flce eval" "flce report" "flce data" "flce step" "flce check" "flce-bench server" "flce-bench train" \
+for pc in "flce run" "flce truth" "flce eval" "flce report" "flce data" "flce step" "flce check" "flce-bench server" "flce-bench train" \
           "flce-bench cluster" "flce-bench peak"; do
   set -- $pc
   p=$flce; [ "$1" = flce-bench ] && p=$bench
