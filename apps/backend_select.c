@@ -52,9 +52,13 @@ static int cpu_ok(flce_err *e) {
     return 0;
 }
 
+static int cpu_threads = 2; /* `cpu` by name (flce_backend_set_cpu_threads) */
+
+void flce_backend_set_cpu_threads(int threads) { cpu_threads = threads < 1 ? 1 : threads > 16 ? 16 : threads; }
+
 static flce_backend *cpu(flce_err *e) {
     if (!cpu_ok(e)) return NULL;
-    flce_backend *be = flce_backend_cpu(2);
+    flce_backend *be = flce_backend_cpu(cpu_threads);
     if (!be) flce_fail(e, FLCE_ERR_NOMEM, "cpu backend: out of memory");
     return be;
 }

@@ -30,6 +30,9 @@ int flce_backend_gpu_present(char *seen, size_t cap);
 /* The CPU backend with a number of threads (flce-bench; `cpu` by name has 2); NULL and why in e
  * (out of memory, a CPU without AVX2). */
 flce_backend *flce_backend_cpu_threads(int threads, flce_err *e);
+/* The threads of `cpu` (and `auto` on a machine without a GPU) opened by name from now on (default
+ * 2; 1..16): flce truth's --jobs runs a coalition a process on one thread each. */
+void flce_backend_set_cpu_threads(int threads);
 /* A backend's own self-test beyond the op table: recip, div, rsqrt, sqrt, exp and log of x (div:
  * x / y) computed on the device into out [6 n] (Vulkan: the GLSL math library). FLCE_ERR_ARG for
  * a backend without one. */

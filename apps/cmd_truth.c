@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,7 +32,7 @@
 #include "values.h"
 
 static const char *USAGE =
-    "usage: flce truth [--coalitions all|loo] [--truth-seeds R] [--participation k|full] [--window W]\n"
+    "usage: flce truth [--coalitions all|loo] [--truth-seeds R] [--participation k|full] [--window W] [--jobs J]\n"
     "                  [--utility accuracy|accuracy-window|loss|loss-window] --seed S --out DIR [--resume] [--force]\n"
     "                  [--quiet] [every flag of flce run that describes the federation and its training]\n"
     "One training per coalition of the --clients clients (FedAvg unless --algo names another method), the\n"
@@ -366,7 +367,7 @@ static double now_s(void) {
 
 /* truth's own flags out of argv (into own), the rest kept for flce run's parser (into rest). */
 static int split_args(int argc, char **argv, char **own, int *nown, char **rest, int *nrest) {
-    static const char *valued[] = {"coalitions", "truth-seeds", "participation", "window", "utility"};
+    static const char *valued[] = {"coalitions", "truth-seeds", "participation", "window", "utility", "jobs"};
     static const char *flags[] = {"resume", "force", "quiet", "help"};
     *nown = *nrest = 0;
     for (int i = 0; i < argc; i++) {
@@ -399,26 +400,28 @@ static flce_run_cfg method_cfg(const flce_run_job *J) {
 
 /* Every row not done yet: the empty coalition's from the initial model, the others trained (a
  * folder left by a kill continued), each appended as it finishes; the exit status. */
-static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, flce_err *e) {
+static int row_cost(const truth *t, const truth_row *r) {
+    int s = popcount64(r->mask);
+    return (t->full ? s : (s < t->K ? s : t->K)) * t->T;
+}
+
+/* The rows not done of job me (owner[i] == me; owner NULL: every row), the rest as above. */
+static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, const int *owner, int me, int jobs,
+                      flce_err *e) {
     double units = 0, units_done = 0, secs = 0;
     int todo = 0, ndone = 0;
+    char who[32] = "";
+    if (jobs > 1) snprintf(who, sizeof who, " job %d/%d", me + 1, jobs);
     for (int i = 0; i < t->nrows; i++) {
-        int s = popcount64(t->rows[i].mask), k = t->full ? s : (s < t->K ? s : t->K);
-        if (!t->rows[i].done) todo++, units += (double)k * t->T;
+        if (owner && owner[i] != me) continue;
+        if (!t->rows[i].done) todo++, units += row_cost(t, &t->rows[i]);
         else ndone++;
     }
-    if (!t->quiet)
-        fprintf(stderr, "%s: %s on %d clients, %d a round, %d rounds: %d coalitions x %d seed%s, %d to train (%d done), %.0f client-rounds "
-                "(the time they take: after the first)\n", t->prog, J->names[0], t->n, t->K, t->T, t->nrows / t->R, t->R, t->R == 1 ? "" : "s",
-                todo, ndone, units);
-    if (todo && flce_mkdirs(p_work) != 0) {
-        fprintf(stderr, "%s: %s: cannot create: %s\n", t->prog, p_work, strerror(errno));
-        return 1;
-    }
+    (void)ndone;
     int at = 0;
     for (int i = 0; i < t->nrows; i++) {
         truth_row *r = &t->rows[i];
-        if (r->done) continue;
+        if (r->done || (owner && owner[i] != me)) continue;
         at++;
         int s = popcount64(r->mask), k = t->full ? s : (s < t->K ? s : t->K);
         double t0 = now_s();
@@ -460,20 +463,108 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
         char mem[200];
         members_text(r->mask, t->n, mem, sizeof mem);
         if (r->mask && units_done == (double)k * t->T)
-            fprintf(stderr, "%s: the trainings will take about %.0f s (the first: %.1f s for %d client-rounds)\n", t->prog,
+            fprintf(stderr, "%s:%s the trainings will take about %.0f s (the first: %.1f s for %d client-rounds)\n", t->prog, who,
                     (units + units_done) * secs / units_done, dt, k * t->T);
         char left[64] = "", secs_text[32];
         snprintf(secs_text, sizeof secs_text, "%.1f s", dt);
         if (units_done > 0) snprintf(left, sizeof left, "; about %.0f s left", units * secs / units_done);
-        fprintf(stderr, "%s: coalition {%s} train seed %llu (%d of %d): accuracy %s, loss %s, %s%s\n", t->prog, mem,
+        fprintf(stderr, "%s:%s coalition {%s} train seed %llu (%d of %d): accuracy %s, loss %s, %s%s\n", t->prog, who, mem,
                 (unsigned long long)(t->seed + (uint64_t)r->seed), at, todo, r->acc, r->loss, r->mask ? secs_text : "the initial model", left);
+    }
+    return 0;
+}
+
+/* The rows not done, on `jobs` processes (fork; each coalition on max(1, CPUs / jobs) threads), the
+ * coalitions dealt by cost, largest first, each to the job with the least so far; the rows they
+ * append are read back. The exit status. */
+static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p_work, int jobs, flce_err *e) {
+    double units = 0;
+    int todo = 0;
+    for (int i = 0; i < t->nrows; i++)
+        if (!t->rows[i].done) todo++, units += row_cost(t, &t->rows[i]);
+    if (!t->quiet)
+        fprintf(stderr, "%s: %s on %d clients, %d a round, %d rounds: %d coalitions x %d seed%s, %d to train (%d done), %.0f client-rounds "
+                "on %d job%s (the time they take: after the first)\n", t->prog, J->names[0], t->n, t->K, t->T, t->nrows / t->R, t->R,
+                t->R == 1 ? "" : "s", todo, t->nrows - todo, units, jobs, jobs == 1 ? "" : "s");
+    if (todo && flce_mkdirs(p_work) != 0) {
+        fprintf(stderr, "%s: %s: cannot create: %s\n", t->prog, p_work, strerror(errno));
+        return 1;
+    }
+    if (jobs == 1 || todo < 2) return train_rows(t, J, p_util, p_work, NULL, 0, 1, e);
+    int *owner = malloc(sizeof(int) * (size_t)t->nrows), *order = malloc(sizeof(int) * (size_t)t->nrows);
+    double *load = flce_calloc((size_t)jobs, sizeof(double));
+    pid_t *pid = flce_calloc((size_t)jobs, sizeof(pid_t));
+    if (!owner || !order || !load || !pid) {
+        free(owner), free(order), free(load), free(pid);
+        fprintf(stderr, "%s: out of memory\n", t->prog);
+        return 1;
+    }
+    int no = 0;
+    for (int i = 0; i < t->nrows; i++) {
+        owner[i] = -1;
+        if (t->rows[i].done) continue;
+        int j = no++; /* insertion by cost, descending; ties keep the plan's order */
+        for (; j > 0 && row_cost(t, &t->rows[order[j - 1]]) < row_cost(t, &t->rows[i]); j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (int q = 0; q < no; q++) {
+        int best = 0;
+        for (int w = 1; w < jobs; w++)
+            if (load[w] < load[best]) best = w;
+        owner[order[q]] = best, load[best] += row_cost(t, &t->rows[order[q]]);
+    }
+    flce_status hs = write_rows(t, p_util, e); /* the header (and the rows done) before the jobs append */
+    if (hs) {
+        free(owner), free(order), free(load), free(pid);
+        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
+        return 1;
+    }
+    if (J->breq.be) J->breq.be->destroy(J->breq.be), J->breq.be = NULL; /* no thread pool crosses a fork */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cpus > jobs ? (int)(cpus / jobs) : 1, status = 0;
+    fflush(stdout), fflush(stderr);
+    for (int w = 0; w < jobs; w++) {
+        pid[w] = fork();
+        if (pid[w] == 0) {
+            flce_backend_set_cpu_threads(threads);
+            int rc = train_rows(t, J, p_util, p_work, owner, w, jobs, e);
+            if (J->breq.be) J->breq.be->destroy(J->breq.be);
+            fflush(stdout), fflush(stderr);
+            _exit(rc);
+        }
+        if (pid[w] < 0) {
+            fprintf(stderr, "%s: job %d/%d: cannot start a process: %s\n", t->prog, w + 1, jobs, strerror(errno));
+            status = 1;
+            break;
+        }
+    }
+    for (int w = 0; w < jobs; w++) {
+        int ws;
+        if (pid[w] <= 0) continue;
+        while (waitpid(pid[w], &ws, 0) < 0 && errno == EINTR) {}
+        int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
+        if (WIFSIGNALED(ws))
+            fprintf(stderr, "%s: job %d/%d ended by signal %d; the rows written are kept: --resume continues\n", t->prog, w + 1, jobs, WTERMSIG(ws));
+        else if (rc > 2)
+            fprintf(stderr, "%s: job %d/%d stopped (status %d); the rows written are kept: --resume continues\n", t->prog, w + 1, jobs, rc);
+        if (rc && (!status || rc == 2)) status = rc > 2 ? 1 : rc;
+    }
+    free(owner), free(order), free(load), free(pid);
+    if (status) return status;
+    for (int i = 0; i < t->nrows; i++) t->rows[i].done = 0; /* every row as the jobs wrote it */
+    flce_status st = read_rows(t, p_util, e);
+    for (int i = 0; !st && i < t->nrows; i++)
+        if (!t->rows[i].done) st = flce_fail(e, FLCE_ERR_IO, "%s: coalition %llu missing after the jobs ended", p_util, (unsigned long long)t->rows[i].mask);
+    if (st) {
+        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
+        return 1;
     }
     return 0;
 }
 
 int flce_cmd_truth(int argc, char **argv) {
     const char *prog = "flce truth", *coal = "all", *participation = "k", *utility = "accuracy";
-    int R = 1, W = 0, resume = 0, force = 0, quiet = 0;
+    int R = 1, W = 0, resume = 0, force = 0, quiet = 0, jobs = 1;
     char **own = malloc(sizeof(char *) * (size_t)(argc + 1)), **rest = malloc(sizeof(char *) * (size_t)(argc + 3));
     if (!own || !rest) {
         free(own), free(rest);
@@ -488,6 +579,7 @@ int flce_cmd_truth(int argc, char **argv) {
         {"participation", CLI_STR, &participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
         {"window", CLI_INT, &W, "the last W rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
         {"utility", CLI_STR, &utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
+        {"jobs", CLI_INT, &jobs, "coalitions trained at once, each in a process of its own on CPUs / J threads (default 1: one at a time on the backend's threads); the same table", 0},
         {"resume", CLI_FLAG, &resume, "continue the truth in --out: finished coalitions are never trained again", 0},
         {"force", CLI_FLAG, &force, "start the truth in --out again (its utilities, values and work are removed)", 0},
         {"quiet", CLI_FLAG, &quiet, "no size line and no progress lines", 0},
@@ -525,6 +617,7 @@ int flce_cmd_truth(int argc, char **argv) {
     if (ut < 0) return free(own), free(rest), cli_usage_error(prog, "--utility '%s': accuracy, accuracy-window, loss or loss-window", utility);
     if (R < 1 || R > TRUTH_MAX_SEEDS) return free(own), free(rest), cli_usage_error(prog, "--truth-seeds %d: 1 to %d", R, TRUTH_MAX_SEEDS);
     if (resume && force) return free(own), free(rest), cli_usage_error(prog, "--resume and --force exclude each other");
+    if (jobs < 1 || jobs > 64) return free(own), free(rest), cli_usage_error(prog, "--jobs %d: 1 to 64", jobs);
 
     flce_run_job J0, *J = &J0;
     rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
@@ -696,7 +789,7 @@ int flce_cmd_truth(int argc, char **argv) {
         status = 1;
         goto done;
     }
-    status = train_rows(&t, J, p_util, p_work, &e);
+    status = run_jobs(&t, J, p_util, p_work, jobs, &e);
     if (status) goto done;
     double vals[FLCE_VALUES_MAX_SPARSE][4];
     if ((st = write_rows(&t, p_util, &e)) || (st = write_values(&t, p_val, vals, &e))) {

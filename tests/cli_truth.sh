@@ -6,7 +6,8 @@
 #     grand coalition is the plain run (no --members); the empty one is the initial model;
 #   - values.csv against exact Shapley, Banzhaf, leave-one-out and client-alone worked out here
 #     from utilities.csv with awk (n = 3: Shapley weights 1/3, 1/6, 1/6, 1/3);
-#   - a kill during a coalition, then --resume: the same bytes as the truth never killed;
+#   - a kill during a coalition, then --resume, and two jobs at once: the same bytes as one
+#     truth never killed;
 #   - a damaged row, another federation's truth.json, and the usage errors: one line each.
 set -u
 flce=$1
@@ -66,6 +67,14 @@ cmp -s "$v" "$t/k/values.csv" || fail "a killed and resumed truth's values diffe
 grep -q "0 to train (8 done)" "$t/k2.err" || fail "resume of a finished truth: $(head -1 "$t/k2.err")"
 cmp -s "$u" "$t/k/utilities.csv" || fail "a finished truth resumed changed its table"
 
+# two jobs at once: the same bytes; killed in both and resumed: the same bytes again
+"$flce" truth $fed --seed 5 --out "$t/j" --jobs 2 > /dev/null 2> "$t/j.err" || fail "truth --jobs 2: $(cat "$t/j.err")"
+cmp -s "$u" "$t/j/utilities.csv" && cmp -s "$v" "$t/j/values.csv" || fail "--jobs 2 gives another table: $(diff "$u" "$t/j/utilities.csv")"
+FLCE_TEST_KILL_AFTER=1 "$flce" truth $fed --seed 5 --out "$t/jk" --jobs 2 > /dev/null 2> "$t/jk.err" && fail "the kill of the jobs did not happen"
+grep -q "job 1/2 stopped (status 137); the rows written are kept: --resume continues" "$t/jk.err" || fail "a job's kill not said: $(cat "$t/jk.err")"
+"$flce" truth $fed --seed 5 --out "$t/jk" --jobs 2 --resume > /dev/null 2> "$t/jk2.err" || fail "resume --jobs 2: $(cat "$t/jk2.err")"
+cmp -s "$u" "$t/jk/utilities.csv" && cmp -s "$v" "$t/jk/values.csv" || fail "--jobs 2 killed and resumed gives another table"
+
 # damaged and foreign
 cp -r "$t/a" "$t/d"
 sed -i '5s/^3,0;1,/3,0;2,/' "$t/d/utilities.csv"
@@ -82,6 +91,7 @@ expect 2 "--members: flce truth sets it" truth $fed --seed 5 --out "$t/x" --memb
 expect 2 "--train-seed: flce truth sets it" truth $fed --seed 5 --out "$t/x" --train-seed 2
 expect 2 "--coalitions 'some': all or loo" truth $fed --seed 5 --out "$t/x" --coalitions some
 expect 2 "--truth-seeds 0: 1 to 16" truth $fed --seed 5 --out "$t/x" --truth-seeds 0
+expect 2 "--jobs 0: 1 to 64" truth $fed --seed 5 --out "$t/x" --jobs 0
 expect 2 "--algo: one method" truth $fed --seed 5 --out "$t/x" --algo fedavg,flce
 expect 2 "--window 3: 1 to --rounds (2)" truth $fed --seed 5 --out "$t/x" --window 3
 expect 2 "--lr -1" truth $fed --seed 5 --out "$t/x" --lr -1
