@@ -11,11 +11,11 @@
 static const char *USAGE =
     "usage: flce data [--dataset fmnist|cifar10|cifar100|eurosat] [--data DIR] [--clients N]\n"
     "                 [--dirichlet D | --iid | --quantity-skew A] [--min-samples M] [--label-noise R] [--feature-noise S]\n"
-    "                 [--noisy-clients F] [--train-subset N] [--test-subset N] [--seed S]\n"
+    "                 [--noisy-clients F] [--duplicate A:B] [--train-subset N] [--test-subset N] [--seed S]\n"
     "Prints the class counts of every client and the partition's xxh3-64 digest.";
 
 int flce_cmd_data(int argc, char **argv) {
-    const char *prog = "flce data", *dataset = "fmnist", *dir = NULL;
+    const char *prog = "flce data", *dataset = "fmnist", *dir = NULL, *duplicate_s = NULL;
     int clients = 50, iid = 0, train_subset = 0, test_subset = 0;
     uint64_t seed = 1;
     flce_partition_cfg pc;
@@ -33,6 +33,7 @@ int flce_cmd_data(int argc, char **argv) {
         {"label-noise", CLI_DOUBLE, &pc.label_noise, "label flip rate of noisy clients (default 0)", 0},
         {"feature-noise", CLI_DOUBLE, &pc.feature_noise, "Gaussian feature-noise std of noisy clients (default 0)", 0},
         {"noisy-clients", CLI_DOUBLE, &pc.noisy_frac, "fraction of clients that are noisy (default 1)", 0},
+        {"duplicate", CLI_STR, &duplicate_s, "A:B: client B holds a copy of client A's data (B's own samples are left out)", 0},
         {"train-subset", CLI_INT, &train_subset, "seeded stratified subset of the training split", 0},
         {"test-subset", CLI_INT, &test_subset, "seeded stratified subset of the test split", 0},
         {"seed", CLI_U64, &seed, "the seed that fixes everything (default 1)", 0},
@@ -42,6 +43,7 @@ int flce_cmd_data(int argc, char **argv) {
     int npos, rc = cli_parse(prog, USAGE, opts, argc, argv, pos, 0, &npos);
     if (rc) return rc == 1 ? 0 : rc;
     pc.iid = iid;
+    if (duplicate_s && flce_parse_duplicate(duplicate_s, &pc)) return cli_usage_error(prog, "--duplicate '%s': A:B, two clients", duplicate_s);
     if (iid && cli_find(opts, "dirichlet")->seen) return cli_usage_error(prog, "--iid and --dirichlet exclude each other");
     if (cli_find(opts, "quantity-skew")->seen && (iid || cli_find(opts, "dirichlet")->seen || !(pc.quantity_skew > 0 && pc.quantity_skew < 1e6)))
         return cli_usage_error(prog, "--quantity-skew %g: a number > 0, without --iid or --dirichlet", pc.quantity_skew);

@@ -261,7 +261,7 @@ static int parse_members(const char *prog, const char *members_s, const char *pa
 int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm, int say_fd, flce_run_job *J) {
     const char *algos = NULL, *out = NULL, *cw_path = NULL, *device = NULL, *comp_rank = NULL,
                *comp_mu = NULL, *comp_solver = NULL, *comp_kind = NULL,
-               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL, *seeds_s = NULL, *members_s = NULL, *participation = NULL;
+               *denorm = "auto", *backend = "auto", *proto_s = NULL, *missing_s = NULL, *schedule = NULL, *noisy_choice = NULL, *label_map = NULL, *seeds_s = NULL, *members_s = NULL, *participation = NULL, *duplicate_s = NULL;
     cli_list ablate = {{0}, 0};
     int iid = 0, quiet = 0, as_released = 0;
     double rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
@@ -288,6 +288,7 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
         {"noisy-clients", CLI_DOUBLE, &c.part.noisy_frac, "fraction of noisy clients (default 1)", 0},
         {"noisy-choice", CLI_STR, &noisy_choice, "which clients are noisy: draw (seeded, default) or last (the released code: the last ones)", 0},
         {"label-noise-map", CLI_STR, &label_map, "a flipped label becomes: other (a uniformly drawn other class, default) or next ((y + 1) mod C, the released code)", 0},
+        {"duplicate", CLI_STR, &duplicate_s, "A:B: client B holds a copy of client A's data (labels and noise too; B's own samples are left out)", 0},
         {"dirichlet-balance", CLI_FLAG, &c.part.balance, "Dirichlet: a client holding N/n samples gets no share of later classes (the released code's balancing step)", 0},
         {"epochs", CLI_INT, &c.epochs, "local epochs E (default 1)", 0},
         {"batch", CLI_INT, &c.batch, "local batch (default 64)", 0},
@@ -409,6 +410,7 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
         if (!comp_rank && !comp_mu && !comp_solver && !comp_kind && !missing_s) c.ablate.no_completion = 1; /* no completion */
     }
     c.schedule_sweep = schedule && !strcmp(schedule, "sweep");
+    if (duplicate_s && flce_parse_duplicate(duplicate_s, &c.part)) return cli_usage_error(prog, "--duplicate '%s': A:B, two clients", duplicate_s);
     if (participation && !members_s) return cli_usage_error(prog, "--participation: applies to a coalition (--members), and none is given");
     if (participation && strcmp(participation, "k") && strcmp(participation, "full"))
         return cli_usage_error(prog, "--participation '%s': k or full", participation);

@@ -66,6 +66,10 @@ typedef struct {
                           * classes drawn after (its share zeroed, the others renormalised) */
     int noisy_last;      /* the noisy clients are the last ones, not a seeded draw */
     int label_next;      /* a flipped label becomes (y + 1) mod C, not a uniformly drawn other class */
+    /* a client holding a copy of another's data (flce truth's study: a truth where the value is not
+     * the data share): client dup_to's samples become dup_from's (labels, noise and all; its own are
+     * left out of the federation); duplicate 0: none */
+    int duplicate, dup_from, dup_to;
 } flce_partition_cfg;
 
 typedef struct {
@@ -79,6 +83,9 @@ typedef struct {
 } flce_partition;
 
 void flce_partition_cfg_default(flce_partition_cfg *c);
+/* "A:B" (whole numbers >= 0) into c's duplicate, dup_from = A, dup_to = B; 0, or -1 when the text
+ * is not of that form (the clients' range is checked by flce_partition_make). */
+int flce_parse_duplicate(const char *s, flce_partition_cfg *c);
 flce_status flce_partition_make(flce_partition *p, const flce_split *train, int n_clients,
                                 const flce_partition_cfg *cfg, uint64_t seed, flce_err *e);
 void flce_partition_free(flce_partition *p);

@@ -32,6 +32,17 @@ void flce_partition_cfg_default(flce_partition_cfg *c) {
     c->noisy_frac = 1.0;
 }
 
+int flce_parse_duplicate(const char *s, flce_partition_cfg *c) {
+    char *end;
+    if (*s < '0' || *s > '9') return -1;
+    long a = strtol(s, &end, 10);
+    if (*end != ':' || end[1] < '0' || end[1] > '9') return -1;
+    long b = strtol(end + 1, &end, 10);
+    if (*end || a > 100000 || b > 100000) return -1;
+    c->duplicate = 1, c->dup_from = (int)a, c->dup_to = (int)b;
+    return 0;
+}
+
 void flce_partition_free(flce_partition *p) {
     free(p->offsets);
     free(p->index);
@@ -126,6 +137,10 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
         return flce_fail(e, FLCE_ERR_ARG, "--label-noise needs at least 2 classes");
     /* a fraction that rounds to no client gave a run without noise, silently (0 itself is a
      * control and stays allowed) */
+    if (cfg->duplicate && (cfg->dup_from < 0 || cfg->dup_from >= n || cfg->dup_to < 0 || cfg->dup_to >= n || cfg->dup_from == cfg->dup_to))
+        return flce_fail(e, FLCE_ERR_ARG, "--duplicate %d:%d: two different clients of 0..%d", cfg->dup_from, cfg->dup_to, n - 1);
+    if (cfg->duplicate && cfg->feature_noise > 0.0) /* the noise is added to the samples in place: a copy would get it twice */
+        return flce_fail(e, FLCE_ERR_ARG, "--duplicate and --feature-noise exclude each other");
     if ((cfg->label_noise > 0.0 || cfg->feature_noise > 0.0) && cfg->noisy_frac > 0.0 && (int)(cfg->noisy_frac * n + 0.5) == 0)
         return flce_fail(e, FLCE_ERR_ARG, "--noisy-clients %g of %d clients rounds to none: no client would be noisy (at least %g for one)",
                          cfg->noisy_frac, n, 0.5 / n);
@@ -200,6 +215,32 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
                 p->label_flips++;
             }
         }
+    }
+    if (cfg->duplicate) { /* client dup_to: a copy of dup_from's entries, in place of its own */
+        int a = cfg->dup_from, b = cfg->dup_to;
+        int64_t *off = flce_calloc((size_t)n + 1, sizeof *off);
+        int32_t *idx = malloc(sizeof *idx * ((size_t)N + 1));
+        uint8_t *lab = malloc((size_t)N + 1);
+        int64_t extra = (p->offsets[a + 1] - p->offsets[a]) - (p->offsets[b + 1] - p->offsets[b]);
+        if (extra > 0) {
+            free(idx), free(lab);
+            idx = malloc(sizeof *idx * (size_t)(N + extra)), lab = malloc((size_t)(N + extra));
+        }
+        if (!off || !idx || !lab) {
+            free(off), free(idx), free(lab);
+            st = flce_fail(e, FLCE_ERR_NOMEM, "partition: out of memory");
+            goto out;
+        }
+        for (int k = 0; k < n; k++) {
+            int src = k == b ? a : k;
+            int64_t m = p->offsets[src + 1] - p->offsets[src];
+            memcpy(idx + off[k], p->index + p->offsets[src], sizeof *idx * (size_t)m);
+            memcpy(lab + off[k], p->labels + p->offsets[src], (size_t)m);
+            off[k + 1] = off[k] + m;
+        }
+        free(p->offsets), free(p->index), free(p->labels);
+        p->offsets = off, p->index = idx, p->labels = lab;
+        p->noisy[b] = p->noisy[a], p->feature_std[b] = p->feature_std[a];
     }
 out:
     free(owner);

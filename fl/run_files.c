@@ -75,6 +75,11 @@ cJSON *eng_config_json(engine *E) {
     if (c->part.balance) STR("dirichlet_balance", "yes");
     if (c->part.noisy_last) STR("noisy_choice", "last");
     if (c->part.label_next) STR("label_noise_map", "next");
+    if (c->part.duplicate) { /* only where set */
+        char dup[40];
+        snprintf(dup, sizeof dup, "%d:%d", c->part.dup_from, c->part.dup_to);
+        STR("duplicate", dup);
+    }
     /* every method's settings (from their tables: the run's method's own, and the others at the
      * values given or their defaults, so that runs of several methods compare member by member) */
     for (int i = 0, n = flce_setting_count(); i <= n && ok; i++) {

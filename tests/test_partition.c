@@ -214,3 +214,47 @@ Test(partition, defaults_do_not_depend_on_prior_memory) {
     cr_assert_eq(a.noisy_last, 0);
     cr_assert_eq(a.label_next, 0);
 }
+
+/* --duplicate A:B: client B's entries are A's, entry for entry (indices, labels after noise, the
+ * noise flag), every other client keeps its own, and B's own samples are in no client. */
+Test(partition, duplicate_copies_a_client) {
+    flce_split s = synth(60, 10);
+    flce_partition_cfg c;
+    flce_partition_cfg_default(&c);
+    c.label_noise = 0.5, c.noisy_frac = 0.25; /* one of four clients noisy: whichever it is, B copies A's flags */
+    flce_partition p0, p1;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_partition_make(&p0, &s, 4, &c, 7, &e), FLCE_OK, "%s", e.msg);
+    c.duplicate = 1, c.dup_from = 1, c.dup_to = 3;
+    cr_assert_eq(flce_partition_make(&p1, &s, 4, &c, 7, &e), FLCE_OK, "%s", e.msg);
+    for (int k = 0; k < 4; k++) {
+        int src = k == 3 ? 1 : k;
+        int64_t m = p0.offsets[src + 1] - p0.offsets[src];
+        cr_assert_eq(p1.offsets[k + 1] - p1.offsets[k], m, "client %d: %lld entries", k, (long long)(p1.offsets[k + 1] - p1.offsets[k]));
+        for (int64_t j = 0; j < m; j++) {
+            cr_assert_eq(p1.index[p1.offsets[k] + j], p0.index[p0.offsets[src] + j]);
+            cr_assert_eq(p1.labels[p1.offsets[k] + j], p0.labels[p0.offsets[src] + j]);
+        }
+        cr_assert_eq(p1.noisy[k], p0.noisy[src]);
+    }
+    for (int64_t j = p0.offsets[3]; j < p0.offsets[4]; j++) /* B's own samples: held by nobody now */
+        for (int64_t q = 0; q < p1.offsets[4]; q++) cr_assert(p1.index[q] != p0.index[j] || (q >= p1.offsets[3]), "sample of B's own kept");
+    flce_partition_free(&p0);
+    flce_partition_free(&p1);
+    c.dup_to = 1; /* the same client */
+    cr_assert_eq(flce_partition_make(&p1, &s, 4, &c, 7, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "--duplicate 1:1") != NULL, "%s", e.msg);
+    c.dup_to = 4; /* out of range */
+    cr_assert_eq(flce_partition_make(&p1, &s, 4, &c, 7, &e), FLCE_ERR_ARG);
+    c.dup_to = 3, c.feature_noise = 0.1;
+    cr_assert_eq(flce_partition_make(&p1, &s, 4, &c, 7, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "--feature-noise") != NULL, "%s", e.msg);
+    flce_partition_cfg d;
+    cr_assert_eq(flce_parse_duplicate("2:5", &d), 0);
+    cr_assert(d.duplicate == 1 && d.dup_from == 2 && d.dup_to == 5);
+    cr_assert_eq(flce_parse_duplicate("2-5", &d), -1);
+    cr_assert_eq(flce_parse_duplicate(":5", &d), -1);
+    cr_assert_eq(flce_parse_duplicate("2:5x", &d), -1);
+    free(s.pixels);
+    free(s.labels);
+}
