@@ -8,7 +8,8 @@
 #     from utilities.csv with awk (n = 3: Shapley weights 1/3, 1/6, 1/6, 1/3);
 #   - a kill during a coalition, then --resume, and two jobs at once: the same bytes as one
 #     truth never killed;
-#   - a damaged row, another federation's truth.json, and the usage errors: one line each.
+#   - a damaged row, another federation's truth.json, and the usage errors: one line each;
+#   - flce report's scores of a run against the truth, recomputed here from the files.
 set -u
 flce=$1
 PROG=$flce
@@ -124,4 +125,23 @@ awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i
     if ($2 != "" || $4 != "") { print "client " i ": a Shapley or Banzhaf value from a partial table"; bad = 1 }
     d = $6 - (a[15] - a[15 - b]); e = $8 - (a[b] - a[0]); if (d * d > 1e-14 || e * e > 1e-14) { print "client " i ": " $6 " " $8; bad = 1 } }
   END { exit bad }' "$t/l/utilities.csv" "$t/l/values.csv" > "$t/lv" || fail "loo values: $(cat "$t/lv")"
+# flce report over the plain run and the truth: its scores against Pearson, Spearman and the
+# removal curve worked out here from contributions.csv, values.csv and utilities.csv
+"$flce" report "$t/plain" "$t/a" --out "$t/rep" > /dev/null 2> "$t/rep.err" || fail "report with a truth: $(cat "$t/rep.err")"
+grep -q "^## Against the retrained ground truth" "$t/rep/report.md" || fail "no ground-truth section in report.md"
+got=$(awk -F, '$3 == "fedavg" { print $5 "," $6 "," $12 }' "$t/rep/truth_scores.csv")
+want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ /values/ && FNR > 1 { s[$1] = $2 }
+  FILENAME ~ /utilities/ && FNR > 1 { v[$1] = $4 }
+  END { n = 3
+    for (i = 0; i < n; i++) { rc[i] = 1; rs[i] = 1; for (j = 0; j < n; j++) { if (c[j] < c[i]) rc[i]++; if (s[j] < s[i]) rs[i]++ }
+      for (j = 0; j < n; j++) if (j != i) { if (c[j] == c[i]) rc[i] += 0.5; if (s[j] == s[i]) rs[i] += 0.5 } }
+    for (i = 0; i < n; i++) { mc += c[i] / n; ms += s[i] / n; mr += rc[i] / n; mq += rs[i] / n }
+    for (i = 0; i < n; i++) { a += (c[i] - mc) * (s[i] - ms); b += (c[i] - mc) ^ 2; d += (s[i] - ms) ^ 2
+      e += (rc[i] - mr) * (rs[i] - mq); f += (rc[i] - mr) ^ 2; g += (rs[i] - mq) ^ 2 }
+    for (i = 0; i < n; i++) o[i] = i   # clients by contribution, largest first (ties: the lower client)
+    for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (c[o[j]] > c[o[i]] || (c[o[j]] == c[o[i]] && o[j] < o[i])) { x = o[i]; o[i] = o[j]; o[j] = x }
+    m = 7; r = 0; for (k = 0; k < n; k++) { r += v[m] / n; m -= 2 ^ o[k] }
+    printf "%.6f,%.6f,%.6f", e / sqrt(f * g), a / sqrt(b * d), r }' "$t/plain/contributions.csv" "$v" "$u")
+[ "$got" = "$want" ] || fail "the report's scores of fedavg: $got; from the files: $want"
+expect 2 "no run given is of its federation" report "$t/r8" "$t/a" --out "$t/rep2"
 echo "cli_truth: ok"

@@ -777,6 +777,7 @@ static void sec_verdicts(report *R) { R->figs_ok &= report_verdicts(R); }
 static void sec_configurations(report *R) { R->figs_ok &= report_configurations(R); progress(R, "claims and configurations"); }
 static void sec_completion(report *R) { report_completion(R); progress(R, "completion sensitivity"); }
 static void sec_reference(report *R) { report_reference(R); }
+static void sec_truth(report *R) { report_truth(R); }
 static void sec_readings(report *R) { report_readings(R); }
 static void sec_horizon(report *R) { report_horizon(R); }
 static void sec_apart(report *R) { report_configurations_apart(R); }
@@ -810,6 +811,7 @@ static const report_section SECTIONS[] = {
     {section_server_figure, 0},
     {sec_completion, 0},
     {sec_reference, 0},
+    {sec_truth, 0},
     {section_table, 1},
     {section_ablation, 1},
     {section_shapley, 1},
@@ -952,6 +954,22 @@ int flce_cmd_report(int argc, char **argv) {
         return cli_usage_error(prog, "--out: a path of %zu characters; at most 900", strlen(out));
     if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR");
     if (window < 1) return cli_usage_error(prog, "--window %d: must be at least 1", window);
+    /* truth folders (flce truth: truth.json) apart from the runs */
+    const char *truths[16];
+    int ntr = 0, nrp = 0;
+    for (int i = 0; i < np; i++) {
+        char tp[1200];
+        struct stat tsb;
+        snprintf(tp, sizeof tp, "%s/truth.json", pos[i]);
+        if (stat(tp, &tsb) != 0) {
+            pos[nrp++] = pos[i];
+            continue;
+        }
+        if (ntr == 16) return cli_usage_error(prog, "more than 16 truth folders: report them in parts");
+        truths[ntr++] = pos[i];
+    }
+    np = nrp;
+    if (np == 0) return cli_usage_error(prog, "needs at least one RUN_DIR (a truth folder is judged against runs of its federation)");
     static char dirs[MAXRUNS][1024];
     int nd = collect_dirs(prog, pos, np, dirs);
     if (nd < 0) return 2;
@@ -1028,7 +1046,7 @@ int flce_cmd_report(int argc, char **argv) {
         report_out_end();
         return 1;
     }
-    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}, {0}, 0, {0}}, *R = &R0;
+    report R0 = {runs, nr, window, stage, prog, NULL, NULL, 1, quiet, t0.tv_sec + 1e-9 * t0.tv_nsec, NULL, {0}, {0}, 0, {0}, NULL, 0}, *R = &R0;
     char what[64];
     snprintf(what, sizeof what, "read %d runs", nr);
     progress(R, what);
@@ -1040,6 +1058,19 @@ int flce_cmd_report(int argc, char **argv) {
         report_out_discard();
         report_out_end();
         goto done;
+    }
+    if (ntr) { /* the truths, checked against the runs before the work */
+        char terr[1400];
+        int tl = report_truths_load(R, truths, ntr, terr, sizeof terr);
+        if (tl) {
+            fprintf(stderr, "%s: %s\n", prog, terr);
+            status = tl;
+            report_truths_free(R);
+            report_seeds_close(R);
+            report_out_discard();
+            report_out_end();
+            goto done;
+        }
     }
     if (R->over[0]) goto written; /* more runs than the tables take: refused before the work */
     /* the data behind the per-run figures, and the figures (runs.html) */
@@ -1074,6 +1105,7 @@ written:; /* whole or not at all: a failed write (a full disk) takes the report'
     }
     report_out_end();
     report_seeds_close(R);
+    report_truths_free(R);
 done:
     for (int i = 0; i < nr; i++) flce_run_free(&runs[i]);
     free(runs);

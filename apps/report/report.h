@@ -23,6 +23,8 @@ typedef struct report {
                      * clients, the claims (which need two) follow folded */
     unsigned char class_fig[MAXRUNS]; /* 1 where run i's class contributions figure was made
                                        * (class_contributions_NN, cmd_report.c) */
+    struct report_truth *truth;      /* the truth folders given (flce truth; report_truth.c) */
+    int ntruth;
 } report;
 
 /* A section that cannot take every run it should (more seeds of a configuration, configurations
@@ -162,6 +164,16 @@ int report_class_shares(const run_t *r, double *share, double *wshare, int cap);
  * selection counts, and for runs with noisy clients the AUC at ranking them below the clean
  * ones. Returns 0 when out of memory. */
 int report_reference(report *R);
+/* The trivial rules of run r into tr [3][n] (uniform, rounds selected, data-size weights summed
+ * over the rounds selected; each normalised) and the selection counts into sel [n]; 0 when the
+ * run recorded no selections (report_reference.c). */
+int report_trivial_rules(const run_t *r, double *tr, double *sel);
+/* The truth folders (flce truth) of the report (report_truth.c): read and checked against the
+ * runs (each of the federation of some run: its partition digest and clients); 0, 1 (damaged,
+ * why in err) or 2 (no run of its federation). Then the section, and the truths freed. */
+int report_truths_load(report *R, const char *const *dirs, int n, char *err, size_t cap);
+void report_truth(report *R);
+void report_truths_free(report *R);
 /* The clients (report_reference.c, issue 65): for each configuration with fewer than two seeds
  * (every configuration where R->one_seed), each method's final contribution per client beside
  * the data shares and the trivial rules (figure confNN_clients, its data confNN_clients.csv),
