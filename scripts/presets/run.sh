@@ -3,6 +3,9 @@
 #   EXPERIMENT: normal | ablation | classweights | heterogeneity | noise | main | moreseeds | cost | all
 #               | readings | horizon  (issue 30's, small scale only, not part of `all`; their plan,
 #               seeds included, is in docs/decisions.md: readings seeds 101-105, horizon 201-203)
+#               | truth  (issue 63's ground-truth study: every coalition of 6 clients retrained with
+#               flce truth, every method on the same federations; small scale only, not part of
+#               `all`; seeds 401-403; its plan in docs/decisions.md, "The ground-truth study")
 #               | released  (issue 62's: the text, the authors' released code, and the text plus
 #               each departure alone; small scale only, not part of `all`; seeds 301-303; its plan
 #               in docs/decisions.md, "The study under the released code")
@@ -36,14 +39,15 @@ cd "$(dirname "$0")/../.."
 exp=${1:-}; scale=${2:-}
 # a fourth word (`run.sh main small OUT --seeds 5`) was ignored: the run went ahead without it
 [ $# -le 3 ] || { echo "run.sh: $# arguments; EXPERIMENT SCALE [OUT] only (settings go in FLCE_PRESET_* variables, above)" >&2; exit 2; }
-case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon|released) ;; *)
-  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon|released small|paper [OUT]" >&2; exit 2;; esac
-case "$exp:$scale" in readings:paper|horizon:paper|released:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
+case "$exp" in normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon|released|truth) ;; *)
+  echo "usage: scripts/presets/run.sh normal|ablation|classweights|heterogeneity|noise|main|moreseeds|cost|all|readings|horizon|released|truth small|paper [OUT]" >&2; exit 2;; esac
+case "$exp:$scale" in readings:paper|horizon:paper|released:paper|truth:paper) echo "run.sh: $exp runs at small scale only" >&2; exit 2;; esac
 case "$scale" in small|paper) ;; *) echo "run.sh: SCALE must be small or paper" >&2; exit 2;; esac
 # FLCE_PRESET_PARTS: each word a configuration of the experiment (a misspelt one ran nothing, status 0)
 if [ -n "${FLCE_PRESET_PARTS+x}" ]; then
-  case "$exp" in readings) allowed="iid noniid dir0.1 qskew";; horizon) allowed="iid noniid";; released) allowed="iid noniid noise";; *) allowed="";; esac
-  [ -n "$allowed" ] || { echo "run.sh: FLCE_PRESET_PARTS applies to readings, horizon and released only, not $exp" >&2; exit 2; }
+  case "$exp" in readings) allowed="iid noniid dir0.1 qskew";; horizon) allowed="iid noniid";; released) allowed="iid noniid noise";;
+    truth) allowed="qskew label noisy dup";; *) allowed="";; esac
+  [ -n "$allowed" ] || { echo "run.sh: FLCE_PRESET_PARTS applies to readings, horizon, released and truth only, not $exp" >&2; exit 2; }
   [ -n "$(echo $FLCE_PRESET_PARTS)" ] || { echo "run.sh: FLCE_PRESET_PARTS is empty: name some of $allowed" >&2; exit 2; }
   for w in $FLCE_PRESET_PARTS; do
     case " $allowed " in *" $w "*) ;; *) echo "run.sh: FLCE_PRESET_PARTS '$w': not one of $exp's configurations ($allowed)" >&2; exit 2;; esac
@@ -165,6 +169,43 @@ for ds in $datasets; do
       [ "$tag" = iid ] || run "$ds-rel-$tag-balance" --algo flce,fedavg,fedsv --dirichlet-balance --dataset "$ds" $df $flag
     done
     first=1; seeds=$keep ;; esac
+  case "$exp" in truth)
+    # issue 63 (docs/decisions.md, "The ground-truth study"): per configuration and seed, the
+    # truth with K = 3 of a coalition a round (two truth seeds for label skew: the truth's own
+    # spread), every method on the same federation; then the same with full participation
+    # (FLCE_PRESET_TRUTH_FULL=0 leaves that arm out). Seeds 401-403. FLCE_PRESET_TRUTH_JOBS: flce
+    # truth --jobs (default 1).
+    first=401; keep=$seeds; seeds=$((400 + ${FLCE_PRESET_SEEDS:-3})); keepc=$common
+    tcommon="--clients 6 --rounds ${FLCE_PRESET_ROUNDS:-10} --train-subset ${FLCE_PRESET_SUBSET:-900} --test-subset 1000 --val-size 60 --batch 32 --lr 0.05"
+    truth() { # truth NAME ARGS...: flce truth into $out/NAME (continued when interrupted)
+      tn=$1; shift
+      if [ -f "$out/$tn/values.csv" ]; then echo "$tn: done already"
+      elif [ -f "$out/$tn/truth.json" ]; then "$flce" truth "$@" --jobs "${FLCE_PRESET_TRUTH_JOBS:-1}" --out "$out/$tn" --resume
+      else "$flce" truth "$@" --jobs "${FLCE_PRESET_TRUTH_JOBS:-1}" --out "$out/$tn" --force; fi
+    }
+    for arm in k full; do
+      [ "$arm" = full ] && [ "${FLCE_PRESET_TRUTH_FULL:-1}" = 0 ] && continue
+      for part in "qskew:--quantity-skew 1" "label:--dirichlet 0.5" "noisy:--iid --label-noise 0.8 --noisy-clients 0.34" "dup:--iid --duplicate 0:1"; do
+        tag=${part%%:*}; flag=${part#*:}
+        case " ${FLCE_PRESET_PARTS:-qskew label noisy dup} " in *" $tag "*) ;; *) continue;; esac
+        s=$first
+        while [ "$s" -le "$seeds" ]; do
+          R=1; [ "$tag" = label ] && [ "$arm" = k ] && R=2
+          if [ "$arm" = k ]; then
+            truth "$ds-truth-$tag-k-s$s" --dataset "$ds" $df $tcommon --per-round 3 $flag --seed "$s" --truth-seeds "$R"
+            common="$tcommon --per-round 3"
+          else
+            truth "$ds-truth-$tag-full-s$s" --dataset "$ds" $df $tcommon --per-round 6 $flag --seed "$s" --participation full
+            common="$tcommon --per-round 6"
+          fi
+          keepf=$first; keeps=$seeds; first=$s; seeds=$s
+          run "$ds-truth-$tag-$arm-runs" --algo all --dataset "$ds" $df $flag
+          first=$keepf; seeds=$keeps; common=$keepc
+          s=$((s + 1))
+        done
+      done
+    done
+    first=1; seeds=$keep; common=$keepc ;; esac
   case "$exp" in noise|all)
     # small scale: non-IID and the methods the claims need (FLCE, FedAvg, CGSV, FedSV): all eleven
     # on both partitions would take about five hours of a 2-core machine at three seeds
