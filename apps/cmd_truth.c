@@ -474,31 +474,13 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
     return 0;
 }
 
-/* The rows not done, on `jobs` processes (fork; each coalition on max(1, CPUs / jobs) threads), the
- * coalitions dealt by cost, largest first, each to the job with the least so far; the rows they
- * append are read back. The exit status. */
-static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p_work, int jobs, flce_err *e) {
-    double units = 0;
-    int todo = 0;
-    for (int i = 0; i < t->nrows; i++)
-        if (!t->rows[i].done) todo++, units += row_cost(t, &t->rows[i]);
-    if (!t->quiet)
-        fprintf(stderr, "%s: %s on %d clients, %d a round, %d rounds: %d coalitions x %d seed%s, %d to train (%d done), %.0f client-rounds "
-                "on %d job%s (the time they take: after the first)\n", t->prog, J->names[0], t->n, t->K, t->T, t->nrows / t->R, t->R,
-                t->R == 1 ? "" : "s", todo, t->nrows - todo, units, jobs, jobs == 1 ? "" : "s");
-    if (todo && flce_mkdirs(p_work) != 0) {
-        fprintf(stderr, "%s: %s: cannot create: %s\n", t->prog, p_work, strerror(errno));
-        return 1;
-    }
-    if (jobs == 1 || todo < 2) return train_rows(t, J, p_util, p_work, NULL, 0, 1, e);
-    int *owner = malloc(sizeof(int) * (size_t)t->nrows), *order = malloc(sizeof(int) * (size_t)t->nrows);
+/* The rows not done dealt to `jobs` workers by cost, the largest first, each to the one with the
+ * least so far (ties: the lower worker; equal costs in the plan's order): owner[i], -1 for rows
+ * done. 0, or -1 out of memory. */
+static int deal(const truth *t, int jobs, int *owner) {
+    int *order = malloc(sizeof(int) * (size_t)t->nrows);
     double *load = flce_calloc((size_t)jobs, sizeof(double));
-    pid_t *pid = flce_calloc((size_t)jobs, sizeof(pid_t));
-    if (!owner || !order || !load || !pid) {
-        free(owner), free(order), free(load), free(pid);
-        fprintf(stderr, "%s: out of memory\n", t->prog);
-        return 1;
-    }
+    if (!order || !load) return free(order), free(load), -1;
     int no = 0;
     for (int i = 0; i < t->nrows; i++) {
         owner[i] = -1;
@@ -513,9 +495,82 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
             if (load[w] < load[best]) best = w;
         owner[order[q]] = best, load[best] += row_cost(t, &t->rows[order[q]]);
     }
+    free(order), free(load);
+    return 0;
+}
+
+/* The size line before the work (rank 0 or the one process). */
+static void size_line(const truth *t, const flce_run_job *J, int workers, const char *what) {
+    double units = 0;
+    int todo = 0;
+    for (int i = 0; i < t->nrows; i++)
+        if (!t->rows[i].done) todo++, units += row_cost(t, &t->rows[i]);
+    if (!t->quiet)
+        fprintf(stderr, "%s: %s on %d clients, %d a round, %d rounds: %d coalitions x %d seed%s, %d to train (%d done), %.0f client-rounds "
+                "on %d %s%s (the time they take: after the first)\n", t->prog, J->names[0], t->n, t->K, t->T, t->nrows / t->R, t->R,
+                t->R == 1 ? "" : "s", todo, t->nrows - todo, units, workers, what, workers == 1 ? "" : "s");
+}
+
+/* Under mpirun: every rank trains its share (deal), appending its rows; rank 0 reads them all back
+ * once every rank has ended (the exit status the same on every rank). */
+static int run_ranks(truth *t, const flce_run_job *J, flce_comm *comm, const char *p_util, const char *p_work, flce_err *e) {
+    int P = comm->size, me = comm->rank, *owner = malloc(sizeof(int) * (size_t)t->nrows), status = 0;
+    if (me == 0) size_line(t, J, P, "process");
+    if (!owner || deal(t, P, owner)) status = 1;
+    if (!status && me == 0 && flce_mkdirs(p_work) != 0) {
+        fprintf(stderr, "%s: %s: cannot create: %s\n", t->prog, p_work, strerror(errno));
+        status = 1;
+    }
+    if (!status && me == 0 && write_rows(t, p_util, e)) { /* the header (and the rows done) before the ranks append */
+        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
+        status = 1;
+    }
+    int64_t ok = status;
+    flce_err ce;
+    if (comm->sum_i64(comm, &ok, 1, &ce)) ok = 1; /* the work folder made before any rank trains */
+    if (!ok) status = train_rows(t, J, p_util, p_work, owner, me, P, e);
+    else status = 1;
+    free(owner);
+    int64_t bad = status != 0;
+    if (comm->sum_i64(comm, &bad, 1, &ce)) bad = 1;
+    if (bad) {
+        if (me == 0 && !status) fprintf(stderr, "%s: another process of the job failed (its line is above); the rows written are kept: --resume continues\n", t->prog);
+        return status ? status : 1;
+    }
+    if (me != 0) return 0;
+    for (int i = 0; i < t->nrows; i++) t->rows[i].done = 0; /* every row as the ranks wrote it */
+    flce_status st = read_rows(t, p_util, e);
+    for (int i = 0; !st && i < t->nrows; i++)
+        if (!t->rows[i].done) st = flce_fail(e, FLCE_ERR_IO, "%s: coalition %llu missing after the processes ended", p_util, (unsigned long long)t->rows[i].mask);
+    if (st) {
+        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* The rows not done, on `jobs` processes (fork; each coalition on max(1, CPUs / jobs) threads), the
+ * coalitions dealt by cost, largest first, each to the job with the least so far; the rows they
+ * append are read back. The exit status. */
+static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p_work, int jobs, flce_err *e) {
+    int todo = 0;
+    for (int i = 0; i < t->nrows; i++) todo += !t->rows[i].done;
+    size_line(t, J, jobs, "job");
+    if (todo && flce_mkdirs(p_work) != 0) {
+        fprintf(stderr, "%s: %s: cannot create: %s\n", t->prog, p_work, strerror(errno));
+        return 1;
+    }
+    if (jobs == 1 || todo < 2) return train_rows(t, J, p_util, p_work, NULL, 0, 1, e);
+    int *owner = malloc(sizeof(int) * (size_t)t->nrows);
+    pid_t *pid = flce_calloc((size_t)jobs, sizeof(pid_t));
+    if (!owner || !pid || deal(t, jobs, owner)) {
+        free(owner), free(pid);
+        fprintf(stderr, "%s: out of memory\n", t->prog);
+        return 1;
+    }
     flce_status hs = write_rows(t, p_util, e); /* the header (and the rows done) before the jobs append */
     if (hs) {
-        free(owner), free(order), free(load), free(pid);
+        free(owner), free(pid);
         fprintf(stderr, "%s: %s\n", t->prog, e->msg);
         return 1;
     }
@@ -549,7 +604,7 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
             fprintf(stderr, "%s: job %d/%d stopped (status %d); the rows written are kept: --resume continues\n", t->prog, w + 1, jobs, rc);
         if (rc && (!status || rc == 2)) status = rc > 2 ? 1 : rc;
     }
-    free(owner), free(order), free(load), free(pid);
+    free(owner), free(pid);
     if (status) return status;
     for (int i = 0; i < t->nrows; i++) t->rows[i].done = 0; /* every row as the jobs wrote it */
     flce_status st = read_rows(t, p_util, e);
@@ -562,7 +617,7 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
     return 0;
 }
 
-int flce_cmd_truth(int argc, char **argv) {
+static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     const char *prog = "flce truth", *coal = "all", *participation = "k", *utility = "accuracy";
     int R = 1, W = 0, resume = 0, force = 0, quiet = 0, jobs = 1;
     char **own = malloc(sizeof(char *) * (size_t)(argc + 1)), **rest = malloc(sizeof(char *) * (size_t)(argc + 3));
@@ -618,6 +673,8 @@ int flce_cmd_truth(int argc, char **argv) {
     if (R < 1 || R > TRUTH_MAX_SEEDS) return free(own), free(rest), cli_usage_error(prog, "--truth-seeds %d: 1 to %d", R, TRUTH_MAX_SEEDS);
     if (resume && force) return free(own), free(rest), cli_usage_error(prog, "--resume and --force exclude each other");
     if (jobs < 1 || jobs > 64) return free(own), free(rest), cli_usage_error(prog, "--jobs %d: 1 to 64", jobs);
+    int P = comm ? comm->size : 1, root = !comm || comm->rank == 0;
+    if (P > 1 && jobs > 1) return free(own), free(rest), cli_usage_error(prog, "--jobs %d: under mpirun each process is one job (mpirun -n P)", jobs);
 
     flce_run_job J0, *J = &J0;
     rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
@@ -661,54 +718,6 @@ int flce_cmd_truth(int argc, char **argv) {
         status = cli_usage_error(prog, "--seed %llu with --truth-seeds %d: the train seeds pass 2^53", (unsigned long long)t.seed, R);
         goto done;
     }
-    /* the outputs, before any work: the folder takes files, none of the files is a folder, no run's folder */
-    char p_util[1200], p_val[1200], p_json[1200], p_work[1200], where[1200];
-    snprintf(p_util, sizeof p_util, "%s/utilities.csv", t.out), snprintf(p_val, sizeof p_val, "%s/values.csv", t.out);
-    snprintf(p_json, sizeof p_json, "%s/truth.json", t.out), snprintf(p_work, sizeof p_work, "%s/work", t.out);
-    snprintf(p_lock, sizeof p_lock, "%s/truth.lock", t.out);
-    if (strlen(t.out) > FLCE_MAX_OUT_PATH - 40) {
-        status = cli_usage_error(prog, "--out: at most %d characters", FLCE_MAX_OUT_PATH - 40);
-        goto done;
-    }
-    if (flce_path_writable(t.out, where, sizeof where) != 0) {
-        fprintf(stderr, "%s: --out %s: %s cannot take files (%s)\n", prog, t.out, where, strerror(errno));
-        status = 1;
-        goto done;
-    }
-    struct stat sb;
-    const char *files[3] = {p_util, p_val, p_json};
-    for (int i = 0; i < 3; i++)
-        if (stat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
-            fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i], S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file");
-            status = 1;
-            goto done;
-        }
-    {
-        char cj[1200];
-        snprintf(cj, sizeof cj, "%s/config.json", t.out);
-        if (stat(cj, &sb) == 0) {
-            status = cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t.out);
-            goto done;
-        }
-    }
-    int exists = stat(p_json, &sb) == 0 || stat(p_util, &sb) == 0;
-    if (exists && !resume && !force) {
-        status = cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t.out);
-        goto done;
-    }
-    if (resume && !exists) resume = 0; /* nothing to continue: a fresh start */
-    made = stat(t.out, &sb) != 0;
-    if (flce_mkdirs(t.out) != 0) {
-        fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t.out, strerror(errno));
-        status = 1;
-        goto done;
-    }
-    lock_fd = open(p_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "%s: %s: %s\n", prog, p_lock, lock_fd < 0 ? strerror(errno) : "another flce truth is writing this folder");
-        status = 1;
-        goto done;
-    }
     /* the plan: every coalition x seed, in order */
     masks = malloc(sizeof(uint64_t) * ((size_t)1 << (all ? t.n : 7)) + 2 * FLCE_VALUES_MAX_SPARSE * 8 + 16);
     int nm = masks ? plan_masks(t.n, all, masks) : 0;
@@ -721,76 +730,138 @@ int flce_cmd_truth(int argc, char **argv) {
     }
     for (int i = 0; i < nm; i++)
         for (int r = 0; r < R; r++) t.rows[i * R + r].mask = masks[i], t.rows[i * R + r].seed = r;
+    char p_util[1200], p_val[1200], p_json[1200], p_work[1200], where[1200];
     flce_err e = {{0}};
     flce_status st;
-    /* the empty coalition of each seed: the initial model, which checks the settings and the data first */
-    char part[17] = "";
-    for (int r = 0; r < R; r++) {
-        flce_run_cfg c = method_cfg(J);
-        c.has_train_seed = r > 0, c.train_seed = t.seed + (uint64_t)r; /* seed 0: the plain run's */
-        double acc, loss;
-        uint64_t dm, dp;
-        if ((st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, &e))) {
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
-            status = st == FLCE_ERR_ARG ? 2 : 1;
-            goto done;
+    snprintf(p_util, sizeof p_util, "%s/utilities.csv", t.out), snprintf(p_val, sizeof p_val, "%s/values.csv", t.out);
+    snprintf(p_json, sizeof p_json, "%s/truth.json", t.out), snprintf(p_work, sizeof p_work, "%s/work", t.out);
+    snprintf(p_lock, sizeof p_lock, "%s/truth.lock", t.out);
+    if (root) { /* under mpirun rank 0 alone checks, reads and writes the folder */
+        /* the outputs, before any work: the folder takes files, none of the files is a folder, no run's folder */
+        if (strlen(t.out) > FLCE_MAX_OUT_PATH - 40) {
+            status = cli_usage_error(prog, "--out: at most %d characters", FLCE_MAX_OUT_PATH - 40);
+            goto setup_end;
         }
-        truth_row *z = &t.rows[r]; /* mask 0 first */
-        snprintf(z->acc, sizeof z->acc, "%.6f", acc), snprintf(z->loss, sizeof z->loss, "%.9g", loss);
-        flce_number(z->acc, &z->accw), z->lossw = loss;
-        flce_digest_hex(dm, z->digest);
-        flce_digest_hex(dp, part);
-    }
-    char js[16384];
-    if ((st = truth_json(&t, nrest, rest, part, J->names[0], js, sizeof js, &e))) {
-        status = cli_usage_error(prog, "%s", e.msg);
-        goto done;
-    }
-    if (force) {
-        if (rm_tree(p_work) != 0 || (remove(p_util) != 0 && errno != ENOENT) || (remove(p_val) != 0 && errno != ENOENT)) {
-            fprintf(stderr, "%s: --force: cannot remove the earlier truth in %s: %s\n", prog, t.out, strerror(errno));
+        if (flce_path_writable(t.out, where, sizeof where) != 0) {
+            fprintf(stderr, "%s: --out %s: %s cannot take files (%s)\n", prog, t.out, where, strerror(errno));
             status = 1;
-            goto done;
+            goto setup_end;
         }
-    }
-    if (resume) {
-        char why[200], old[16384];
-        FILE *f = flce_fopen_regular(p_json, why, sizeof why);
-        size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
-        if (f) fclose(f);
-        old[ol] = '\0';
-        if (!f || strcmp(old, js)) {
-            fprintf(stderr, "%s: --resume: %s %s the settings of this command (compare its run_flags; --force starts again)\n", prog, p_json,
-                    f ? "differs from" : "is missing, so nothing says this folder holds");
-            status = 2;
-            goto done;
-        }
-        truth_row zero[TRUTH_MAX_SEEDS];
-        memcpy(zero, t.rows, sizeof(truth_row) * (size_t)R);
-        for (int r = 0; r < R; r++) t.rows[r].done = 0;
-        if ((st = read_rows(&t, p_util, &e))) {
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
-            status = 1;
-            goto done;
-        }
-        for (int r = 0; r < R; r++) /* the empty coalition as recorded must be the initial model evaluated now */
-            if (t.rows[r].done && (strcmp(t.rows[r].acc, zero[r].acc) || strcmp(t.rows[r].digest, zero[r].digest))) {
-                fprintf(stderr, "%s: %s: the empty coalition's row is not this initial model's (another build or data?); --force starts again\n", prog, p_util);
+        struct stat sb;
+        const char *files[3] = {p_util, p_val, p_json};
+        for (int i = 0; i < 3; i++)
+            if (stat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+                fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i], S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file");
                 status = 1;
-                goto done;
+                goto setup_end;
             }
-        if ((st = write_rows(&t, p_util, &e))) {
+        {
+            char cj[1200];
+            snprintf(cj, sizeof cj, "%s/config.json", t.out);
+            if (stat(cj, &sb) == 0) {
+                status = cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t.out);
+                goto setup_end;
+            }
+        }
+        int exists = stat(p_json, &sb) == 0 || stat(p_util, &sb) == 0;
+        if (exists && !resume && !force) {
+            status = cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t.out);
+            goto setup_end;
+        }
+        if (resume && !exists) resume = 0; /* nothing to continue: a fresh start */
+        made = stat(t.out, &sb) != 0;
+        if (flce_mkdirs(t.out) != 0) {
+            fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t.out, strerror(errno));
+            status = 1;
+            goto setup_end;
+        }
+        lock_fd = open(p_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+            fprintf(stderr, "%s: %s: %s\n", prog, p_lock, lock_fd < 0 ? strerror(errno) : "another flce truth is writing this folder");
+            status = 1;
+            goto setup_end;
+        }
+        /* the empty coalition of each seed: the initial model, which checks the settings and the data first */
+        char part[17] = "";
+        for (int r = 0; r < R; r++) {
+            flce_run_cfg c = method_cfg(J);
+            c.has_train_seed = r > 0, c.train_seed = t.seed + (uint64_t)r; /* seed 0: the plain run's */
+            double acc, loss;
+            uint64_t dm, dp;
+            if ((st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, &e))) {
+                fprintf(stderr, "%s: %s\n", prog, e.msg);
+                status = st == FLCE_ERR_ARG ? 2 : 1;
+                goto setup_end;
+            }
+            truth_row *z = &t.rows[r]; /* mask 0 first */
+            snprintf(z->acc, sizeof z->acc, "%.6f", acc), snprintf(z->loss, sizeof z->loss, "%.9g", loss);
+            flce_number(z->acc, &z->accw), z->lossw = loss;
+            flce_digest_hex(dm, z->digest);
+            flce_digest_hex(dp, part);
+        }
+        char js[16384];
+        if ((st = truth_json(&t, nrest, rest, part, J->names[0], js, sizeof js, &e))) {
+            status = cli_usage_error(prog, "%s", e.msg);
+            goto setup_end;
+        }
+        if (force) {
+            if (rm_tree(p_work) != 0 || (remove(p_util) != 0 && errno != ENOENT) || (remove(p_val) != 0 && errno != ENOENT)) {
+                fprintf(stderr, "%s: --force: cannot remove the earlier truth in %s: %s\n", prog, t.out, strerror(errno));
+                status = 1;
+                goto setup_end;
+            }
+        }
+        if (resume) {
+            char why[200], old[16384];
+            FILE *f = flce_fopen_regular(p_json, why, sizeof why);
+            size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
+            if (f) fclose(f);
+            old[ol] = '\0';
+            if (!f || strcmp(old, js)) {
+                fprintf(stderr, "%s: --resume: %s %s the settings of this command (compare its run_flags; --force starts again)\n", prog, p_json,
+                        f ? "differs from" : "is missing, so nothing says this folder holds");
+                status = 2;
+                goto setup_end;
+            }
+            truth_row zero[TRUTH_MAX_SEEDS];
+            memcpy(zero, t.rows, sizeof(truth_row) * (size_t)R);
+            for (int r = 0; r < R; r++) t.rows[r].done = 0;
+            if ((st = read_rows(&t, p_util, &e))) {
+                fprintf(stderr, "%s: %s\n", prog, e.msg);
+                status = 1;
+                goto setup_end;
+            }
+            for (int r = 0; r < R; r++) /* the empty coalition as recorded must be the initial model evaluated now */
+                if (t.rows[r].done && (strcmp(t.rows[r].acc, zero[r].acc) || strcmp(t.rows[r].digest, zero[r].digest))) {
+                    fprintf(stderr, "%s: %s: the empty coalition's row is not this initial model's (another build or data?); --force starts again\n", prog, p_util);
+                    status = 1;
+                    goto setup_end;
+                }
+            if ((st = write_rows(&t, p_util, &e))) {
+                fprintf(stderr, "%s: %s\n", prog, e.msg);
+                status = 1;
+                goto setup_end;
+            }
+        } else if ((st = flce_write_file_atomic(p_json, js, strlen(js), &e))) {
             fprintf(stderr, "%s: %s\n", prog, e.msg);
             status = 1;
-            goto done;
+            goto setup_end;
         }
-    } else if ((st = flce_write_file_atomic(p_json, js, strlen(js), &e))) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        status = 1;
-        goto done;
     }
-    status = run_jobs(&t, J, p_util, p_work, jobs, &e);
+setup_end:
+    if (P > 1) { /* rank 0's status, then the plan's rows as it found them, to every rank */
+        int64_t s0 = status;
+        flce_err ce;
+        if (comm->bcast(comm, &s0, 8, 0, &ce) || (!s0 && comm->bcast(comm, t.rows, sizeof(truth_row) * (size_t)t.nrows, 0, &ce))) {
+            if (root) fprintf(stderr, "%s: %s\n", prog, ce.msg);
+            s0 = 1;
+        }
+        status = (int)s0;
+    }
     if (status) goto done;
+    if (P > 1) status = run_ranks(&t, J, comm, p_util, p_work, &e);
+    else status = run_jobs(&t, J, p_util, p_work, jobs, &e);
+    if (status || !root) goto done;
     double vals[FLCE_VALUES_MAX_SPARSE][4];
     if ((st = write_rows(&t, p_util, &e)) || (st = write_values(&t, p_val, vals, &e))) {
         fprintf(stderr, "%s: %s\n", prog, e.msg);
@@ -814,4 +885,18 @@ done:
     flce_run_job_free(J);
     free(masks), free(t.rows), free(own), free(rest);
     return status;
+}
+
+int flce_cmd_truth(int argc, char **argv) {
+#ifdef FLCE_HAVE_MPI
+    int failed;
+    flce_comm *comm = flce_comm_open(&failed);
+    if (failed) return 1;
+    if (comm && comm->rank > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))) { /* rank 0 speaks for the job */ }
+    int rc = cmd_truth(argc, argv, comm && comm->size > 1 ? comm : NULL);
+    flce_comm_close(comm);
+    return rc;
+#else
+    return cmd_truth(argc, argv, NULL);
+#endif
 }

@@ -116,4 +116,11 @@ while pgrep -f "$t/h" > /dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1));
 pgrep -f "$t/h" > /dev/null && { pkill -9 -f "$t/h"; fail "a stopped rank: processes left behind after 60 s"; }
 "$flce" run $B --out "$t/h" --resume > /dev/null 2>&1 || fail "resume after a stopped rank"
 for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/h/$m/digests.txt" || fail "resumed after a stopped rank, $m: digests differ"; done
+# flce truth spread over 3 processes (issue 63): the coalitions dealt to the ranks, rank 0 gathers;
+# the table and the values byte for byte those of one process
+T3="--clients 3 --train-subset 150 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 2 --backend cpu --seed 5 --quiet"
+"$flce" truth $T3 --out "$t/tr1" > /dev/null 2>&1 || fail "flce truth, one process"
+mpi -n 3 "$flce" truth $T3 --out "$t/tr3" > "$t/tr3.log" 2>&1 || fail "mpirun -n 3 flce truth: $(tail -3 "$t/tr3.log")"
+cmp -s "$t/tr1/utilities.csv" "$t/tr3/utilities.csv" || fail "flce truth on 3 processes: another table: $(diff "$t/tr1/utilities.csv" "$t/tr3/utilities.csv")"
+cmp -s "$t/tr1/values.csv" "$t/tr3/values.csv" || fail "flce truth on 3 processes: other values"
 echo "cli_mpi: all checks passed"
