@@ -183,11 +183,56 @@ static int plot(const char *dir, const int *Ps, int nP, double (*all)[3]) {
     return rc;
 }
 
+/* A truth job (flce truth, --truth): every coalition of n clients, each a training of T rounds of
+ * min(K, |S|) clients of `samples` samples (epochs each) and T test evaluations of `test` images;
+ * the coalitions dealt to P processes as flce truth deals them (the largest first, to the least
+ * loaded); the job's time is the busiest process's. Hours into h [4][nP] for n = 10, 12, 14, 16. */
+static void truth_model(double tr_sps, double ev_sps, int K, int T, double samples, int epochs, double test, const int *Ps, int nP) {
+    printf("truth job (flce truth): every coalition, %d rounds, min(%d, |S|) clients a round, %.0f samples a client (%d epoch%s), "
+           "%.0f test images a round\n\n%5s", T, K, samples, epochs, epochs > 1 ? "s" : "", test, "n");
+    for (int i = 0; i < nP; i++) printf(" %9s%-4d", "P=", Ps[i]);
+    printf("   (hours; the busiest process)\n");
+    for (int n = 10; n <= 16; n += 2) {
+        int M = 1 << n;
+        double *cost = malloc(sizeof(double) * (size_t)M), *load = malloc(sizeof(double) * 1024);
+        if (!cost || !load) {
+            free(cost), free(load);
+            return;
+        }
+        int at = 0; /* the coalitions in order of cost, the largest first: by size, from n down */
+        for (int k = n; k >= 1; k--) {
+            double c = T * ((k < K ? k : K) * samples * epochs / tr_sps + test / ev_sps);
+            for (int m = 0; m < M; m++)
+                if (__builtin_popcount((unsigned)m) == k) cost[at++] = c;
+        }
+        printf("%5d", n);
+        for (int i = 0; i < nP; i++) {
+            int P = Ps[i];
+            for (int w = 0; w < P; w++) load[w] = 0;
+            for (int q = 0; q < at; q++) {
+                int best = 0;
+                for (int w = 1; w < P; w++)
+                    if (load[w] < load[best]) best = w;
+                load[best] += cost[q];
+            }
+            double mx = 0;
+            for (int w = 0; w < P; w++) mx = fmax(mx, load[w]);
+            printf(" %13.2f", mx / 3600);
+        }
+        printf("\n");
+        free(cost), free(load);
+    }
+    printf("\n(the coalitions are independent: the time divides by P until a process holds one coalition; the\n"
+           "largest coalition, T rounds of K clients, is the floor. Rates measured on 3x32x32; a Fashion-MNIST\n"
+           "image, 1x28x28, costs less)\n");
+}
+
 int flce_bench_cluster(int argc, char **argv) {
     const char *prog = "flce-bench cluster", *backend = "cpu", *csv = NULL, *plot_dir = NULL;
     int pmax = 0;
     double bw = 1.25, lat_us = 50, tr_sps = NAN, ev_sps = NAN; /* NaN: not given, measured here */
-    int steps = 3, K = 10, n = 50, epochs = 1;
+    int steps = 3, K = 10, n = 50, epochs = 1, truth = 0, truth_rounds = 20;
+    double truth_samples = 1000, truth_test = 10000;
     cli_opt opts[] = {
         {"bandwidth", CLI_DOUBLE, &bw, "network bandwidth per link, GB/s (default 1.25: 10 Gbit/s)", 0},
         {"latency", CLI_DOUBLE, &lat_us, "network latency per message, microseconds (default 50)", 0},
@@ -201,11 +246,16 @@ int flce_bench_cluster(int argc, char **argv) {
         {"csv", CLI_STR, &csv, "write the table as CSV", 0},
         {"plot", CLI_STR, &plot_dir, "write the figure mpi_cluster.png/.svg and its data mpi_cluster.csv into this folder", 0},
         {"measure", CLI_INT, &pmax, "also run mpirun -n 1..N flce run here and report seconds per round (default 0: no)", 0},
+        {"truth", CLI_FLAG, &truth, "model a truth job (flce truth: every coalition of n = 10..16 clients retrained) on 1 to 1,024 processes instead", 0},
+        {"truth-rounds", CLI_INT, &truth_rounds, "--truth: rounds of each coalition's training (default 20)", 0},
+        {"truth-samples", CLI_DOUBLE, &truth_samples, "--truth: samples a client (default 1000, the paper's 50,000 over 50)", 0},
+        {"truth-test", CLI_DOUBLE, &truth_test, "--truth: test images evaluated each round (default 10000)", 0},
         {0},
     };
     const char *pos[1];
     int np, rc = cli_parse(prog, "usage: flce-bench cluster [--bandwidth GB/s] [--latency us] [--train-rate S] [--eval-rate S] "
-                                 "[--backend cpu] [--clients 50] [--per-round 10] [--epochs 1] [--csv FILE] [--plot DIR] [--measure N]",
+                                 "[--backend cpu] [--clients 50] [--per-round 10] [--epochs 1] [--csv FILE] [--plot DIR] [--measure N]\n"
+                                 "       flce-bench cluster --truth [--per-round K] [--truth-rounds 20] [--truth-samples 1000] [--truth-test 10000] [--epochs 1]",
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc == 1 ? 0 : rc;
     if (!(bw > 0) || !(lat_us >= 0)) return cli_usage_error(prog, "--bandwidth must be > 0 and --latency >= 0");
@@ -216,6 +266,11 @@ int flce_bench_cluster(int argc, char **argv) {
     if (K < 1 || K > 12 || n < K) return cli_usage_error(prog, "--per-round %d: 1..12 (exact Shapley) and at most --clients", K);
     if (steps < 1 || epochs < 1) return cli_usage_error(prog, "--steps and --epochs must be at least 1");
     if (pmax < 0 || pmax > 16) return cli_usage_error(prog, "--measure %d: 0..16", pmax);
+    if (!truth && (cli_find(opts, "truth-rounds")->seen || cli_find(opts, "truth-samples")->seen || cli_find(opts, "truth-test")->seen))
+        return cli_usage_error(prog, "--truth-rounds, --truth-samples, --truth-test: settings of --truth, which is not given");
+    if (truth && (csv || plot_dir || pmax)) return cli_usage_error(prog, "--truth: a table of its own (no --csv, --plot or --measure)");
+    if (truth && (truth_rounds < 1 || !(truth_samples >= 1) || !(truth_test >= 1)))
+        return cli_usage_error(prog, "--truth-rounds, --truth-samples, --truth-test: at least 1");
     const char *why = csv ? bench_unwritable(csv) : NULL; /* said now, not after the measurement */
     if (why) return cli_usage_error(prog, "--csv %s: cannot write: %s", csv, why);
     if (plot_dir && (why = bench_unplottable(plot_dir))) return cli_usage_error(prog, "--plot %s: cannot write figures: %s", plot_dir, why);
@@ -235,6 +290,13 @@ int flce_bench_cluster(int argc, char **argv) {
         fprintf(stderr, "%s: measurement failed: %s\n", prog, e.msg);
         return 1;
     }
+    static const int Ps[] = {1, 2, 3, 4, 5, 8, 10, 16, 32, 64, 128, 256, 1024};
+    if (truth) {
+        static const int Pt[] = {1, 2, 8, 64, 256, 1024};
+        printf("measured: training %.0f samples/s, evaluation %.0f samples/s\n", tr_sps, ev_sps);
+        truth_model(tr_sps, ev_sps, K, truth_rounds, truth_samples, epochs, truth_test, Pt, (int)(sizeof Pt / sizeof Pt[0]));
+        return 0;
+    }
     const double train_images = 50000, test_images = 10000, val_images = 1000, S = 272474 + 2 * 688;
     double per = train_images / n * epochs, bytes = 4 * S, lat = lat_us * 1e-6, bwb = bw * 1e9;
     printf("measured: training %.0f samples/s (FLCE, with the contrastive loss: %.0f), evaluation %.0f samples/s\n", tr_sps, tr_flce,
@@ -242,7 +304,6 @@ int flce_bench_cluster(int argc, char **argv) {
     printf("paper scale: %d clients (%.0f samples each, %d epoch%s), %d per round, upload %.2f MB, network %.2f GB/s, %.0f us\n\n", n,
            train_images / n, epochs, epochs > 1 ? "s" : "", K, bytes / 1e6, bw, lat_us);
     printf("%5s %12s %12s %12s %9s %9s %9s\n", "P", "FedAvg s", "FLCE s", "FedSV s", "x FedAvg", "x FLCE", "x FedSV");
-    static const int Ps[] = {1, 2, 3, 4, 5, 8, 10, 16, 32, 64, 128, 256, 1024};
     double base[3] = {0}, stop[3] = {0}, all[sizeof Ps / sizeof Ps[0]][3];
     for (size_t i = 0; i < sizeof Ps / sizeof Ps[0]; i++) {
         int P = Ps[i];
