@@ -151,4 +151,11 @@ expect 2 "--clients 60000: at most 50000" cluster --train-rate 1000 --eval-rate 
 grep -q '^ *1 *20\.24 *30\.24 *1044\.2 ' "$t/cl" || fail "cluster model, P = 1: $(grep '^ *1 ' "$t/cl")"
 grep -q '^ *10 *2\.06 *3\.06 ' "$t/cl" || fail "cluster model, P = 10: $(grep '^ *10 ' "$t/cl")"
 expect 2 "--measure 99" cluster --train-rate 1 --eval-rate 1 --measure 99
+# the truth model by hand (K = 4, T = 20, 1,000 samples, 300 and 2,000 samples/s): 10 clients on one
+# process: sum_k C(10,k) min(4,k) = 3852 client trainings of 1000/300 s x 20, plus 1023 coalitions x
+# 20 test passes of 10000/2000 s: 359,100 s = 99.75 h; on 1,024 processes the largest coalition alone,
+# 20 (4000/300 + 5) s = 0.10 h
+"$bench" cluster --truth --per-round 4 --train-rate 300 --eval-rate 2000 > "$t/ct" || fail "flce-bench cluster --truth"
+[ "$(awk '$1 == 10 { print $2 " " $7 }' "$t/ct")" = "99.75 0.10" ] || fail "truth model, 10 clients: $(grep '^ *10 ' "$t/ct")"
+expect 2 "--truth-rounds" cluster --train-rate 1 --eval-rate 1 --truth-rounds 5
 echo "cli_bench: all checks passed"
