@@ -893,6 +893,9 @@ int flce_cmd_truth(int argc, char **argv) {
     flce_comm *comm = flce_comm_open(&failed);
     if (failed) return 1;
     if (comm && comm->rank > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))) { /* rank 0 speaks for the job */ }
+    /* a rank waits for the others' whole shares of the coalitions (hours in a study), never a
+     * round's exchange: no time limit (mpirun ends the job where a process dies) */
+    if (comm) flce_comm_set_wait(comm, 0, 2);
     int rc = cmd_truth(argc, argv, comm && comm->size > 1 ? comm : NULL);
     flce_comm_close(comm);
     return rc;
