@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "eval_dir.h"
@@ -152,6 +153,7 @@ static int trace_dir_ours(const char *path, const char *dir) {
  * in: that one is locked instead). The fd, or -1 with the message kept and *rc 2 (another
  * process writes it) or 1. A file system without flock() is written unlocked, as flce run does. */
 static int lock_dir(const char *path, const char *dir, int *rc) {
+    int waited = 0;
     for (int tries = 0; tries < 1000; tries++) {
         int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0) {
@@ -162,7 +164,16 @@ static int lock_dir(const char *path, const char *dir, int *rc) {
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             int er = errno;
             if (er == ENOLCK || er == EOPNOTSUPP || er == EINVAL) return fd;
+            /* held: by readers only (flce eval, evaluate() share-lock a trace while they read it), whom
+             * the writer waits for (at most 600 s), or by a writer, which refuses it at once */
+            int readers = er == EWOULDBLOCK && flock(fd, LOCK_SH | LOCK_NB) == 0;
             close(fd);
+            if (readers && waited++ < 30000) {
+                struct timespec ts = {0, 20000000};
+                nanosleep(&ts, NULL);
+                tries--;
+                continue;
+            }
             if (er == EWOULDBLOCK) {
                 snprintf(last_error, sizeof last_error, "%s: another process is writing this folder now (a trace, or a flce run): "
                          "wait for it to end, or write elsewhere", dir);

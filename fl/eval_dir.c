@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "eval_dir.h"
@@ -48,7 +51,46 @@ static flce_status parse_ablate(const char *s, flce_ablation *ab, flce_err *e) {
     return FLCE_OK;
 }
 
+static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e);
+
+/* The trace folder at dir, open and share-locked (flock) while it is read: a writer of a trace
+ * (the C API, the Python package) takes that folder's lock exclusively and swaps a finished folder
+ * in under it, so a reader holding the lock reads one trace, never a mix of the old and the new.
+ * The folder locked is checked to be the one dir names (a writer that swapped meanwhile: the new
+ * one is locked instead). Waits up to 600 s for a writer; the fd, -1 where the folder cannot be
+ * opened (the read then says why), or -2 when a writer holds it that long. A file system without
+ * flock() reads unlocked. */
+static int lock_trace(const char *dir) {
+    for (int tries = 0; tries < 12000; tries++) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) return -1;
+        if (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+            int er = errno;
+            if (er != EWOULDBLOCK) return fd; /* no locks here (ENOLCK, EOPNOTSUPP): unlocked */
+            close(fd);
+            struct timespec ts = {0, 50000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) return fd;
+        close(fd); /* swapped while being locked: the folder there now */
+    }
+    return -2;
+}
+
 flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e) {
+    int fd = dir ? lock_trace(dir) : -1;
+    if (fd == -2) {
+        memset(r, 0, sizeof *r);
+        return flce_fail(e, FLCE_ERR_IO, "%s: another process has been writing this trace for 600 s: try again when it has finished", dir);
+    }
+    flce_status st = eval_dir_locked(dir, o, r, e);
+    if (fd >= 0) close(fd); /* the lock: released */
+    return st;
+}
+
+static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e) {
     memset(r, 0, sizeof *r);
     snprintf(r->dir, sizeof r->dir, "%s", dir);
     flce_completion_cfg cc;

@@ -183,4 +183,13 @@ for f in selected.npy completion.json; do
     case "$err" in *"$t/dt/$f: cannot open: $want"*) ;; *) fail "$f a $kind: $err";; esac
   done
 done
+# a trace that a writer holds (the C API and the Python package lock the folder exclusively while
+# they swap a new trace in): flce eval waits for it and reads the folder whole; the writer here
+# leaves a mark just before it lets go, so an evaluation that did not wait ends before the mark
+mkdir "$t/lk"; "$fixtures" trace "$t/lk"
+flock -x "$t/lk" -c "sleep 2; touch '$t/released'" &
+sleep 0.5
+"$flce" eval "$t/lk" --out "$t/lk-out" --ablate CMC > /dev/null 2> "$t/lk.err" || fail "eval of a locked trace: $(cat "$t/lk.err")"
+[ -e "$t/released" ] || fail "flce eval read a trace while its writer held it"
+wait
 echo "cli_eval: all checks passed"
