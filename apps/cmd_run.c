@@ -144,6 +144,15 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
             return 2;
         }
     }
+    for (int i = 0; i < nm; i++) { /* every method's settings before the first runs (Ditto refuses momentum, say) */
+        flce_run_cfg t = *c;
+        t.algo = names[i];
+        if (strcmp(t.algo, "flce")) t.ablate = (flce_ablation){0}, t.ablate_cl = 0;
+        if (flce_run_check(&t, &e)) {
+            if (!c->comm || c->comm->rank == 0) fprintf(stderr, "%s: %s\n", prog, e.msg);
+            return 2;
+        }
+    }
     for (int i = 0; i < nm; i++) {
         flce_run_cfg t = *c;
         t.algo = names[i];

@@ -739,6 +739,11 @@ static flce_status finished_summary(engine *E, flce_run_summary *sum, flce_err *
     return FLCE_OK;
 }
 
+flce_status flce_run_check(const flce_run_cfg *cfg, flce_err *e) {
+    const flce_method *algo;
+    return validate(cfg, &algo, e);
+}
+
 flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e) {
     engine E0, *E = &E0;
     memset(E, 0, sizeof *E);

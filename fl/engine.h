@@ -159,6 +159,9 @@ typedef struct {
  * mixes two runs (flce run refuses to make one, flce report to read one). */
 int flce_holds_runs(const char *dir, char *sub, size_t cap);
 
+/* The settings' checks of flce_run alone (the method's own included), nothing read or written:
+ * a program running several methods checks each before the first starts. */
+flce_status flce_run_check(const flce_run_cfg *cfg, flce_err *e);
 /* Validate cfg (every usage error is FLCE_ERR_ARG with one line naming the flag), then
  * run or resume the experiment into cfg->out. */
 flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *ud, flce_run_summary *sum, flce_err *e);

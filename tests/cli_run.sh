@@ -166,6 +166,10 @@ got=$(awk -F, 'NR > 1 && $1 <= 2 { printf "%s:%s ", $1, $2 }' "$t/sweep/round_co
 cmp -s "$t/opt/digests.txt" "$t/steps1-a/digests.txt" && fail "--momentum 0.9 --weight-decay 1e-5 changed nothing"
 json_has "$t/opt/config.json" '"momentum":0.9,"weight_decay":1e-05,"clip_norm":100' || fail "config.json lacks the optimiser: $(cat "$t/opt/config.json")"
 grep -q '"momentum"\|"local_steps"\|"schedule"\|"cl_scale"\|"aggregation"' "$t/steps1-a/config.json" && fail "a plain run's config.json names the released settings"
+# several methods: each one's settings checked before the first runs (Ditto refuses momentum; it
+# once stopped --algo all --as-released after three methods had run)
+expect 2 "Ditto trains two models" run $tiny --algo fedavg,ditto --momentum 0.9 --out "$t/mm"
+[ ! -e "$t/mm" ] || fail "a refused run of several methods left $t/mm"
 "$flce" run $iidr --algo fedavg --rounds 1 --clip-norm 1e-3 --out "$t/clip" > /dev/null 2>&1 || fail "--clip-norm 1e-3"
 cmp -s "$t/clip/digests.txt" "$t/steps1-a/digests.txt" && fail "--clip-norm 1e-3 clipped nothing"
 expect 2 "--local-steps and --epochs: give one" run --algo fedavg $tiny --local-steps 5 --epochs 2 --out "$t/x"
