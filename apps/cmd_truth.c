@@ -99,6 +99,16 @@ static int rm_tree(const char *dir) {
     return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* x as its text in utilities.csv reads back: values.csv is a function of the file alone,
+ * whether a row was just trained or read from an earlier try. */
+static double text_value(double x, const char *fmt) {
+    char b[64];
+    double y = x;
+    snprintf(b, sizeof b, fmt, x);
+    flce_number(b, &y);
+    return y;
+}
+
 /* The final round's accuracy and test loss (their text) and the means over the last W rounds, from
  * a finished coalition's metrics.csv; the final model's digest from its digests.txt. */
 static flce_status read_coalition(const char *dir, int T, int W, truth_row *r, flce_err *e) {
@@ -143,7 +153,7 @@ static flce_status read_coalition(const char *dir, int T, int W, truth_row *r, f
     fclose(f);
     if (!st && rounds != T) st = flce_fail(e, FLCE_ERR_IO, "%s: %d rounds, where %d were run", p, rounds, T);
     if (st) return st;
-    r->accw = sa / W, r->lossw = sl / W;
+    r->accw = text_value(sa / W, "%.6f"), r->lossw = text_value(sl / W, "%.9g"); /* as the row will say */
     snprintf(p, sizeof p, "%s/digests.txt", dir);
     if (!(f = flce_fopen_regular(p, why, sizeof why))) return flce_fail(e, FLCE_ERR_IO, "%s: %s", p, why);
     r->digest[0] = '\0';
@@ -175,7 +185,11 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
     while (!st && fgets(line, sizeof line, f)) {
         ln++;
         size_t len = strlen(line);
-        if (!len || line[len - 1] != '\n') break; /* cut off: trained again */
+        if (!len || line[len - 1] != '\n') { /* cut off by a kill at the end: trained again; elsewhere (too long): damaged */
+            if (fgetc(f) == EOF) break;
+            st = flce_fail(e, FLCE_ERR_IO, "%s line %d: damaged (longer than a row can be; --force starts again)", path, ln);
+            break;
+        }
         if (ln == 1) {
             if (strcmp(line, HEADER)) st = flce_fail(e, FLCE_ERR_IO, "%s line 1: not the header of a truth's utilities (--force starts again)", path);
             continue;
@@ -193,10 +207,15 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
         if (ok) members_text(mask, t->n, want, sizeof want);
         int k = -1;
         if (ok && ts >= t->seed && ts - t->seed < (unsigned long long)t->R)
-            for (int i = 0; i < t->nrows; i++)
-                if (t->rows[i].mask == mask && t->rows[i].seed == (int)(ts - t->seed)) k = i;
+            { /* the full table: row mask * R + seed; the partial one: at most 2n + 2 masks to look through */
+                int sd = (int)(ts - t->seed);
+                if (t->all) k = mask < ((unsigned long long)1 << t->n) ? (int)mask * t->R + sd : -1;
+                else
+                    for (int i = 0; i < t->nrows; i++)
+                        if (t->rows[i].mask == mask && t->rows[i].seed == sd) k = i;
+            }
         if (!ok || tail != '\n' || strlen(dg) != 16 || flce_number(acc, &a) || flce_number(loss, &l) || !isfinite(accw) || !isfinite(lossw) ||
-            a < 0 || a > 1 || l < 0 || strcmp(mem, want) || k < 0 || (mask >> t->n) != 0) {
+            a < 0 || a > 1 || l < 0 || accw < 0 || accw > 1 || lossw < 0 || lossw > 1e30 || strcmp(mem, want) || k < 0 || (mask >> t->n) != 0) {
             st = flce_fail(e, FLCE_ERR_IO, "%s line %d: damaged, or a coalition or seed this truth does not train (--force starts again)", path, ln);
             break;
         }
@@ -217,6 +236,7 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
 static flce_status append_row(const truth *t, const char *path, const truth_row *r, flce_err *e) {
     char line[512];
     int len = row_line(t, r, line, sizeof line);
+    if (len < 0 || len >= (int)sizeof line) return flce_fail(e, FLCE_ERR_IO, "%s: a row longer than %zu bytes", path, sizeof line);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return flce_fail(e, FLCE_ERR_IO, "%s: %s", path, strerror(errno));
     struct stat sb;
@@ -232,7 +252,7 @@ static flce_status append_row(const truth *t, const char *path, const truth_row 
 /* utilities.csv again, its finished rows in the plan's order (mask, seed): the same bytes whatever
  * order they were trained in (and a row cut off by a kill gone). */
 static flce_status write_rows(const truth *t, const char *path, flce_err *e) {
-    size_t cap = 128 + (size_t)t->nrows * 320, len = 0;
+    size_t cap = 128 + (size_t)t->nrows * 512, len = 0; /* a row: at most 512 bytes (row_line's buffer) */
     char *b = malloc(cap);
     if (!b) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     flce_catf(b, cap, &len, "%s", HEADER);
@@ -477,23 +497,30 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
 /* The rows not done dealt to `jobs` workers by cost, the largest first, each to the one with the
  * least so far (ties: the lower worker; equal costs in the plan's order): owner[i], -1 for rows
  * done. 0, or -1 out of memory. */
+typedef struct {
+    int cost, i;
+} cost_row;
+
+static int by_cost(const void *a, const void *b) { /* cost descending, then the plan's order */
+    const cost_row *x = a, *y = b;
+    return x->cost != y->cost ? (x->cost < y->cost ? 1 : -1) : (x->i > y->i) - (x->i < y->i);
+}
+
 static int deal(const truth *t, int jobs, int *owner) {
-    int *order = malloc(sizeof(int) * (size_t)t->nrows);
+    cost_row *order = malloc(sizeof(cost_row) * (size_t)(t->nrows ? t->nrows : 1));
     double *load = flce_calloc((size_t)jobs, sizeof(double));
     if (!order || !load) return free(order), free(load), -1;
     int no = 0;
     for (int i = 0; i < t->nrows; i++) {
         owner[i] = -1;
-        if (t->rows[i].done) continue;
-        int j = no++; /* insertion by cost, descending; ties keep the plan's order */
-        for (; j > 0 && row_cost(t, &t->rows[order[j - 1]]) < row_cost(t, &t->rows[i]); j--) order[j] = order[j - 1];
-        order[j] = i;
+        if (!t->rows[i].done) order[no].cost = row_cost(t, &t->rows[i]), order[no++].i = i;
     }
+    qsort(order, (size_t)no, sizeof *order, by_cost);
     for (int q = 0; q < no; q++) {
         int best = 0;
         for (int w = 1; w < jobs; w++)
             if (load[w] < load[best]) best = w;
-        owner[order[q]] = best, load[best] += row_cost(t, &t->rows[order[q]]);
+        owner[order[q].i] = best, load[best] += order[q].cost;
     }
     free(order), free(load);
     return 0;
@@ -513,8 +540,15 @@ static void size_line(const truth *t, const flce_run_job *J, int workers, const 
 
 /* Under mpirun: every rank trains its share (deal), appending its rows; rank 0 reads them all back
  * once every rank has ended (the exit status the same on every rank). */
+static int rank_stderr = -1; /* a rank > 0's own stderr, set aside while rank 0 speaks for the checks */
+
 static int run_ranks(truth *t, const flce_run_job *J, flce_comm *comm, const char *p_util, const char *p_work, flce_err *e) {
     int P = comm->size, me = comm->rank, *owner = malloc(sizeof(int) * (size_t)t->nrows), status = 0;
+    if (me > 0 && rank_stderr >= 0) { /* a failing coalition's line from this rank, not progress */
+        fflush(stderr);
+        dup2(rank_stderr, 2);
+        t->quiet = 1;
+    }
     if (me == 0) size_line(t, J, P, "process");
     if (!owner || deal(t, P, owner)) status = 1;
     if (!status && me == 0 && flce_mkdirs(p_work) != 0) {
@@ -534,7 +568,7 @@ static int run_ranks(truth *t, const flce_run_job *J, flce_comm *comm, const cha
     int64_t bad = status != 0;
     if (comm->sum_i64(comm, &bad, 1, &ce)) bad = 1;
     if (bad) {
-        if (me == 0 && !status) fprintf(stderr, "%s: another process of the job failed (its line is above); the rows written are kept: --resume continues\n", t->prog);
+        if (me == 0 && !status) fprintf(stderr, "%s: another process of the job failed (mpirun shows its line); the rows written are kept: --resume continues\n", t->prog);
         return status ? status : 1;
     }
     if (me != 0) return 0;
@@ -573,6 +607,12 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
         free(owner), free(pid);
         fprintf(stderr, "%s: %s\n", t->prog, e->msg);
         return 1;
+    }
+    if (J->breq.be && strcmp(J->breq.be->name, "cpu") && strcmp(J->breq.be->name, "reference")) { /* a GPU driver's state does not survive a fork */
+        free(owner), free(pid);
+        fprintf(stderr, "%s: --jobs %d: the %s backend is not forked; one job a GPU (or mpirun -n P, a process a device)\n", t->prog, jobs,
+                J->breq.be->name);
+        return 2;
     }
     if (J->breq.be) J->breq.be->destroy(J->breq.be), J->breq.be = NULL; /* no thread pool crosses a fork */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -795,7 +835,7 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
             }
             truth_row *z = &t.rows[r]; /* mask 0 first */
             snprintf(z->acc, sizeof z->acc, "%.6f", acc), snprintf(z->loss, sizeof z->loss, "%.9g", loss);
-            flce_number(z->acc, &z->accw), z->lossw = loss;
+            flce_number(z->acc, &z->accw), z->lossw = text_value(loss, "%.9g");
             flce_digest_hex(dm, z->digest);
             flce_digest_hex(dp, part);
         }
@@ -892,7 +932,10 @@ int flce_cmd_truth(int argc, char **argv) {
     int failed;
     flce_comm *comm = flce_comm_open(&failed);
     if (failed) return 1;
-    if (comm && comm->rank > 0 && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))) { /* rank 0 speaks for the job */ }
+    if (comm && comm->rank > 0) { /* rank 0 speaks for the checks; the others' errors of their training are said (run_ranks) */
+        rank_stderr = dup(2);
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) { /* only the noise differs */ }
+    }
     /* a rank waits for the others' whole shares of the coalitions (hours in a study), never a
      * round's exchange: no time limit (mpirun ends the job where a process dies) */
     if (comm) flce_comm_set_wait(comm, 0, 2);

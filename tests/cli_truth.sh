@@ -84,6 +84,10 @@ cp "$u" "$t/d/utilities.csv"; sed -n 3p "$u" >> "$t/d/utilities.csv"
 expect 1 "a second time" truth $fed --seed 5 --out "$t/d" --resume
 cp "$u" "$t/d/utilities.csv"; sed -i '5s/,0\.[0-9]*,/,1.5,/' "$t/d/utilities.csv"
 expect 1 "line 5: damaged" truth $fed --seed 5 --out "$t/d" --resume
+cp "$u" "$t/d/utilities.csv"; awk -F, -v OFS=, 'NR == 6 { $6 = "2.000000" } { print }' "$u" > "$t/d/utilities.csv"
+expect 1 "line 6: damaged" truth $fed --seed 5 --out "$t/d" --resume
+{ sed -n 1,3p "$u"; printf '%02000d\n' 0; sed -n '4,$p' "$u"; } > "$t/d/utilities.csv" # a line longer than a row, mid-file
+expect 1 "line 4: damaged (longer than a row" truth $fed --seed 5 --out "$t/d" --resume
 expect 2 "differs from the settings" truth $fed --seed 5 --out "$t/a" --resume --lr 0.02
 expect 2 "holds a truth: --resume continues it" truth $fed --seed 5 --out "$t/a"
 

@@ -92,6 +92,11 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
         if (!strncmp(a->valuestring, "--seed=", 7)) continue;
         flce_catf(t->key, sizeof t->key, &kl, "%s ", a->valuestring);
     }
+    { /* and the truth's own settings: truths that differ in them are not seeds of one configuration */
+        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(j, "participation"), *wi = cJSON_GetObjectItemCaseSensitive(j, "window");
+        flce_catf(t->key, sizeof t->key, &kl, "| %s, %s, participation %s, %d truth seeds, window %g", co->valuestring,
+                  ut->valuestring, cJSON_IsString(pa) ? pa->valuestring : "?", t->R, cJSON_IsNumber(wi) ? wi->valuedouble : 0);
+    }
     cJSON_Delete(j);
     if (t->all && t->n > TR_MAX_N) return snprintf(err, cap, "%s: %d clients, more than a full table holds", p, t->n), 1;
     /* values.csv */
@@ -224,6 +229,12 @@ static scores score(const truth_t *t, const double *x) {
         s.kl = k;
     }
     const double *ref = t->all ? t->shap : t->loo;
+    int varies = 0;
+    for (int i = 1; i < n; i++) varies |= x[i] != x[0];
+    if (!varies) { /* every client alike (the uniform rule): no order to read the quarters or the curves from */
+        s.top = s.bottom = s.rm_hi = s.rm_lo = NAN;
+        return s;
+    }
     order_desc(x, n, ox), order_desc(ref, n, os);
     int top = 0, bot = 0;
     for (int i = 0; i < q; i++)
@@ -252,7 +263,7 @@ typedef struct {
     char label[96];
     double sp[REPORT_MAX_SEEDS];
     unsigned long long seed[REPORT_MAX_SEEDS];
-    int ns;
+    int ns, last; /* last: the truth that gave the latest entry (one a truth: a second run of a label is not another seed) */
 } group_row;
 
 void report_truth(report *R) {
@@ -270,7 +281,7 @@ void report_truth(report *R) {
     report_para(R->md, R->ht,
                 "**What each client is really worth**, by every coalition retrained (flce truth): each method's final contributions "
                 "and each trivial rule against the exact Shapley values of the table (Banzhaf and leave-one-out beside). Removal "
-                "curves: the mean test accuracy of the federation without the k clients a method values most (lower is better: the "
+                "curves: the mean utility (the truth's: test accuracy by default) of the federation without the k clients a method values most (lower is better: the "
                 "method found who matters) and without the k it values least (higher is better), k = 0 to n - 1, read from the table. "
                 "The truth's own spread over its seeds says how far apart two methods must be to differ. Data: truth_scores.csv.");
     /* groups over truths of one configuration: per method label, Spearman with Shapley per seed */
@@ -324,8 +335,12 @@ void report_truth(report *R) {
                     group_row *row = NULL;
                     for (int g = 0; g < grow[gi]; g++)
                         if (!strcmp(G[gi * TR_MAX_ROWS + g].label, names[q])) row = &G[gi * TR_MAX_ROWS + g];
-                    if (!row && grow[gi] < TR_MAX_ROWS) row = &G[gi * TR_MAX_ROWS + grow[gi]++], snprintf(row->label, sizeof row->label, "%s", names[q]);
-                    if (row && row->ns < REPORT_MAX_SEEDS) row->seed[row->ns] = t->seed, row->sp[row->ns++] = s.sp_shap;
+                    if (!row && grow[gi] < TR_MAX_ROWS) {
+                        row = &G[gi * TR_MAX_ROWS + grow[gi]++];
+                        snprintf(row->label, sizeof row->label, "%s", names[q]);
+                        row->last = -1;
+                    }
+                    if (row && row->ns < REPORT_MAX_SEEDS && row->last != ti) row->seed[row->ns] = t->seed, row->sp[row->ns++] = s.sp_shap, row->last = ti;
                 }
             }
         }
@@ -358,8 +373,11 @@ void report_truth(report *R) {
             double d[REPORT_MAX_SEEDS];
             int nd = 0;
             for (int i = 0; i < fl->ns; i++)
-                for (int j = 0; j < fa->ns; j++)
-                    if (fl->seed[i] == fa->seed[j] && !isnan(fl->sp[i]) && !isnan(fa->sp[j])) d[nd++] = fl->sp[i] - fa->sp[j];
+                for (int j = 0; j < fa->ns && nd < REPORT_MAX_SEEDS; j++)
+                    if (fl->seed[i] == fa->seed[j] && !isnan(fl->sp[i]) && !isnan(fa->sp[j])) {
+                        d[nd++] = fl->sp[i] - fa->sp[j];
+                        break; /* one pair a seed */
+                    }
             double m, h;
             int c = report_mean_ci(d, nd, &m, &h);
             char txt[600];
