@@ -540,6 +540,19 @@ static void size_line(const truth *t, const flce_run_job *J, int workers, const 
 
 /* Under mpirun: every rank trains its share (deal), appending its rows; rank 0 reads them all back
  * once every rank has ended (the exit status the same on every rank). */
+/* Every row as the workers (jobs, processes) appended them, read back; each must be there. The exit status. */
+static int read_back(truth *t, const char *p_util, const char *who, flce_err *e) {
+    for (int i = 0; i < t->nrows; i++) t->rows[i].done = 0;
+    flce_status st = read_rows(t, p_util, e);
+    for (int i = 0; !st && i < t->nrows; i++)
+        if (!t->rows[i].done) st = flce_fail(e, FLCE_ERR_IO, "%s: coalition %llu missing after the %s ended", p_util, (unsigned long long)t->rows[i].mask, who);
+    if (st) {
+        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
+        return 1;
+    }
+    return 0;
+}
+
 static int rank_stderr = -1; /* a rank > 0's own stderr, set aside while rank 0 speaks for the checks */
 
 static int run_ranks(truth *t, const flce_run_job *J, flce_comm *comm, const char *p_util, const char *p_work, flce_err *e) {
@@ -572,15 +585,7 @@ static int run_ranks(truth *t, const flce_run_job *J, flce_comm *comm, const cha
         return status ? status : 1;
     }
     if (me != 0) return 0;
-    for (int i = 0; i < t->nrows; i++) t->rows[i].done = 0; /* every row as the ranks wrote it */
-    flce_status st = read_rows(t, p_util, e);
-    for (int i = 0; !st && i < t->nrows; i++)
-        if (!t->rows[i].done) st = flce_fail(e, FLCE_ERR_IO, "%s: coalition %llu missing after the processes ended", p_util, (unsigned long long)t->rows[i].mask);
-    if (st) {
-        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
-        return 1;
-    }
-    return 0;
+    return read_back(t, p_util, "processes", e);
 }
 
 /* The rows not done, on `jobs` processes (fork; each coalition on max(1, CPUs / jobs) threads), the
@@ -646,15 +651,7 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
     }
     free(owner), free(pid);
     if (status) return status;
-    for (int i = 0; i < t->nrows; i++) t->rows[i].done = 0; /* every row as the jobs wrote it */
-    flce_status st = read_rows(t, p_util, e);
-    for (int i = 0; !st && i < t->nrows; i++)
-        if (!t->rows[i].done) st = flce_fail(e, FLCE_ERR_IO, "%s: coalition %llu missing after the jobs ended", p_util, (unsigned long long)t->rows[i].mask);
-    if (st) {
-        fprintf(stderr, "%s: %s\n", t->prog, e->msg);
-        return 1;
-    }
-    return 0;
+    return read_back(t, p_util, "jobs", e);
 }
 
 static int cmd_truth(int argc, char **argv, flce_comm *comm) {
