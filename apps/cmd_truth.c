@@ -654,238 +654,261 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
     return read_back(t, p_util, "jobs", e);
 }
 
+typedef struct { /* flce truth's own options */
+    const char *coal, *participation, *utility;
+    int R, W, resume, force, quiet, jobs;
+    int ut; /* the index of utility in UTILITIES */
+} truth_opts;
+
+typedef struct { /* the files of a truth's folder */
+    char util[1200], val[1200], json[1200], work[1200], lock[1200];
+} truth_paths;
+
+/* flce truth's own options, parsed and checked: 0, or cli_parse's status (1 after --help), or 2 */
+static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
+    *o = (truth_opts){.coal = "all", .participation = "k", .utility = "accuracy", .R = 1, .jobs = 1};
+    cli_opt opts[] = {
+        {"coalitions", CLI_STR, &o->coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients) or loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients)", 0},
+        {"truth-seeds", CLI_INT, &o->R, "R trainings of each coalition, train seeds --seed .. --seed + R - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
+        {"participation", CLI_STR, &o->participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
+        {"window", CLI_INT, &o->W, "the last W rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
+        {"utility", CLI_STR, &o->utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
+        {"jobs", CLI_INT, &o->jobs, "coalitions trained at once, each in a process of its own on CPUs / J threads (default 1: one at a time on the backend's threads); the same table", 0},
+        {"resume", CLI_FLAG, &o->resume, "continue the truth in --out: finished coalitions are never trained again", 0},
+        {"force", CLI_FLAG, &o->force, "start the truth in --out again (its utilities, values and work are removed)", 0},
+        {"quiet", CLI_FLAG, &o->quiet, "no size line and no progress lines", 0},
+        {0},
+    };
+    const char *pos[1];
+    int np, rc = cli_parse(prog, USAGE, opts, nown, own, pos, 0, &np);
+    if (rc) return rc;
+    if (strcmp(o->coal, "all") && strcmp(o->coal, "loo")) return cli_usage_error(prog, "--coalitions '%s': all or loo", o->coal);
+    if (strcmp(o->participation, "k") && strcmp(o->participation, "full"))
+        return cli_usage_error(prog, "--participation '%s': k or full", o->participation);
+    o->ut = -1;
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(o->utility, UTILITIES[k])) o->ut = k;
+    if (o->ut < 0) return cli_usage_error(prog, "--utility '%s': accuracy, accuracy-window, loss or loss-window", o->utility);
+    if (o->R < 1 || o->R > TRUTH_MAX_SEEDS) return cli_usage_error(prog, "--truth-seeds %d: 1 to %d", o->R, TRUTH_MAX_SEEDS);
+    if (o->resume && o->force) return cli_usage_error(prog, "--resume and --force exclude each other");
+    if (o->jobs < 1 || o->jobs > 64) return cli_usage_error(prog, "--jobs %d: 1 to 64", o->jobs);
+    return 0;
+}
+
+/* the run's flags that flce truth sets for each coalition, refused; *has_algo: --algo given */
+static int check_run_flags(const char *prog, int nrest, char **rest, int *has_algo) {
+    static const char *refused[] = {"--members", "--seeds", "--train-seed", "--test-loss"};
+    *has_algo = 0;
+    for (int i = 0; i < nrest; i++) {
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+            size_t l = strlen(refused[k]);
+            if (!strncmp(rest[i], refused[k], l) && (rest[i][l] == '\0' || rest[i][l] == '='))
+                return cli_usage_error(prog, "%s: flce truth sets it for each coalition (--truth-seeds: several trainings)", refused[k]);
+        }
+        *has_algo |= !strncmp(rest[i], "--algo", 6) && (rest[i][6] == '\0' || rest[i][6] == '=');
+    }
+    return 0;
+}
+
+/* the plan of the truth: its settings checked against the run's, every coalition x seed in order
+ * (t->rows, *nm coalitions); 0, 1 (out of memory) or 2 */
+static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, const char *prog, int *nm) {
+    if (J->nm != 1) return cli_usage_error(prog, "--algo: one method (the table is of one training rule)");
+    if (J->ns) return cli_usage_error(prog, "--seeds: flce truth takes one --seed (--truth-seeds: several trainings of each coalition)");
+    if (J->c.schedule_sweep) return cli_usage_error(prog, "--schedule sweep: selects clients outside a coalition; a truth selects only its members");
+    int all = !strcmp(o->coal, "all");
+    t->prog = prog, t->out = J->out, t->n = J->c.clients, t->R = o->R, t->K = J->c.per_round, t->T = J->c.rounds, t->all = all;
+    t->full = !strcmp(o->participation, "full"), t->utility = o->ut, t->quiet = o->quiet, t->seed = J->c.seed;
+    t->W = o->W ? o->W : (t->T < 10 ? t->T : 10);
+    if (t->W < 1 || t->W > t->T) return cli_usage_error(prog, "--window %d: 1 to --rounds (%d)", o->W, t->T);
+    if (all && t->n > FLCE_VALUES_MAX_N)
+        return cli_usage_error(prog, "--clients %d: every coalition of at most %d clients (2^n trainings); --coalitions loo for more", t->n, FLCE_VALUES_MAX_N);
+    if (!all && t->n > FLCE_VALUES_MAX_SPARSE) return cli_usage_error(prog, "--clients %d: --coalitions loo takes at most %d", t->n, FLCE_VALUES_MAX_SPARSE);
+    if (t->seed + (uint64_t)o->R - 1 > ((uint64_t)1 << 53))
+        return cli_usage_error(prog, "--seed %llu with --truth-seeds %d: the train seeds pass 2^53", (unsigned long long)t->seed, o->R);
+    uint64_t *masks = malloc(sizeof(uint64_t) * ((size_t)1 << (all ? t->n : 7)) + 2 * FLCE_VALUES_MAX_SPARSE * 8 + 16);
+    *nm = masks ? plan_masks(t->n, all, masks) : 0;
+    t->nrows = *nm * o->R;
+    t->rows = flce_calloc((size_t)t->nrows, sizeof *t->rows);
+    if (!masks || !t->rows) {
+        free(masks);
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return 1;
+    }
+    for (int i = 0; i < *nm; i++)
+        for (int r = 0; r < o->R; r++) t->rows[i * o->R + r].mask = masks[i], t->rows[i * o->R + r].seed = r;
+    free(masks);
+    return 0;
+}
+
+/* the folder, before any work: it takes files, none of the truth's files is a folder, it is no
+ * run's folder, it holds no truth unless --resume or --force; made and locked (*made: OUT made
+ * here). --resume of a folder without a truth starts afresh (o->resume cleared). */
+static int open_folder(const truth *t, truth_opts *o, const truth_paths *p, int *lock_fd, int *made) {
+    const char *prog = t->prog;
+    char where[1200], cj[1200];
+    struct stat sb;
+    if (strlen(t->out) > FLCE_MAX_OUT_PATH - 40) return cli_usage_error(prog, "--out: at most %d characters", FLCE_MAX_OUT_PATH - 40);
+    if (flce_path_writable(t->out, where, sizeof where) != 0) {
+        fprintf(stderr, "%s: --out %s: %s cannot take files (%s)\n", prog, t->out, where, strerror(errno));
+        return 1;
+    }
+    const char *files[3] = {p->util, p->val, p->json};
+    for (int i = 0; i < 3; i++)
+        if (stat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i], S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file");
+            return 1;
+        }
+    snprintf(cj, sizeof cj, "%s/config.json", t->out);
+    if (stat(cj, &sb) == 0) return cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t->out);
+    int exists = stat(p->json, &sb) == 0 || stat(p->util, &sb) == 0;
+    if (exists && !o->resume && !o->force) return cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t->out);
+    if (o->resume && !exists) o->resume = 0; /* nothing to continue: a fresh start */
+    *made = stat(t->out, &sb) != 0;
+    if (flce_mkdirs(t->out) != 0) {
+        fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t->out, strerror(errno));
+        return 1;
+    }
+    *lock_fd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", prog, p->lock, *lock_fd < 0 ? strerror(errno) : "another flce truth is writing this folder");
+        return 1;
+    }
+    return 0;
+}
+
+/* the empty coalition of each seed: the initial model, which checks the settings and the data
+ * first; part: the partition's digest */
+static int empty_rows(truth *t, const flce_run_job *J, char part[17]) {
+    flce_err e = {{0}};
+    for (int r = 0; r < t->R; r++) {
+        flce_run_cfg c = method_cfg(J);
+        c.has_train_seed = r > 0, c.train_seed = t->seed + (uint64_t)r; /* seed 0: the plain run's */
+        double acc, loss;
+        uint64_t dm, dp;
+        flce_status st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, &e);
+        if (st) {
+            fprintf(stderr, "%s: %s\n", t->prog, e.msg);
+            return st == FLCE_ERR_ARG ? 2 : 1;
+        }
+        truth_row *z = &t->rows[r]; /* mask 0 first */
+        snprintf(z->acc, sizeof z->acc, "%.6f", acc), snprintf(z->loss, sizeof z->loss, "%.9g", loss);
+        flce_number(z->acc, &z->accw), z->lossw = text_value(loss, "%.9g");
+        flce_digest_hex(dm, z->digest);
+        flce_digest_hex(dp, part);
+    }
+    return 0;
+}
+
+/* --resume: truth.json must be js (this command's settings); the finished rows read back, the
+ * empty coalition's as evaluated now, the table rewritten in the plan's order */
+static int resume_rows(truth *t, const truth_paths *p, const char *js) {
+    const char *prog = t->prog;
+    char why[200], old[16384];
+    flce_err e = {{0}};
+    FILE *f = flce_fopen_regular(p->json, why, sizeof why);
+    size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
+    if (f) fclose(f);
+    old[ol] = '\0';
+    if (!f || strcmp(old, js)) {
+        fprintf(stderr, "%s: --resume: %s %s the settings of this command (compare its run_flags; --force starts again)\n", prog, p->json,
+                f ? "differs from" : "is missing, so nothing says this folder holds");
+        return 2;
+    }
+    truth_row zero[TRUTH_MAX_SEEDS];
+    memcpy(zero, t->rows, sizeof(truth_row) * (size_t)t->R);
+    for (int r = 0; r < t->R; r++) t->rows[r].done = 0;
+    if (read_rows(t, p->util, &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return 1;
+    }
+    for (int r = 0; r < t->R; r++) /* the empty coalition as recorded must be the initial model evaluated now */
+        if (t->rows[r].done && (strcmp(t->rows[r].acc, zero[r].acc) || strcmp(t->rows[r].digest, zero[r].digest))) {
+            fprintf(stderr, "%s: %s: the empty coalition's row is not this initial model's (another build or data?); --force starts again\n", prog, p->util);
+            return 1;
+        }
+    if (write_rows(t, p->util, &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* rank 0's setup of the folder: opened and locked, the empty coalitions evaluated, truth.json
+ * written (or compared, --resume, and the finished rows read back; --force: the old truth removed) */
+static int setup_folder(truth *t, const flce_run_job *J, truth_opts *o, int nrest, char **rest, const truth_paths *p, int *lock_fd, int *made) {
+    const char *prog = t->prog;
+    char part[17] = "", js[16384];
+    flce_err e = {{0}};
+    int status = open_folder(t, o, p, lock_fd, made);
+    if (!status) status = empty_rows(t, J, part);
+    if (status) return status;
+    if (truth_json(t, nrest, rest, part, J->names[0], js, sizeof js, &e)) return cli_usage_error(prog, "%s", e.msg);
+    if (o->force && (rm_tree(p->work) != 0 || (remove(p->util) != 0 && errno != ENOENT) || (remove(p->val) != 0 && errno != ENOENT))) {
+        fprintf(stderr, "%s: --force: cannot remove the earlier truth in %s: %s\n", prog, t->out, strerror(errno));
+        return 1;
+    }
+    if (o->resume) return resume_rows(t, p, js);
+    if (flce_write_file_atomic(p->json, js, strlen(js), &e)) {
+        fprintf(stderr, "%s: %s\n", prog, e.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* the table whole, the values from it, and the values printed */
+static int finish_truth(const truth *t, const truth_paths *p, int nm) {
+    double vals[FLCE_VALUES_MAX_SPARSE][4];
+    flce_err e = {{0}};
+    if (write_rows(t, p->util, &e) || write_values(t, p->val, vals, &e)) {
+        fprintf(stderr, "%s: %s\n", t->prog, e.msg);
+        return 1;
+    }
+    rmdir(p->work); /* empty now (a folder left by hand stays) */
+    printf("%6s %12s %12s %12s %12s\n", "client", "shapley", "banzhaf", "loo", "alone");
+    for (int i = 0; i < t->n; i++)
+        printf("%6d %12.6f %12.6f %12.6f %12.6f\n", i, vals[i][0], vals[i][1], vals[i][2], vals[i][3]);
+    printf("(%s of the final global model on the test set; %d coalitions x %d seed%s)\nutilities: %s\nvalues: %s\n", UTILITIES[t->utility], nm, t->R,
+           t->R == 1 ? "" : "s", p->util, p->val);
+    return 0;
+}
+
 static int cmd_truth(int argc, char **argv, flce_comm *comm) {
-    const char *prog = "flce truth", *coal = "all", *participation = "k", *utility = "accuracy";
-    int R = 1, W = 0, resume = 0, force = 0, quiet = 0, jobs = 1;
+    const char *prog = "flce truth";
     char **own = malloc(sizeof(char *) * (size_t)(argc + 1)), **rest = malloc(sizeof(char *) * (size_t)(argc + 3));
     if (!own || !rest) {
         free(own), free(rest);
         fprintf(stderr, "%s: out of memory\n", prog);
         return 1;
     }
-    int nown, nrest;
+    int nown, nrest, has_algo;
     split_args(argc, argv, own, &nown, rest, &nrest);
-    cli_opt opts[] = {
-        {"coalitions", CLI_STR, &coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients) or loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients)", 0},
-        {"truth-seeds", CLI_INT, &R, "R trainings of each coalition, train seeds --seed .. --seed + R - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
-        {"participation", CLI_STR, &participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
-        {"window", CLI_INT, &W, "the last W rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
-        {"utility", CLI_STR, &utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
-        {"jobs", CLI_INT, &jobs, "coalitions trained at once, each in a process of its own on CPUs / J threads (default 1: one at a time on the backend's threads); the same table", 0},
-        {"resume", CLI_FLAG, &resume, "continue the truth in --out: finished coalitions are never trained again", 0},
-        {"force", CLI_FLAG, &force, "start the truth in --out again (its utilities, values and work are removed)", 0},
-        {"quiet", CLI_FLAG, &quiet, "no size line and no progress lines", 0},
-        {0},
-    };
-    const char *pos[1];
-    int np, rc = cli_parse(prog, USAGE, opts, nown, own, pos, 0, &np);
+    truth_opts o;
+    int rc = parse_own(prog, nown, own, &o);
+    if (!rc) rc = check_run_flags(prog, nrest, rest, &has_algo);
+    int P = comm ? comm->size : 1, root = !comm || comm->rank == 0;
+    if (!rc && P > 1 && o.jobs > 1) rc = cli_usage_error(prog, "--jobs %d: under mpirun each process is one job (mpirun -n P)", o.jobs);
     if (rc) {
         free(own), free(rest);
         return rc == 1 ? 0 : rc;
     }
-    static const char *refused[] = {"--members", "--seeds", "--train-seed", "--test-loss"};
-    int has_algo = 0;
-    for (int i = 0; i < nrest; i++) {
-        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-            size_t l = strlen(refused[k]);
-            if (!strncmp(rest[i], refused[k], l) && (rest[i][l] == '\0' || rest[i][l] == '=')) {
-                int r2 = cli_usage_error(prog, "%s: flce truth sets it for each coalition (--truth-seeds: several trainings)", refused[k]);
-                free(own), free(rest);
-                return r2;
-            }
-        }
-        has_algo |= !strncmp(rest[i], "--algo", 6) && (rest[i][6] == '\0' || rest[i][6] == '=');
-    }
     char *algo_arg[2] = {"--algo", "fedavg"};
     int nrun = nrest;
     if (!has_algo) rest[nrun++] = algo_arg[0], rest[nrun++] = algo_arg[1];
-    int all = !strcmp(coal, "all");
-    if (!all && strcmp(coal, "loo")) return free(own), free(rest), cli_usage_error(prog, "--coalitions '%s': all or loo", coal);
-    if (strcmp(participation, "k") && strcmp(participation, "full"))
-        return free(own), free(rest), cli_usage_error(prog, "--participation '%s': k or full", participation);
-    int ut = -1;
-    for (int k = 0; k < 4; k++)
-        if (!strcmp(utility, UTILITIES[k])) ut = k;
-    if (ut < 0) return free(own), free(rest), cli_usage_error(prog, "--utility '%s': accuracy, accuracy-window, loss or loss-window", utility);
-    if (R < 1 || R > TRUTH_MAX_SEEDS) return free(own), free(rest), cli_usage_error(prog, "--truth-seeds %d: 1 to %d", R, TRUTH_MAX_SEEDS);
-    if (resume && force) return free(own), free(rest), cli_usage_error(prog, "--resume and --force exclude each other");
-    if (jobs < 1 || jobs > 64) return free(own), free(rest), cli_usage_error(prog, "--jobs %d: 1 to 64", jobs);
-    int P = comm ? comm->size : 1, root = !comm || comm->rank == 0;
-    if (P > 1 && jobs > 1) return free(own), free(rest), cli_usage_error(prog, "--jobs %d: under mpirun each process is one job (mpirun -n P)", jobs);
 
     flce_run_job J0, *J = &J0;
-    rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
-    int status = 0;
     truth t = {0};
-    uint64_t *masks = NULL;
-    int lock_fd = -1, made = 0; /* made: OUT made here, removed again when refused before any row */
-    char p_lock[1200] = "";
-    if (rc) {
-        status = rc < 0 ? 0 : rc;
-        goto done;
-    }
-    if (J->nm != 1) {
-        status = cli_usage_error(prog, "--algo: one method (the table is of one training rule)");
-        goto done;
-    }
-    if (J->ns) {
-        status = cli_usage_error(prog, "--seeds: flce truth takes one --seed (--truth-seeds: several trainings of each coalition)");
-        goto done;
-    }
-    if (J->c.schedule_sweep) {
-        status = cli_usage_error(prog, "--schedule sweep: selects clients outside a coalition; a truth selects only its members");
-        goto done;
-    }
-    t.prog = prog, t.out = J->out, t.n = J->c.clients, t.R = R, t.K = J->c.per_round, t.T = J->c.rounds, t.all = all;
-    t.full = !strcmp(participation, "full"), t.utility = ut, t.quiet = quiet, t.seed = J->c.seed;
-    t.W = W ? W : (t.T < 10 ? t.T : 10);
-    if (t.W < 1 || t.W > t.T) {
-        status = cli_usage_error(prog, "--window %d: 1 to --rounds (%d)", W, t.T);
-        goto done;
-    }
-    if (all && t.n > FLCE_VALUES_MAX_N) {
-        status = cli_usage_error(prog, "--clients %d: every coalition of at most %d clients (2^n trainings); --coalitions loo for more", t.n, FLCE_VALUES_MAX_N);
-        goto done;
-    }
-    if (!all && t.n > FLCE_VALUES_MAX_SPARSE) {
-        status = cli_usage_error(prog, "--clients %d: --coalitions loo takes at most %d", t.n, FLCE_VALUES_MAX_SPARSE);
-        goto done;
-    }
-    if (t.seed + (uint64_t)R - 1 > ((uint64_t)1 << 53)) {
-        status = cli_usage_error(prog, "--seed %llu with --truth-seeds %d: the train seeds pass 2^53", (unsigned long long)t.seed, R);
-        goto done;
-    }
-    /* the plan: every coalition x seed, in order */
-    masks = malloc(sizeof(uint64_t) * ((size_t)1 << (all ? t.n : 7)) + 2 * FLCE_VALUES_MAX_SPARSE * 8 + 16);
-    int nm = masks ? plan_masks(t.n, all, masks) : 0;
-    t.nrows = nm * R;
-    t.rows = flce_calloc((size_t)t.nrows, sizeof *t.rows);
-    if (!masks || !t.rows) {
-        fprintf(stderr, "%s: out of memory\n", prog);
-        status = 1;
-        goto done;
-    }
-    for (int i = 0; i < nm; i++)
-        for (int r = 0; r < R; r++) t.rows[i * R + r].mask = masks[i], t.rows[i * R + r].seed = r;
-    char p_util[1200], p_val[1200], p_json[1200], p_work[1200], where[1200];
+    truth_paths p;
+    int lock_fd = -1, made = 0, nm = 0; /* made: OUT made here, removed again when refused before any row */
     flce_err e = {{0}};
-    flce_status st;
-    snprintf(p_util, sizeof p_util, "%s/utilities.csv", t.out), snprintf(p_val, sizeof p_val, "%s/values.csv", t.out);
-    snprintf(p_json, sizeof p_json, "%s/truth.json", t.out), snprintf(p_work, sizeof p_work, "%s/work", t.out);
-    snprintf(p_lock, sizeof p_lock, "%s/truth.lock", t.out);
-    if (root) { /* under mpirun rank 0 alone checks, reads and writes the folder */
-        /* the outputs, before any work: the folder takes files, none of the files is a folder, no run's folder */
-        if (strlen(t.out) > FLCE_MAX_OUT_PATH - 40) {
-            status = cli_usage_error(prog, "--out: at most %d characters", FLCE_MAX_OUT_PATH - 40);
-            goto setup_end;
-        }
-        if (flce_path_writable(t.out, where, sizeof where) != 0) {
-            fprintf(stderr, "%s: --out %s: %s cannot take files (%s)\n", prog, t.out, where, strerror(errno));
-            status = 1;
-            goto setup_end;
-        }
-        struct stat sb;
-        const char *files[3] = {p_util, p_val, p_json};
-        for (int i = 0; i < 3; i++)
-            if (stat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
-                fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i], S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file");
-                status = 1;
-                goto setup_end;
-            }
-        {
-            char cj[1200];
-            snprintf(cj, sizeof cj, "%s/config.json", t.out);
-            if (stat(cj, &sb) == 0) {
-                status = cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t.out);
-                goto setup_end;
-            }
-        }
-        int exists = stat(p_json, &sb) == 0 || stat(p_util, &sb) == 0;
-        if (exists && !resume && !force) {
-            status = cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t.out);
-            goto setup_end;
-        }
-        if (resume && !exists) resume = 0; /* nothing to continue: a fresh start */
-        made = stat(t.out, &sb) != 0;
-        if (flce_mkdirs(t.out) != 0) {
-            fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t.out, strerror(errno));
-            status = 1;
-            goto setup_end;
-        }
-        lock_fd = open(p_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-            fprintf(stderr, "%s: %s: %s\n", prog, p_lock, lock_fd < 0 ? strerror(errno) : "another flce truth is writing this folder");
-            status = 1;
-            goto setup_end;
-        }
-        /* the empty coalition of each seed: the initial model, which checks the settings and the data first */
-        char part[17] = "";
-        for (int r = 0; r < R; r++) {
-            flce_run_cfg c = method_cfg(J);
-            c.has_train_seed = r > 0, c.train_seed = t.seed + (uint64_t)r; /* seed 0: the plain run's */
-            double acc, loss;
-            uint64_t dm, dp;
-            if ((st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, &e))) {
-                fprintf(stderr, "%s: %s\n", prog, e.msg);
-                status = st == FLCE_ERR_ARG ? 2 : 1;
-                goto setup_end;
-            }
-            truth_row *z = &t.rows[r]; /* mask 0 first */
-            snprintf(z->acc, sizeof z->acc, "%.6f", acc), snprintf(z->loss, sizeof z->loss, "%.9g", loss);
-            flce_number(z->acc, &z->accw), z->lossw = text_value(loss, "%.9g");
-            flce_digest_hex(dm, z->digest);
-            flce_digest_hex(dp, part);
-        }
-        char js[16384];
-        if ((st = truth_json(&t, nrest, rest, part, J->names[0], js, sizeof js, &e))) {
-            status = cli_usage_error(prog, "%s", e.msg);
-            goto setup_end;
-        }
-        if (force) {
-            if (rm_tree(p_work) != 0 || (remove(p_util) != 0 && errno != ENOENT) || (remove(p_val) != 0 && errno != ENOENT)) {
-                fprintf(stderr, "%s: --force: cannot remove the earlier truth in %s: %s\n", prog, t.out, strerror(errno));
-                status = 1;
-                goto setup_end;
-            }
-        }
-        if (resume) {
-            char why[200], old[16384];
-            FILE *f = flce_fopen_regular(p_json, why, sizeof why);
-            size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
-            if (f) fclose(f);
-            old[ol] = '\0';
-            if (!f || strcmp(old, js)) {
-                fprintf(stderr, "%s: --resume: %s %s the settings of this command (compare its run_flags; --force starts again)\n", prog, p_json,
-                        f ? "differs from" : "is missing, so nothing says this folder holds");
-                status = 2;
-                goto setup_end;
-            }
-            truth_row zero[TRUTH_MAX_SEEDS];
-            memcpy(zero, t.rows, sizeof(truth_row) * (size_t)R);
-            for (int r = 0; r < R; r++) t.rows[r].done = 0;
-            if ((st = read_rows(&t, p_util, &e))) {
-                fprintf(stderr, "%s: %s\n", prog, e.msg);
-                status = 1;
-                goto setup_end;
-            }
-            for (int r = 0; r < R; r++) /* the empty coalition as recorded must be the initial model evaluated now */
-                if (t.rows[r].done && (strcmp(t.rows[r].acc, zero[r].acc) || strcmp(t.rows[r].digest, zero[r].digest))) {
-                    fprintf(stderr, "%s: %s: the empty coalition's row is not this initial model's (another build or data?); --force starts again\n", prog, p_util);
-                    status = 1;
-                    goto setup_end;
-                }
-            if ((st = write_rows(&t, p_util, &e))) {
-                fprintf(stderr, "%s: %s\n", prog, e.msg);
-                status = 1;
-                goto setup_end;
-            }
-        } else if ((st = flce_write_file_atomic(p_json, js, strlen(js), &e))) {
-            fprintf(stderr, "%s: %s\n", prog, e.msg);
-            status = 1;
-            goto setup_end;
-        }
-    }
-setup_end:
+    rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
+    int status = rc < 0 ? 0 : rc;
+    if (!rc) status = plan_truth(&t, J, &o, prog, &nm);
+    if (rc || status) goto done;
+    snprintf(p.util, sizeof p.util, "%s/utilities.csv", t.out), snprintf(p.val, sizeof p.val, "%s/values.csv", t.out);
+    snprintf(p.json, sizeof p.json, "%s/truth.json", t.out), snprintf(p.work, sizeof p.work, "%s/work", t.out);
+    snprintf(p.lock, sizeof p.lock, "%s/truth.lock", t.out);
+    if (root) status = setup_folder(&t, J, &o, nrest, rest, &p, &lock_fd, &made); /* under mpirun rank 0 alone checks, reads and writes the folder */
     if (P > 1) { /* rank 0's status, then the plan's rows as it found them, to every rank */
         int64_t s0 = status;
         flce_err ce;
@@ -896,31 +919,17 @@ setup_end:
         status = (int)s0;
     }
     if (status) goto done;
-    if (P > 1) status = run_ranks(&t, J, comm, p_util, p_work, &e);
-    else status = run_jobs(&t, J, p_util, p_work, jobs, &e);
-    if (status || !root) goto done;
-    double vals[FLCE_VALUES_MAX_SPARSE][4];
-    if ((st = write_rows(&t, p_util, &e)) || (st = write_values(&t, p_val, vals, &e))) {
-        fprintf(stderr, "%s: %s\n", prog, e.msg);
-        status = 1;
-        goto done;
-    }
-    rmdir(p_work); /* empty now (a folder left by hand stays) */
-    printf("%6s %12s %12s %12s %12s\n", "client", "shapley", "banzhaf", "loo", "alone");
-    for (int i = 0; i < t.n; i++)
-        printf("%6d %12.6f %12.6f %12.6f %12.6f\n", i, vals[i][0], vals[i][1], vals[i][2], vals[i][3]);
-    printf("(%s of the final global model on the test set; %d coalitions x %d seed%s)\nutilities: %s\nvalues: %s\n", UTILITIES[t.utility], nm, R,
-           R == 1 ? "" : "s", p_util, p_val);
+    if (P > 1) status = run_ranks(&t, J, comm, p.util, p.work, &e);
+    else status = run_jobs(&t, J, p.util, p.work, o.jobs, &e);
+    if (!status && root) status = finish_truth(&t, &p, nm);
 done:
     if (lock_fd >= 0) close(lock_fd);
     if (status && made) { /* refused (a setting the engine checks, the data): nothing of it left */
-        char p_j[1300], p_u[1300];
         struct stat ub;
-        snprintf(p_j, sizeof p_j, "%s/truth.json", t.out), snprintf(p_u, sizeof p_u, "%s/utilities.csv", t.out);
-        if (stat(p_u, &ub) != 0) remove(p_j), remove(p_lock), rmdir(t.out); /* a row written: all kept for --resume */
+        if (stat(p.util, &ub) != 0) remove(p.json), remove(p.lock), rmdir(t.out); /* a row written: all kept for --resume */
     }
     flce_run_job_free(J);
-    free(masks), free(t.rows), free(own), free(rest);
+    free(t.rows), free(own), free(rest);
     return status;
 }
 
