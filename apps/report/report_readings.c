@@ -413,32 +413,25 @@ static int horizon_rounds(int *R) {
     return n ? n : -1;
 }
 
-int report_horizon(report *R) {
+/* The runs grouped into the horizon's configurations (cf, *nc of them): per seed, FLCE's KL at each
+ * judged round (from its readings) and each baseline's, and every line's per-round KL. */
+static void horizon_collect(report *R, const int *rounds, int nrounds, hconf *cf, int *nc) {
     static const char *drop[] = {"seed", "algo", "ablate", "prototypes", "missing"};
-    int rounds[MAXR], nrounds = horizon_rounds(rounds);
-    if (nrounds < 0) {
-        report_over(R, "FLCE_REPORT_HORIZON '%s': rounds from 1 to 1000000 separated by commas (at most %d)",
-                    getenv("FLCE_REPORT_HORIZON"), MAXR);
-        return 0;
-    }
-    hconf *cf = calloc(MAXC, sizeof *cf);
     double *c = NULL;
-    if (!cf) return 0;
-    int nc = 0;
     for (int i = 0; i < R->nr; i++) {
         const run_t *r = &R->runs[i];
         if (r->ablate[0] || is_shapley(r->algo) || r->clients < 1 || nrounds < 1 || r->T <= rounds[0]) continue;
         char *key = flce_run_key(r, drop, 5);
         if (!key) break;
         int j = 0;
-        while (j < nc && strcmp(cf[j].key, key)) j++;
-        if (j == nc && nc == MAXC) {
+        while (j < *nc && strcmp(cf[j].key, key)) j++;
+        if (j == *nc && *nc == MAXC) {
             report_over(R, "more than %d configurations in the horizon's tables; give fewer runs", MAXC);
             free(key);
             continue;
         }
-        if (j == nc) {
-            hconf *h = &cf[nc++];
+        if (j == *nc) {
+            hconf *h = &cf[(*nc)++];
             h->key = key, h->any = r, h->minT = r->T;
             for (int a = 0; a < NPS; a++)
                 for (int q = 0; q < MAXR; q++)
@@ -483,7 +476,160 @@ int report_horizon(report *R) {
         }
     }
     free(c);
-    int shown = 0;
+}
+
+/* The mean, smallest and largest of the seeds' values v[0..ns) that are numbers, as three CSV
+ * fields (empty where none is) */
+static void csv_range(FILE *f, const double *v, int ns) {
+    double sm = 0, lo = INFINITY, hi = -INFINITY;
+    int m = 0;
+    for (int s = 0; s < ns; s++)
+        if (!isnan(v[s])) sm += v[s], lo = fmin(lo, v[s]), hi = fmax(hi, v[s]), m++;
+    if (m) fprintf(f, ",%.6g,%.6g,%.6g", sm / m, lo, hi);
+    else fprintf(f, ",,,");
+}
+
+/* One configuration's table: a row per judged round and FLCE reading, with the verdict; and
+ * NAME.csv, the figure's points (mean, smallest, largest over seeds). */
+static void horizon_table(report *R, const hconf *h, const int *rounds, int nrounds, const char *name) {
+    const char *heads[4 + MAXB];
+    int nh = 0;
+    heads[nh++] = "round", heads[nh++] = "FLCE samples", heads[nh++] = "FLCE's KL";
+    for (int b = 0; b < h->nb; b++) heads[nh++] = h->base[b];
+    heads[nh++] = "verdict (the comparison furthest from the claim)";
+    rtable t;
+    rt_begin_class(&t, R->md, R->ht, "small", nh, heads);
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s.csv", R->out, name);
+    FILE *f = report_fopen(p);
+    if (f) {
+        fprintf(f, "round");
+        for (int a = 0; a < NPS; a++) fprintf(f, ",flce_%s,flce_%s_min,flce_%s_max", PS[a], PS[a], PS[a]);
+        for (int b = 0; b < h->nb; b++) fprintf(f, ",%s,%s_min,%s_max", csv_q(h->base[b]), csv_q(h->base[b]), csv_q(h->base[b]));
+        fprintf(f, "\n");
+    }
+    for (int q = 0; q < nrounds; q++) {
+        if (rounds[q] > h->minT) continue;
+        if (f) {
+            fprintf(f, "%d", rounds[q]);
+            for (int a = 0; a < NPS + h->nb; a++) csv_range(f, a < NPS ? h->flce[a][q] : h->base_kl[a - NPS][q], h->ns);
+            fprintf(f, "\n");
+        }
+        for (int a = 0; a < NPS; a++) {
+            int any = 0;
+            for (int s = 0; s < h->ns; s++) any |= !isnan(h->flce[a][q][s]);
+            if (!any) continue;
+            double bk[MAXB][MAXS];
+            for (int b = 0; b < h->nb; b++) memcpy(bk[b], h->base_kl[b][q], sizeof bk[b]);
+            rconf tmp; /* judge's view: the seeds and baselines */
+            tmp.ns = h->ns, tmp.nb = h->nb;
+            memcpy(tmp.base, h->base, sizeof tmp.base);
+            char w[200], cell[64], rd[16];
+            int v = judge(&tmp, h->flce[a][q], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL);
+            snprintf(rd, sizeof rd, "%d", rounds[q]);
+            rt_row_begin(&t, NULL);
+            rt_cell(&t, rd, NULL, NULL, 0), rt_cell(&t, PS[a], NULL, NULL, 0);
+            report_fmt_ci(cell, sizeof cell, h->flce[a][q], h->ns, 4);
+            rt_cell(&t, cell, NULL, NULL, 0);
+            for (int b = 0; b < h->nb; b++) {
+                report_fmt_ci(cell, sizeof cell, h->base_kl[b][q], h->ns, 4);
+                rt_cell(&t, cell, NULL, NULL, 0);
+            }
+            char vw[260];
+            snprintf(vw, sizeof vw, "%s: %s", v > 0 ? "holds" : v < 0 ? "does not hold" : v == 0 ? "inconclusive" : "n/a", w);
+            rt_cell(&t, vw, NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
+            rt_row_end(&t);
+        }
+    }
+    rt_end(&t);
+    if (f) report_fclose(f);
+}
+
+/* RNAME.csv: each line's KL every round (the running contributions: FLCE's from the observed
+ * prototypes without completion), mean over seeds, smallest and largest; has[L]: line L has a curve */
+static void horizon_rounds_csv(report *R, const hconf *h, const char *rname, int *has) {
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s.csv", R->out, rname);
+    for (int L = 0; L < NPS + h->nb; L++)
+        for (int s = 0; s < h->ns; s++) has[L] |= h->curve[L][s] != NULL;
+    FILE *fr = report_fopen(p);
+    if (!fr) return;
+    fprintf(fr, "round");
+    for (int L = 0; L < NPS + h->nb; L++) {
+        char nm[48];
+        if (L < NPS) snprintf(nm, sizeof nm, "flce_%s", PS[L]);
+        else snprintf(nm, sizeof nm, "%s", h->base[L - NPS]);
+        fprintf(fr, ",%s,%s_min,%s_max", csv_q(nm), csv_q(nm), csv_q(nm));
+    }
+    fprintf(fr, "\n");
+    for (int rd = 0; rd < h->minT; rd++) {
+        fprintf(fr, "%d", rd + 1);
+        for (int L = 0; L < NPS + h->nb; L++) {
+            double sm = 0, lo = INFINITY, hi = -INFINITY;
+            int m = 0;
+            for (int s = 0; s < h->ns; s++)
+                if (h->curve[L][s]) {
+                    double v = h->curve[L][s][rd];
+                    sm += v, lo = fmin(lo, v), hi = fmax(hi, v), m++;
+                }
+            if (m) fprintf(fr, ",%.6g,%.6g,%.6g", sm / m, lo, hi);
+            else fprintf(fr, ",,,");
+        }
+        fprintf(fr, "\n");
+    }
+    report_fclose(fr);
+}
+
+/* The figure: every round's KL, seed mean with a band to the smallest and largest seed; FLCE's
+ * contributions with completion at the rounds judged as points with their range. */
+static void horizon_figure(report *R, const hconf *h, int nrounds, const char *conf, const char *name, const char *rname, const int *has) {
+    flce_sbuf b = {0};
+    flce_sbuf_printf(&b, "  set datafile separator ','\n  set xlabel 'round'\n  set ylabel 'KL(contributions || data shares)'\n"
+                         "  set logscale y\n  set xrange [1:%g]\n  set grid\n  set key top right font ',9'\n  plot ", h->minT * 1.02 + 0.1);
+    int curves = 0;
+    for (int L = 0; L < NPS + h->nb; L++) {
+        if (!has[L]) continue;
+        const char *nm = L < NPS ? (L ? "FLCE (all samples), running" : "FLCE (correct samples), running") : h->base[L - NPS];
+        const char *colr = color_of(L < NPS ? "flce" : h->base[L - NPS]);
+        int col = 2 + 3 * L;
+        flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d with filledcurves fs transparent solid 0.15 noborder lc rgb '%s' notitle, \\\n"
+                             "       '%s.csv' skip 1 using 1:%d with lines lw 2 lc rgb '%s'%s title '%s'",
+                         curves++ ? ", \\\n       " : "", rname, col + 1, col + 2, colr, rname, col, colr, L == 1 ? " dt 2" : "", gp_safe(nm));
+    }
+    for (int a = 0; a < NPS; a++) { /* the judged points (horizonNN.csv: FLCE's columns first) */
+        int any = 0;
+        for (int q = 0; q < nrounds; q++)
+            for (int s = 0; s < h->ns; s++) any |= !isnan(h->flce[a][q][s]);
+        if (!any) continue;
+        flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d:%d with yerrorbars pt %d ps 1.2 lw 2 lc rgb '%s' title '%s'",
+                         curves++ ? ", \\\n       " : "", name, 2 + 3 * a, 3 + 3 * a, 4 + 3 * a, a ? 6 : 7, color_of("flce"),
+                         a ? "FLCE (all samples), with completion, at the rounds judged" : "FLCE (correct samples), with completion, at the rounds judged");
+    }
+    flce_sbuf_printf(&b, "\n");
+    if (curves && !b.oom && gnuplot_sized(R->out, name, 860, 380, b.s) == 0) {
+        const char *cap = "Every round: each method's KL of its running contributions (FLCE's: from the observed prototypes, "
+                          "without completion), the mean over seeds with a band from the smallest to the largest seed. "
+                          "Points: FLCE's contributions with completion (what it reports) at the rounds judged, mean and range over seeds";
+        fprintf(R->md, "\n![KL every round: %s](%s.png)\n\n%s ([SVG](%s.svg); data: [every round](%s.csv), [the rounds judged](%s.csv)).\n",
+                MD(conf), name, cap, name, rname, name);
+        fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"KL every round\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>; data: "
+                       "<a href=\"%s.csv\">every round</a>, <a href=\"%s.csv\">the rounds judged</a>)</figcaption></figure>\n",
+                name, cap, name, rname, name);
+    } else if (curves) R->figs_ok = 0;
+    flce_sbuf_free(&b);
+}
+
+int report_horizon(report *R) {
+    int rounds[MAXR], nrounds = horizon_rounds(rounds);
+    if (nrounds < 0) {
+        report_over(R, "FLCE_REPORT_HORIZON '%s': rounds from 1 to 1000000 separated by commas (at most %d)",
+                    getenv("FLCE_REPORT_HORIZON"), MAXR);
+        return 0;
+    }
+    hconf *cf = calloc(MAXC, sizeof *cf);
+    if (!cf) return 0;
+    int nc = 0, shown = 0;
+    horizon_collect(R, rounds, nrounds, cf, &nc);
     for (int k = 0; k < nc; k++) {
         hconf *h = &cf[k];
         int nq = 0, any_flce = 0;
@@ -492,7 +638,7 @@ int report_horizon(report *R) {
             for (int q = 0; q < nrounds; q++)
                 for (int s = 0; s < h->ns; s++) any_flce |= !isnan(h->flce[a][q][s]);
         if (nq < 2 || !any_flce || !h->nb) continue;
-        char conf[200], name[32], p[1300];
+        char conf[200], name[32], rname[48];
         report_configuration_base(h->any, conf, sizeof conf);
         if (!shown++) {
             const char *intro = "The paper trains 1,000 rounds; the study 30. Here the KL claim (\"FLCE's KL the lowest except FedSV\") "
@@ -504,138 +650,13 @@ int report_horizon(report *R) {
             fprintf(R->ht, "<h2>The horizon</h2>\n<p>%s</p>\n", intro);
         }
         snprintf(name, sizeof name, "horizon%02d", k + 1);
+        snprintf(rname, sizeof rname, "%s_rounds", name);
         fprintf(R->md, "\n### %s: %d seed%s, %d rounds\n\n", MD(conf), h->ns, h->ns == 1 ? "" : "s", h->minT);
         fprintf(R->ht, "<h3>%s: %d seed%s, %d rounds</h3>\n", H(conf), h->ns, h->ns == 1 ? "" : "s", h->minT);
-        /* the table: one row per round and FLCE reading */
-        const char *heads[4 + MAXB];
-        int nh = 0;
-        heads[nh++] = "round", heads[nh++] = "FLCE samples", heads[nh++] = "FLCE's KL";
-        for (int b = 0; b < h->nb; b++) heads[nh++] = h->base[b];
-        heads[nh++] = "verdict (the comparison furthest from the claim)";
-        rtable t;
-        rt_begin_class(&t, R->md, R->ht, "small", nh, heads);
-        snprintf(p, sizeof p, "%s/%s.csv", R->out, name);
-        FILE *f = report_fopen(p);
-        if (f) {
-            fprintf(f, "round");
-            for (int a = 0; a < NPS; a++) fprintf(f, ",flce_%s,flce_%s_min,flce_%s_max", PS[a], PS[a], PS[a]);
-            for (int b = 0; b < h->nb; b++) fprintf(f, ",%s,%s_min,%s_max", csv_q(h->base[b]), csv_q(h->base[b]), csv_q(h->base[b]));
-            fprintf(f, "\n");
-        }
-        for (int q = 0; q < nrounds; q++) {
-            if (rounds[q] > h->minT) continue;
-            if (f) fprintf(f, "%d", rounds[q]);
-            for (int a = 0; a < NPS + h->nb; a++) { /* the figure's data: mean, smallest and largest over seeds */
-                const double *v = a < NPS ? h->flce[a][q] : h->base_kl[a - NPS][q];
-                double sm = 0, lo = INFINITY, hi = -INFINITY;
-                int m = 0;
-                for (int s = 0; s < h->ns; s++)
-                    if (!isnan(v[s])) sm += v[s], lo = fmin(lo, v[s]), hi = fmax(hi, v[s]), m++;
-                if (f) {
-                    if (m) fprintf(f, ",%.6g,%.6g,%.6g", sm / m, lo, hi);
-                    else fprintf(f, ",,,");
-                }
-            }
-            if (f) fprintf(f, "\n");
-            for (int a = 0; a < NPS; a++) {
-                int any = 0;
-                for (int s = 0; s < h->ns; s++) any |= !isnan(h->flce[a][q][s]);
-                if (!any) continue;
-                double bk[MAXB][MAXS];
-                for (int b = 0; b < h->nb; b++) memcpy(bk[b], h->base_kl[b][q], sizeof bk[b]);
-                rconf tmp; /* judge's view: the seeds and baselines */
-                tmp.ns = h->ns, tmp.nb = h->nb;
-                memcpy(tmp.base, h->base, sizeof tmp.base);
-                char w[200], cell[64], rd[16];
-                int v = judge(&tmp, h->flce[a][q], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL);
-                snprintf(rd, sizeof rd, "%d", rounds[q]);
-                rt_row_begin(&t, NULL);
-                rt_cell(&t, rd, NULL, NULL, 0), rt_cell(&t, PS[a], NULL, NULL, 0);
-                report_fmt_ci(cell, sizeof cell, h->flce[a][q], h->ns, 4);
-                rt_cell(&t, cell, NULL, NULL, 0);
-                for (int b = 0; b < h->nb; b++) {
-                    report_fmt_ci(cell, sizeof cell, h->base_kl[b][q], h->ns, 4);
-                    rt_cell(&t, cell, NULL, NULL, 0);
-                }
-                char vw[260];
-                snprintf(vw, sizeof vw, "%s: %s", v > 0 ? "holds" : v < 0 ? "does not hold" : v == 0 ? "inconclusive" : "n/a", w);
-                rt_cell(&t, vw, NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
-                rt_row_end(&t);
-            }
-        }
-        rt_end(&t);
-        if (f) report_fclose(f);
-        /* the per-round data: each line's KL every round (the running contributions: FLCE's from
-         * the observed prototypes without completion), mean over seeds, smallest and largest */
-        char rname[48];
-        snprintf(rname, sizeof rname, "%s_rounds", name);
-        snprintf(p, sizeof p, "%s/%s.csv", R->out, rname);
+        horizon_table(R, h, rounds, nrounds, name);
         int has[NPS + MAXB] = {0};
-        for (int L = 0; L < NPS + h->nb; L++)
-            for (int s = 0; s < h->ns; s++) has[L] |= h->curve[L][s] != NULL;
-        FILE *fr = report_fopen(p);
-        if (fr) {
-            fprintf(fr, "round");
-            for (int L = 0; L < NPS + h->nb; L++) {
-                char nm[48];
-                if (L < NPS) snprintf(nm, sizeof nm, "flce_%s", PS[L]);
-                else snprintf(nm, sizeof nm, "%s", h->base[L - NPS]);
-                fprintf(fr, ",%s,%s_min,%s_max", csv_q(nm), csv_q(nm), csv_q(nm));
-            }
-            fprintf(fr, "\n");
-            for (int rd = 0; rd < h->minT; rd++) {
-                fprintf(fr, "%d", rd + 1);
-                for (int L = 0; L < NPS + h->nb; L++) {
-                    double sm = 0, lo = INFINITY, hi = -INFINITY;
-                    int m = 0;
-                    for (int s = 0; s < h->ns; s++)
-                        if (h->curve[L][s]) {
-                            double v = h->curve[L][s][rd];
-                            sm += v, lo = fmin(lo, v), hi = fmax(hi, v), m++;
-                        }
-                    if (m) fprintf(fr, ",%.6g,%.6g,%.6g", sm / m, lo, hi);
-                    else fprintf(fr, ",,,");
-                }
-                fprintf(fr, "\n");
-            }
-            report_fclose(fr);
-        }
-        /* the figure: every round's KL, seed mean with a band to the smallest and largest seed;
-         * FLCE's contributions with completion at the rounds judged as points with their range */
-        flce_sbuf b = {0};
-        flce_sbuf_printf(&b, "  set datafile separator ','\n  set xlabel 'round'\n  set ylabel 'KL(contributions || data shares)'\n"
-                             "  set logscale y\n  set xrange [1:%g]\n  set grid\n  set key top right font ',9'\n  plot ", h->minT * 1.02 + 0.1);
-        int curves = 0;
-        for (int L = 0; L < NPS + h->nb; L++) {
-            if (!has[L]) continue;
-            const char *nm = L < NPS ? (L ? "FLCE (all samples), running" : "FLCE (correct samples), running") : h->base[L - NPS];
-            const char *colr = color_of(L < NPS ? "flce" : h->base[L - NPS]);
-            int col = 2 + 3 * L;
-            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d with filledcurves fs transparent solid 0.15 noborder lc rgb '%s' notitle, \\\n"
-                                 "       '%s.csv' skip 1 using 1:%d with lines lw 2 lc rgb '%s'%s title '%s'",
-                             curves++ ? ", \\\n       " : "", rname, col + 1, col + 2, colr, rname, col, colr, L == 1 ? " dt 2" : "", gp_safe(nm));
-        }
-        for (int a = 0; a < NPS; a++) { /* the judged points (horizonNN.csv: FLCE's columns first) */
-            int any = 0;
-            for (int q = 0; q < nrounds; q++)
-                for (int s = 0; s < h->ns; s++) any |= !isnan(h->flce[a][q][s]);
-            if (!any) continue;
-            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d:%d:%d with yerrorbars pt %d ps 1.2 lw 2 lc rgb '%s' title '%s'",
-                             curves++ ? ", \\\n       " : "", name, 2 + 3 * a, 3 + 3 * a, 4 + 3 * a, a ? 6 : 7, color_of("flce"),
-                             a ? "FLCE (all samples), with completion, at the rounds judged" : "FLCE (correct samples), with completion, at the rounds judged");
-        }
-        flce_sbuf_printf(&b, "\n");
-        if (curves && !b.oom && gnuplot_sized(R->out, name, 860, 380, b.s) == 0) {
-            const char *cap = "Every round: each method's KL of its running contributions (FLCE's: from the observed prototypes, "
-                              "without completion), the mean over seeds with a band from the smallest to the largest seed. "
-                              "Points: FLCE's contributions with completion (what it reports) at the rounds judged, mean and range over seeds";
-            fprintf(R->md, "\n![KL every round: %s](%s.png)\n\n%s ([SVG](%s.svg); data: [every round](%s.csv), [the rounds judged](%s.csv)).\n",
-                    MD(conf), name, cap, name, rname, name);
-            fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"KL every round\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>; data: "
-                           "<a href=\"%s.csv\">every round</a>, <a href=\"%s.csv\">the rounds judged</a>)</figcaption></figure>\n",
-                    name, cap, name, rname, name);
-        } else if (curves) R->figs_ok = 0;
-        flce_sbuf_free(&b);
+        horizon_rounds_csv(R, h, rname, has);
+        horizon_figure(R, h, nrounds, conf, name, rname, has);
     }
     for (int k = 0; k < nc; k++) free(cf[k].key);
     free(cf);
