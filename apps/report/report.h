@@ -194,4 +194,21 @@ int report_readings(report *R);
  * (horizonNN.csv). Returns 0 when out of memory. */
 int report_horizon(report *R);
 
+/* A part of a long report done: one line on stdout where it took 2 s or more (report_util.c). */
+void report_progress(report *R, const char *part);
+
+/* The every-run page and its figures (report_runs.c): run labels made unique (first, before
+ * any section); the per-run figures and their data (1 when the curves' data could not be
+ * written); report.html's heterogeneity sweep and server-cost figure; runs.html's sections. */
+void report_labels(report *R);
+int report_run_figures(report *R);
+void report_heterogeneity(report *R);
+void report_server_figure(report *R);
+void report_summary_table(report *R);
+void report_ablation(report *R);
+void report_shapley(report *R);
+void report_noise(report *R);
+void report_class_contributions(report *R);
+void report_runs(report *R);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -547,4 +548,19 @@ const char *window_phrase(const report *R) {
         snprintf(buf, sizeof buf, "all of a run's rounds (%d to %d here; --window %d is longer than every run)", tmin, tmax, R->window);
     else snprintf(buf, sizeof buf, "the last %d rounds (all of them in runs of fewer: %d to %d rounds here)", R->window, tmin, tmax);
     return buf;
+}
+
+/* A part of a long report done: one line on stdout where it took 2 s or more (the small-scale
+ * study's report takes minutes), so that a short report stays silent. stdout, beside the line
+ * naming the report, not stderr: how long a part took never changes what a failure prints
+ * there (its one line), on a machine fast or slow. */
+void report_progress(report *R, const char *part) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = ts.tv_sec + 1e-9 * ts.tv_nsec;
+    if (!R->quiet && R->t > 0 && now - R->t >= 2) {
+        printf("%s: %s (%.0f s)\n", R->prog, part, now - R->t);
+        fflush(stdout);
+    }
+    R->t = now;
 }
