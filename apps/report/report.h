@@ -197,6 +197,23 @@ int report_horizon(report *R);
 /* A part of a long report done: one line on stdout where it took 2 s or more (report_util.c). */
 void report_progress(report *R, const char *part);
 
+/* Seeds as a dimension (report_seeds.c): a configuration's runs over its seeds; the two-sided
+ * 95% quantile of Student's t with df degrees of freedom; a run's method and ablations as a label. */
+typedef struct {
+    const char *key;            /* config.json without its seed line */
+    int m[REPORT_MAX_SEEDS], n; /* member runs */
+} report_group;
+double report_t95(int df);
+const char *report_base_label(const run_t *r, char *o, size_t cap);
+
+/* The claims (report_claims.c): every claim of the paper judged for each group of runs in order
+ * (configurations' groups, ckeys their settings without method, shd their distances to exact
+ * Shapley), the table into md/ht and claims.csv into out, the forest plot's rows gathered; the
+ * forest plot (forest.png/.svg; 0 when it failed) and how many rows it has. */
+void report_claims(run_t *runs, report_group *g, int ng, const int *order, char **ckeys, const double *shd, const char *out, FILE *md, FILE *ht);
+int report_forest_figure(const char *out, int *width, int *height);
+int report_forest_rows(void);
+
 /* The every-run page and its figures (report_runs.c): run labels made unique (first, before
  * any section); the per-run figures and their data (1 when the curves' data could not be
  * written); report.html's heterogeneity sweep and server-cost figure; runs.html's sections. */
