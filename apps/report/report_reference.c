@@ -233,112 +233,116 @@ static void fmt_or_na(char *o, size_t cap, double v, int digits) {
     else snprintf(o, cap, "%.*f", digits, v);
 }
 
-/* Configuration c (one seed of each method): its per-client figure, tables and class
- * contributions into R->md/R->ht, its rows into fs (clients_summary.csv); 0 when a figure failed. */
-static int clients_of(report *R, int c, const int *m, int n, FILE *fs) {
-    run_t *runs = R->runs;
-    FILE *md = R->md, *ht = R->ht;
-    const run_t *r0 = &runs[m[0]];
-    int N = r0->clients, ok = 1;
-    char conf[200], name[40], path[1400], lab[64];
-    report_configuration(r0, conf, sizeof conf);
-    snprintf(name, sizeof name, "conf%02d_clients", c + 1);
-    double *sh = malloc(sizeof(double) * (size_t)N * (NRULES + 2)), *tr = sh ? sh + N : NULL, *sel = tr ? tr + (size_t)N * NRULES : NULL;
-    if (!sh) return 1;
-    flce_data_shares(r0->samples, NULL, 10, N, sh);
-    int rules = 0; /* the trivial rules, from the selections of the first run that recorded them */
-    for (int q = 0; q < n && !rules; q++)
-        if (runs[m[q]].clients == N) rules = trivial_rules(&runs[m[q]], tr, sel);
-    int use[MAXM], nu = 0, bars[MAXM], nb = 0; /* the runs shown (same clients), and those drawn (no variants) */
-    if (n > MAXM) report_over(R, "more than %d methods of one configuration in the clients' table (%s); give fewer runs", MAXM, conf);
-    for (int q = 0; q < n && nu < MAXM; q++) {
-        if (runs[m[q]].clients != N) continue;
-        use[nu++] = m[q];
-        if (!runs[m[q]].ablate[0]) bars[nb++] = nu - 1;
-    }
-    /* the data: a row per client */
-    snprintf(path, sizeof path, "%s/%s.csv", R->out, name);
+/* One configuration's clients as the section shows them: the runs shown (same clients; use[],
+ * nu) and those drawn as bars (no variants; bars[], nb), the data shares and the trivial rules. */
+typedef struct {
+    report *R;
+    const run_t *r0; /* the first run */
+    int N;           /* clients */
+    char conf[200], name[40], seed[32];
+    double *sh, *tr, *sel; /* data shares [N]; the rules [NRULES][N]; the rounds selected [N] */
+    int rules;             /* the rules were recorded */
+    int use[MAXM], nu, bars[MAXM], nb;
+} clients_view;
+
+/* NAME.csv: a row per client (samples, data share, each method's contribution, the rules) */
+static void clients_csv(const clients_view *v) {
+    const run_t *runs = v->R->runs;
+    int N = v->N;
+    char path[1400], lab[64];
+    snprintf(path, sizeof path, "%s/%s.csv", v->R->out, v->name);
     FILE *f = report_fopen(path);
-    if (f) {
-        fprintf(f, "client,samples,data_share");
-        for (int u = 0; u < nu; u++) fprintf(f, ",%s", csv_q(report_method_label(&runs[use[u]], lab, sizeof lab)));
-        if (rules) fprintf(f, ",uniform,rounds_selected,size_weights_selected,times_selected");
+    if (!f) return;
+    fprintf(f, "client,samples,data_share");
+    for (int u = 0; u < v->nu; u++) fprintf(f, ",%s", csv_q(report_method_label(&runs[v->use[u]], lab, sizeof lab)));
+    if (v->rules) fprintf(f, ",uniform,rounds_selected,size_weights_selected,times_selected");
+    fprintf(f, "\n");
+    for (int k = 0; k < N; k++) {
+        fprintf(f, "%d,%.17g,%.6f", k, v->r0->samples[k], v->sh[k]);
+        for (int u = 0; u < v->nu; u++) fprintf(f, ",%.6f", runs[v->use[u]].contrib[k]);
+        if (v->rules)
+            fprintf(f, ",%.6f,%.6f,%.6f,%.17g", v->tr[RULE_UNIFORM * N + k], v->tr[RULE_SELECTED * N + k], v->tr[RULE_SIZEW * N + k], v->sel[k]);
         fprintf(f, "\n");
-        for (int k = 0; k < N; k++) {
-            fprintf(f, "%d,%.17g,%.6f", k, r0->samples[k], sh[k]);
-            for (int u = 0; u < nu; u++) fprintf(f, ",%.6f", runs[use[u]].contrib[k]);
-            if (rules)
-                fprintf(f, ",%.6f,%.6f,%.6f,%.17g", tr[RULE_UNIFORM * N + k], tr[RULE_SELECTED * N + k], tr[RULE_SIZEW * N + k], sel[k]);
-            fprintf(f, "\n");
-        }
-        report_fclose(f);
     }
-    /* the figure: a group of bars per client (data share, then each method), the rules as marks */
-    int K = 1 + nb, entries = K + (rules ? 3 : 0), key_below = entries > 8; /* many methods: the key below, 6 a row */
+    report_fclose(f);
+}
+
+/* The figure: a group of bars per client (data share, then each method), the rules as marks; its
+ * heading and caption; 0 when gnuplot failed. */
+static int clients_figure(const clients_view *v) {
+    const run_t *runs = v->R->runs;
+    int N = v->N, K = 1 + v->nb, entries = K + (v->rules ? 3 : 0), key_below = entries > 8; /* many methods: the key below, 6 a row */
     int fig_h = key_below ? 300 + 22 * ((entries + 5) / 6) : 340;
     double w = 0.8 / K;
+    char lab[64];
     flce_sbuf b = {0};
     flce_sbuf_printf(&b, "  set xlabel 'client'\n  set ylabel 'share (each series sums to 1)'\n  set key %s\n"
                          "  set yrange [0:*]\n  set xrange [-0.6:%d.6]\n  set xtics %d\n  set grid ytics\n  set style fill solid 0.85 noborder\n"
                          "  plot '%s.csv' skip 1 using ($1%+.4f):3:(%.4f) with boxes lc rgb '#aaaaaa' title 'data share'",
-                     key_below ? "below horizontal maxcols 6" : "outside right top", N - 1, N <= 25 ? 1 : 5, name, -(K - 1) / 2.0 * w, w);
-    for (int s = 0; s < nb; s++) {
-        const run_t *r = &runs[use[bars[s]]];
+                     key_below ? "below horizontal maxcols 6" : "outside right top", N - 1, N <= 25 ? 1 : 5, v->name, -(K - 1) / 2.0 * w, w);
+    for (int s = 0; s < v->nb; s++) {
+        const run_t *r = &runs[v->use[v->bars[s]]];
         flce_sbuf_printf(&b, ", \\\n       '' skip 1 using ($1%+.4f):%d:(%.4f) with boxes lc rgb '%s' title '%s'", (s + 1 - (K - 1) / 2.0) * w,
-                         4 + bars[s], w, color_of(r->algo), gp_safe(report_method_label(r, lab, sizeof lab)));
+                         4 + v->bars[s], w, color_of(r->algo), gp_safe(report_method_label(r, lab, sizeof lab)));
     }
-    if (rules)
+    if (v->rules)
         flce_sbuf_printf(&b, ", \\\n       '' skip 1 using 1:%d with points pt 6 ps 1.1 lw 1.5 lc rgb '#000000' title 'rule: rounds selected'"
                              ", \\\n       '' skip 1 using 1:%d with points pt 2 ps 1.1 lw 1.5 lc rgb '#000000' title 'rule: data-size weights'"
                              ", \\\n       %.9g with lines dt 2 lw 1.5 lc rgb '#555555' title 'rule: uniform'",
-                         4 + nu + 1, 4 + nu + 2, 1.0 / N);
+                         4 + v->nu + 1, 4 + v->nu + 2, 1.0 / N);
     flce_sbuf_printf(&b, "\n");
-    ok &= !b.oom && gnuplot_sized(R->out, name, 980, fig_h, b.s) == 0;
+    int ok = !b.oom && gnuplot_sized(v->R->out, v->name, 980, fig_h, b.s) == 0;
     flce_sbuf_free(&b);
-    char seed[32];
-    snprintf(seed, sizeof seed, "%llu", r0->seed);
-    fprintf(md, "\n### %s (seed %s)\n\n![each client's contribution beside its data share: %s](%s.png) ([SVG](%s.svg); data: `%s.csv`)\n",
-            MD(conf), seed, MD(conf), name, name, name);
-    fprintf(ht, "<h3>%s (seed %s)</h3>\n<figure><img src='%s.svg' width='980' height='%d' alt='each client&#39;s contribution beside its "
-                "data share, %s'><figcaption>Each client: its share of the training data (grey), each method's share of the final "
-                "contributions, and the rules that need no method (circle: the rounds it was selected; cross: the data-size "
-                "weights summed over those rounds; dashed: uniform). Data: <a href='%s.csv'>%s.csv</a>.</figcaption></figure>\n",
-            H(conf), seed, name, fig_h, H(conf), name, name);
-    /* KL and Spearman of each rule and method */
+    fprintf(v->R->md, "\n### %s (seed %s)\n\n![each client's contribution beside its data share: %s](%s.png) ([SVG](%s.svg); data: `%s.csv`)\n",
+            MD(v->conf), v->seed, MD(v->conf), v->name, v->name, v->name);
+    fprintf(v->R->ht, "<h3>%s (seed %s)</h3>\n<figure><img src='%s.svg' width='980' height='%d' alt='each client&#39;s contribution beside its "
+                      "data share, %s'><figcaption>Each client: its share of the training data (grey), each method's share of the final "
+                      "contributions, and the rules that need no method (circle: the rounds it was selected; cross: the data-size "
+                      "weights summed over those rounds; dashed: uniform). Data: <a href='%s.csv'>%s.csv</a>.</figcaption></figure>\n",
+            H(v->conf), v->seed, v->name, fig_h, H(v->conf), v->name, v->name);
+    return ok;
+}
+
+/* A row of clients_summary.csv */
+static void summary_row(FILE *fs, const clients_view *v, const char *who, double kl, double s1, double s2) {
+    if (!fs) return;
+    fprintf(fs, "%s,%s,%s,", csv_q(v->conf), v->seed, who);
+    csv_num(fs, kl, ',');
+    csv_num(fs, s1, ',');
+    csv_num(fs, s2, '\n');
+}
+
+/* KL to the data shares and Spearman with them and with the rounds selected, of each rule and
+ * method; then which methods came closer than the best rule. */
+static void clients_table(const clients_view *v, FILE *fs) {
+    const run_t *runs = v->R->runs;
+    FILE *md = v->R->md, *ht = v->R->ht;
+    int N = v->N;
     static const char *heads[] = {"rule or method", "KL to data shares", "Spearman with data shares", "Spearman with rounds selected"};
     rtable t;
     rt_begin_class(&t, md, ht, "means", 4, heads);
-    char a[32], b1[32], c1[32];
+    char a[32], b1[32], c1[32], lab[64], who[96];
     double best = INFINITY;
     int bq = -1;
-    for (int q = 0; rules && q < NRULES; q++) {
-        const double *v = tr + (size_t)q * N;
-        double kl = flce_kl(v, sh, N, NULL), s1 = report_spearman(v, r0->samples, N), s2 = report_spearman(v, sel, N);
+    for (int q = 0; v->rules && q < NRULES; q++) {
+        const double *x = v->tr + (size_t)q * N;
+        double kl = flce_kl(x, v->sh, N, NULL), s1 = report_spearman(x, v->r0->samples, N), s2 = report_spearman(x, v->sel, N);
         if (kl < 0) kl = NAN; /* a share of 0 where the rule gives more */
         if (kl < best) best = kl, bq = q;
         fmt_or_na(a, sizeof a, kl, 4), fmt_or_na(b1, sizeof b1, s1, 3), fmt_or_na(c1, sizeof c1, s2, 3);
         rt_rowf(&t, "%s (rule)\t%s\t%s\t%s", RULE_NAMES[q], a, b1, c1);
-        if (fs) {
-            fprintf(fs, "%s,%s,%s (rule),", csv_q(conf), seed, RULE_NAMES[q]);
-            csv_num(fs, kl, ',');
-            csv_num(fs, s1, ',');
-            csv_num(fs, s2, '\n');
-        }
+        snprintf(who, sizeof who, "%s (rule)", RULE_NAMES[q]);
+        summary_row(fs, v, who, kl, s1, s2);
     }
     char below[400] = "", above[400] = "";
     size_t bl = 0, al = 0;
-    for (int u = 0; u < nu; u++) {
-        const run_t *r = &runs[use[u]];
-        double kl = r->kl_final, s1 = report_spearman(r->contrib, r->samples, N), s2 = rules ? report_spearman(r->contrib, sel, N) : NAN;
+    for (int u = 0; u < v->nu; u++) {
+        const run_t *r = &runs[v->use[u]];
+        double kl = r->kl_final, s1 = report_spearman(r->contrib, r->samples, N), s2 = v->rules ? report_spearman(r->contrib, v->sel, N) : NAN;
         report_method_label(r, lab, sizeof lab);
         fmt_or_na(a, sizeof a, kl, 4), fmt_or_na(b1, sizeof b1, s1, 3), fmt_or_na(c1, sizeof c1, s2, 3);
         rt_rowt(&t, lab, 0, "%s\t%s\t%s", a, b1, c1);
-        if (fs) {
-            fprintf(fs, "%s,%s,%s,", csv_q(conf), seed, csv_q(lab));
-            csv_num(fs, kl, ',');
-            csv_num(fs, s1, ',');
-            csv_num(fs, s2, '\n');
-        }
+        summary_row(fs, v, csv_q(lab), kl, s1, s2);
         if (bq >= 0 && !isnan(kl)) {
             if (kl < best) flce_catf(below, sizeof below, &bl, "%s%s", bl ? ", " : "", lab);
             else flce_catf(above, sizeof above, &al, "%s%s", al ? ", " : "", lab);
@@ -352,49 +356,88 @@ static int clients_of(report *R, int c, const int *m, int n, FILE *fs) {
         fprintf(md, "\n%s\n", MD(line));
         fprintf(ht, "<p>%s</p>\n", H(line));
     }
-    /* every client's numbers (HTML: folded) */
-    {
-        const char *hd[3 + MAXM + 2];
-        char hl[MAXM][64];
-        int nh = 0;
-        hd[nh++] = "client", hd[nh++] = "samples", hd[nh++] = "data share";
-        for (int u = 0; u < nu; u++) hd[nh++] = report_method_label(&runs[use[u]], hl[u], sizeof hl[u]);
-        if (rules) hd[nh++] = "rounds selected", hd[nh++] = "data-size weights (rule)";
-        fprintf(md, "\nEvery client's numbers (shares of the whole):\n");
-        fprintf(ht, "<details><summary>Every client's numbers (shares of the whole)</summary>");
-        rt_begin_class(&t, md, ht, "means", nh, hd);
-        for (int k = 0; k < N; k++) {
-            char cell[64];
-            rt_row_begin(&t, NULL);
-            snprintf(cell, sizeof cell, "%d", k), rt_cell(&t, cell, NULL, NULL, 0);
-            snprintf(cell, sizeof cell, "%g", r0->samples[k]), rt_cell(&t, cell, NULL, NULL, 0);
-            snprintf(cell, sizeof cell, "%.4f", sh[k]), rt_cell(&t, cell, NULL, NULL, 0);
-            for (int u = 0; u < nu; u++) snprintf(cell, sizeof cell, "%.4f", runs[use[u]].contrib[k]), rt_cell(&t, cell, NULL, NULL, 0);
-            if (rules) {
-                snprintf(cell, sizeof cell, "%g", sel[k]), rt_cell(&t, cell, NULL, NULL, 0);
-                snprintf(cell, sizeof cell, "%.4f", tr[RULE_SIZEW * N + k]), rt_cell(&t, cell, NULL, NULL, 0);
-            }
-            rt_row_end(&t);
+}
+
+/* Every client's numbers (HTML: folded) */
+static void clients_numbers(const clients_view *v) {
+    const run_t *runs = v->R->runs;
+    FILE *md = v->R->md, *ht = v->R->ht;
+    int N = v->N;
+    const char *hd[3 + MAXM + 2];
+    char hl[MAXM][64];
+    int nh = 0;
+    hd[nh++] = "client", hd[nh++] = "samples", hd[nh++] = "data share";
+    for (int u = 0; u < v->nu; u++) hd[nh++] = report_method_label(&runs[v->use[u]], hl[u], sizeof hl[u]);
+    if (v->rules) hd[nh++] = "rounds selected", hd[nh++] = "data-size weights (rule)";
+    fprintf(md, "\nEvery client's numbers (shares of the whole):\n");
+    fprintf(ht, "<details><summary>Every client's numbers (shares of the whole)</summary>");
+    rtable t;
+    rt_begin_class(&t, md, ht, "means", nh, hd);
+    for (int k = 0; k < N; k++) {
+        char cell[64];
+        rt_row_begin(&t, NULL);
+        snprintf(cell, sizeof cell, "%d", k), rt_cell(&t, cell, NULL, NULL, 0);
+        snprintf(cell, sizeof cell, "%g", v->r0->samples[k]), rt_cell(&t, cell, NULL, NULL, 0);
+        snprintf(cell, sizeof cell, "%.4f", v->sh[k]), rt_cell(&t, cell, NULL, NULL, 0);
+        for (int u = 0; u < v->nu; u++) snprintf(cell, sizeof cell, "%.4f", runs[v->use[u]].contrib[k]), rt_cell(&t, cell, NULL, NULL, 0);
+        if (v->rules) {
+            snprintf(cell, sizeof cell, "%g", v->sel[k]), rt_cell(&t, cell, NULL, NULL, 0);
+            snprintf(cell, sizeof cell, "%.4f", v->tr[RULE_SIZEW * N + k]), rt_cell(&t, cell, NULL, NULL, 0);
         }
-        rt_end(&t);
-        fprintf(ht, "</details>\n");
+        rt_row_end(&t);
     }
-    /* then FLCE's class contributions (the figure of runs.html) */
-    for (int u = 0; u < nu; u++) {
-        int i = use[u];
+    rt_end(&t);
+    fprintf(ht, "</details>\n");
+}
+
+/* FLCE's class contributions (the figures of runs.html), for the runs shown that have one */
+static void clients_classes(const clients_view *v) {
+    report *R = v->R;
+    char lab[64];
+    for (int u = 0; u < v->nu; u++) {
+        int i = v->use[u];
         if (!R->class_fig[i]) continue;
-        report_method_label(&runs[i], lab, sizeof lab);
-        fprintf(md, "\n%s's class contributions: each class's share of the completed contribution matrix (weighted by b_c) against "
-                    "the class weights' shares, and each client's per class (`class_contributions_%02d.csv`).\n\n"
-                    "![class contributions, %s](class_contributions_%02d.png) ([SVG](class_contributions_%02d.svg))\n",
+        report_method_label(&R->runs[i], lab, sizeof lab);
+        fprintf(R->md, "\n%s's class contributions: each class's share of the completed contribution matrix (weighted by b_c) against "
+                       "the class weights' shares, and each client's per class (`class_contributions_%02d.csv`).\n\n"
+                       "![class contributions, %s](class_contributions_%02d.png) ([SVG](class_contributions_%02d.svg))\n",
                 MD(lab), i, MD(lab), i, i);
-        fprintf(ht, "<figure><img src='class_contributions_%02d.svg' width='860' height='480' alt='class contributions, %s'>"
-                    "<figcaption>%s's class contributions: left, each class's share of the completed contribution matrix "
-                    "(weighted by b_c) against the class weights' shares (grey); right, each client's per class. Data: "
-                    "<a href='class_contributions_%02d.csv'>class_contributions_%02d.csv</a>.</figcaption></figure>\n",
+        fprintf(R->ht, "<figure><img src='class_contributions_%02d.svg' width='860' height='480' alt='class contributions, %s'>"
+                       "<figcaption>%s's class contributions: left, each class's share of the completed contribution matrix "
+                       "(weighted by b_c) against the class weights' shares (grey); right, each client's per class. Data: "
+                       "<a href='class_contributions_%02d.csv'>class_contributions_%02d.csv</a>.</figcaption></figure>\n",
                 i, H(lab), H(lab), i, i);
     }
-    free(sh);
+}
+
+/* Configuration c (one seed of each method, runs m[0..n)): its per-client figure, tables and
+ * class contributions into R->md/R->ht, its rows into fs (clients_summary.csv); 0 when a figure
+ * failed. */
+static int clients_of(report *R, int c, const int *m, int n, FILE *fs) {
+    run_t *runs = R->runs;
+    clients_view v0 = {.R = R, .r0 = &runs[m[0]], .N = runs[m[0]].clients}, *v = &v0;
+    int N = v->N;
+    report_configuration(v->r0, v->conf, sizeof v->conf);
+    snprintf(v->name, sizeof v->name, "conf%02d_clients", c + 1);
+    snprintf(v->seed, sizeof v->seed, "%llu", v->r0->seed);
+    v->sh = malloc(sizeof(double) * (size_t)N * (NRULES + 2));
+    if (!v->sh) return 1;
+    v->tr = v->sh + N, v->sel = v->tr + (size_t)N * NRULES;
+    flce_data_shares(v->r0->samples, NULL, 10, N, v->sh);
+    for (int q = 0; q < n && !v->rules; q++) /* the trivial rules, from the selections of the first run that recorded them */
+        if (runs[m[q]].clients == N) v->rules = trivial_rules(&runs[m[q]], v->tr, v->sel);
+    if (n > MAXM) report_over(R, "more than %d methods of one configuration in the clients' table (%s); give fewer runs", MAXM, v->conf);
+    for (int q = 0; q < n && v->nu < MAXM; q++) {
+        if (runs[m[q]].clients != N) continue;
+        v->use[v->nu++] = m[q];
+        if (!runs[m[q]].ablate[0]) v->bars[v->nb++] = v->nu - 1;
+    }
+    clients_csv(v);
+    int ok = clients_figure(v);
+    clients_table(v, fs);
+    clients_numbers(v);
+    clients_classes(v);
+    free(v->sh);
     return ok;
 }
 
