@@ -88,16 +88,11 @@ static int seed_index(conf_t *c, unsigned long long seed) {
     return c->nseeds++;
 }
 
-int report_reference(report *R) {
-    run_t *runs = R->runs;
-    int nr = R->nr;
-    const char *out = R->out;
-    FILE *md = R->md, *ht = R->ht;
-    conf_t *cs = calloc(MAXG, sizeof *cs);
-    if (!cs) return 0;
-    int nc = 0;
-    for (int i = 0; i < nr; i++) {
-        const run_t *r = &runs[i];
+/* The runs' rules, KL, Spearman correlations and noise AUC, by configuration, seed and method
+ * (cs, *nc of them). */
+static void reference_collect(report *R, conf_t *cs, int *nc) {
+    for (int i = 0; i < R->nr; i++) {
+        const run_t *r = &R->runs[i];
         int n = r->clients;
         double *tr = malloc(sizeof(double) * (size_t)n * (NRULES + 2)), *sel = tr ? tr + (size_t)n * NRULES : NULL, *sh = sel ? sel + n : NULL;
         if (!tr || !trivial_rules(r, tr, sel)) {
@@ -108,8 +103,8 @@ int report_reference(report *R) {
         report_configuration(r, conf, sizeof conf);
         report_method_label(r, ml, sizeof ml);
         int c = 0;
-        while (c < nc && strcmp(cs[c].conf, conf)) c++;
-        if (c == nc && nc < MAXG) snprintf(cs[nc++].conf, sizeof cs[0].conf, "%s", conf);
+        while (c < *nc && strcmp(cs[c].conf, conf)) c++;
+        if (c == *nc && *nc < MAXG) snprintf(cs[(*nc)++].conf, sizeof cs[0].conf, "%s", conf);
         if (c == MAXG) {
             report_over(R, "more than %d configurations in the reference rules' table; give fewer runs", MAXG);
             free(tr);
@@ -136,70 +131,48 @@ int report_reference(report *R) {
         C->noisy |= !isnan(C->auc[m][s]);
         free(tr);
     }
-    if (!nc) {
-        free(cs);
-        return 1;
-    }
-    char p[1400];
-    snprintf(p, sizeof p, "%s/reference_rules.csv", out);
-    FILE *f = report_fopen(p);
-    snprintf(p, sizeof p, "%s/noise_auc.csv", out);
-    FILE *fa = report_fopen(p);
-    if (f) fprintf(f, "configuration,rule_or_method,seeds,kl_mean,kl_half,spearman_sizes_mean,spearman_selected_mean\n");
-    if (fa) fprintf(fa, "configuration,method,seeds,auc_mean,auc_half\n");
-    fprintf(md, "\n## Reference rules and a second ground truth\n\n"
-                "What the server knows without any method, from the runs' own selections: the KL to the data shares of three "
-                "trivial contribution rules (uniform; the rounds each client was selected; the data-size aggregation weights "
-                "summed over those rounds), beside each method's; and per method the Spearman correlation of its final "
-                "contributions with the data sizes and with the selection counts. A method whose mean KL is not below the best "
-                "trivial rule's says nothing about the data shares the server did not already know. Means and 95%% intervals "
-                "over seeds. Data: `reference_rules.csv`, `noise_auc.csv`.\n");
-    fprintf(ht, "<h2>Reference rules and a second ground truth</h2>\n<p>What the server knows without any method: the KL to the "
-                "data shares of three trivial rules (uniform; rounds selected; data-size weights summed over the rounds "
-                "selected) beside each method's, and each method's Spearman correlation with the data sizes and the selection "
-                "counts. A method whose mean KL is not below the best trivial rule's says nothing about the data shares the "
-                "server did not already know. Data: <code>reference_rules.csv</code>, <code>noise_auc.csv</code>.</p>\n");
+}
+
+/* One configuration's table of rules and methods (rows into f, reference_rules.csv), the
+ * methods not below the best rule, and the noise AUC (rows into fa, noise_auc.csv). */
+static void reference_conf(report *R, const conf_t *C, FILE *f, FILE *fa) {
+    FILE *md = R->md, *ht = R->ht;
     char a[64], b[64], c3[64];
-    for (int c = 0; c < nc; c++) {
-        conf_t *C = &cs[c];
-        static const char *heads[] = {"rule or method", "KL to data shares", "Spearman with data sizes", "Spearman with rounds selected"};
-        fprintf(md, "\n### %s (%d seed%s)\n", MD(C->conf), C->nseeds, C->nseeds == 1 ? "" : "s");
-        fprintf(ht, "<details><summary>%s (%d seed%s)</summary>\n", H(C->conf), C->nseeds, C->nseeds == 1 ? "" : "s");
-        rtable t;
-        rt_begin(&t, md, ht, 4, heads);
-        double best = INFINITY;
-        int bq = 0;
-        for (int q = 0; q < NRULES; q++) {
-            double mean, half;
-            report_mean_ci(C->rule_kl[q], C->nseeds, &mean, &half);
-            if (mean < best) best = mean, bq = q;
-            report_fmt_ci(a, sizeof a, C->rule_kl[q], C->nseeds, 4);
-            rt_rowf(&t, "%s (rule)\t%s\t\t", RULE_NAMES[q], a);
-            if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,,\n", csv_q(C->conf), RULE_NAMES[q], C->nseeds, mean, half);
-        }
-        char worse[400] = "";
-        size_t wl = 0;
-        for (int m = 0; m < C->nm; m++) {
-            double mean, half, ss, sh2, ls, lh;
-            int k = report_mean_ci(C->kl[m], C->nseeds, &mean, &half);
-            report_mean_ci(C->sp_size[m], C->nseeds, &ss, &sh2);
-            report_mean_ci(C->sp_sel[m], C->nseeds, &ls, &lh);
-            report_fmt_ci(a, sizeof a, C->kl[m], C->nseeds, 4);
-            report_fmt_ci(b, sizeof b, C->sp_size[m], C->nseeds, 2);
-            report_fmt_ci(c3, sizeof c3, C->sp_sel[m], C->nseeds, 2);
-            rt_rowf(&t, "%s (n=%d)\t%s\t%s\t%s", C->method[m], k, a, b, c3);
-            if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half, ss, ls);
-            if (k && !(mean < best)) flce_catf(worse, sizeof worse, &wl, "%s%s", wl ? ", " : "", C->method[m]);
-        }
-        rt_end(&t);
-        if (wl) {
-            fprintf(md, "\nNot below the best trivial rule (*%s*, KL %.4f): %s.\n", RULE_NAMES[bq], best, worse);
-            fprintf(ht, "<p>Not below the best trivial rule (<i>%s</i>, KL %.4f): %s.</p>\n", RULE_NAMES[bq], best, H(worse));
-        }
-        if (!C->noisy) {
-            fprintf(ht, "</details>\n");
-            continue;
-        }
+    static const char *heads[] = {"rule or method", "KL to data shares", "Spearman with data sizes", "Spearman with rounds selected"};
+    fprintf(md, "\n### %s (%d seed%s)\n", MD(C->conf), C->nseeds, C->nseeds == 1 ? "" : "s");
+    fprintf(ht, "<details><summary>%s (%d seed%s)</summary>\n", H(C->conf), C->nseeds, C->nseeds == 1 ? "" : "s");
+    rtable t;
+    rt_begin(&t, md, ht, 4, heads);
+    double best = INFINITY;
+    int bq = 0;
+    for (int q = 0; q < NRULES; q++) {
+        double mean, half;
+        report_mean_ci(C->rule_kl[q], C->nseeds, &mean, &half);
+        if (mean < best) best = mean, bq = q;
+        report_fmt_ci(a, sizeof a, C->rule_kl[q], C->nseeds, 4);
+        rt_rowf(&t, "%s (rule)\t%s\t\t", RULE_NAMES[q], a);
+        if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,,\n", csv_q(C->conf), RULE_NAMES[q], C->nseeds, mean, half);
+    }
+    char worse[400] = "";
+    size_t wl = 0;
+    for (int m = 0; m < C->nm; m++) {
+        double mean, half, ss, sh2, ls, lh;
+        int k = report_mean_ci(C->kl[m], C->nseeds, &mean, &half);
+        report_mean_ci(C->sp_size[m], C->nseeds, &ss, &sh2);
+        report_mean_ci(C->sp_sel[m], C->nseeds, &ls, &lh);
+        report_fmt_ci(a, sizeof a, C->kl[m], C->nseeds, 4);
+        report_fmt_ci(b, sizeof b, C->sp_size[m], C->nseeds, 2);
+        report_fmt_ci(c3, sizeof c3, C->sp_sel[m], C->nseeds, 2);
+        rt_rowf(&t, "%s (n=%d)\t%s\t%s\t%s", C->method[m], k, a, b, c3);
+        if (f) fprintf(f, "%s,%s,%d,%.6f,%.6f,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half, ss, ls);
+        if (k && !(mean < best)) flce_catf(worse, sizeof worse, &wl, "%s%s", wl ? ", " : "", C->method[m]);
+    }
+    rt_end(&t);
+    if (wl) {
+        fprintf(md, "\nNot below the best trivial rule (*%s*, KL %.4f): %s.\n", RULE_NAMES[bq], best, worse);
+        fprintf(ht, "<p>Not below the best trivial rule (<i>%s</i>, KL %.4f): %s.</p>\n", RULE_NAMES[bq], best, H(worse));
+    }
+    if (C->noisy) {
         static const char *aheads[] = {"method", "AUC"};
         fprintf(md, "\nNoisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):\n");
         fprintf(ht, "<p>Noisy clients ranked below clean ones (AUC of the final contributions; 0.5: chance):</p>\n");
@@ -213,8 +186,39 @@ int report_reference(report *R) {
             if (fa) fprintf(fa, "%s,%s,%d,%.6f,%.6f\n", csv_q(C->conf), csv_q(C->method[m]), k, mean, half);
         }
         rt_end(&t);
-        fprintf(ht, "</details>\n");
     }
+    fprintf(ht, "</details>\n");
+}
+
+int report_reference(report *R) {
+    conf_t *cs = calloc(MAXG, sizeof *cs);
+    if (!cs) return 0;
+    int nc = 0;
+    reference_collect(R, cs, &nc);
+    if (!nc) {
+        free(cs);
+        return 1;
+    }
+    char p[1400];
+    snprintf(p, sizeof p, "%s/reference_rules.csv", R->out);
+    FILE *f = report_fopen(p);
+    snprintf(p, sizeof p, "%s/noise_auc.csv", R->out);
+    FILE *fa = report_fopen(p);
+    if (f) fprintf(f, "configuration,rule_or_method,seeds,kl_mean,kl_half,spearman_sizes_mean,spearman_selected_mean\n");
+    if (fa) fprintf(fa, "configuration,method,seeds,auc_mean,auc_half\n");
+    fprintf(R->md, "\n## Reference rules and a second ground truth\n\n"
+                   "What the server knows without any method, from the runs' own selections: the KL to the data shares of three "
+                   "trivial contribution rules (uniform; the rounds each client was selected; the data-size aggregation weights "
+                   "summed over those rounds), beside each method's; and per method the Spearman correlation of its final "
+                   "contributions with the data sizes and with the selection counts. A method whose mean KL is not below the best "
+                   "trivial rule's says nothing about the data shares the server did not already know. Means and 95%% intervals "
+                   "over seeds. Data: `reference_rules.csv`, `noise_auc.csv`.\n");
+    fprintf(R->ht, "<h2>Reference rules and a second ground truth</h2>\n<p>What the server knows without any method: the KL to the "
+                   "data shares of three trivial rules (uniform; rounds selected; data-size weights summed over the rounds "
+                   "selected) beside each method's, and each method's Spearman correlation with the data sizes and the selection "
+                   "counts. A method whose mean KL is not below the best trivial rule's says nothing about the data shares the "
+                   "server did not already know. Data: <code>reference_rules.csv</code>, <code>noise_auc.csv</code>.</p>\n");
+    for (int c = 0; c < nc; c++) reference_conf(R, &cs[c], f, fa);
     if (f) report_fclose(f);
     if (fa) report_fclose(fa);
     free(cs);
