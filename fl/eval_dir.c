@@ -90,121 +90,136 @@ flce_status flce_eval_dir(const char *dir, const flce_eval_opts *o, flce_eval_ru
     return st;
 }
 
-static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e) {
-    memset(r, 0, sizeof *r);
-    snprintf(r->dir, sizeof r->dir, "%s", dir);
+/* What an evaluation takes from its options and from the trace's record (completion.json). */
+typedef struct {
     flce_completion_cfg cc;
-    flce_completion_cfg_default(&cc);
-    flce_ablation ab = {0};
+    flce_ablation ab;
+    uint64_t seed;
+    int version, ablate_given;
+    int recorded_all, recorded_first; /* the reading of the trace's prototypes.npy (a record without one: correct) */
+    char cj[1200];                    /* DIR/completion.json */
+} eval_setup;
+
+/* The options, checked, into S (before the trace is looked at). */
+static flce_status eval_options(const char *dir, const flce_eval_opts *o, eval_setup *S, flce_err *e) {
+    flce_completion_cfg_default(&S->cc);
+    S->ablate_given = o->ablate != NULL, S->version = FLCE_COMPLETION_VERSION;
+    S->seed = o->has_seed ? o->seed : 1;
     flce_status st;
-    int ablate_given = o->ablate != NULL, version = FLCE_COMPLETION_VERSION;
-    uint64_t seed = o->has_seed ? o->seed : 1;
-    if ((st = parse_ablate(o->ablate, &ab, e))) return st;
-    if (ab.no_completion && (o->rank || o->mu || o->solver || o->completion || o->missing || o->has_seed || o->tol != 0))
+    if ((st = parse_ablate(o->ablate, &S->ab, e))) return st;
+    if (S->ab.no_completion && (o->rank || o->mu || o->solver || o->completion || o->missing || o->has_seed || o->tol != 0))
         return flce_fail(e, FLCE_ERR_ARG, "--rank, --mu, --solver, --completion, --missing, --seed, --tol: settings of the completion, and "
                          "--ablate CMC runs none");
-    if ((st = flce_completion_parse(o->rank, o->mu, o->solver, o->completion, &cc, e))) return st;
+    if ((st = flce_completion_parse(o->rank, o->mu, o->solver, o->completion, &S->cc, e))) return st;
     if (o->max_iter < 1) return flce_fail(e, FLCE_ERR_ARG, "--max-iter %d: must be at least 1", o->max_iter);
-    if (seed > ((uint64_t)1 << 53)) /* completion_eval.json records it as a JSON number: exact up to 2^53 */
-        return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992", (unsigned long long)seed);
+    if (S->seed > ((uint64_t)1 << 53)) /* completion_eval.json records it as a JSON number: exact up to 2^53 */
+        return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992", (unsigned long long)S->seed);
     struct stat sb;
     if (!dir || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return flce_fail(e, FLCE_ERR_ARG, "%s: no such trace directory", dir ? dir : "(none)");
     if (o->proto_samples && strcmp(o->proto_samples, "correct") && strcmp(o->proto_samples, "all") && strcmp(o->proto_samples, "first"))
         return flce_fail(e, FLCE_ERR_ARG, "--proto-samples '%s': correct, all or first", o->proto_samples);
     if (o->missing && strcmp(o->missing, "zero") && strcmp(o->missing, "unobserved"))
         return flce_fail(e, FLCE_ERR_ARG, "--missing '%s': zero or unobserved", o->missing);
-    if (o->missing) cc.missing_unobserved = !strcmp(o->missing, "unobserved");
+    if (o->missing) S->cc.missing_unobserved = !strcmp(o->missing, "unobserved");
     if (o->velocity && strcmp(o->velocity, "squared") && strcmp(o->velocity, "distance"))
         return flce_fail(e, FLCE_ERR_ARG, "--velocity '%s': squared (the text) or distance (the released code)", o->velocity);
     if (o->absent_class && strcmp(o->absent_class, "keep") && strcmp(o->absent_class, "forget"))
         return flce_fail(e, FLCE_ERR_ARG, "--absent-class '%s': keep (the text) or forget (the released code)", o->absent_class);
-    if ((o->velocity || o->absent_class) && (ab.no_velocity || ab.no_momentum))
+    if ((o->velocity || o->absent_class) && (S->ab.no_velocity || S->ab.no_momentum))
         return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: rules of the velocity, and --ablate %s leaves it out",
-                         ab.no_velocity ? "V" : "Q");
-    if (o->velocity) cc.rules.velocity_distance = !strcmp(o->velocity, "distance");
-    if (o->absent_class) cc.rules.forget_absent = !strcmp(o->absent_class, "forget");
-    /* a trace written by `flce run` records its completion seed, settings and ablations: taken
-     * where the caller does not give them */
-    int recorded_all = 0, recorded_first = 0; /* the reading of the trace's prototypes.npy (a record without one: correct) */
-    char cj[1200];
-    snprintf(cj, sizeof cj, "%s/completion.json", dir);
-    if (lstat(cj, &sb) == 0) {
-        flce_completion_file cf;
-        if ((st = flce_completion_read(cj, &cf, e))) return st == FLCE_ERR_ARG ? FLCE_ERR_FORMAT : st; /* damaged: like any trace file */
-        if (cf.has_seed && !o->has_seed) seed = cf.seed;
-        version = cf.version;
-        if (cf.missing[0] && !o->missing) cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
-        if (cf.velocity[0] && !o->velocity) cc.rules.velocity_distance = !strcmp(cf.velocity, "distance");
-        if (cf.absent_class[0] && !o->absent_class) cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
-        if (cf.prototypes[0]) recorded_all = !strcmp(cf.prototypes, "all"), recorded_first = !strcmp(cf.prototypes, "first");
-        const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
-        const char *got_v[4] = {NULL, NULL, NULL, NULL};
-        for (int i = 0; i < 4; i++)
-            if (vals[i][0] && !given[i]) got_v[i] = vals[i];
-        flce_err ce;
-        if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &cc, &ce))
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", cj, ce.msg);
-        if (!ablate_given && (st = parse_ablate(cf.ablate, &ab, e))) return FLCE_ERR_FORMAT;
-    }
-    /* the reading asked for, and the file that holds it: prototypes.npy the recorded one, prototypes_first.npy
-     * the released code's first correct sample, prototypes_alt.npy the other of correct and all (correct where
-     * the recorded reading is first) */
-    const char *rec = recorded_first ? "first" : recorded_all ? "all" : "correct";
+                         S->ab.no_velocity ? "V" : "Q");
+    if (o->velocity) S->cc.rules.velocity_distance = !strcmp(o->velocity, "distance");
+    if (o->absent_class) S->cc.rules.forget_absent = !strcmp(o->absent_class, "forget");
+    return FLCE_OK;
+}
+
+/* A trace written by `flce run` records its completion seed, settings and ablations: taken
+ * where the caller does not give them. */
+static flce_status eval_record(const char *dir, const flce_eval_opts *o, eval_setup *S, flce_err *e) {
+    struct stat sb;
+    snprintf(S->cj, sizeof S->cj, "%s/completion.json", dir);
+    if (lstat(S->cj, &sb) != 0) return FLCE_OK;
+    flce_completion_file cf;
+    flce_status st;
+    if ((st = flce_completion_read(S->cj, &cf, e))) return st == FLCE_ERR_ARG ? FLCE_ERR_FORMAT : st; /* damaged: like any trace file */
+    if (cf.has_seed && !o->has_seed) S->seed = cf.seed;
+    S->version = cf.version;
+    if (cf.missing[0] && !o->missing) S->cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
+    if (cf.velocity[0] && !o->velocity) S->cc.rules.velocity_distance = !strcmp(cf.velocity, "distance");
+    if (cf.absent_class[0] && !o->absent_class) S->cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
+    if (cf.prototypes[0]) S->recorded_all = !strcmp(cf.prototypes, "all"), S->recorded_first = !strcmp(cf.prototypes, "first");
+    const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
+    const char *got_v[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < 4; i++)
+        if (vals[i][0] && !given[i]) got_v[i] = vals[i];
+    flce_err ce;
+    if (flce_completion_parse(got_v[2], got_v[3], got_v[1], got_v[0], &S->cc, &ce)) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", S->cj, ce.msg);
+    if (!S->ablate_given && (st = parse_ablate(cf.ablate, &S->ab, e))) return FLCE_ERR_FORMAT;
+    return FLCE_OK;
+}
+
+/* The reading asked for, and the file that holds it (*proto_file; NULL: prototypes.npy):
+ * prototypes.npy the recorded one, prototypes_first.npy the released code's first correct
+ * sample, prototypes_alt.npy the other of correct and all (correct where the recorded reading is
+ * first). */
+static flce_status eval_reading(const char *dir, const flce_eval_opts *o, eval_setup *S, const char **proto_file, flce_err *e) {
+    const char *rec = S->recorded_first ? "first" : S->recorded_all ? "all" : "correct";
     const char *want = o->proto_samples ? o->proto_samples : rec;
-    const char *proto_file = !strcmp(want, rec) ? NULL : !strcmp(want, "first") ? "prototypes_first.npy"
-                           : recorded_first && !strcmp(want, "all") ? "" : "prototypes_alt.npy";
-    if (proto_file && !*proto_file)
+    *proto_file = !strcmp(want, rec) ? NULL : !strcmp(want, "first") ? "prototypes_first.npy" : S->recorded_first && !strcmp(want, "all") ? "" : "prototypes_alt.npy";
+    if (*proto_file && !**proto_file)
         return flce_fail(e, FLCE_ERR_ARG, "--proto-samples all: %s holds the first reading and the correct one (a run with --proto-samples first "
                          "records no means of all samples)", dir);
-    cc.proto_all = !strcmp(want, "all"), cc.proto_first = !strcmp(want, "first");
-    if (proto_file) {
+    S->cc.proto_all = !strcmp(want, "all"), S->cc.proto_first = !strcmp(want, "first");
+    if (*proto_file) {
         char pa[1300];
-        snprintf(pa, sizeof pa, "%s/%s", dir, proto_file);
+        struct stat sb;
+        snprintf(pa, sizeof pa, "%s/%s", dir, *proto_file);
         if (stat(pa, &sb) != 0)
-            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no %s (%s)", o->proto_samples, dir, rec, proto_file,
+            return flce_fail(e, FLCE_ERR_ARG, "--proto-samples %s: %s holds the %s reading and no %s (%s)", o->proto_samples, dir, rec, *proto_file,
                              !strcmp(want, "first") ? "written before runs recorded the released code's first correct sample: rerun to have it"
                                                     : "a run of this harness records both; this trace was written without the other");
     }
-    if (version != FLCE_COMPLETION_VERSION)
-        return flce_fail(e, FLCE_ERR_ARG, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", cj, version,
+    if (S->version != FLCE_COMPLETION_VERSION)
+        return flce_fail(e, FLCE_ERR_ARG, "%s: completion version %d: this build knows version %d only (a newer build wrote it)", S->cj, S->version,
                          FLCE_COMPLETION_VERSION);
     if (o->tol < 0 || !isfinite(o->tol) || o->tol >= 1) return flce_fail(e, FLCE_ERR_ARG, "--tol %g: must be from 0 to below 1", o->tol);
     if (o->threads < 0 || o->threads > 64) return flce_fail(e, FLCE_ERR_ARG, "--threads %d: must be 0 (one per CPU) to 64", o->threads);
-    cc.version = version, cc.tol = o->tol, cc.threads = o->threads;
+    S->cc.version = S->version, S->cc.tol = o->tol, S->cc.threads = o->threads;
+    return FLCE_OK;
+}
 
-    int weights_bad = 0;
-    if ((st = flce_trace_load_as(dir, proto_file, o->round_weights, o->class_weights, &r->tf, &weights_bad, e)))
-        return weights_bad ? FLCE_ERR_ARG : st; /* a weight file that does not fit the trace: a usage error */
+/* The trace loaded, checked against what is asked of it: a Q.npy without prototypes takes no
+ * rule of the velocity and no ablation M, V or Q (its own are in it); an unfinished run's
+ * rounds not run yet are never completed; --rounds R keeps the first R rounds. */
+static flce_status eval_loaded(const char *dir, const flce_eval_opts *o, flce_eval_run *r, eval_setup *S, flce_err *e) {
     if (!r->tf.tr.prototypes && (o->velocity || o->absent_class)) /* the rules make Q from prototypes */
         return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: %s has Q.npy but no prototypes.npy; its Q holds the run's own rules", dir);
     if (!r->tf.tr.prototypes) { /* a run's Q.npy: its own ablations M, V, Q are in it already */
-        if (ablate_given) {
+        if (S->ablate_given) {
             flce_ablation given = {0};
             parse_ablate(o->ablate, &given, e);
             if (given.no_mass || given.no_velocity || given.no_momentum)
                 return flce_fail(e, FLCE_ERR_ARG, "--ablate M, V or Q: %s has Q.npy but no prototypes.npy; its Q holds the run's own ablation", dir);
         }
-        r->ab_rec = ab; /* recorded as the run's */
-        ab.no_mass = ab.no_velocity = ab.no_momentum = 0;
-    } else r->ab_rec = ab;
-    { /* an unfinished run's trace: its rounds not run yet hold no selection (every round of a run
-       * selects K >= 1 clients), and completing them would invent rounds that never happened */
-        const flce_trace *tr = &r->tf.tr;
-        int done = 0, later = 0;
-        for (int t = 0; t < tr->T; t++) {
-            int any = 0;
-            for (int k = 0; k < tr->n && !any; k++) any = tr->selected[(size_t)t * tr->n + k] != 0;
-            if (any && done == t) done = t + 1;
-            else if (any) later = t + 1;
-        }
-        if (later)
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s: round %d selects no client but round %d does: a damaged trace", dir, done + 1, later);
-        if (done < tr->T && (o->rounds < 0 || o->rounds > done))
-            return flce_fail(e, FLCE_ERR_ARG,
-                             done ? "%s: rounds %d..%d of %d were not run (an unfinished run): evaluate the rounds done with --rounds %d"
-                                  : "%s: no round was run (rounds %d..%d of %d select no client)",
-                             dir, done + 1, tr->T, tr->T, done);
+        r->ab_rec = S->ab; /* recorded as the run's */
+        S->ab.no_mass = S->ab.no_velocity = S->ab.no_momentum = 0;
+    } else r->ab_rec = S->ab;
+    /* an unfinished run's trace: its rounds not run yet hold no selection (every round of a run
+     * selects K >= 1 clients), and completing them would invent rounds that never happened */
+    const flce_trace *tr = &r->tf.tr;
+    int done = 0, later = 0;
+    for (int t = 0; t < tr->T; t++) {
+        int any = 0;
+        for (int k = 0; k < tr->n && !any; k++) any = tr->selected[(size_t)t * tr->n + k] != 0;
+        if (any && done == t) done = t + 1;
+        else if (any) later = t + 1;
     }
+    if (later) return flce_fail(e, FLCE_ERR_FORMAT, "%s: round %d selects no client but round %d does: a damaged trace", dir, done + 1, later);
+    if (done < tr->T && (o->rounds < 0 || o->rounds > done))
+        return flce_fail(e, FLCE_ERR_ARG,
+                         done ? "%s: rounds %d..%d of %d were not run (an unfinished run): evaluate the rounds done with --rounds %d"
+                              : "%s: no round was run (rounds %d..%d of %d select no client)",
+                         dir, done + 1, tr->T, tr->T, done);
     if (o->rounds >= 0) {
         if (o->rounds < 1 || o->rounds > r->tf.tr.T)
             return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: must be from 1 to %d (the trace's rounds)", o->rounds, r->tf.tr.T);
@@ -217,10 +232,24 @@ static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flc
                                  o->rounds, o->rounds);
         }
     }
-    cc.max_iter = o->max_iter;
-    cc.seed = seed;
-    r->cc = cc, r->ab = ab;
-    return flce_eval_trace(&r->tf.tr, &ab, &cc, &r->res, e);
+    return FLCE_OK;
+}
+
+static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    eval_setup S = {0};
+    const char *proto_file = NULL;
+    flce_status st;
+    if ((st = eval_options(dir, o, &S, e)) || (st = eval_record(dir, o, &S, e)) || (st = eval_reading(dir, o, &S, &proto_file, e))) return st;
+    int weights_bad = 0;
+    if ((st = flce_trace_load_as(dir, proto_file, o->round_weights, o->class_weights, &r->tf, &weights_bad, e)))
+        return weights_bad ? FLCE_ERR_ARG : st; /* a weight file that does not fit the trace: a usage error */
+    if ((st = eval_loaded(dir, o, r, &S, e))) return st;
+    S.cc.max_iter = o->max_iter;
+    S.cc.seed = S.seed;
+    r->cc = S.cc, r->ab = S.ab;
+    return flce_eval_trace(&r->tf.tr, &S.ab, &S.cc, &r->res, e);
 }
 
 void flce_eval_run_free(flce_eval_run *r) {
