@@ -1,4 +1,6 @@
 /* backend_select.c: choosing and creating a backend by name (backend_select.h). */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +54,23 @@ static int cpu_ok(flce_err *e) {
     return 0;
 }
 
-static int cpu_threads = 2; /* `cpu` by name (flce_backend_set_cpu_threads) */
+static int cpu_threads = 0; /* `cpu` by name: 0 the default, else flce_backend_set_cpu_threads's */
 
 void flce_backend_set_cpu_threads(int threads) { cpu_threads = threads < 1 ? 1 : threads > 16 ? 16 : threads; }
 
+/* The default: 2 threads, or 1 where this process may run on one CPU only (taskset, or mpirun,
+ * which binds each of at most two processes to a core): two threads on one core only wait for
+ * each other. The bits are the same for any number of threads (docs/bit-exact.md). */
+static int default_threads(void) {
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    if (sched_getaffinity(0, sizeof s, &s) == 0 && CPU_COUNT(&s) == 1) return 1;
+    return 2;
+}
+
 static flce_backend *cpu(flce_err *e) {
     if (!cpu_ok(e)) return NULL;
-    flce_backend *be = flce_backend_cpu(cpu_threads);
+    flce_backend *be = flce_backend_cpu(cpu_threads ? cpu_threads : default_threads());
     if (!be) flce_fail(e, FLCE_ERR_NOMEM, "cpu backend: out of memory");
     return be;
 }

@@ -224,7 +224,7 @@ int flce_cmd_run(int argc, char **argv) {
     if (failed) return 1;
     int say_fd = 2;
     if (comm && comm->rank > 0) { /* rank 0 speaks for the run: errors of other ranks reach it */
-        say_fd = dup(2); /* ... except the line of a rank that finds another lost (--rank-timeout) */
+        say_fd = dup(2); /* ... except the line of a rank that finds another lost (--mpi-timeout) */
         if (say_fd < 0) say_fd = 2;
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) { /* keep going: only the noise differs */ }
     }

@@ -354,7 +354,7 @@ static flce_status truth_json(const truth *t, int argc, char **argv, const char 
               UTILITIES[t->utility], part);
     for (int i = 0, first = 1; i < argc; i++) {
         /* where it goes and what it runs on are not the federation (the backends give the same bits) */
-        static const char *skip[] = {"--out", "--backend", "--device", "--rank-timeout"};
+        static const char *skip[] = {"--out", "--backend", "--device", "--mpi-timeout"};
         int sk = 0;
         for (size_t k = 0; k < sizeof skip / sizeof skip[0]; k++) {
             size_t l = strlen(skip[k]);

@@ -9,7 +9,7 @@
 /* The processes, when this program was started by mpirun (MPI initialised here), else NULL.
  * *error: 1 when MPI could not start (said on stderr). */
 flce_comm *flce_comm_open(int *error);
-/* --rank-timeout: the longest a rank waits for the others in one exchange before it names the
+/* --mpi-timeout: the longest a rank waits for the others in one exchange before it names the
  * ranks that do not answer and ends the job (0: forever); say_fd: where that line goes. */
 #define FLCE_RANK_TIMEOUT_DEFAULT 1800.0
 void flce_comm_set_wait(flce_comm *c, double timeout_s, int say_fd);

@@ -3,7 +3,7 @@
  * is reported by mpirun, and the run folder stays valid for --resume with any number of ranks.
  *
  * No wait is endless (issue 35): every collective is started non-blocking and tested until it
- * ends or --rank-timeout seconds pass. While it waits, a rank answers roll calls (a PING from
+ * ends or --mpi-timeout seconds pass. While it waits, a rank answers roll calls (a PING from
  * another rank gets a PONG). A rank whose wait runs out calls the roll itself: the ranks that do
  * not answer within a few seconds are the stopped or lost ones, named in one line with the
  * round, and MPI_Abort ends the job (mpirun ends the stopped processes). A rank that was called
@@ -98,11 +98,11 @@ static void give_up(flce_comm *c, const char *what) {
         char where[48] = "before the first round";
         if (c->round) snprintf(where, sizeof where, "during round %d", c->round);
         if (k)
-            snprintf(line, sizeof line, "flce run: rank%s %s did not answer for %g s (--rank-timeout) %s: the job ends "
+            snprintf(line, sizeof line, "flce run: rank%s %s did not answer for %g s (--mpi-timeout) %s: the job ends "
                      "(the rounds before are written: --resume continues)\n", k > 1 ? "s" : "", list, s->timeout_s, where);
         else
-            snprintf(line, sizeof line, "flce run: rank %d waited more than %g s (--rank-timeout) for %s %s, and every rank "
-                     "answers: one is slower than the limit (raise --rank-timeout); the job ends\n", me, s->timeout_s, what, where);
+            snprintf(line, sizeof line, "flce run: rank %d waited more than %g s (--mpi-timeout) for %s %s, and every rank "
+                     "answers: one is slower than the limit (raise --mpi-timeout); the job ends\n", me, s->timeout_s, what, where);
         if (write(s->say_fd, line, strlen(line)) < 0) { /* nothing more to do */ }
         sleep(1); /* mpirun forwards the line before MPI_Abort ends everything (under load it lost it) */
     } else { /* another rank names them and ends the job; end it anyway if it cannot */

@@ -26,7 +26,7 @@ static const char *USAGE =
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
     "                [--proto-samples correct|all] [--missing zero|unobserved]\n"
-    "                [--denormals auto|preserve|ftz] [--rank-timeout 1800]\n"
+    "                [--denormals auto|preserve|ftz] [--mpi-timeout 1800]\n"
     "                [METHOD SETTINGS (below)]\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed;\n"
     "`all`: every one of them. METHOD:\n";
@@ -195,7 +195,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
         {"resume", CLI_FLAG, &c->resume, "continue the run in --out", 0},
         {"force", CLI_FLAG, &c->force, "overwrite the run in --out", 0},
         {"quiet", CLI_FLAG, &w->quiet, "no size line and no progress lines (stderr: on a terminal one line per round; elsewhere every 10 s or more)", 0},
-        {"rank-timeout", CLI_DOUBLE, &w->rank_timeout, "under mpirun: seconds a rank waits for the others in one exchange before it names the ranks that do not answer and ends the job (default 1800; 0: forever)", 0},
+        {"mpi-timeout", CLI_DOUBLE, &w->rank_timeout, "under mpirun: seconds a rank waits for the others in one exchange before it names the ranks that do not answer and ends the job (default 1800; 0: forever)", 0},
     };
     _Static_assert(sizeof fixed / sizeof fixed[0] <= RUN_MAX_FIXED, "RUN_MAX_FIXED: the fixed flags outgrew it");
     w->nfixed = (int)(sizeof fixed / sizeof fixed[0]);
@@ -242,9 +242,9 @@ static int check_job(const char *prog, run_flags *w, flce_run_cfg *c, flce_comm 
     if (seen(w, "noisy-clients") && !seen(w, "label-noise") && !seen(w, "feature-noise"))
         return cli_usage_error(prog, "--noisy-clients %g: says which clients get --label-noise or --feature-noise, and neither is given", c->part.noisy_frac);
     if (c->resume && c->force) return cli_usage_error(prog, "--resume and --force exclude each other");
-    if (!(w->rank_timeout >= 0 && w->rank_timeout <= 1e7)) return cli_usage_error(prog, "--rank-timeout %g: seconds, 0 to 1e7", w->rank_timeout);
-    if (seen(w, "rank-timeout") && !(comm && comm->size > 1)) /* it would do nothing */
-        return cli_usage_error(prog, "--rank-timeout: applies to a job of several processes under mpirun, and this is one process");
+    if (!(w->rank_timeout >= 0 && w->rank_timeout <= 1e7)) return cli_usage_error(prog, "--mpi-timeout %g: seconds, 0 to 1e7", w->rank_timeout);
+    if (seen(w, "mpi-timeout") && !(comm && comm->size > 1)) /* it would do nothing */
+        return cli_usage_error(prog, "--mpi-timeout: applies to a job of several processes under mpirun, and this is one process");
 #ifdef FLCE_HAVE_MPI
     if (comm) flce_comm_set_wait(comm, w->rank_timeout, say_fd);
 #else

@@ -566,7 +566,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
          * would, after round N */
         const char *kill = getenv("FLCE_TEST_KILL_AFTER"), *kr = getenv("FLCE_TEST_KILL_RANK");
         if (kill && atoi(kill) == E->t + 1 && (!kr || (E->comm && atoi(kr) == E->comm->rank))) _exit(137);
-        /* ... or stop as a SIGSTOP would (the --rank-timeout test): that rank, after round N */
+        /* ... or stop as a SIGSTOP would (the --mpi-timeout test): that rank, after round N */
         const char *stop = getenv("FLCE_TEST_STOP_AFTER"), *sr = getenv("FLCE_TEST_STOP_RANK");
         if (stop && atoi(stop) == E->t + 1 && E->comm && sr && atoi(sr) == E->comm->rank) raise(SIGSTOP);
     }

@@ -6,7 +6,7 @@
 # and 3 processes, the digests of the plain program; a run killed after its first round with 2
 # processes and resumed with 3 ends with the same digests; a rank whose data differ is refused
 # at start-up with one line naming it (exit 2); a rank that dies mid-run stops the job and the
-# run folder resumes to the same digests; a stopped rank ends the job after --rank-timeout.
+# run folder resumes to the same digests; a stopped rank ends the job after --mpi-timeout.
 set -u
 flce=$1
 command -v mpirun > /dev/null || { echo "SKIPPED: no mpirun (openmpi-bin)"; exit 77; }
@@ -16,6 +16,9 @@ t=$(mktemp -d /tmp/flce-mpi-XXXXXX); trap 'rm -rf "$t"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # containers often forbid the cross-process copy Open MPI tries first: plain shared memory instead
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# with at most two processes Open MPI binds each to one core, which left one of the two cores idle
+# with -n 1 (twice the plain run's time): no binding, as with more processes than cores
+export OMPI_MCA_hwloc_base_binding_policy=none
 mpi() { mpirun -q --oversubscribe "$@"; }
 A="--algo flce,fedavg,ditto,moon,fedsv,fedfv,qfedavg,cgsv --clients 8 --per-round 4 --rounds 2 --train-subset 600 --test-subset 100
    --val-size 40 --batch 32 --seed 5 --backend cpu --quiet"
@@ -100,16 +103,16 @@ for other in "--lr 0.02 --seed 1" "--lr 0.01 --seed 2" "--lr 0.01 --seed 1 --den
   [ -e "$t/s/config.json" ] && fail "a refused run wrote config.json"
 done
 # no wait is endless (issue 35): a rank stopped (SIGSTOP) after round 1 once hung the job for
-# good; with --rank-timeout 90 the job ends within seconds of it, one line names the rank and the
+# good; with --mpi-timeout 90 the job ends within seconds of it, one line names the rank and the
 # round, no process is left, and the run resumes to the digests of the plain run (90 s: far longer
 # than the others' training of a round even on one loaded core under the sanitizers, so that only
 # the stopped rank is silent when the roll is called: 20 s was the margin of a fast machine)
-"$flce" run $B --rank-timeout -1 --out "$t/x" > /dev/null 2>&1; [ $? = 2 ] || fail "--rank-timeout -1: not a usage error"
+"$flce" run $B --mpi-timeout -1 --out "$t/x" > /dev/null 2>&1; [ $? = 2 ] || fail "--mpi-timeout -1: not a usage error"
 FLCE_TEST_STOP_AFTER=1 FLCE_TEST_STOP_RANK=1 timeout 300 mpirun -q --oversubscribe -x FLCE_TEST_STOP_AFTER -x FLCE_TEST_STOP_RANK -n 3 \
-  "$flce" run $B --rank-timeout 90 --out "$t/h" > "$t/h.log" 2>&1; rc=$?
+  "$flce" run $B --mpi-timeout 90 --out "$t/h" > "$t/h.log" 2>&1; rc=$?
 [ $rc = 124 ] && fail "a stopped rank hung the job (300 s)"
 [ $rc = 0 ] && fail "a stopped rank: exit 0"
-[ "$(grep -c '^flce' "$t/h.log")" = 1 ] && grep -q '^flce run: rank 1 did not answer for 90 s (--rank-timeout) during round 2: the job ends' "$t/h.log" ||
+[ "$(grep -c '^flce' "$t/h.log")" = 1 ] && grep -q '^flce run: rank 1 did not answer for 90 s (--mpi-timeout) during round 2: the job ends' "$t/h.log" ||
   fail "a stopped rank: $(cat "$t/h.log")"
 i=0 # the processes' exit is polled (a loaded machine takes its time), up to 60 s
 while pgrep -f "$t/h" > /dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done

@@ -277,10 +277,10 @@ expect 2 "'fedavg' is named twice" run --algo fedavg,fedavg $tiny --out "$t/x"
 expect 2 "--algo 'bogus'" run --algo flce,fedavg,fedprox,ditto,moon,fedfv,cgsv,qfedavg,fedfa,fedsv,gtg,bogus $tiny --out "$t/x"
 expect 2 "--ablate: applies to FLCE only" run --algo fedavg --ablate V $tiny --out "$t/x"
 # settings that did nothing (2026-11-29): a repeated ablation letter (most likely another one
-# mistyped), --rank-timeout outside a job of several processes
+# mistyped), --mpi-timeout outside a job of several processes
 expect 2 "--ablate m given twice" run --algo flce --ablate M --ablate V --ablate m $tiny --out "$t/x"
 expect 2 "--ablate M given twice" eval "$t/a/trace" --out "$t/x" --ablate M,Q --ablate M
-expect 2 "--rank-timeout: applies to a job of several processes under mpirun, and this is one process" run --algo flce --rank-timeout 60 $tiny --out "$t/x"
+expect 2 "--mpi-timeout: applies to a job of several processes under mpirun, and this is one process" run --algo flce --mpi-timeout 60 $tiny --out "$t/x"
 expect 2 "--mc-eps -1" run --algo fedsv --mc-eps -1 $tiny --out "$t/x"
 # issue 32: the methods' settings come from their tables: a setting of a method not run is a
 # usage error naming its method (it used to be accepted and ignored), the limits and words checked
