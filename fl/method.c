@@ -69,10 +69,11 @@ void flce_eng_compose(engine *E, const float *params, float *newg) {
         if (E->trainable[j]) newg[j] = params[o++];
 }
 
-const char *const FLCE_RULE_NAMES[FLCE_NRULES] = {"cos_global", "cos_mean", "cos_model", "weight"};
+const char *const FLCE_RULE_NAMES[FLCE_NRULES] = {"cos_global", "cos_mean", "cos_model", "weight", "l2_update"};
 
 /* The other readings of the cosine rule (method.h): against the unweighted mean of the
- * updates, and model to model; into E->rules [K][FLCE_NRULES] (columns 1 and 2). */
+ * updates, and model to model; and the released code's L2 norm of each update; into E->rules
+ * [K][FLCE_NRULES] (columns 1, 2 and 4). */
 static double now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -83,10 +84,11 @@ static void cosine_readings(engine *E, const float *newg, const float *dirs) {
     double t0 = now_s();
     int K = E->K;
     size_t P = E->P;
-    double *mean = flce_calloc(P ? P : 1, sizeof(double)), c1[32], c2[32];
+    double *mean = flce_calloc(P ? P : 1, sizeof(double)), c1[32], c2[32], c3[32];
     uint8_t pr[32];
     if (!mean) { /* out of memory: the readings of this round unknown */
-        for (int i = 0; i < K; i++) E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MEAN] = E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MODEL] = NAN;
+        for (int i = 0; i < K; i++)
+            E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MEAN] = E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MODEL] = E->rules[i * FLCE_NRULES + FLCE_RULE_L2] = NAN;
         return;
     }
     for (int i = 0; i < K; i++) { /* mean_j d_j, clients in slot order */
@@ -113,11 +115,16 @@ static void cosine_readings(engine *E, const float *newg, const float *dirs) {
         }
         c1[i] = nm > 0 && nd > 0 ? fmax(0, dm / (sqrt(nm) * sqrt(nd))) : 0;
         c2[i] = ng > 0 && nw > 0 ? fmax(0, dw / (sqrt(ng) * sqrt(nw))) : 0;
+        double u = 0; /* the released code's: every float of the state, the local model less the global */
+        for (size_t j = 0; j < E->S; j++) u += ((double)s[j] - E->global[j]) * ((double)s[j] - E->global[j]);
+        c3[i] = sqrt(u);
         pr[i] = 1;
     }
     flce_normalize(c1, pr, K);
     flce_normalize(c2, pr, K);
-    for (int i = 0; i < K; i++) E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MEAN] = c1[i], E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MODEL] = c2[i];
+    flce_normalize(c3, pr, K); /* each norm over their sum, as released (equal shares where every update is 0) */
+    for (int i = 0; i < K; i++)
+        E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MEAN] = c1[i], E->rules[i * FLCE_NRULES + FLCE_RULE_COS_MODEL] = c2[i], E->rules[i * FLCE_NRULES + FLCE_RULE_L2] = c3[i];
     free(mean);
     E->rules_s += now_s() - t0;
 }

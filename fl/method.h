@@ -52,6 +52,9 @@ enum {
     FLCE_RULE_COS_MEAN,   /* cos(d_i, mean_j d_j): against the unweighted mean of the round's updates */
     FLCE_RULE_COS_MODEL,  /* cos(w_i, newg): the local model against the new global model (parameters, not updates) */
     FLCE_RULE_WEIGHT,     /* the method's own aggregation weight omega_i */
+    FLCE_RULE_L2,         /* ||w_i - global||: the L2 norm of the client's update, every float of the state (BatchNorm's
+                           * running statistics too), as the authors' released code records its baselines' contributions
+                           * (tools.py cal_client_contribution 1383-1403) */
     FLCE_NRULES
 };
 extern const char *const FLCE_RULE_NAMES[FLCE_NRULES];

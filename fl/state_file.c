@@ -25,7 +25,8 @@
  * of the trace's rows written so far; the whole file ends with its own xxh3-64, so that a
  * flipped bit, a NaN written in, an edited round count or a truncation is refused, never
  * continued from. Written atomically after every round (and before the first). */
-#define STATE_MAGIC 0x34534c46u  /* "FLS4": since 2026-11-27 (afternoon) FLCE's global prototypes in its method state */
+#define STATE_MAGIC 0x35534c46u  /* "FLS5": the contribution rules' history with the L2 update-norm rule (5 columns) */
+#define STATE_MAGIC4 0x34534c46u /* "FLS4": FLCE's global prototypes in its method state, 4 rules: refused */
 #define STATE_MAGIC3 0x33534c46u /* "FLS3": the settings in its header, FLCE's prototypes in fields of every run: refused */
 #define STATE_MAGIC2 0x32534c46u /* "FLS2": before; refused (it does not say whose it is) */
 
@@ -129,11 +130,12 @@ flce_status eng_load_state(engine *E, int *done, flce_err *e) {
     unsigned char *b = NULL;
     flce_status st = FLCE_OK;
     int got = fs >= 20 && fread(hdr, 4, 4, f) == 4 && fread(&sl, 4, 1, f) == 1;
-    if (got && (hdr[0] == STATE_MAGIC2 || hdr[0] == STATE_MAGIC3))
-        st = flce_fail(e, FLCE_ERR_ARG, "--resume: %s was written by an older build (state format FLS%c, this one reads FLS4): "
-                       "resume it with that build, or rerun without --resume (--force)", path, hdr[0] == STATE_MAGIC2 ? '2' : '3');
+    if (got && (hdr[0] == STATE_MAGIC2 || hdr[0] == STATE_MAGIC3 || hdr[0] == STATE_MAGIC4))
+        st = flce_fail(e, FLCE_ERR_ARG, "--resume: %s was written by an older build (state format FLS%c, this one reads FLS5): "
+                       "resume it with that build, or rerun without --resume (--force)", path,
+                       hdr[0] == STATE_MAGIC2 ? '2' : hdr[0] == STATE_MAGIC3 ? '3' : '4');
     else if (!got || hdr[0] != STATE_MAGIC)
-        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a state file (no FLS4 header)", path);
+        st = flce_fail(e, FLCE_ERR_FORMAT, "%s: not a state file (no FLS5 header)", path);
     else if (sl != settings_len(E) || hdr[2] != (uint32_t)E->S || hdr[3] != (uint32_t)E->n || hdr[1] > (uint32_t)E->T ||
              (size_t)fs < 20 + (size_t)sl + 8) {
         /* another run's: say what differs where its settings can be read */

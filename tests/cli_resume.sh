@@ -64,6 +64,8 @@ fresh; printf '\377\377\377\177' | dd of="$t/d/state.bin" bs=1 seek=40 conv=notr
 expect 1 "state.bin: checksum mismatch" run --algo flce $tiny --out "$t/d" --resume
 fresh; printf '\000' | dd of="$t/d/state.bin" bs=1 seek=4 conv=notrunc 2>/dev/null # done: 1 -> 0
 expect 1 "state.bin" run --algo flce $tiny --out "$t/d" --resume
+fresh; printf 'FLS4' | dd of="$t/d/state.bin" bs=1 seek=0 conv=notrunc 2>/dev/null # an older build's state: said so, not "damaged"
+expect 2 "was written by an older build (state format FLS4, this one reads FLS5)" run --algo flce $tiny --out "$t/d" --resume
 fresh; truncate -s -100 "$t/d/trace/prototypes.npy"
 expect 1 "trace/prototypes.npy" run --algo flce $tiny --out "$t/d" --resume
 fresh; sz=$(wc -c < "$t/d/trace/selected.npy"); flip "$t/d/trace/selected.npy" $((sz - 2 * 4 + 1)) # round 1, client 1 (2 rounds x 4 clients, a byte each)

@@ -158,6 +158,12 @@ same_run scale "--algo flce --rounds 2 --lambda 0.5" "--algo flce --rounds 2 --c
 "$flce" run --algo fedavg $tiny --out "$t/size-d" > /dev/null 2>&1 || fail "FedAvg, Dirichlet"
 "$flce" run --algo fedavg $tiny --aggregation mean --out "$t/mean-d" > /dev/null 2>&1 || fail "--aggregation mean, Dirichlet"
 cmp -s "$t/mean-d/digests.txt" "$t/size-d/digests.txt" && fail "--aggregation mean changed nothing on unequal sizes"
+# every reading of the baselines' contributions recorded, the released code's L2 update norm last
+# (by hand: tests/test_rules.c); in each round its shares of the selected clients sum to 1
+[ "$(head -1 "$t/size-d/contributions_rules.csv")" = "client,cos_global,cos_mean,cos_model,weight,l2_update" ] ||
+  fail "contributions_rules.csv: header $(head -1 "$t/size-d/contributions_rules.csv")"
+awk -F, 'NR > 1 { s[$1] += $7; n[$1]++ } END { for (r in s) if (n[r] != 2 || s[r] < 1 - 1e-12 || s[r] > 1 + 1e-12) exit 1; exit !length(s) }' \
+  "$t/size-d/round_contributions_rules.csv" || fail "l2_update: a round's shares do not sum to 1: $(cat "$t/size-d/round_contributions_rules.csv")"
 "$flce" run $iidr --algo fedavg --rounds 3 --schedule sweep --out "$t/sweep" > /dev/null 2>&1 || fail "--schedule sweep"
 got=$(awk -F, 'NR > 1 && $1 <= 2 { printf "%s:%s ", $1, $2 }' "$t/sweep/round_contributions.csv")
 [ "$got" = "1:0 1:1 2:2 2:3 " ] || fail "--schedule sweep: rounds 1 and 2 selected '$got', expected clients 0 1 then 2 3"

@@ -11,7 +11,8 @@
  *   and every method's running statistics are w_1's bit for bit (the data-size average of
  *   one client; FedFa's w'). Before the rule, CGSV normalised the whole state: its parameter
  *   step was far shorter than Gamma and its running statistics hardly moved.
- * Also the cosine rule over parameters only, by hand on a four-entry state. */
+ * Also the cosine rule over parameters only, and the released code's L2 update-norm rule over the
+ * whole state, by hand on a four-entry state. */
 #include <criterion/criterion.h>
 #include <math.h>
 
@@ -126,4 +127,26 @@ Test(rules, cosine_rule_sees_parameters_only) {
     float dirs[4] = {1, 0, -1, 0};
     flce_eng_cosine_rule(&E, ng, dirs, rc);
     cr_assert(rc[0] == 1 && rc[1] == 0, "rc = (%g, %g), want (1, 0)", rc[0], rc[1]);
+}
+
+Test(rules, l2_update_rule_sees_the_whole_state) {
+    /* the released code's baselines' contributions (tools.py cal_client_contribution): each
+     * update's L2 norm over every float of the state, running statistics too, over their sum.
+     * global 0; client 1 moved (1, 0, 100, 0): norm sqrt(10001); client 2 (0, 1, 0, 0): norm 1;
+     * shares sqrt(10001) / (sqrt(10001) + 1) and 1 / (sqrt(10001) + 1). Over the parameters alone
+     * both would be 0.5. Directions given (FedFV's) do not change it: the models are what moved. */
+    engine E;
+    memset(&E, 0, sizeof E);
+    uint8_t tr[4] = {1, 1, 0, 0};
+    float g[4] = {0, 0, 0, 0}, st[8] = {1, 0, 100, 0, 0, 1, 0, 0}, ng[4] = {1, 1, 50, 0}, dirs[4] = {1, 0, -1, 0};
+    double rc[2], rules[2 * FLCE_NRULES];
+    E.S = 4, E.P = 2, E.K = 2, E.trainable = tr, E.global = g, E.states = st, E.rules = rules;
+    cr_assert_str_eq(FLCE_RULE_NAMES[FLCE_RULE_L2], "l2_update");
+    double a = sqrt(10001.0), want0 = a / (a + 1), want1 = 1 / (a + 1);
+    for (int pass = 0; pass < 2; pass++) {
+        flce_eng_cosine_rule(&E, ng, pass ? dirs : NULL, rc);
+        double r0 = rules[0 * FLCE_NRULES + FLCE_RULE_L2], r1 = rules[1 * FLCE_NRULES + FLCE_RULE_L2];
+        cr_assert(fabs(r0 - want0) < 1e-15 && fabs(r1 - want1) < 1e-15, "pass %d: l2 shares (%.17g, %.17g), want (%.17g, %.17g)", pass, r0, r1,
+                  want0, want1);
+    }
 }

@@ -54,6 +54,7 @@ printf '\001\001\030\000\001' > "$c/state/settings_edited"
 printf '\001\001\020\000\001' > "$c/state/size_edited"
 printf '\000FLS2\001\000\000\000' > "$c/state/old_magic"
 printf '\000FLS3\001\000\000\000' > "$c/state/old_magic3"
+printf '\000FLS4\001\000\000\000' > "$c/state/old_magic4"
 printf '\000' > "$c/state/empty"
 "$b/flce" run --algo fedavg --clients 4 --per-round 2 --rounds 1 --train-subset 200 --test-subset 40 --val-size 20 --seed 1 \
   --backend cpu --quiet --out "$t/st" > /dev/null
