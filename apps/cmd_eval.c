@@ -4,6 +4,7 @@
  * X_completed.npy into --out and prints client, data share and contribution. */
 #include <ctype.h>
 #include <strings.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -135,6 +136,18 @@ int flce_cmd_eval(int argc, char **argv) {
     snprintf(p, sizeof p, "%s/trace/selected.npy", dir);
     if (run_dir && stat(p, &sb) == 0)
         return cli_usage_error(prog, "%s: a run folder; its trace is %s/trace (flce eval %s/trace)", dir, dir, dir);
+    snprintf(p, sizeof p, "%s/summary.csv", dir);
+    if (!run_dir && stat(p, &sb) == 0) { /* flce run with several methods (or seeds): the traces are its runs' */
+        char first[1100] = "";
+        DIR *d = opendir(dir);
+        for (struct dirent *en; d && !first[0] && (en = readdir(d));) {
+            char q[4400];
+            snprintf(q, sizeof q, "%s/%s/trace/selected.npy", dir, en->d_name);
+            if (en->d_name[0] != '.' && strlen(en->d_name) < 1000 && stat(q, &sb) == 0) snprintf(first, sizeof first, "%s", en->d_name);
+        }
+        if (d) closedir(d);
+        if (first[0]) return cli_usage_error(prog, "%s: a folder of several runs; a run's trace is %s/METHOD/trace (flce eval %s/%s/trace)", dir, dir, dir, first);
+    }
     if (!out) { /* a new sibling of the trace: an evaluation never writes into what it reads */
         flce_eval_default_out(dir, def_out, sizeof def_out);
         out = def_out;

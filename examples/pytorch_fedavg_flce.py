@@ -87,7 +87,6 @@ def main():
     ap.add_argument("--dirichlet", type=float, default=0.5, help="Dirichlet label skew delta of the partition (default 0.5)")
     ap.add_argument("--train-subset", type=int, default=6000, help="seeded stratified training subset (default 6000; 0: all)")
     ap.add_argument("--test-subset", type=int, default=2000, help="seeded stratified test subset the accuracy is measured on (default 2000; 0: all)")
-    # the names of earlier versions of this script, still taken
     ap.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
     ap.add_argument("--out", default="runs/example")
     ap.add_argument("--seed", type=int, default=1)

@@ -42,6 +42,9 @@ tail -1 "$t/evm.log" | grep -qF "wrote $t/a/trace-eval/contributions.csv" && [ -
   fail "the default --out of a run's trace: $(tail -1 "$t/evm.log")"
 rm -r "$t/a/trace-eval"
 expect 2 "$t/a: a run folder; its trace is $t/a/trace (flce eval $t/a/trace)" eval "$t/a"
+# a folder of several methods' runs (summary.csv beside them): the message names a run's trace
+mkdir -p "$t/multi/fedavg" && cp -r "$t/a" "$t/multi/flce" && echo "method" > "$t/multi/summary.csv"
+expect 2 "$t/multi: a folder of several runs; a run's trace is $t/multi/METHOD/trace (flce eval $t/multi/flce/trace)" eval "$t/multi"
 for f in contributions.csv trace/Q.npy trace/X_completed.npy; do cmp -s "$t/a/$f" "$t/b/$f" || fail "a refused flce eval changed the run's $f"; done
 [ -e "$t/a/trace/contributions.csv" ] || [ -e "$t/a/completion_eval.json" ] && fail "a refused flce eval wrote into the run"
 mkdir "$t/theirs-ev" && echo "client,contribution" > "$t/theirs-ev/contributions.csv"
