@@ -51,8 +51,18 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
         else snprintf(data, sizeof data, "the whole training set");
         if (t->local_steps) snprintf(local, sizeof local, "%d local steps", t->local_steps);
         else snprintf(local, sizeof local, "%d local epoch%s", t->epochs, t->epochs == 1 ? "" : "s");
-        fprintf(stderr, "flce run: %s: %d clients, %d a round, %d rounds%s, %s, %s of batch %d (the time it takes: after its first round)\n",
-                p->algo, t->clients, t->per_round, rounds, m->round ? " (continued)" : "", data, local, t->batch);
+        char when[160] = "the time it takes: after its first round";
+        if (isfinite(m->client_s)) {
+            double s = m->client_s;
+            char span[48];
+            if (s < 90) snprintf(span, sizeof span, "%.0f s", s);
+            else if (s < 5400) snprintf(span, sizeof span, "%.0f min", s / 60);
+            else snprintf(span, sizeof span, "%.1f h", s / 3600);
+            snprintf(when, sizeof when, "about %s on this machine%s: a training step measured, %.3f s", span,
+                     m->fallback ? " without its Shapley evaluations" : "", m->server_s);
+        }
+        fprintf(stderr, "flce run: %s: %d clients, %d a round, %d rounds%s, %s, %s of batch %d (%s)\n", p->algo, t->clients, t->per_round,
+                rounds, m->round ? " (continued)" : "", data, local, t->batch, when);
         fflush(stderr);
         return;
     }

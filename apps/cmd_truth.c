@@ -415,6 +415,7 @@ static flce_run_cfg method_cfg(const flce_run_job *J) {
     flce_run_cfg c = J->c;
     c.algo = J->names[0];
     if (strcmp(c.algo, "flce")) c.ablate = (flce_ablation){0}, c.ablate_cl = 0;
+    c.estimate = 0; /* the truth says its own (after its first coalition) */
     return c;
 }
 

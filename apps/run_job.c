@@ -394,6 +394,7 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
     J->breq = (flce_backend_req){w->backend, device, w->dmode, NULL};
     c.backend = flce_backend_req_open, c.backend_ud = &J->breq;
     c.comm = comm;
+    c.estimate = !w->quiet; /* the size line says what the run will take */
     J->c = c, J->nm = nm, J->out = w->out, J->quiet = w->quiet;
     free(w);
     return 0;

@@ -802,6 +802,8 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         flce_round_metrics m0;
         memset(&m0, 0, sizeof m0);
         m0.round = E->t;
+        m0.client_s = NAN;
+        if (cfg->estimate && E->writer) m0.client_s = flce_eng_estimate(E, &m0.server_s, &m0.fallback);
         progress(ud, &m0, E->T, -1);
     }
     if ((st = run_rounds(E, progress, ud, e))) goto out;

@@ -89,6 +89,7 @@ typedef struct {
     const char *out;
     int resume, force;
     int eval_batch;           /* default 256 */
+    int estimate;             /* time a step before the first round and tell progress what the run will take */
     /* the methods' own settings (each declared in its method's file, fl/method.h), set with
      * flce_run_cfg_set; a setting not set has its declared default */
     struct {
@@ -140,8 +141,11 @@ typedef struct {
     double personal_acc;       /* Ditto: mean test accuracy of the round's personal models */
 } flce_round_metrics;
 
-/* Progress: called once before the first round (elapsed_s -1, m->round the rounds done already,
- * the other metrics 0) and after every round (and never by the library on its own terminal). */
+/* Progress: called once before the first round (elapsed_s -1, m->round the rounds done already;
+ * with cfg->estimate, m->client_s the seconds the rounds to run will take on this machine,
+ * flce_eng_estimate's, NAN where none, m->server_s one training step's and m->fallback 1 where
+ * the estimate leaves work out; the other metrics 0) and after every round (and never by the
+ * library on its own terminal). */
 typedef void (*flce_progress_fn)(void *ud, const flce_round_metrics *m, int rounds, double elapsed_s);
 
 typedef struct {

@@ -103,6 +103,11 @@ typedef struct flce_method {
     flce_status (*final)(engine *E, double *CE, double seconds[2], flce_err *e);
 } flce_method;
 
+/* The seconds the rounds still to run will take on this machine (fl/estimate.c: a training step
+ * and an evaluation batch of a scratch model timed; NAN when none could be timed), *step_s the
+ * step's; *partial 1 where the estimate leaves out work it cannot size (Shapley evaluations). */
+double flce_eng_estimate(engine *E, double *step_s, int *partial);
+
 /* The registry (fl/methods/registry.c), in the order of `all` (names and help: engine.h). */
 const flce_method *flce_method_at(int i);
 /* NULL when no method has that name. */

@@ -217,12 +217,14 @@ json_has "$t/rdata/config.json" '"dirichlet_balance":"yes","noisy_choice":"last"
 # neither (a 3 min 50 s run once printed nothing at all in a log)
 "$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 \
   --backend cpu --out "$t/prog" > /dev/null 2> "$t/prog.err" || fail "a run off a terminal"
-grep -q '^flce run: fedavg: 4 clients, 2 a round, 3 rounds, 300 training images, 1 local epoch of batch 16' "$t/prog.err" &&
+grep -q '^flce run: fedavg: 4 clients, 2 a round, 3 rounds, 300 training images, 1 local epoch of batch 16 (about [0-9.]* \(s\|min\|h\) on this machine: a training step measured, [0-9.]* s)$' "$t/prog.err" &&
   grep -q '^flce run: fedavg round 1/3 .* the rest will take about [0-9]* s$' "$t/prog.err" &&
   grep -q '^flce run: fedavg round 3/3 .* ETA 0 s$' "$t/prog.err" || fail "no size or progress lines off a terminal: $(cat "$t/prog.err")"
 "$flce" run --algo fedavg --clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 3 \
   --backend cpu --quiet --out "$t/progq" > /dev/null 2> "$t/progq.err" || fail "a quiet run"
 [ ! -s "$t/progq.err" ] || fail "--quiet printed: $(cat "$t/progq.err")"
+# the estimate's timed step (a scratch model) changes no bit of the run: the quiet run times none
+cmp -s "$t/prog/digests.txt" "$t/progq/digests.txt" || fail "the run with its estimate differs from the quiet one"
 # a coalition trained alone (issue 63's utilities): --members with every client is the plain run
 # (the same seeded draw), a coalition's rounds select only its members (min(K, |S|) a round),
 # --participation full every member every round; config.json records them

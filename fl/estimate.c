@@ -1,0 +1,66 @@
+/* estimate.c: the time a run will take on this machine, said before it starts (flce run's size
+ * line): one training step and one evaluation batch of a scratch model (the run's shape, classes,
+ * backend and batch) timed, times the steps and evaluations the settings ask for. The run's own
+ * model, random streams and files are untouched, so the bits are the same with or without it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "method.h"
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double flce_eng_estimate(engine *E, double *step_s, int *partial) {
+    const flce_run_cfg *c = E->cfg;
+    int B = c->batch, EB = c->eval_batch > 0 ? c->eval_batch : 256, nb = B > EB ? B : EB;
+    *step_s = NAN, *partial = 0;
+    flce_model m;
+    flce_err e = {{0}};
+    if (flce_model_create(&m, E->be, E->m.in_c, E->m.in_h, E->m.in_w, E->m.classes, nb, &e)) return NAN;
+    flce_model_init(&m, 1);
+    size_t nx = (size_t)nb * E->CHW;
+    float *x = calloc(nx, sizeof *x), *logits = malloc(sizeof(float) * (size_t)nb * E->m.classes);
+    int32_t *y = calloc((size_t)nb, sizeof *y);
+    double est = NAN;
+    if (x && y && logits) {
+        for (size_t i = 0; i < nx; i++) x[i] = (float)((i * 2654435761u) % 1000) / 500.0f - 1.0f; /* not the run's streams */
+        for (int i = 0; i < nb; i++) y[i] = i % E->m.classes;
+        const char *a = E->algo->name;
+        float lambda = !strcmp(a, "flce") ? 1.0f : 0.0f; /* FLCE's contrastive term; the others' cross-entropy alone */
+        double ts = INFINITY, te = INFINITY;
+        int ok = 1;
+        for (int r = 0; r < 3; r++) { /* a warm-up, then the faster of two of each */
+            double t0 = now_s();
+            flce_model_forward_backward(&m, B, x, y, lambda, 0.5f, NULL, NULL);
+            flce_model_sgd(&m, 0.01f, 0, 0, r == 0);
+            E->be->sync(E->be);
+            double t1 = now_s();
+            if (ok) ok = !flce_model_eval(&m, EB, x, logits, NULL, &e);
+            double t2 = now_s();
+            if (r) ts = fmin(ts, t1 - t0), te = fmin(te, t2 - t1);
+        }
+        if (!ok) te = ts * EB / (3.0 * B); /* no evaluation timed: a third of a training step a sample */
+        /* a round: K clients of the mean size, each its local steps (or epochs of its data); FLCE also
+         * runs its data through the model for the prototypes, Ditto trains two models and tests each
+         * personal one, MOON's two more forward passes a step (measured: 1.2 times FedAvg's round);
+         * then the test set (and the validation set) evaluated */
+        double mean = 0;
+        for (int k = 0; k < E->n; k++) mean += E->sizes[k] / E->n;
+        double steps = c->local_steps > 0 ? c->local_steps : c->epochs * mean / B, train = E->K * steps * ts; /* a short last batch: its share */
+        double evals = ceil((double)E->n_test / EB) + ceil((double)E->n_val / EB);
+        if (!strcmp(a, "ditto")) train *= 2, evals += E->K * ceil((double)E->n_test / EB);
+        if (!strcmp(a, "moon")) train *= 1.2;
+        if (!strcmp(a, "flce")) train += E->K * ceil(mean / EB) * te;
+        *partial = !strcmp(a, "fedsv") || !strcmp(a, "gtg"); /* their Shapley evaluations are not counted */
+        *step_s = ts;
+        est = (E->T - E->t) * (train + evals * te);
+    }
+    free(x), free(y), free(logits);
+    flce_model_free(&m);
+    return est;
+}
