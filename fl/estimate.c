@@ -1,7 +1,8 @@
 /* estimate.c: the time a run will take on this machine, said before it starts (flce run's size
- * line): one training step and one evaluation batch of a scratch model (the run's shape, classes,
- * backend and batch) timed, times the steps and evaluations the settings ask for. The run's own
- * model, random streams and files are untouched, so the bits are the same with or without it. */
+ * line): after a warm-up, one training step and one evaluation of a batch of a scratch model (the
+ * run's shape, classes, backend and batch) timed, times the steps and evaluations the settings ask
+ * for. The run's own model, random streams and files are untouched: the bits are the same with or
+ * without it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ static double now_s(void) {
 
 double flce_eng_estimate(engine *E, double *step_s, int *partial) {
     const flce_run_cfg *c = E->cfg;
-    int B = c->batch, EB = c->eval_batch > 0 ? c->eval_batch : 256, nb = B > EB ? B : EB;
+    int B = c->batch, EB = c->eval_batch > 0 ? c->eval_batch : 256, nb = B; /* the evaluation timed at the batch, scaled to EB */
     *step_s = NAN, *partial = 0;
     flce_model m;
     flce_err e = {{0}};
@@ -34,15 +35,15 @@ double flce_eng_estimate(engine *E, double *step_s, int *partial) {
         float lambda = !strcmp(a, "flce") ? 1.0f : 0.0f; /* FLCE's contrastive term; the others' cross-entropy alone */
         double ts = INFINITY, te = INFINITY;
         int ok = 1;
-        for (int r = 0; r < 3; r++) { /* a warm-up, then the faster of two of each */
+        for (int r = 0; r < 2; r++) { /* a warm-up, then one of each (on a CPU's Vulkan a step takes seconds) */
             double t0 = now_s();
             flce_model_forward_backward(&m, B, x, y, lambda, 0.5f, NULL, NULL);
             flce_model_sgd(&m, 0.01f, 0, 0, r == 0);
             E->be->sync(E->be);
             double t1 = now_s();
-            if (ok) ok = !flce_model_eval(&m, EB, x, logits, NULL, &e);
+            if (ok) ok = !flce_model_eval(&m, B, x, logits, NULL, &e);
             double t2 = now_s();
-            if (r) ts = fmin(ts, t1 - t0), te = fmin(te, t2 - t1);
+            if (r) ts = t1 - t0, te = (t2 - t1) * EB / B; /* an evaluation batch of EB */
         }
         if (!ok) te = ts * EB / (3.0 * B); /* no evaluation timed: a third of a training step a sample */
         /* a round: K clients of the mean size, each its local steps (or epochs of its data); FLCE also
