@@ -3,6 +3,7 @@ set datafile separator ','
 do for [fmt in 'png svg'] {
   if (fmt eq 'png') { set terminal pngcairo size 860,480 font ',11' } else { set terminal svg size 860,480 }
   set output 'server_cost.'.fmt
+  set xlabel 'method'
   set ylabel 'server seconds per round (log scale)'
   set logscale y
   set style fill solid 0.85

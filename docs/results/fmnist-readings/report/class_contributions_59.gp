@@ -9,14 +9,19 @@ do for [fmt in 'png svg'] {
   set xlabel 'class'
   set ylabel 'share'
   set key top left
+  set yrange [0:*]
   plot 'class_global_59.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '#d62728', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'
   set style data lines
-  set xtics autofreq
+  set xtics 1
+  set ytics 1
+  set autoscale xfix
+  set autoscale yfix
   set xlabel 'class'
   set ylabel 'client'
   unset key
-  set view map
   set cblabel 'b_c sum_t X'
-  plot 'class_contributions_59.csv' matrix rowheaders columnheaders using 1:2:3 with image
+  set cbrange [0:*]
+  set palette defined (0 '#ffffff', 0.35 '#fdbb84', 0.7 '#e34a33', 1 '#7f0000')
+  plot 'class_contributions_59.csv' matrix rowheaders columnheaders using 1:2:3 with image pixels
   unset multiplot
 }
