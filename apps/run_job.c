@@ -19,7 +19,8 @@ static const char *USAGE =
     "usage: flce run --algo METHOD[,...]|all [--ablate M|V|Q|CL|CMC]... [--dataset D] [--data DIR]\n"
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid | --quantity-skew A]\n"
     "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--noisy-choice draw|last]\n"
-    "                [--label-noise-map other|next] [--dirichlet-balance] [--epochs 1] [--batch 64] [--lr 0.01]\n"
+    "                [--label-noise-map other|next] [--feature-noise-std given|data] [--dirichlet-balance]\n"
+    "                [--epochs 1] [--batch 64] [--lr 0.01]\n"
     "                [--local-steps S] [--momentum M] [--weight-decay W] [--clip-norm G] [--schedule random|sweep]\n"
     "                [--as-released] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
     "                [--backend auto|cpu|vulkan|reference] [--device D]\n"
@@ -125,7 +126,7 @@ static int parse_members(const char *prog, const char *members_s, const char *pa
 #define RUN_MAX_FIXED 64
 typedef struct {
     const char *algos, *out, *cw_path, *device, *comp_rank, *comp_mu, *comp_solver, *comp_kind, *denorm, *backend, *proto_s,
-        *missing_s, *schedule, *noisy_choice, *label_map, *seeds_s, *members_s, *participation, *duplicate_s;
+        *missing_s, *schedule, *noisy_choice, *label_map, *seeds_s, *members_s, *participation, *duplicate_s, *noise_std;
     cli_list ablate;
     int iid, quiet, as_released, test_loss;
     double rank_timeout;
@@ -161,6 +162,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
         {"noisy-clients", CLI_DOUBLE, &c->part.noisy_frac, "fraction of noisy clients (default 1)", 0},
         {"noisy-choice", CLI_STR, &w->noisy_choice, "which clients are noisy: draw (seeded, default) or last (the released code: the last ones)", 0},
         {"label-noise-map", CLI_STR, &w->label_map, "a flipped label becomes: other (a uniformly drawn other class, default) or next ((y + 1) mod C, the released code)", 0},
+        {"feature-noise-std", CLI_STR, &w->noise_std, "given (the std is --feature-noise, added to the normalised pixels; default) or data (--feature-noise times the client's own pixels' std, added to its pixels, then min-max rescaled to 0..255: the released code)", 0},
         {"duplicate", CLI_STR, &w->duplicate_s, "A:B: client B holds a copy of client A's data (labels and noise too; B's own samples are left out)", 0},
         {"dirichlet-balance", CLI_FLAG, &c->part.balance, "Dirichlet: a client holding N/n samples gets no share of later classes (the released code's balancing step)", 0},
         {"epochs", CLI_INT, &c->epochs, "local epochs E (default 1)", 0},
@@ -295,6 +297,12 @@ static int check_partition(const char *prog, run_flags *w, flce_run_cfg *c) {
     if (w->as_released && !noisy_choice && noise) noisy_choice = "last";
     if (w->as_released && !label_map && c->part.label_noise > 0) label_map = "next";
     if (w->as_released && !w->iid && !qskew) c->part.balance = 1;
+    const char *noise_std = w->noise_std;
+    if (noise_std && strcmp(noise_std, "given") && strcmp(noise_std, "data")) return cli_usage_error(prog, "--feature-noise-std '%s': given or data", noise_std);
+    if (noise_std && !(c->part.feature_noise > 0))
+        return cli_usage_error(prog, "--feature-noise-std: says how the feature noise is made, and no --feature-noise is given");
+    if (w->as_released && !noise_std && c->part.feature_noise > 0) noise_std = "data";
+    c->part.noise_data_std = noise_std && !strcmp(noise_std, "data");
     c->part.noisy_last = noisy_choice && !strcmp(noisy_choice, "last");
     c->part.label_next = label_map && !strcmp(label_map, "next");
     if (c->part.balance && (w->iid || qskew))

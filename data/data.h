@@ -41,6 +41,15 @@ flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t see
 void flce_split_class_counts(const flce_split *s, int *counts);
 /* Normalised float32 of sample i into out[c*h*w]: (x/255 - mean_ch) / std_ch. */
 void flce_dataset_sample_f32(const flce_dataset *ds, const flce_split *s, int i, float *out);
+/* The same normalisation of one sample's pixels p [c][hw] (0..255) into out. */
+void flce_dataset_pixels_f32(const flce_dataset *ds, int c, size_t hw, const uint8_t *p, float *out);
+/* The authors' released feature noise (generate_data_flceh.py add_gaussian_noise_based_on_data
+ * 275-288) on one client's n samples (split indices index[0..n)): every pixel (0..255) of them
+ * plus Gaussian noise of std mult x the standard deviation of all their pixels (numpy's np.std,
+ * over n, not n - 1), then min-max rescaled over the client to 0..255 and truncated to whole
+ * values (astype(np.uint8)); equal values everywhere give 0. The noise of a sample is drawn from
+ * (seed, FLCE_RNG_FEATURE_NOISE, 0, its index), as this harness's own. out: [n][c h w]. */
+void flce_noise_released(const flce_split *s, const int32_t *index, int64_t n, double mult, uint64_t seed, uint8_t *out);
 
 /* Readers for one format each, exposed for tests. */
 flce_status flce_read_idx_images(const char *path, flce_split *s, flce_err *e);
@@ -66,6 +75,9 @@ typedef struct {
                           * classes drawn after (its share zeroed, the others renormalised) */
     int noisy_last;      /* the noisy clients are the last ones, not a seeded draw */
     int label_next;      /* a flipped label becomes (y + 1) mod C, not a uniformly drawn other class */
+    int noise_data_std;  /* feature noise of std feature_noise x the client's own pixels' standard deviation,
+                          * added to its pixels, which are then min-max rescaled to 0..255 whole values
+                          * (flce_noise_released), not std feature_noise added to the normalised values */
     /* a client holding a copy of another's data (flce truth's study: a truth where the value is not
      * the data share): client dup_to's samples become dup_from's (labels, noise and all; its own are
      * left out of the federation); duplicate 0: none */
@@ -79,6 +91,7 @@ typedef struct {
     uint8_t *labels;     /* the label the client sees (after label noise) */
     uint8_t *noisy;      /* per client: 1 when noise was applied */
     float *feature_std;  /* per client: std of the Gaussian feature noise (0: none) */
+    int noise_data_std;  /* the cfg's: feature_std is a multiple of each client's pixels' std (flce_noise_released) */
     int64_t label_flips; /* total labels flipped */
 } flce_partition;
 

@@ -708,11 +708,40 @@ out:
     return st;
 }
 
-void flce_dataset_sample_f32(const flce_dataset *ds, const flce_split *s, int i, float *out) {
-    size_t hw = (size_t)s->h * s->w;
-    const uint8_t *p = s->pixels + (size_t)i * s->c * hw;
-    for (int c = 0; c < s->c; c++) {
+void flce_dataset_pixels_f32(const flce_dataset *ds, int nc, size_t hw, const uint8_t *p, float *out) {
+    for (int c = 0; c < nc; c++) {
         float m = (float)ds->mean[c < 3 ? c : 0], sd = (float)ds->std[c < 3 ? c : 0];
         for (size_t j = 0; j < hw; j++) out[c * hw + j] = ((float)p[c * hw + j] * (1.0f / 255.0f) - m) / sd;
     }
+}
+
+void flce_dataset_sample_f32(const flce_dataset *ds, const flce_split *s, int i, float *out) {
+    size_t hw = (size_t)s->h * s->w;
+    flce_dataset_pixels_f32(ds, s->c, hw, s->pixels + (size_t)i * s->c * hw, out);
+}
+
+void flce_noise_released(const flce_split *s, const int32_t *index, int64_t n, double mult, uint64_t seed, uint8_t *out) {
+    size_t chw = (size_t)s->c * s->h * s->w;
+    double sum = 0, ss = 0, N = (double)n * (double)chw, lo = INFINITY, hi = -INFINITY;
+    for (int64_t j = 0; j < n; j++) {
+        const uint8_t *p = s->pixels + (size_t)index[j] * chw;
+        for (size_t q = 0; q < chw; q++) sum += p[q];
+    }
+    double mean = N > 0 ? sum / N : 0;
+    for (int64_t j = 0; j < n; j++) {
+        const uint8_t *p = s->pixels + (size_t)index[j] * chw;
+        for (size_t q = 0; q < chw; q++) ss += (p[q] - mean) * (p[q] - mean);
+    }
+    double sd = N > 0 ? sqrt(ss / N) * mult : 0;
+    for (int pass = 0; pass < 2; pass++) /* the noisy values' range, then the same noise again, rescaled */
+        for (int64_t j = 0; j < n; j++) {
+            const uint8_t *p = s->pixels + (size_t)index[j] * chw;
+            flce_rng r;
+            flce_rng_init(&r, seed, FLCE_RNG_FEATURE_NOISE, 0, (uint32_t)index[j]);
+            for (size_t q = 0; q < chw; q++) {
+                double v = p[q] + flce_rng_normal(&r) * sd;
+                if (!pass) lo = fmin(lo, v), hi = fmax(hi, v);
+                else out[(size_t)j * chw + q] = (uint8_t)(hi > lo ? floor((v - lo) / (hi - lo) * 255) : 0);
+            }
+        }
 }

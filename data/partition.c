@@ -11,7 +11,8 @@
  *     each, to a uniformly drawn other class; its features get Gaussian noise of std
  *     feature_noise (applied when samples are read, keyed by sample index). As released:
  *     the noisy clients are the last ones (noisy_last), a flipped label is (y + 1) mod C
- *     (label_next).
+ *     (label_next), and the feature noise is relative to the client's own pixels, min-max
+ *     rescaled (noise_data_std, flce_noise_released).
  * Each client's sample indices are kept ascending, so the digest does not depend on the
  * order of the draw. */
 #include "data.h"
@@ -155,6 +156,7 @@ flce_status flce_partition_make(flce_partition *p, const flce_split *s, int n,
     p->labels = malloc((size_t)N);
     p->noisy = flce_calloc((size_t)n, 1);
     p->feature_std = flce_calloc((size_t)n, sizeof *p->feature_std);
+    p->noise_data_std = cfg->noise_data_std && cfg->feature_noise > 0.0;
     flce_status st = FLCE_OK;
     if (!owner || !size || !members || !perm || !q || !fill || !chosen || !p->offsets || !p->index ||
         !p->labels || !p->noisy || !p->feature_std) {
@@ -271,6 +273,7 @@ uint64_t flce_partition_digest(const flce_partition *p) {
     XXH3_64bits_update(s, p->labels, (size_t)N);
     XXH3_64bits_update(s, p->noisy, (size_t)p->n_clients);
     XXH3_64bits_update(s, p->feature_std, (size_t)p->n_clients * sizeof *p->feature_std);
+    if (p->noise_data_std) XXH3_64bits_update(s, "noise_data_std", 14); /* only where set: the other digests stay */
     uint64_t d = XXH3_64bits_digest(s);
     XXH3_freeState(s);
     return d;

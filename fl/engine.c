@@ -313,9 +313,23 @@ static flce_status setup_data(engine *E, flce_err *e) {
     if (!cc) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     for (int k = 0; k < c->clients; k++) {
         float sd = E->part.feature_std[k];
-        E->sizes[k] = (double)(E->part.offsets[k + 1] - E->part.offsets[k]);
+        int64_t o = E->part.offsets[k], nk = E->part.offsets[k + 1] - o;
+        E->sizes[k] = (double)nk;
         flce_partition_counts(&E->part, k, cc);
         for (int cl = 0; cl < E->C; cl++) E->held[k] += cc[cl] > 0;
+        if (sd > 0 && E->part.noise_data_std) { /* the released code's: relative to the client's pixels, rescaled */
+            uint8_t *px = malloc((size_t)nk * E->CHW + 1);
+            if (!px) {
+                free(cc);
+                return flce_fail(e, FLCE_ERR_NOMEM, "out of memory for the feature noise");
+            }
+            flce_noise_released(tr, E->part.index + o, nk, sd, c->seed, px);
+            for (int64_t j = 0; j < nk; j++)
+                flce_dataset_pixels_f32(&E->ds, tr->c, (size_t)tr->h * tr->w, px + (size_t)j * E->CHW,
+                                        E->train_x + (size_t)E->part.index[o + j] * E->CHW);
+            free(px);
+            sd = 0; /* done: the loop below adds none */
+        }
         for (int64_t j = E->part.offsets[k]; j < E->part.offsets[k + 1]; j++) {
             E->entry_y[j] = E->part.labels[j];
             if (sd <= 0) continue;

@@ -75,6 +75,7 @@ cJSON *eng_config_json(engine *E) {
     if (c->part.balance) STR("dirichlet_balance", "yes");
     if (c->part.noisy_last) STR("noisy_choice", "last");
     if (c->part.label_next) STR("label_noise_map", "next");
+    if (c->part.noise_data_std) STR("feature_noise_std", "data");
     if (c->part.duplicate) { /* only where set */
         char dup[40];
         snprintf(dup, sizeof dup, "%d:%d", c->part.dup_from, c->part.dup_to);

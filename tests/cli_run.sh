@@ -212,6 +212,17 @@ expect 2 "--dirichlet-balance: a step of the Dirichlet partition, and --iid draw
 "$flce" run --algo fedavg $tiny --dirichlet-balance --label-noise 1 --noisy-clients 0.5 --noisy-choice last --label-noise-map next --out "$t/rdata" > /dev/null 2>&1 || fail "the released data steps"
 json_has "$t/rdata/config.json" '"dirichlet_balance":"yes","noisy_choice":"last","label_noise_map":"next"' || fail "config.json lacks the data steps: $(cat "$t/rdata/config.json")"
 [ "$(awk -F, 'NR > 1 { printf "%s", $4 }' "$t/rdata/clients.csv")" = 0011 ] || fail "--noisy-choice last: clients.csv's noisy column is not 0011"
+# the released feature noise (relative to the client's pixels, rescaled; by hand: test_dataset's
+# noise/released_feature_noise_by_hand): recorded, another run than the default's, set by
+# --as-released where feature noise is given, refused without it
+fn="--algo fedavg $tiny --feature-noise 1 --noisy-clients 0.5 --noisy-choice last"
+"$flce" run $fn --out "$t/fn-given" > /dev/null 2>&1 || fail "feature noise"
+"$flce" run $fn --feature-noise-std data --out "$t/fn-data" > /dev/null 2>&1 || fail "--feature-noise-std data"
+json_has "$t/fn-data/config.json" '"feature_noise_std":"data"' || fail "config.json lacks feature_noise_std: $(cat "$t/fn-data/config.json")"
+cmp -s "$t/fn-given/digests.txt" "$t/fn-data/digests.txt" && fail "--feature-noise-std data changed nothing"
+"$flce" run $fn --as-released --local-steps 1 --out "$t/fn-rel" > /dev/null 2>&1 || fail "--as-released with feature noise"
+json_has "$t/fn-rel/config.json" '"feature_noise_std":"data"' || fail "--as-released: no feature_noise_std data"
+expect 2 "--feature-noise-std: says how the feature noise is made, and no --feature-noise is given" run --algo fedavg $tiny --feature-noise-std data --out "$t/x"
 # off a terminal (a log, nohup, CI) a run says its size before it starts and its progress, the
 # first line after round 1 with the time the rest will take, the last at the last round; --quiet:
 # neither (a 3 min 50 s run once printed nothing at all in a log)

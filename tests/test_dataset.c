@@ -422,3 +422,43 @@ Test(dataset, unknown_name_and_missing_folder) {
     cr_assert_eq(flce_dataset_load(&ds, "fmnist", "/tmp", 1, &e), FLCE_ERR_IO);
     cr_assert(strstr(e.msg, "train-images"), "%s", e.msg);
 }
+
+Test(noise, released_feature_noise_by_hand) {
+    /* the authors' released noise (generate_data_flceh.py add_gaussian_noise_based_on_data): a
+     * client's pixels plus N(0, mult x their std), min-max rescaled over the client to 0..255,
+     * truncated. Without noise (mult 0) it is the rescaling alone: samples 0 and 2 of the split
+     * (pixels 10, 20 and 30, 40) give floor((p - 10) / 30 x 255) = 0, 85, 170, 255; sample 1 is
+     * not the client's. */
+    uint8_t px[6] = {10, 20, 99, 99, 30, 40}, lab[3] = {0, 0, 0};
+    flce_split s = {3, 1, 1, 2, 10, px, lab};
+    int32_t idx[2] = {0, 2};
+    uint8_t out[4];
+    flce_noise_released(&s, idx, 2, 0.0, 7, out);
+    cr_assert(out[0] == 0 && out[1] == 85 && out[2] == 170 && out[3] == 255, "rescaled: %d %d %d %d", out[0], out[1], out[2], out[3]);
+    /* with noise: the std of the four pixels (numpy's, over n) is sqrt(125) = 11.18..; each value
+     * p + z sqrt(125), z the sample's stream (seed 7, FLCE_RNG_FEATURE_NOISE, 0, its index) in pixel
+     * order, then rescaled over the client: worked out here from the formula */
+    double v[4], lo = INFINITY, hi = -INFINITY, sd = sqrt(125.0);
+    for (int j = 0; j < 2; j++) {
+        flce_rng r;
+        flce_rng_init(&r, 7, FLCE_RNG_FEATURE_NOISE, 0, (uint32_t)idx[j]);
+        for (int q = 0; q < 2; q++) {
+            v[j * 2 + q] = px[idx[j] * 2 + q] + flce_rng_normal(&r) * sd;
+            lo = fmin(lo, v[j * 2 + q]), hi = fmax(hi, v[j * 2 + q]);
+        }
+    }
+    flce_noise_released(&s, idx, 2, 1.0, 7, out);
+    int seen0 = 0, seen255 = 0;
+    for (int i = 0; i < 4; i++) {
+        int want = (int)floor((v[i] - lo) / (hi - lo) * 255);
+        cr_assert_eq(out[i], want, "pixel %d: %d, want %d", i, out[i], want);
+        seen0 |= out[i] == 0, seen255 |= out[i] == 255;
+    }
+    cr_assert(seen0 && seen255, "the rescaled range is not 0..255");
+    /* every pixel equal: no range to rescale, 0 (numpy would give NaN, cast to 0) */
+    uint8_t flat[2] = {50, 50}, out2[2];
+    flce_split f = {1, 1, 1, 2, 10, flat, lab};
+    int32_t i0[1] = {0};
+    flce_noise_released(&f, i0, 1, 0.0, 7, out2);
+    cr_assert(out2[0] == 0 && out2[1] == 0, "flat: %d %d", out2[0], out2[1]);
+}
