@@ -49,7 +49,8 @@ for page in "$docs"/commands/*.md "$docs"/../README.md "$docs"/findings.md; do
   [ -z "$unknown" ] || fail "$page mentions $unknown, which no command takes"
 done
 # what a user reads is the current state, the history is in git (issue 65): no dated "before" or
-# "until" in a command page (its --help copies included), a --help text or a script's usage error
+# "until" in a command page (its --help copies included), a --help text, a program's or a script's
+# usage error
 dated='(before|until|since) 20[0-9][0-9]-[0-9][0-9]'
 for page in "$docs"/commands/*.md; do
   hit=$(grep -n -i -E "$dated" "$page" | head -1)
@@ -61,6 +62,11 @@ for pc in "flce run" "flce truth" "flce eval" "flce report" "flce data" "flce st
   p=$flce; [ "$1" = flce-bench ] && p=$bench
   hit=$("$p" "$2" --help 2>&1 | grep -i -E "$dated" | head -1)
   [ -z "$hit" ] || fail "$pc --help: a dated history note: $hit"
+done
+# the programs' own usage errors (cli_usage_error's messages in the sources)
+for src in "$docs"/../apps/*.c "$docs"/../apps/report/*.c "$docs"/../bench/*.c; do
+  hit=$(grep -n 'cli_usage_error' "$src" | grep -i -E "$dated" | head -1)
+  [ -z "$hit" ] || fail "$src: a dated history note in a usage error: $hit"
 done
 for sc in "$docs"/../scripts/*.sh; do
   hit=$(grep -n -E 'echo .*(usage|arguments|takes)' "$sc" | grep -i -E "$dated" | head -1)
