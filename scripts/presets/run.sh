@@ -188,20 +188,20 @@ for ds in $datasets; do
       for part in "qskew:--quantity-skew 1" "label:--dirichlet 0.5" "noisy:--iid --label-noise 0.8 --noisy-clients 0.34" "dup:--iid --duplicate 0:1"; do
         tag=${part%%:*}; flag=${part#*:}
         case " ${FLCE_PRESET_PARTS:-qskew label noisy dup} " in *" $tag "*) ;; *) continue;; esac
-        s=$first
-        while [ "$s" -le "$seeds" ]; do
+        ts=$first # not s: run() walks its seeds in s (the loop once skipped seed 402)
+        while [ "$ts" -le "$seeds" ]; do
           R=1; [ "$tag" = label ] && [ "$arm" = k ] && R=2
           if [ "$arm" = k ]; then
-            truth "$ds-truth-$tag-k-s$s" --dataset "$ds" $df $tcommon --per-round 3 $flag --seed "$s" --truth-seeds "$R"
+            truth "$ds-truth-$tag-k-s$ts" --dataset "$ds" $df $tcommon --per-round 3 $flag --seed "$ts" --truth-seeds "$R"
             common="$tcommon --per-round 3"
           else
-            truth "$ds-truth-$tag-full-s$s" --dataset "$ds" $df $tcommon --per-round 6 $flag --seed "$s" --participation full
+            truth "$ds-truth-$tag-full-s$ts" --dataset "$ds" $df $tcommon --per-round 6 $flag --seed "$ts" --participation full
             common="$tcommon --per-round 6"
           fi
-          keepf=$first; keeps=$seeds; first=$s; seeds=$s
+          keepf=$first; keeps=$seeds; first=$ts; seeds=$ts
           run "$ds-truth-$tag-$arm-runs" --algo all --dataset "$ds" $df $flag
           first=$keepf; seeds=$keeps; common=$keepc
-          s=$((s + 1))
+          ts=$((ts + 1))
         done
       done
     done
