@@ -26,6 +26,7 @@ static const char *USAGE =
     "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
     "                 [--proto-samples correct|all] [--missing zero|unobserved] [--rounds R]\n"
     "                 [--velocity squared|distance] [--absent-class keep|forget]\n"
+    "                 [--initial-prototypes none|initial-model]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
     "(default: TRACE_DIR-eval beside it, said at the end). Weight files are .npy (float64) or numbers separated by\n"
     "commas, spaces or newlines.";
@@ -39,6 +40,7 @@ static void print_completion(const flce_completion_cfg *ccp, const flce_ablation
         printf("the round's equations as released: velocity %s, a class absent from a round %s\n",
                cc.rules.velocity_distance ? "||p - g|| (not squared)" : "||p - g||^2",
                cc.rules.forget_absent ? "forgets its global prototype (none: g = 0)" : "keeps its global prototype");
+    if (cc.initial_model) printf("round 1's previous global prototypes: from the initial model (initial_prototypes.npy, as released)\n");
     if (ab->no_completion) printf("completion: off (-CMC)\n");
     else {
         int rmin = res.rank[0], rmax = res.rank[0], imax = 0;
@@ -86,7 +88,7 @@ static flce_status print_heldout(const flce_trace *tr, const flce_completion_cfg
 
 int flce_cmd_eval(int argc, char **argv) {
     const char *prog = "flce eval", *out = NULL, *rw_path = NULL, *cw_path = NULL, *solver = NULL, *rank_s = NULL, *mu_s = NULL,
-               *kind = NULL, *proto_s = NULL, *missing_s = NULL, *velocity_s = NULL, *absent_s = NULL;
+               *kind = NULL, *proto_s = NULL, *missing_s = NULL, *velocity_s = NULL, *absent_s = NULL, *initial_s = NULL;
     cli_list ablate = {{0}, 0};
     int max_iter = 500, heldout = 0, threads = 0, upto = 0;
     double tol = 0;
@@ -107,6 +109,7 @@ int flce_cmd_eval(int argc, char **argv) {
         {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text) or all (the equation); default: the run's (a run records the other in prototypes_alt.npy)", 0},
         {"velocity", CLI_STR, &velocity_s, "the velocity: squared (||p - g||^2, the text) or distance (||p - g||, the released code); default: the run's", 0},
         {"absent-class", CLI_STR, &absent_s, "a class absent from a round: keep its global prototype (the text) or forget it, a class without one taking g = 0 (the released code); default: the run's", 0},
+        {"initial-prototypes", CLI_STR, &initial_s, "round 1's previous global prototypes: none (the text) or initial-model (the trace's initial_prototypes.npy, the released code); default: the trace's", 0},
         {"missing", CLI_STR, &missing_s, "a selected client's missing prototype: zero (an observed 0, default) or unobserved (the completion fills it); default: the run's", 0},
         {"rounds", CLI_INT, &upto, "evaluate the first R rounds only (what FLCE would have reported had training stopped there; an unfinished run's trace: at most the rounds done)", 0},
         {"threads", CLI_INT, &threads, "threads for the completion (default: one per CPU; the results do not depend on it)", 0},
@@ -123,7 +126,7 @@ int flce_cmd_eval(int argc, char **argv) {
     flce_eval_opts o;
     flce_eval_opts_default(&o);
     o.rank = rank_s, o.mu = mu_s, o.solver = solver, o.completion = kind, o.proto_samples = proto_s, o.missing = missing_s;
-    o.velocity = velocity_s, o.absent_class = absent_s;
+    o.velocity = velocity_s, o.absent_class = absent_s, o.initial_prototypes = initial_s;
     o.ablate = ablate.n ? ablate_s : NULL, o.round_weights = rw_path, o.class_weights = cw_path;
     if (cli_find(opts, "rounds")->seen && upto < 1) /* -1 once meant every round */
         return cli_usage_error(prog, "--rounds %d: must be at least 1 (and at most the trace's rounds)", upto);

@@ -213,7 +213,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
         else snprintf(w->set_help[i], sizeof w->set_help[i], "%s (default %s)", s->help, d);
         w->opts[w->nfixed + i] = s->choices ? (cli_opt){s->flag, CLI_STR, &w->setw[i], w->set_help[i], 0}
                                             : (cli_opt){s->flag, CLI_DOUBLE, &w->setx[i], w->set_help[i], 0};
-        flce_catf(w->usage, sizeof w->usage, &ul, "  --%-13s %-10s %s\n", s->flag, d, flce_setting_methods(s, who, sizeof who));
+        flce_catf(w->usage, sizeof w->usage, &ul, "  --%-20s %-13s %s\n", s->flag, d, flce_setting_methods(s, who, sizeof who));
     }
     memset(&w->opts[w->nfixed + w->nset], 0, sizeof w->opts[0]);
     if (ul && w->usage[ul - 1] == '\n') w->usage[ul - 1] = '\0'; /* cli_parse ends the text itself */
@@ -313,7 +313,8 @@ static int check_partition(const char *prog, run_flags *w, flce_run_cfg *c) {
 /* Each method setting given: its value checked, and a method run that has it; with
  * --as-released, the released code's word where none is given; 0 or 2. */
 static int check_method_settings(const char *prog, run_flags *w, flce_run_cfg *c, char **names, int nm) {
-    static const char *const rel[][2] = {{"velocity", "distance"}, {"absent-class", "forget"}, {"cl-scale", "tau"}, {"aggregation", "mean"}};
+    static const char *const rel[][2] = {{"velocity", "distance"}, {"absent-class", "forget"}, {"cl-scale", "tau"}, {"aggregation", "mean"},
+                                             {"initial-prototypes", "initial-model"}};
     for (int i = 0; i < w->nset; i++) {
         const flce_setting *s = flce_setting_at(i);
         int given = w->opts[w->nfixed + i].seen, used = 0;

@@ -272,7 +272,7 @@ static double time_completion(int T, int n, int C, int K, int before, int autose
     flce_status st = FLCE_OK;
     double t0 = bench_now();
     if (!before) {
-        flce_trace tr = {T, n, Ct, 0, NULL, sel, NULL, NULL, Q, NULL};
+        flce_trace tr = {T, n, Ct, 0, NULL, sel, NULL, NULL, Q, NULL, NULL};
         flce_ablation ab = {0};
         flce_eval_result res;
         if (!(st = flce_eval_trace(&tr, &ab, &cc, &res, &e))) {

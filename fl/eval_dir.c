@@ -130,6 +130,12 @@ static flce_status eval_options(const char *dir, const flce_eval_opts *o, eval_s
                          S->ab.no_velocity ? "V" : "Q");
     if (o->velocity) S->cc.rules.velocity_distance = !strcmp(o->velocity, "distance");
     if (o->absent_class) S->cc.rules.forget_absent = !strcmp(o->absent_class, "forget");
+    const char *ip = o->initial_prototypes;
+    if (ip && strcmp(ip, "none") && strcmp(ip, "initial-model"))
+        return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes '%s': none (the text) or initial-model (the released code)", ip);
+    if (ip && !strcmp(ip, "initial-model") && (S->ab.no_velocity || S->ab.no_momentum))
+        return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes: round 1's reference of the velocity, and --ablate %s leaves it out",
+                         S->ab.no_velocity ? "V" : "Q");
     return FLCE_OK;
 }
 
@@ -192,8 +198,15 @@ static flce_status eval_reading(const char *dir, const flce_eval_opts *o, eval_s
  * rule of the velocity and no ablation M, V or Q (its own are in it); an unfinished run's
  * rounds not run yet are never completed; --rounds R keeps the first R rounds. */
 static flce_status eval_loaded(const char *dir, const flce_eval_opts *o, flce_eval_run *r, eval_setup *S, flce_err *e) {
-    if (!r->tf.tr.prototypes && (o->velocity || o->absent_class)) /* the rules make Q from prototypes */
-        return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: %s has Q.npy but no prototypes.npy; its Q holds the run's own rules", dir);
+    if (!r->tf.tr.prototypes && (o->velocity || o->absent_class || o->initial_prototypes)) /* the rules make Q from prototypes */
+        return flce_fail(e, FLCE_ERR_ARG, "%s: %s has Q.npy but no prototypes.npy; its Q holds the run's own rules",
+                         o->initial_prototypes ? "--initial-prototypes" : "--velocity, --absent-class", dir);
+    const char *ip = o->initial_prototypes;
+    if (ip && !strcmp(ip, "initial-model") && !r->tf.tr.initial_g)
+        return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes initial-model: %s has no initial_prototypes.npy (a run records it with "
+                         "--initial-prototypes initial-model)", dir);
+    if (ip && !strcmp(ip, "none")) r->tf.tr.initial_g = NULL; /* the text's round 1, on the run's trajectory */
+    S->cc.initial_model = r->tf.tr.initial_g != NULL;
     if (!r->tf.tr.prototypes) { /* a run's Q.npy: its own ablations M, V, Q are in it already */
         if (S->ablate_given) {
             flce_ablation given = {0};

@@ -11,6 +11,8 @@ typedef struct {
     const char *rank, *mu, *solver, *completion; /* "auto" | "rule" | R; "auto" | MU; "als" | "gd"; "masked" | "literal" */
     const char *proto_samples, *missing;         /* "correct" | "all"; "zero" | "unobserved" */
     const char *velocity, *absent_class;         /* "squared" | "distance"; "keep" | "forget" (the released code's) */
+    const char *initial_prototypes;              /* "none" | "initial-model": round 1's previous global prototypes
+                                                  * (NULL: the trace's initial_prototypes.npy where it has one) */
     const char *ablate;                          /* "M V Q CMC" (any of them; "" none); NULL: the trace's */
     const char *round_weights, *class_weights;   /* weight files (.npy float64 or a text list) */
     int rounds;                                  /* the first R rounds only; -1 (default): all */

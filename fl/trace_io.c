@@ -96,6 +96,7 @@ static int file_exists(const char *p) {
 
 void flce_trace_files_free(flce_trace_files *tf) {
     flce_npy_free(&tf->prototypes), flce_npy_free(&tf->selected), flce_npy_free(&tf->data_sizes), flce_npy_free(&tf->q);
+    flce_npy_free(&tf->initial);
     free(tf->sel_from_q), free(tf->sizes), free(tf->round_weights), free(tf->class_weights);
     memset(tf, 0, sizeof *tf);
 }
@@ -175,8 +176,12 @@ flce_status flce_trace_load_as(const char *dir, const char *proto_file, const ch
         *weights_bad = 1;
         goto fail;
     }
+    snprintf(p, sizeof p, "%s/initial_prototypes.npy", dir);
+    if (!from_q && file_exists(p) &&
+        ((st = flce_npy_read(p, &tf->initial, e)) || (st = flce_npy_expect(p, &tf->initial, FLCE_NPY_F64, 2, (int64_t[]){C, d}, e))))
+        goto fail;
     tf->tr = (flce_trace){T, n, C, d, from_q ? NULL : tf->prototypes.data, sel, tf->round_weights, tf->class_weights,
-                          from_q ? tf->q.data : NULL, NULL};
+                          from_q ? tf->q.data : NULL, NULL, tf->initial.data};
     return FLCE_OK;
 fail:
     flce_trace_files_free(tf);
@@ -230,7 +235,8 @@ int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
     else ok = ok && flce_json_add_number(o, "mu", cc->mu);
     return ok && flce_json_add_number(o, "folds", cc->folds) && flce_json_add_number(o, "completion_version", cc->version) &&
            cJSON_AddStringToObject(o, "missing", cc->missing_unobserved ? "unobserved" : "zero") &&
-           cJSON_AddStringToObject(o, "prototypes", cc->proto_first ? "first" : cc->proto_all ? "all" : "correct");
+           cJSON_AddStringToObject(o, "prototypes", cc->proto_first ? "first" : cc->proto_all ? "all" : "correct") &&
+           (!cc->initial_model || cJSON_AddStringToObject(o, "initial_prototypes", "initial-model")); /* only where set */
 }
 
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,

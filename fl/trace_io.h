@@ -17,12 +17,15 @@ flce_status flce_read_weights(const char *path, int len, double **out, flce_err 
  * absent, a run's Q.npy float64 [T, n, C]: the completion and totals redone from the momentum
  * recorded; selected.npy may then be absent too, the selection read off Q's NaN rows), selected.npy uint8
  * [T, n] of 0/1, data_sizes.npy int64 [n] of positive sizes, and the optional
- * round_weights.npy / class_weights.npy (or the files given instead). Limits: T <= 1,000,000,
+ * round_weights.npy / class_weights.npy (or the files given instead), and initial_prototypes.npy float64
+ * [C, d] where present (round 1's previous global prototypes, rows of NaN for none). Limits: T <= 1,000,000,
  * n <= 100,000, C <= 10,000, d <= 65,536, each at least 1. On failure *weights_bad says whether
  * a weight file was at fault (a usage error for the command line). */
 typedef struct {
     flce_trace tr;   /* points into the buffers below */
     flce_npy prototypes, selected, data_sizes, q; /* q: Q.npy, read where prototypes.npy is absent */
+    flce_npy initial; /* initial_prototypes.npy float64 [C, d], where present (a run with --initial-prototypes
+                       * initial-model): the trace's initial_g */
     uint8_t *sel_from_q;                          /* the selection from Q's NaN rows, where selected.npy is absent too */
     double *sizes;   /* [n] data sizes as doubles */
     double *round_weights, *class_weights; /* NULL: not given */

@@ -115,6 +115,8 @@ typedef struct {
                       * classified sample of each class (flce_prototypes_first); proto_all then 0 */
     int proto_all;   /* recorded only: the prototypes evaluated average all samples of their class (1) or
                       * those classified right (0, the default); the trace's files say which is which */
+    int initial_model; /* recorded only: round 1's previous global prototypes came from the initial model
+                        * (the trace's initial_g, FLCE's --initial-prototypes initial-model) */
     flce_round_rules rules; /* the round's equations (velocity, absent classes): the text's by default;
                              * recorded in completion.json ("velocity", "absent_class") */
     int part, parts; /* flce_eval_trace completes only the classes c with c % parts == part (parts <= 1:
@@ -227,6 +229,10 @@ typedef struct {
                                   * NaN where not selected), completed as it is (d is then 0) */
     const uint8_t *present;      /* with Q, for --missing unobserved: [T x n x C], 1 where the selected
                                   * client uploaded the class's prototype; NULL: unknown */
+    const double *initial_g;     /* [C x d] round 1's previous global prototypes, a row of NaN where a class
+                                  * has none (the released code's, from the initial model: FLCE's
+                                  * --initial-prototypes initial-model); NULL: none, round 1's velocity
+                                  * uniform (the text) */
 } flce_trace;
 
 typedef struct {

@@ -127,6 +127,17 @@ flce_status flce_eval_trace(const flce_trace *tr, const flce_ablation *ab, const
         }
         if (pres_all) memcpy(pres_all, tr->present, tnc);
     }
+    if (tr->initial_g && tr->prototypes) /* round 1's previous global prototypes: a class with a finite row has one */
+        for (int c = 0; c < C; c++) {
+            const double *r = tr->initial_g + (size_t)c * d;
+            int fin = 0;
+            for (int j = 0; j < d; j++) fin += isfinite(r[j]) != 0;
+            if (fin != 0 && fin != d) {
+                st = flce_fail(e, FLCE_ERR_FORMAT, "initial_prototypes.npy: class %d is partly NaN", c);
+                goto out;
+            }
+            if (fin) memcpy(g + (size_t)c * d, r, sizeof *g * (size_t)d), has_g[c] = 1;
+        }
     for (int t = 0; t < T && !st && tr->prototypes; t++) {
         const float *pt = tr->prototypes + (size_t)t * n * C * d;
         int any = 0;

@@ -141,6 +141,29 @@ cmp -s "$t/rel-ev/contributions.csv" "$t/rel/contributions.csv" || fail "flce ev
 cmp -s "$t/rel-ev2/contributions.csv" "$t/rel/contributions.csv" && fail "--velocity squared --absent-class keep changed nothing"
 expect 2 "--velocity, --absent-class: rules of the velocity, and --ablate V leaves it out" run --algo flce --ablate V --velocity distance $tiny --out "$t/x"
 expect 2 "--velocity 'x': one of squared,distance" run --algo flce --velocity x $tiny --out "$t/x"
+# round 1's previous global prototypes from the initial model (issue 62, --initial-prototypes
+# initial-model): recorded in the trace as initial_prototypes.npy (float64 [10, 64]: 128 bytes of
+# header and 10 x 64 x 8 of data) and in config.json and completion.json; on seed 5 round 1's
+# clients share a class the initial model gets right, so round 1's aggregation and the digests
+# change; flce eval reproduces the run, and --initial-prototypes none (the text's round 1 on the
+# same trajectory) gives other contributions
+ip="--clients 4 --per-round 3 --rounds 3 --train-subset 600 --test-subset 60 --val-size 20 --batch 16 --seed 5 --quiet --lr 0.05"
+"$flce" run --algo flce $ip --out "$t/ip-text" > /dev/null 2>&1 || fail "flce run (the text's round 1)"
+"$flce" run --algo flce $ip --initial-prototypes initial-model --out "$t/ip" > /dev/null 2>&1 || fail "flce run --initial-prototypes initial-model"
+[ "$(wc -c < "$t/ip/trace/initial_prototypes.npy")" -eq $((128 + 10 * 64 * 8)) ] || fail "initial_prototypes.npy: not float64 [10, 64]"
+[ -f "$t/ip-text/trace/initial_prototypes.npy" ] && fail "the text's run wrote initial_prototypes.npy"
+json_has "$t/ip/config.json" '"initial_prototypes":"initial-model"' && json_has "$t/ip/trace/completion.json" '"initial_prototypes":"initial-model"' ||
+  fail "--initial-prototypes not recorded: $(cat "$t/ip/config.json")"
+grep -q '"initial_prototypes"' "$t/ip-text/config.json" "$t/ip-text/trace/completion.json" && fail "the text's run records initial_prototypes"
+cmp -s "$t/ip/digests.txt" "$t/ip-text/digests.txt" && fail "--initial-prototypes initial-model changed nothing"
+"$flce" eval "$t/ip/trace" --out "$t/ip-ev" > "$t/ip-ev.log" || fail "flce eval on the initial-model trace"
+cmp -s "$t/ip-ev/contributions.csv" "$t/ip/contributions.csv" || fail "flce eval does not reproduce the run with initial prototypes"
+grep -q "round 1's previous global prototypes: from the initial model" "$t/ip-ev.log" || fail "flce eval does not say it used them: $(cat "$t/ip-ev.log")"
+"$flce" eval "$t/ip/trace" --out "$t/ip-ev2" --initial-prototypes none > /dev/null || fail "flce eval --initial-prototypes none"
+cmp -s "$t/ip-ev2/contributions.csv" "$t/ip/contributions.csv" && fail "flce eval --initial-prototypes none changed nothing"
+expect 2 "--initial-prototypes initial-model: $t/ip-text/trace has no initial_prototypes.npy" eval "$t/ip-text/trace" --out "$t/x" --initial-prototypes initial-model
+expect 2 "--initial-prototypes 'x': none (the text) or initial-model (the released code)" eval "$t/ip/trace" --out "$t/x" --initial-prototypes x
+expect 2 "--initial-prototypes: round 1's reference of the velocity, and --ablate Q leaves it out" run --algo flce --ablate Q --initial-prototypes initial-model $tiny --out "$t/x"
 # local training and selection as released (issue 62), each checked by a property worked out
 # without the program: IID, 4 clients of 70 samples (300 less 20 for validation), batch 16 -> 5 batches an epoch, so 5 and 10
 # local steps are one and two epochs; the sweep's first rounds take clients 0-1, then 2-3; with
@@ -266,7 +289,7 @@ expect 2 "--seeds: 2 is named twice" run --algo fedavg $noseed --seeds 2,2 --out
 # --as-released: every released setting this harness has, recorded; a flag given beside it wins
 "$flce" run --algo flce,fedavg $iidr --rounds 1 --as-released --local-steps 2 --out "$t/asrel" > /dev/null 2>&1 || fail "--as-released"
 json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce/config.json" '"local_steps":2,"momentum":0.9,"weight_decay":1e-05,"clip_norm":100,"schedule":"sweep"' &&
-  json_has "$t/asrel/flce/config.json" '"velocity":"distance","absent_class":"forget","cl_scale":"tau"' &&
+  json_has "$t/asrel/flce/config.json" '"velocity":"distance","absent_class":"forget","cl_scale":"tau","initial_prototypes":"initial-model"' &&
   json_has "$t/asrel/flce/trace/completion.json" '"prototypes":"first"' || fail "--as-released, flce's config.json: $(cat "$t/asrel/flce/config.json")"
 json_has "$t/asrel/fedavg/config.json" '"aggregation":"mean"' || fail "--as-released, fedavg's config.json: $(cat "$t/asrel/fedavg/config.json")"
 # settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:

@@ -411,7 +411,7 @@ Test(completion_speed, threads_give_the_same_bytes) {
             for (int c = 0; c < C; c++)
                 Q[(t * N + k) * C + c] = sel[t * N + k] ? (0.5 + t % 3) * (0.5 + k % 4) * 0.05 * (1 + 0.3 * flce_rng_uniform(&r)) : NAN;
         }
-    flce_trace tr = {T, N, C, 0, NULL, sel, NULL, NULL, Q, NULL};
+    flce_trace tr = {T, N, C, 0, NULL, sel, NULL, NULL, Q, NULL, NULL};
     flce_ablation ab = {0};
     flce_eval_result res[3];
     int th[3] = {1, 2, 5};

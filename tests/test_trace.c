@@ -33,7 +33,7 @@ static void make_trace(uint64_t seed, int empty_round) {
     }
 }
 
-static flce_trace trace(void) { return (flce_trace){T, N, C, D, proto, sel, NULL, NULL, NULL, NULL}; }
+static flce_trace trace(void) { return (flce_trace){T, N, C, D, proto, sel, NULL, NULL, NULL, NULL, NULL}; }
 
 Test(trace, properties_of_a_random_trace) {
     make_trace(1, 5); /* round 5 selects nobody */
@@ -91,7 +91,7 @@ Test(trace, no_completion_ignores_client_order) {
     flce_ablation ab = {0, 0, 0, 1};
     flce_completion_cfg cc;
     flce_completion_cfg_default(&cc);
-    flce_trace tr = trace(), tr2 = {T, N, C, D, p2, s2, NULL, NULL, NULL, NULL};
+    flce_trace tr = trace(), tr2 = {T, N, C, D, p2, s2, NULL, NULL, NULL, NULL, NULL};
     flce_eval_result a, b;
     cr_assert_eq(flce_eval_trace(&tr, &ab, &cc, &a, NULL), FLCE_OK);
     cr_assert_eq(flce_eval_trace(&tr2, &ab, &cc, &b, NULL), FLCE_OK);
@@ -148,4 +148,34 @@ Test(trace, malformed_traces) {
     proto[((0 * N + k) * C + 0) * D + 0] = 1;
     cr_assert_eq(flce_eval_trace(&tr, NULL, &cc, &a, &e), FLCE_ERR_FORMAT);
     cr_assert(strstr(e.msg, "partly NaN"), "%s", e.msg);
+}
+
+Test(trace, initial_prototypes_by_hand) {
+    /* one round, two clients, two classes, each client's prototype (1,0) and (0,2) in both. Mass:
+     * pbar = (1/2, 1), s = (1/3, 2/3), phat = (1/3, 4/3), M = (1/5, 4/5). Round 1's previous global
+     * prototypes (the released code's g^0): class 0 has g = (0,0), so V = (1, 4)/5 and
+     * Q = (1/25, 16/25)/(17/25) = (1/17, 16/17); class 1 has none (a NaN row): V uniform, Q = M =
+     * (1/5, 4/5), as both classes without g^0 */
+    float p[2 * 2 * 2] = {1, 0, 1, 0, 0, 2, 0, 2};
+    uint8_t s[2] = {1, 1};
+    double g0[2 * 2] = {0, 0, NAN, NAN};
+    flce_ablation ab = {0, 0, 0, 1};
+    flce_completion_cfg cc;
+    flce_completion_cfg_default(&cc);
+    flce_trace tr = {1, 2, 2, 2, p, s, NULL, NULL, NULL, NULL, g0};
+    flce_eval_result a, b;
+    cr_assert_eq(flce_eval_trace(&tr, &ab, &cc, &a, NULL), FLCE_OK);
+    tr.initial_g = NULL;
+    cr_assert_eq(flce_eval_trace(&tr, &ab, &cc, &b, NULL), FLCE_OK);
+    const double want_a[4] = {1.0 / 17, 0.2, 16.0 / 17, 0.8}, want_b[4] = {0.2, 0.2, 0.8, 0.8}; /* [client][class] */
+    for (int i = 0; i < 4; i++) {
+        cr_assert(fabs(a.Q[i] - want_a[i]) < 1e-15, "with g^0: Q[%d] = %.17g, want %.17g", i, a.Q[i], want_a[i]);
+        cr_assert(fabs(b.Q[i] - want_b[i]) < 1e-15, "without: Q[%d] = %.17g, want %.17g", i, b.Q[i], want_b[i]);
+    }
+    flce_eval_result_free(&a), flce_eval_result_free(&b);
+    g0[2] = 1; /* class 1's row partly NaN */
+    tr.initial_g = g0;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_eval_trace(&tr, &ab, &cc, &a, &e), FLCE_ERR_FORMAT);
+    cr_assert(strstr(e.msg, "initial_prototypes.npy: class 1 is partly NaN"), "%s", e.msg);
 }

@@ -31,7 +31,11 @@ static const flce_setting ABSENT = {"absent-class", "keep|forget", 0, 0, 0, 0, 0
                                     "FLCE: a class absent from a round keeps its global prototype (the text) or forgets it, one without taking g = 0 (the released code)"};
 /* the released code's SupConLoss multiplies L_CL by tau (SupConLoss.py 10, 115-118) */
 static const flce_setting CL_SCALE = {"cl-scale", "one|tau", 0, 0, 0, 0, 0, "FLCE: L_CL as the text writes it (one) or multiplied by tau (tau, the released code)"};
-static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, &CL_SCALE, NULL};
+/* round 1's previous global prototypes (utils.py preprototype 195-289, algorithms/flce.py 173-176) */
+static const flce_setting INITIAL = {"initial-prototypes", "none|initial-model", 0, 0, 0, 0, 0,
+                                     "FLCE: round 1's previous global prototypes: none (the text: a uniform velocity) or from the initial model "
+                                     "on round 1's clients (initial-model, the released code)"};
+static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, &CL_SCALE, &INITIAL, NULL};
 
 /* The trace's evaluation settings of this run: the completion's, its seed and prototype reading,
  * and the round's rules (what flce eval reads back from completion.json). */
@@ -40,6 +44,7 @@ static flce_completion_cfg run_cc(const engine *E) {
     cc.seed = flce_train_seed(E->cfg), cc.proto_all = E->cfg->proto_all, cc.proto_first = E->cfg->proto_first;
     cc.rules.velocity_distance = flce_eng_setting(E, &VELOCITY) == 1;
     cc.rules.forget_absent = flce_eng_setting(E, &ABSENT) == 1;
+    cc.initial_model = flce_eng_setting(E, &INITIAL) == 1;
     return cc;
 }
 
@@ -48,6 +53,9 @@ static flce_completion_cfg run_cc(const engine *E) {
 static flce_status flce_check(const flce_run_cfg *c, flce_err *e) {
     if ((c->ablate.no_velocity || c->ablate.no_momentum) && (flce_run_cfg_get(c, &VELOCITY) != 0 || flce_run_cfg_get(c, &ABSENT) != 0))
         return flce_fail(e, FLCE_ERR_ARG, "--velocity, --absent-class: rules of the velocity, and --ablate %s leaves it out",
+                         c->ablate.no_velocity ? "V" : "Q");
+    if ((c->ablate.no_velocity || c->ablate.no_momentum) && flce_run_cfg_get(c, &INITIAL) != 0)
+        return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes: round 1's reference of the velocity, and --ablate %s leaves it out",
                          c->ablate.no_velocity ? "V" : "Q");
     return FLCE_OK;
 }
@@ -121,6 +129,67 @@ static flce_status flce_client_end(engine *E, int slot, flce_err *e) {
     return st;
 }
 
+/* The released code's round 1 (utils.py preprototype 195-289, called at algorithms/flce.py 173-176;
+ * docs/flce.md): before training, each client of round 1 passes its data through the initial
+ * model in training mode (BatchNorm on each batch's own statistics) and keeps, of each class, the
+ * feature of the first sample the model classifies right; a class's g^0 is the unweighted mean of
+ * those over the round's clients that have one (tools.py 123-141). Here in the client's data order,
+ * batches of --batch, one pass or the first --local-steps batches where fewer (the released
+ * loader's order cannot be checked: its datasets/feddata.py is missing). The server computes it,
+ * on every process (each holds every client's data), so nothing more travels; its seconds count in
+ * round 1's server time. E->m is left holding the global model. */
+static flce_status initial_prototypes(engine *E, double *g, uint8_t *has_g, flce_err *e) {
+    int C = E->C, d = E->d, B = E->cfg->batch, steps = E->cfg->local_steps;
+    double *sum = flce_calloc((size_t)C * d, sizeof *sum);
+    float *z = malloc(sizeof *z * (size_t)B * d), *lg = malloc(sizeof *lg * (size_t)B * C), *first = malloc(sizeof *first * (size_t)C * d);
+    int *cnt = flce_calloc((size_t)C, sizeof *cnt);
+    uint8_t *got = malloc((size_t)C);
+    flce_status st = sum && z && lg && first && cnt && got ? FLCE_OK : flce_fail(e, FLCE_ERR_NOMEM, "initial prototypes: out of memory");
+    for (int i = 0; i < E->K && !st; i++) {
+        int k = E->sel[i], nbatch = 0;
+        int64_t nk = flce_eng_client_size(E, k);
+        flce_model_set_state(&E->m, E->global);
+        memset(got, 0, (size_t)C);
+        for (int64_t i0 = 0; i0 < nk && (!steps || nbatch < steps) && !st; i0 += B, nbatch++) {
+            int nb = (int)(nk - i0 < B ? nk - i0 : B);
+            flce_eng_gather(E, k, i0, nb, E->by);
+            if ((st = flce_model_forward_train(&E->m, nb, E->bx, E->by, e))) break;
+            flce_model_read_logits(&E->m, lg), flce_model_read_features(&E->m, z);
+            for (int j = 0; j < nb; j++) {
+                int p = 0, y = E->by[j];
+                for (int c = 1; c < C; c++)
+                    if (lg[(size_t)j * C + c] > lg[(size_t)j * C + p]) p = c;
+                if (p == y && !got[y]) got[y] = 1, memcpy(first + (size_t)y * d, z + (size_t)j * d, sizeof *z * (size_t)d);
+            }
+        }
+        for (int c = 0; c < C && !st; c++)
+            if (got[c]) {
+                cnt[c]++;
+                for (int j = 0; j < d; j++) sum[(size_t)c * d + j] += first[(size_t)c * d + j];
+            }
+    }
+    for (int c = 0; c < C && !st; c++) {
+        has_g[c] = cnt[c] > 0;
+        for (int j = 0; j < d; j++) g[(size_t)c * d + j] = cnt[c] ? sum[(size_t)c * d + j] / cnt[c] : 0;
+    }
+    flce_model_set_state(&E->m, E->global); /* the running statistics the passes moved */
+    free(sum), free(z), free(lg), free(first), free(cnt), free(got);
+    return st;
+}
+
+/* trace/initial_prototypes.npy: g^0 [C][d] as float64, NaN rows for the classes without one. */
+static flce_status initial_record(engine *E, const double *g, const uint8_t *has_g, flce_err *e) {
+    size_t m = (size_t)E->C * E->d;
+    double *v = malloc(sizeof *v * m);
+    if (!v) return flce_fail(e, FLCE_ERR_NOMEM, "initial prototypes: out of memory");
+    for (size_t i = 0; i < m; i++) v[i] = has_g[i / E->d] ? g[i] : NAN;
+    char p[1200];
+    snprintf(p, sizeof p, "%s/trace/initial_prototypes.npy", E->dir);
+    flce_status st = flce_npy_write(p, FLCE_NPY_F64, 2, (int64_t[]){E->C, E->d}, v, e);
+    free(v);
+    return st;
+}
+
 static flce_status flce_server(engine *E, flce_err *e) {
     int n = E->n, C = E->C, K = E->K;
     double *Q = malloc(sizeof *Q * (size_t)n * C), *Qs = malloc(sizeof *Qs * (size_t)K * C), *sz = malloc(sizeof *sz * (size_t)K);
@@ -131,9 +200,14 @@ static flce_status flce_server(engine *E, flce_err *e) {
         return flce_fail(e, FLCE_ERR_NOMEM, "server: out of memory");
     }
     for (int c = 0; c < C; c++) has_g[c] = has[c] != 0;
+    flce_status st = FLCE_OK;
+    if (E->t == 0 && flce_eng_setting(E, &INITIAL) == 1) {
+        st = initial_prototypes(E, g, has_g, e);
+        if (!st && E->writer) st = initial_record(E, g, has_g, e);
+    }
     /* the same call flce eval makes on the trace: all n clients, absent ones not present */
     flce_completion_cfg cc = run_cc(E);
-    flce_status st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, &cc.rules, g, has_g, Q, e);
+    if (!st) st = flce_round(E->protos, E->present, n, C, E->d, &E->cfg->ablate, &cc.rules, g, has_g, Q, e);
     for (int c = 0; c < C; c++) has[c] = has_g[c];
     if (!st) {
         for (int i = 0; i < K; i++) {
@@ -210,7 +284,7 @@ static flce_status eval_spread(engine *E, const flce_trace *tr0, const flce_comp
     if ((st = share_bcast(E, Q, sizeof(double) * tnc, e)) || (st = share_bcast(E, sel, tn, e)) ||
         (st = share_bcast(E, pres, tnc, e)))
         goto out;
-    flce_trace tr = {T, n, C, 0, NULL, sel, NULL, tr0->class_weights, Q, pres};
+    flce_trace tr = {T, n, C, 0, NULL, sel, NULL, tr0->class_weights, Q, pres, NULL}; /* initial_g: in rank 0's Q */
     flce_completion_cfg cp = *cc;
     cp.part = me, cp.parts = P;
     flce_ablation qa = {0, 0, 0, E->cfg->ablate.no_completion}; /* M, V, Q: already in rank 0's Q */
@@ -246,17 +320,19 @@ out:
 static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err *e) {
     char p[1200], ab[32];
     int n = E->n, spread = E->comm && E->comm->size > 1;
-    flce_npy pr = {0}, se = {0};
+    flce_npy pr = {0}, se = {0}, g0 = {0};
     flce_status st = FLCE_OK;
     if (E->writer) { /* the trace this run wrote (rank 0's) */
         snprintf(p, sizeof p, "%s/trace/prototypes.npy", E->dir);
         st = flce_npy_read(p, &pr, e);
         snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
         if (!st) st = flce_npy_read(p, &se, e);
+        snprintf(p, sizeof p, "%s/trace/initial_prototypes.npy", E->dir);
+        if (!st && flce_eng_setting(E, &INITIAL) == 1) st = flce_npy_read(p, &g0, e);
     }
     if (spread) st = flce_eng_agree(E, st, e);
     if (!st) {
-        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL, NULL};
+        flce_trace tr = {E->T, n, E->C, E->d, pr.data, se.data, NULL, E->cfg->class_weights, NULL, NULL, g0.data};
         flce_completion_cfg cc = run_cc(E);
         flce_eval_result res = {0};
         double t0 = now_s();
@@ -292,8 +368,7 @@ static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err 
             flce_eval_result_free(&res);
         }
     }
-    flce_npy_free(&pr);
-    flce_npy_free(&se);
+    flce_npy_free(&pr), flce_npy_free(&se), flce_npy_free(&g0);
     return st;
 }
 
