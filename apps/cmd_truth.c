@@ -716,7 +716,9 @@ static int check_run_flags(const char *prog, int nrest, char **rest, int *has_al
 static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, const char *prog, int *nm) {
     if (J->nm != 1) return cli_usage_error(prog, "--algo: one method (the table is of one training rule)");
     if (J->ns) return cli_usage_error(prog, "--seeds: flce truth takes one --seed (--truth-seeds: several trainings of each coalition)");
-    if (J->c.schedule_sweep) return cli_usage_error(prog, "--schedule sweep: selects clients outside a coalition; a truth selects only its members");
+    if (J->c.schedule_sweep || J->c.schedule_window)
+        return cli_usage_error(prog, "--schedule %s: selects clients outside a coalition; a truth selects only its members",
+                               J->c.schedule_sweep ? "sweep" : "window");
     int all = !strcmp(o->coal, "all");
     t->prog = prog, t->out = J->out, t->n = J->c.clients, t->R = o->R, t->K = J->c.per_round, t->T = J->c.rounds, t->all = all;
     t->full = !strcmp(o->participation, "full"), t->utility = o->ut, t->quiet = o->quiet, t->seed = J->c.seed;

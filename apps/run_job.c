@@ -21,7 +21,8 @@ static const char *USAGE =
     "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--noisy-choice draw|last]\n"
     "                [--label-noise-map other|next] [--feature-noise-std given|data] [--dirichlet-balance]\n"
     "                [--epochs 1] [--batch 64] [--lr 0.01]\n"
-    "                [--local-steps S] [--momentum M] [--weight-decay W] [--clip-norm G] [--schedule random|sweep]\n"
+    "                [--local-steps S] [--momentum M] [--weight-decay W] [--clip-norm G]\n"
+    "                [--schedule random|sweep|window]\n"
     "                [--as-released] [--class-weights FILE] [--train-subset N] [--test-subset N] [--val-size N]\n"
     "                [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
@@ -172,7 +173,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
         {"momentum", CLI_DOUBLE, &c->momentum, "SGD momentum, restarted each round (default 0; the released code: 0.9)", 0},
         {"weight-decay", CLI_DOUBLE, &c->weight_decay, "SGD weight decay, coupled (default 0; the released code: 1e-5)", 0},
         {"clip-norm", CLI_DOUBLE, &c->clip_norm, "the gradients' total L2 norm clipped to it (default 0: none; the released code: 100)", 0},
-        {"schedule", CLI_STR, &w->schedule, "selection: random (default) or sweep (the released code: the first n/K rounds take clients 0..K-1, K..2K-1, ...)", 0},
+        {"schedule", CLI_STR, &w->schedule, "selection: random (default), sweep (the released FLCE's: the first n/K rounds take clients 0..K-1, K..2K-1, ...) or window (the released FedSV's: a window of K/2 clients moving on by K/2 a round, and K/2 at random from the others); with --as-released: each method's released one", 0},
         {"as-released", CLI_FLAG, &w->as_released, "every departure of the authors' released code that this harness has as a setting (docs/flce.md, \"The released code\"); a flag given beside it wins", 0},
         {"proto-samples", CLI_STR, &w->proto_s, "FLCE: a prototype averages the samples classified right (correct, the paper's text; default) or all of its class (all, its equation), or is the first sample classified right (first, the released code)", 0},
         {"missing", CLI_STR, &w->missing_s, "FLCE completion: a selected client's missing prototype is an observed zero (zero, default) or unobserved (filled by the completion)", 0},
@@ -263,17 +264,18 @@ static int check_training(const char *prog, run_flags *w, flce_run_cfg *c) {
     flce_err ce;
     if (flce_completion_parse(w->comp_rank, w->comp_mu, w->comp_solver, w->comp_kind, &c->completion, &ce)) return cli_usage_error(prog, "%s", ce.msg);
     if (settings_from_flags(prog, w->opts, c, &w->ablate)) return 2;
-    if (w->schedule && strcmp(w->schedule, "random") && strcmp(w->schedule, "sweep"))
-        return cli_usage_error(prog, "--schedule '%s': random or sweep", w->schedule);
+    if (w->schedule && strcmp(w->schedule, "random") && strcmp(w->schedule, "sweep") && strcmp(w->schedule, "window"))
+        return cli_usage_error(prog, "--schedule '%s': random, sweep or window", w->schedule);
     if (w->as_released) {
         if (!seen(w, "local-steps") && !seen(w, "epochs")) c->local_steps = 50;
         if (!seen(w, "momentum")) c->momentum = 0.9;
         if (!seen(w, "weight-decay")) c->weight_decay = 1e-5;
         if (!seen(w, "clip-norm")) c->clip_norm = 100;
-        if (!w->schedule) w->schedule = "sweep";
+        if (!w->schedule) c->schedule_released = 1; /* each method's own (flce run: flce_method.released_schedule) */
         if (!w->comp_rank && !w->comp_mu && !w->comp_solver && !w->comp_kind && !w->missing_s) c->ablate.no_completion = 1; /* no completion */
     }
     c->schedule_sweep = w->schedule && !strcmp(w->schedule, "sweep");
+    c->schedule_window = w->schedule && !strcmp(w->schedule, "window");
     return 0;
 }
 
@@ -314,7 +316,8 @@ static int check_partition(const char *prog, run_flags *w, flce_run_cfg *c) {
  * --as-released, the released code's word where none is given; 0 or 2. */
 static int check_method_settings(const char *prog, run_flags *w, flce_run_cfg *c, char **names, int nm) {
     static const char *const rel[][2] = {{"velocity", "distance"}, {"absent-class", "forget"}, {"cl-scale", "tau"}, {"aggregation", "mean"},
-                                             {"initial-prototypes", "initial-model"}};
+                                             {"initial-prototypes", "initial-model"}, {"utility-set", "test"}, {"players", "drawn"},
+                                             {"next-model", "best"}};
     for (int i = 0; i < w->nset; i++) {
         const flce_setting *s = flce_setting_at(i);
         int given = w->opts[w->nfixed + i].seen, used = 0;

@@ -181,7 +181,10 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     if (c->per_round > 32) return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: at most 32", c->per_round);
     if (c->nmembers && c->per_round > c->nmembers)
         return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: more than the %d --members", c->per_round, c->nmembers);
-    if (c->nmembers && c->schedule_sweep) return flce_fail(e, FLCE_ERR_ARG, "--members and --schedule sweep exclude each other");
+    if (c->nmembers && (c->schedule_sweep || c->schedule_window))
+        return flce_fail(e, FLCE_ERR_ARG, "--members and --schedule %s exclude each other", c->schedule_sweep ? "sweep" : "window");
+    if (c->schedule_sweep && c->schedule_window) return flce_fail(e, FLCE_ERR_ARG, "--schedule: sweep or window, not both");
+    if (c->schedule_window && c->per_round < 2) return flce_fail(e, FLCE_ERR_ARG, "--schedule window: needs --per-round 2 or more (a window of K / 2 and a draw)");
     for (int i = 0; i < c->nmembers; i++)
         if (c->members[i] < 0 || c->members[i] >= c->clients || (i && c->members[i] <= c->members[i - 1]))
             return flce_fail(e, FLCE_ERR_ARG, "--members: clients 0..%d ascending, each once", c->clients - 1);
@@ -518,6 +521,12 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         if (cfg->nmembers) { /* a coalition alone: K of its members by the same stream (all n members: the plain draw) */
             flce_rng_sample(&r, cfg->nmembers, K, E->sel);
             for (int i = 0; i < K; i++) E->sel[i] = cfg->members[E->sel[i]];
+        } else if (cfg->schedule_window) { /* the window, then K - h of the n - h others (counted on from the
+                                             * window's end, mod n) by the stream */
+            int h = K / 2, s0 = (E->t % ((n + h - 1) / h)) * h;
+            for (int i = 0; i < h; i++) E->sel[i] = (s0 + i) % n;
+            flce_rng_sample(&r, n - h, K - h, E->sel + h);
+            for (int i = h; i < K; i++) E->sel[i] = (s0 + h + E->sel[i]) % n;
         } else flce_rng_sample(&r, n, K, E->sel);
         if (cfg->schedule_sweep && E->t < (n + K - 1) / K) /* the released code's first rounds: 0..K-1, K..2K-1, ... */
             for (int i = 0; i < K; i++) E->sel[i] = (E->t * K + i) % n;

@@ -60,6 +60,11 @@ typedef struct {
     double weight_decay;      /* coupled: g + wd w */
     double clip_norm;         /* the gradients' total L2 norm clipped to it (ref_clip_grad_norm) */
     int schedule_sweep;       /* the first ceil(n / K) rounds select clients tK .. tK + K - 1 (mod n), then at random */
+    int schedule_window;      /* every round: a window of h = floor(K / 2) clients, sh .. sh + h - 1 (mod n) with
+                               * s = t mod ceil(n / h), and K - h drawn at random from the others (the released
+                               * FedSV's, algorithms/fedsharplyavg.py 79-91; flce_eng_in_window) */
+    int schedule_released;    /* --as-released without --schedule: each method's run takes its released code's
+                               * selection (flce_method.released_schedule), set per method by flce run */
     /* a coalition trained alone (flce truth, issue 63): only these clients are ever selected, K of them
      * a round by the seeded stream (per_round is then at most their number); 0 members: every client */
     int members[64], nmembers;
@@ -130,6 +135,9 @@ const char *flce_method_help(void);
 /* The i-th method's name (0 <= i < flce_method_count()), for `all`. */
 int flce_method_count(void);
 const char *flce_method_name(int i);
+/* The selection a method's released code makes (--as-released): 0 random, 1 FLCE's sweep, 2 FedSV's
+ * window; 0 for an unknown name. */
+int flce_method_released_schedule(const char *name);
 
 typedef struct {
     int round;                 /* 1-based */

@@ -180,36 +180,54 @@ const flce_setting flce_setting_aggregation = {"aggregation", "size|mean", 0, 0,
 const flce_setting flce_setting_utility = {"utility", "accuracy|loss", 0, 0, 0, 0, 0,
                                            "Shapley methods: the utility v(S), validation accuracy or minus the loss"};
 
-double flce_eng_utility(uint32_t mask, void *ud) {
+/* the released FedSV measures v(S) on the test set (algorithms/fedsharplyavg.py 301-303, 337-338) */
+const flce_setting flce_setting_utility_set = {"utility-set", "validation|test", 0, 0, 0, 0, 0,
+                                               "Shapley methods: v(S) on the server's validation set (the text) or on the test set (test, the released FedSV)"};
+
+double flce_eng_state_utility(engine *E, const float *state, void *ud) {
     flce_utility_ctx *u = ud;
-    engine *E = u->E;
-    if (!isnan(E->vcache[mask])) return E->vcache[mask];
-    int slots[32], k = 0;
-    double w[32], s = 0;
-    for (int i = 0; i < E->K; i++)
-        if (mask >> i & 1) slots[k] = i, w[k] = E->sizes[E->sel[i]], s += w[k++];
-    for (int i = 0; i < k; i++) w[i] /= s;
-    if (k) flce_eng_aggregate(E, w, k, slots, E->newg);
-    else memcpy(E->newg, E->global, sizeof(float) * E->S);
-    flce_model_set_state(&E->m, E->newg);
-    int B = E->cfg->eval_batch, nv = E->n_val;
+    flce_model_set_state(&E->m, state);
+    int test = flce_eng_setting(E, &flce_setting_utility_set) == 1;
+    int B = E->cfg->eval_batch, nv = test ? E->n_test : E->n_val;
     int64_t right = 0;
     double loss = 0;
     for (int i0 = 0; i0 < nv; i0 += B) {
         int nb = nv - i0 < B ? nv - i0 : B;
         for (int i = 0; i < nb; i++)
-            memcpy(E->bx + (size_t)i * E->CHW, E->train_x + (size_t)E->val_idx[i0 + i] * E->CHW, sizeof(float) * (size_t)E->CHW);
+            memcpy(E->bx + (size_t)i * E->CHW, test ? E->test_x + (size_t)(i0 + i) * E->CHW : E->train_x + (size_t)E->val_idx[i0 + i] * E->CHW,
+                   sizeof(float) * (size_t)E->CHW);
         if (flce_model_eval(&E->m, nb, E->bx, E->logits, NULL, u->e)) {
             u->failed = 1;
             return 0;
         }
         for (int i = 0; i < nb; i++) {
-            int p, y = E->ds.train.labels[E->val_idx[i0 + i]];
+            int p, y = test ? E->test_y[i0 + i] : E->ds.train.labels[E->val_idx[i0 + i]];
             loss += flce_eng_logit_loss(E->logits + (size_t)i * E->C, E->C, y, &p);
             right += p == y;
         }
     }
-    double v = flce_eng_setting(E, &flce_setting_utility) == 1 ? -(nv ? loss / nv : 0) : (nv ? (double)right / nv : 0);
+    return flce_eng_setting(E, &flce_setting_utility) == 1 ? -(nv ? loss / nv : 0) : (nv ? (double)right / nv : 0);
+}
+
+void flce_eng_coalition_weights(const engine *E, uint32_t mask, int *slots, double *w, int *k) {
+    double s = 0;
+    *k = 0;
+    for (int i = 0; i < E->K; i++)
+        if (mask >> i & 1) slots[*k] = i, w[*k] = E->sizes[E->sel[i]], s += w[(*k)++];
+    for (int i = 0; i < *k; i++) w[i] /= s;
+}
+
+double flce_eng_utility(uint32_t mask, void *ud) {
+    flce_utility_ctx *u = ud;
+    engine *E = u->E;
+    if (!isnan(E->vcache[mask])) return E->vcache[mask];
+    int slots[32], k;
+    double w[32];
+    flce_eng_coalition_weights(E, mask, slots, w, &k);
+    if (k) flce_eng_aggregate(E, w, k, slots, E->newg);
+    else memcpy(E->newg, E->global, sizeof(float) * E->S);
+    double v = flce_eng_state_utility(E, E->newg, ud);
+    if (u->failed) return 0;
     E->vcache[mask] = v;
     return v;
 }
@@ -257,6 +275,12 @@ void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu) {
 }
 
 int64_t flce_eng_client_size(const engine *E, int k) { return E->part.offsets[k + 1] - E->part.offsets[k]; }
+
+int flce_eng_in_window(const engine *E, int k) {
+    if (!E->cfg->schedule_window) return 0;
+    int n = E->n, h = E->K / 2, s0 = (E->t % ((n + h - 1) / h)) * h;
+    return (k - s0 + n) % n < h;
+}
 
 void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y) {
     int64_t lo = E->part.offsets[k] + i0;

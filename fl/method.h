@@ -64,6 +64,9 @@ typedef struct flce_method {
     const char *summary; /* one line for the help text: the rule and the contributions */
     const char *color;   /* its colour in the report's figures ("#rrggbb") */
     unsigned flags;      /* FLCE_M_* */
+    /* The selection its authors' released code makes, which --as-released gives its run: 0 random
+     * (the text's), 1 the sweep of FLCE's first rounds, 2 FedSV's window (docs/flce.md). */
+    int released_schedule;
     /* Its settings (NULL-terminated; NULL: none): each a flag of `flce run`, a member of
      * config.json, a line of --help, its limits checked by the engine. */
     const flce_setting *const *settings;
@@ -214,6 +217,9 @@ void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu);
 /* Client k's samples into E->bx (and their labels into y, when not NULL): entries [i0, i0 + nb)
  * of its partition, in partition order. */
 void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y);
+/* Whether client k is in round E->t's window of --schedule window (cfg->schedule_window): h =
+ * floor(K / 2) clients from s h (mod n), s = t mod ceil(n / h); 0 without that schedule. */
+int flce_eng_in_window(const engine *E, int k);
 /* The number of samples client k holds. */
 int64_t flce_eng_client_size(const engine *E, int k);
 /* Accuracy, macro-F1 and mean cross-entropy of m's current state on x [n] (any NULL out). */
@@ -257,7 +263,8 @@ void flce_eng_pv_close(flce_param_view *v);
 
 /* The Shapley utility v(S) of the coalition mask S of this round's slots: the validation
  * accuracy (or minus the loss, --utility loss) of the data-size-weighted average of their
- * models; v({}) is the round's incoming global model. Cached per round in E->vcache (the engine
+ * models, on the validation set (or the test set, --utility-set test); v({}) is the round's
+ * incoming global model. Cached per round in E->vcache (the engine
  * clears it before each server step). ud: a
  * flce_utility_ctx, whose `failed` is set (and e filled) when an evaluation fails. Uses E->newg
  * and E->m as scratch. */
@@ -273,6 +280,12 @@ extern const flce_setting flce_setting_utility;
  * mean of the released code (algorithms/fedavg.py 211-227). */
 extern const flce_setting flce_setting_aggregation;
 double flce_eng_utility(uint32_t mask, void *ud);
+/* The Shapley methods' --utility-set: validation (the text) or test (the released FedSV). */
+extern const flce_setting flce_setting_utility_set;
+/* The utility of the model state [S] (on --utility-set, as --utility says); E->m as scratch. */
+double flce_eng_state_utility(engine *E, const float *state, void *ud);
+/* The coalition mask's slots and their data-size weights (summing to 1) into slots [*k], w [*k]. */
+void flce_eng_coalition_weights(const engine *E, uint32_t mask, int *slots, double *w, int *k);
 /* Several processes: the utilities of these coalitions computed beforehand, spread over the
  * ranks (each once), into every rank's cache; a method that knows which coalitions it is about
  * to ask for (GTG: a permutation's prefixes) calls it first. One process: nothing (each is

@@ -67,6 +67,7 @@ cJSON *eng_config_json(engine *E) {
     if (c->weight_decay != 0) NUM("weight_decay", c->weight_decay);
     if (c->clip_norm != 0) NUM("clip_norm", c->clip_norm);
     if (c->schedule_sweep) STR("schedule", "sweep");
+    if (c->schedule_window) STR("schedule", "window");
     if (c->nmembers) { /* a coalition alone (flce truth): only where set */
         double mv[64];
         for (int i = 0; i < c->nmembers; i++) mv[i] = c->members[i];
@@ -93,7 +94,7 @@ cJSON *eng_config_json(engine *E) {
         /* settings added after the records were fixed (the released code's rules, issue 62): written
          * only where not at their default, so that older records stay comparable (--resume, the
          * report's configurations), as quantity_skew above */
-        static const char *const later[] = {"velocity", "absent-class", "cl-scale", "aggregation", "initial-prototypes"};
+        static const char *const later[] = {"velocity", "absent-class", "cl-scale", "aggregation", "initial-prototypes", "utility-set", "players", "next-model"};
         int skip = 0;
         for (size_t j = 0; j < sizeof later / sizeof later[0]; j++)
             skip |= !strcmp(st->flag, later[j]) && flce_run_cfg_get(c, st) == st->def;

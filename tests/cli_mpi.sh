@@ -59,12 +59,13 @@ cmp -s "$t/g1/digests.txt" "$t/g3/digests.txt" || fail "GTG with 3 processes: di
 awk -F, 'NR == 2 { lo = hi = $2 + 0 } NR > 2 { x = $2 + 0; if (x < lo) lo = x; if (x > hi) hi = x } END { exit !(hi - lo > 0.01) }' \
   "$t/g1/contributions.csv" || fail "GTG's contributions are uniform (no permutation sampled): the test says nothing"
 # the released code's local training (issue 62: momentum, weight decay, clipping through the host,
-# local steps, the sweep): the same digests with 1 and 3 processes
-R="--algo flce,fedavg --clients 6 --per-round 3 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 7
+# local steps, the sweep, FLCE's initial prototypes, FedSV's window, test-set utilities and best
+# coalition): the same digests with 1 and 3 processes
+R="--algo flce,fedavg,fedsv --clients 6 --per-round 3 --rounds 2 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --seed 7
    --backend cpu --quiet --as-released --local-steps 4 --clip-norm 1"
 "$flce" run $R --out "$t/r1" > /dev/null 2>&1 || fail "plain run, as released"
 mpi -n 3 "$flce" run $R --out "$t/r3" > /dev/null 2>&1 || fail "3 processes, as released"
-for m in flce fedavg; do cmp -s "$t/r1/$m/digests.txt" "$t/r3/$m/digests.txt" || fail "as released, $m: 1 and 3 processes differ"; done
+for m in flce fedavg fedsv; do cmp -s "$t/r1/$m/digests.txt" "$t/r3/$m/digests.txt" || fail "as released, $m: 1 and 3 processes differ"; done
 # killed after round 1 with 2 processes, resumed with 3
 B="--algo flce,fedavg --clients 8 --per-round 4 --rounds 3 --train-subset 600 --test-subset 100 --val-size 40 --batch 32 --seed 6
    --backend cpu --quiet"

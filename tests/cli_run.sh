@@ -164,6 +164,26 @@ cmp -s "$t/ip-ev2/contributions.csv" "$t/ip/contributions.csv" && fail "flce eva
 expect 2 "--initial-prototypes initial-model: $t/ip-text/trace has no initial_prototypes.npy" eval "$t/ip-text/trace" --out "$t/x" --initial-prototypes initial-model
 expect 2 "--initial-prototypes 'x': none (the text) or initial-model (the released code)" eval "$t/ip/trace" --out "$t/x" --initial-prototypes x
 expect 2 "--initial-prototypes: round 1's reference of the velocity, and --ablate Q leaves it out" run --algo flce --ablate Q --initial-prototypes initial-model $tiny --out "$t/x"
+# FedSV as released (issue 62): --schedule window (8 clients, K = 4: a window of 2, clients 0-1 in
+# round 1, 2-3 in round 2, and 2 of the other 6 drawn), --players drawn (the window's valued 0 in
+# every round), --utility-set test and --next-model best: round 1's local models and utilities are
+# those of the same run with the aggregate as its next model, so its Shapley values are the same
+# and its test accuracy (the utility's own measure) at least the aggregate's
+sv="--algo fedsv --clients 8 --per-round 4 --rounds 2 --train-subset 800 --test-subset 200 --val-size 40 --batch 16 --seed 3 --quiet --lr 0.05
+    --schedule window --players drawn --utility-set test"
+"$flce" run $sv --out "$t/sva" > /dev/null 2>&1 || fail "FedSV, players drawn"
+"$flce" run $sv --next-model best --out "$t/svb" > /dev/null 2>&1 || fail "FedSV, players drawn, next-model best"
+awk -F, 'NR > 1 { n[$1]++; if (($1 == 1 && ($2 == 0 || $2 == 1)) || ($1 == 2 && ($2 == 2 || $2 == 3))) { w[$1]++; if ($3 != 0) bad = 1 } }
+  END { exit !(n[1] == 4 && n[2] == 4 && w[1] == 2 && w[2] == 2 && !bad) }' "$t/sva/round_contributions.csv" ||
+  fail "--schedule window --players drawn: not the window of 2 valued 0: $(cat "$t/sva/round_contributions.csv")"
+[ "$(grep '^1,' "$t/sva/round_contributions.csv")" = "$(grep '^1,' "$t/svb/round_contributions.csv")" ] || fail "--next-model best changed round 1's Shapley values"
+awk -F, 'FNR == 2 { a[++f] = $2 } END { exit !(a[2] >= a[1]) }' "$t/sva/metrics.csv" "$t/svb/metrics.csv" ||
+  fail "--next-model best: round 1's test accuracy below the aggregate's"
+json_has "$t/svb/config.json" '"schedule":"window"' && json_has "$t/svb/config.json" '"utility_set":"test","players":"drawn","next_model":"best"' ||
+  fail "FedSV's released settings not recorded: $(cat "$t/svb/config.json")"
+expect 2 "--players drawn: values the clients drawn beside --schedule window's, and the schedule is random" run --algo fedsv --players drawn $tiny --out "$t/x"
+expect 2 "--next-model best: the released FedSV's exact form, and --shapley mc samples permutations" run --algo fedsv --next-model best --shapley mc $tiny --out "$t/x"
+expect 2 "--schedule 'x': random, sweep or window" run --algo fedavg --schedule x $tiny --out "$t/x"
 # local training and selection as released (issue 62), each checked by a property worked out
 # without the program: IID, 4 clients of 70 samples (300 less 20 for validation), batch 16 -> 5 batches an epoch, so 5 and 10
 # local steps are one and two epochs; the sweep's first rounds take clients 0-1, then 2-3; with
@@ -292,6 +312,7 @@ json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce
   json_has "$t/asrel/flce/config.json" '"velocity":"distance","absent_class":"forget","cl_scale":"tau","initial_prototypes":"initial-model"' &&
   json_has "$t/asrel/flce/trace/completion.json" '"prototypes":"first"' || fail "--as-released, flce's config.json: $(cat "$t/asrel/flce/config.json")"
 json_has "$t/asrel/fedavg/config.json" '"aggregation":"mean"' || fail "--as-released, fedavg's config.json: $(cat "$t/asrel/fedavg/config.json")"
+grep -q '"schedule"' "$t/asrel/fedavg/config.json" && fail "--as-released: fedavg selects at random as released, and its config.json names a schedule"
 # settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:
 # the completion's with --ablate CMC (once recorded in config.json and ignored: the same digests)
 for cs in "--rank 2" "--mu 0.1" "--solver gd" "--missing unobserved" "--completion literal --rank 2"; do

@@ -377,6 +377,7 @@ const flce_method flce_method_flce = {
     .summary = "FLCE: class contribution momentum from prototypes; aggregation and completed contributions from it",
     .color = "#d62728",
     .flags = FLCE_M_PROTOTYPES,
+    .released_schedule = 1, /* algorithms/flce.py 107-120: rounds 1-5 take clients 0-9, ..., 40-49 */
     .settings = SETTINGS,
     .check = flce_check,
     .state_size = flce_state_size,

@@ -33,6 +33,11 @@ const flce_method *flce_method_find(const char *name) {
 
 int flce_algo_known(const char *name) { return flce_method_find(name) != NULL; }
 
+int flce_method_released_schedule(const char *name) {
+    const flce_method *M = flce_method_find(name);
+    return M ? M->released_schedule : 0;
+}
+
 const char *flce_method_names(void) {
     static char buf[512];
     if (!buf[0])
