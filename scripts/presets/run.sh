@@ -162,7 +162,9 @@ for ds in $datasets; do
           --noisy-choice last --label-noise-map next
       else run "$ds-rel-$tag-released" --algo flce,fedavg,fedsv --dataset "$ds" $df $flag --as-released; fi
       run "$ds-rel-$tag-first" --algo flce --proto-samples first --dataset "$ds" $df $flag
-      run "$ds-rel-$tag-sweep" --algo flce,fedavg,fedsv --schedule sweep --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-sweep" --algo flce --schedule sweep --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-initial" --algo flce --initial-prototypes initial-model --dataset "$ds" $df $flag
+      run "$ds-rel-$tag-fedsvrel" --algo fedsv --schedule window --players drawn --utility-set test --next-model best --dataset "$ds" $df $flag
       run "$ds-rel-$tag-localtrain" --algo flce,fedavg $local_rel --dataset "$ds" $df $flag
       run "$ds-rel-$tag-clscale" --algo flce --cl-scale tau --dataset "$ds" $df $flag
       run "$ds-rel-$tag-mean" --algo fedavg,fedsv --aggregation mean --dataset "$ds" $df $flag
