@@ -23,16 +23,20 @@ arch=${3:-docs/results/fmnist-small/runs.tar.xz}
 # continues it from its last round instead of round 0 (the horizon's runs of 200 rounds are
 # longer than a session): not where its files exceed 40 MB
 case "$arch" in *fmnist-readings*) readings=1;; *) readings=0;; esac
+# the study under the released code (ARCHIVE under docs/results/fmnist-released): the same, its
+# evaluation-side departures evaluated first (scripts/released_eval.sh into RUN/released/)
+case "$arch" in *fmnist-released*) released=1;; *) released=0;; esac
 case "$what" in
   pack)
     [ -d "$study" ] || { echo "study_pack.sh: $study: no such folder" >&2; exit 2; }
     if [ $readings = 1 ]; then ./scripts/readings_eval.sh "$study"/*/; fi # before the prototypes are left out
+    if [ $released = 1 ]; then ./scripts/released_eval.sh "$study"/*/; fi
     list=$(mktemp); trap 'rm -f "$list"' EXIT
     cut_short=0
     for d in "$study"/*/; do
       d=${d%/}; name=$(basename "$d")
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
-      [ $readings = 1 ] && keep_trace=0
+      [ $readings = 1 ] || [ $released = 1 ] && keep_trace=0
       if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
       else # a folder of several methods, unfinished: its finished methods, with the state.bin
            # that lets --resume take them as done (a run cut short is not carried)
@@ -41,7 +45,7 @@ case "$what" in
         parts=$(for m in "$d"/*/; do [ -f "$m/digests.txt" ] && [ "$(wc -c < "$m/state.bin" 2>/dev/null || echo 0)" -le 4000000 ] &&
           echo "${m%/}"; done; true); keep_state=1
         keep_trace=1 # --resume of the folder checks a finished method's trace against its state.bin
-        if [ $readings = 1 ]; then # and the method cut short (a folder of one method: the folder itself)
+        if [ $readings = 1 ] || [ $released = 1 ]; then # and the method cut short (a folder of one method: the folder itself)
           for m in "$d" "$d"/*/; do
             m=${m%/}
             [ -f "$m/state.bin" ] && [ -f "$m/config.json" ] && [ ! -f "$m/digests.txt" ] || continue
@@ -53,8 +57,8 @@ case "$what" in
       for p in $parts; do
         find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
           case "$f" in */state.bin) [ $keep_state = 1 ] || continue;; esac
-          case "$f" in */trace/prototypes.npy|*/trace/prototypes_alt.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
-          case "${f#"$study"/}" in */readings/*/Q.npy|*/readings/*/X_completed.npy|*.tmp) continue;; esac # (the run's own: kept)
+          case "$f" in */trace/prototypes.npy|*/trace/prototypes_alt.npy|*/trace/prototypes_first.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
+          case "${f#"$study"/}" in */readings/*/Q.npy|*/readings/*/X_completed.npy|*/released/*/Q.npy|*/released/*/X_completed.npy|*.tmp) continue;; esac # (the run's own: kept)
           echo "${f#"$study"/}"
         done >> "$list"
       done

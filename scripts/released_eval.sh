@@ -1,0 +1,48 @@
+#!/bin/sh
+# released_eval.sh RUN_DIR...: the released code's evaluation-side departures, each alone, on the
+# trajectory of the text (docs/decisions.md, "The study under the released code", (c)), for each
+# finished FLCE run among RUN_DIR (a folder with digests.txt and trace/prototypes_first.npy;
+# folders of several methods are searched one level down):
+#   RUN/released/<departure>/  contributions.csv, completion_eval.json, eval.txt (flce eval's
+#   output), for velocity (--velocity distance), absent (--absent-class forget), nocmc
+#   (--ablate CMC), first (--proto-samples first) and, where the trace holds
+#   initial_prototypes.npy, noinitial (--initial-prototypes none).
+# What is there already is kept (a rerun continues). The trace's prototypes can then be left out
+# of an archive (scripts/study_pack.sh): these are what the report reads. FLCE_BIN: the flce to
+# use (default build/flce).
+set -eu
+here=$(pwd) # the folders given are relative to where the command was typed
+cd "$(dirname "$0")/.."
+flce=${FLCE_BIN:-./build/flce}
+case "$flce" in /*) ;; */*) [ -x "$here/$flce" ] && flce="$here/$flce" ;; esac
+[ -x "$flce" ] || { echo "released_eval.sh: build first (scripts/setup.sh)" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/released_eval.sh RUN_DIR..." >&2; exit 2; }
+done_n=0; new_n=0
+for top in "$@"; do
+  case "$top" in /*) ;; *) top="$here/$top" ;; esac
+  [ -d "$top" ] || { echo "released_eval.sh: $top: no such folder" >&2; exit 2; }
+  for run in "$top" "$top"/*/; do
+    run=${run%/}
+    [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes_first.npy" ] || continue
+    deps="velocity absent nocmc first"
+    [ -f "$run/trace/initial_prototypes.npy" ] && deps="$deps noinitial"
+    for dep in $deps; do
+      case $dep in
+        velocity) flag=--velocity val=distance;;
+        absent) flag=--absent-class val=forget;;
+        nocmc) flag=--ablate val=CMC;;
+        first) flag=--proto-samples val=first;;
+        noinitial) flag=--initial-prototypes val=none;;
+      esac
+      out="$run/released/$dep"
+      if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi
+      mkdir -p "$out"
+      "$flce" eval "$run/trace" --out "$out" "$flag" "$val" > "$out/eval.txt.tmp" ||
+        { echo "released_eval.sh: flce eval failed on $run ($dep): $(tail -1 "$out/eval.txt.tmp")" >&2; exit 1; }
+      rm -f "$out/Q.npy" "$out/X_completed.npy" # the completion's matrices: large, and made again by the same command
+      mv "$out/eval.txt.tmp" "$out/eval.txt"
+      new_n=$((new_n + 1))
+    done
+  done
+done
+echo "released_eval.sh: $new_n evaluations made, $done_n there already"
