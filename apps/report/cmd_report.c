@@ -127,6 +127,7 @@ static void sec_completion(report *R) { report_completion(R); report_progress(R,
 static void sec_reference(report *R) { report_reference(R); }
 static void sec_truth(report *R) { report_truth(R); }
 static void sec_readings(report *R) { report_readings(R); }
+static void sec_released(report *R) { report_released(R); }
 static void sec_horizon(report *R) { report_horizon(R); }
 static void sec_apart(report *R) { report_configurations_apart(R); }
 /* the clients: first where no configuration has two seeds (the claims then follow, folded);
@@ -152,6 +153,7 @@ static const report_section SECTIONS[] = {
     {sec_clients_first, 0},
     {sec_verdicts, 0},
     {sec_readings, 0},
+    {sec_released, 0},
     {sec_horizon, 0},
     {sec_configurations, 0},
     {sec_clients_after, 0},

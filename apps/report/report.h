@@ -188,6 +188,16 @@ int report_clients(report *R);
  * under each reading; readings_claims.csv. Nothing where the runs hold no readings. Returns 0
  * when out of memory. */
 int report_readings(report *R);
+/* KL(c || the data shares of run r), NaN where c is not a distribution (report_readings.c). */
+double report_kl_to_shares(const run_t *r, const double *c);
+/* Column col (1-based, after the client number) of a per-client CSV of run r (n rows) into c [n]:
+ * 1; 0 when the file is missing, or damaged (report_damaged then says so). */
+int report_client_csv(report *R, const run_t *r, const char *path, int col, double *c);
+/* The paper's text and its released code (report_released.c, issue 62): for the study under the
+ * released code (docs/decisions.md), each claim judged under the text (a), as released (b) and
+ * under the text plus each departure alone (c); released_claims.csv. Nothing where no run is
+ * one of the study's. Returns 0 when out of memory. */
+int report_released(report *R);
 /* The horizon (report_readings.c, issue 30): where runs are longer than 30 rounds, the KL claim
  * at rounds 30, 100 and 200 (FLCE_REPORT_HORIZON: others), FLCE's from flce eval --rounds R
  * (RUN/readings/), the baselines' running contributions; a table and a figure per configuration

@@ -45,7 +45,7 @@ typedef struct {
 } rconf;
 
 /* KL(c || data shares of run r) */
-static double kl_to_shares(const run_t *r, const double *c) {
+double report_kl_to_shares(const run_t *r, const double *c) {
     int n = r->clients, C = flce_dataset_classes(r->dataset) ? flce_dataset_classes(r->dataset) : 10;
     double *q = malloc(sizeof(double) * (size_t)n);
     if (!q || n < 1 || r->samples[0] <= 0) {
@@ -63,7 +63,7 @@ static double kl_to_shares(const run_t *r, const double *c) {
  * each row a client number and numbers (a row cut short, a client missing or repeated, a value
  * that is not a finite number), is damaged: report_damaged, 0 (it was once taken as absent, and
  * the reading left out of the tables without a word). */
-static int read_client_csv(report *R, const run_t *r, const char *path, int col, double *c) {
+int report_client_csv(report *R, const run_t *r, const char *path, int col, double *c) {
     FILE *f = flce_fopen_input(path);
     if (!f && flce_input_why[0]) {
         report_damaged(R, "%s: %s", path, flce_input_why);
@@ -150,11 +150,11 @@ static int collect(report *R, rconf *cf) {
             for (int e = 0; e < NPS && !have; e++)
                 for (int m = 0; m < NMISS && !have; m++) {
                     snprintf(p, sizeof p, "%s/readings/%s-%s-r%d/contributions.csv", r->dir, PS[e], MISS[m], r->T);
-                    have = read_client_csv(R, r, p, 1, c);
+                    have = report_client_csv(R, r, p, 1, c);
                 }
         } else {
             snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
-            have = read_client_csv(R, r, p, 1, c);
+            have = report_client_csv(R, r, p, 1, c);
         }
         if (have && j == nc && nc == MAXC) report_over(R, "more than %d configurations in the readings' tables; give fewer runs", MAXC);
         if (!have || (j == nc && nc == MAXC)) {
@@ -176,7 +176,7 @@ static int collect(report *R, rconf *cf) {
             for (int e = 0; e < NPS; e++)
                 for (int m = 0; m < NMISS; m++) {
                     snprintf(p, sizeof p, "%s/readings/%s-%s-r%d/contributions.csv", r->dir, PS[e], MISS[m], r->T);
-                    if (read_client_csv(R, r, p, 1, c)) x->flce[a][e][m][s] = kl_to_shares(r, c);
+                    if (report_client_csv(R, r, p, 1, c)) x->flce[a][e][m][s] = report_kl_to_shares(r, c);
                     else if (e == a && m == 0) x->flce[a][e][m][s] = r->kl_final; /* its own reading: contributions.csv */
                 }
         } else {
@@ -191,7 +191,7 @@ static int collect(report *R, rconf *cf) {
             x->base_acc[b][s] = r->fin_acc;
             snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
             for (int q = 0; q < NRULE; q++)
-                if (read_client_csv(R, r, p, q + 1, c)) x->base_kl[b][q][s] = kl_to_shares(r, c);
+                if (report_client_csv(R, r, p, q + 1, c)) x->base_kl[b][q][s] = report_kl_to_shares(r, c);
         }
         free(c);
     }
@@ -470,7 +470,7 @@ static void horizon_collect(report *R, const int *rounds, int nrounds, hconf *cf
                 char p[1400];
                 int a = ps_of(r);
                 snprintf(p, sizeof p, "%s/readings/%s-zero-r%d/contributions.csv", r->dir, PS[a], rounds[q]);
-                if (read_client_csv(R, r, p, 1, c)) h->flce[a][q][s] = kl_to_shares(r, c);
+                if (report_client_csv(R, r, p, 1, c)) h->flce[a][q][s] = report_kl_to_shares(r, c);
                 else if (rounds[q] == r->T) h->flce[a][q][s] = r->kl_final;
             } else h->base_kl[line - NPS][q][s] = r->kl[rounds[q] - 1]; /* the running contributions' KL at round R */
         }

@@ -1,0 +1,304 @@
+/* report_released.c: the paper's text and its released code (issue 62; the plan in
+ * docs/decisions.md, "The study under the released code"). Each run of the study is placed by the
+ * departures its config.json records, counted only where its method has them (FLCE, FedAvg,
+ * FedSV; docs/flce.md, "The released code"):
+ *   (a) the text: none;
+ *   (b) as released: every departure its method's released code has (the data's where the
+ *       configuration has them: the balancing step where non-IID, the noise as made where noisy);
+ *   (c) the text plus one departure: a training-side one run alone (the other methods then come
+ *       from (a) on the same seed and partition), or an evaluation-side one on (a)'s own
+ *       trajectories: FLCE's RUN/released/<departure>/ (scripts/released_eval.sh) and the
+ *       baselines' L2 rule (contributions_rules.csv's l2_update).
+ * A run with any other setting of these members is none of the study's and is left out here.
+ * The claims, each judged by the study's rule (FLCE minus the baseline, paired over seeds, a
+ * Student-t 95% interval; a comparison holds when its interval lies on the claim's side, fails
+ * when on the other; the claim holds when every comparison holds, fails when one fails): FLCE's
+ * accuracy and macro-F1 at least FedAvg's and FedSV's; FLCE's KL below FedAvg's under the text's
+ * metric (KL to the data shares) and under the released one (flce_kl_minmax against uniform, or
+ * against the quality reference where clients are noisy: the noise claim); the completion
+ * helps (FLCE's KL below its KL without completion, RUN/released/nocmc). A departure flips a
+ * claim where its verdict under (c) differs from (a)'s. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flce_eq.h"
+#include "report.h"
+
+enum { MAXC = 16, MAXS = REPORT_MAX_SEEDS, NM = 3, NCL = 5 };
+enum { G_PROTO = 1, G_VEL = 2, G_ABSENT = 4, G_CLS = 8, G_INIT = 16, G_CMC = 32, G_SCHED = 64, G_LOCAL = 128, G_MEAN = 256,
+       G_FEDSV = 512, G_BAL = 1024, G_NOISE = 2048, NG = 12 };
+static const char *const METH[NM] = {"flce", "fedavg", "fedsv"};
+static const unsigned RELEVANT[NM] = {G_PROTO | G_VEL | G_ABSENT | G_CLS | G_INIT | G_CMC | G_SCHED | G_LOCAL | G_BAL | G_NOISE,
+                                      G_MEAN | G_LOCAL | G_BAL | G_NOISE, G_MEAN | G_LOCAL | G_SCHED | G_FEDSV | G_BAL | G_NOISE};
+static const unsigned RELEASED[NM] = {G_PROTO | G_VEL | G_ABSENT | G_CLS | G_INIT | G_CMC | G_SCHED | G_LOCAL, G_MEAN | G_LOCAL,
+                                      G_MEAN | G_LOCAL | G_SCHED | G_FEDSV};
+/* the arms: (a), (b), one per training-side group, then the evaluation-side ones on (a) */
+enum { A_TEXT, A_REL, A_G0, A_EVEL = A_G0 + NG, A_EABSENT, A_ENOCMC, A_EFIRST, A_EL2, NA };
+static const char *const ARM[NA] = {"(a) the text", "(b) as released", "prototypes: first correct sample (trained)",
+                                    "velocity unsquared (trained)", "absent classes forgotten (trained)", "L_CL times tau",
+                                    "round 1's prototypes from the initial model", "no completion (trained)",
+                                    "selection (FLCE's sweep; FedSV's window)", "local training: 50 steps, momentum, decay, clipping",
+                                    "plain-mean aggregation", "FedSV's form: drawn players, test set, best coalition",
+                                    "the partition's balancing step", "the noise as made (last 40%, (y + 1) mod C)",
+                                    "velocity unsquared (evaluated)", "absent classes forgotten (evaluated)", "no completion (evaluated)",
+                                    "prototypes: first correct sample (evaluated)", "baselines' L2 update rule"};
+static const char *const EVAL_DIR[5] = {"velocity", "absent", "nocmc", "first", NULL};
+static const char *const CLAIM[NCL] = {"FLCE's accuracy at least every baseline's", "FLCE's macro-F1 at least every baseline's",
+                                       "FLCE's KL below FedAvg's (the text's metric: KL to the data shares)",
+                                       "FLCE's KL below FedAvg's (the released metric: min-max KL to uniform, or to the quality reference where noisy)",
+                                       "the completion helps (FLCE's KL below its KL without it)"};
+/* the members a departure sets, each with its released value (any other value: none of the study's) */
+static const struct {
+    const char *key, *rel;
+    unsigned g;
+} DEP[] = {{"prototypes", "first", G_PROTO}, {"velocity", "distance", G_VEL}, {"absent_class", "forget", G_ABSENT}, {"cl_scale", "tau", G_CLS},
+           {"initial_prototypes", "initial-model", G_INIT}, {"aggregation", "mean", G_MEAN}, {"players", "drawn", G_FEDSV},
+           {"utility_set", "test", G_FEDSV}, {"next_model", "best", G_FEDSV}, {"dirichlet_balance", "yes", G_BAL},
+           {"noisy_choice", "last", G_NOISE}, {"label_noise_map", "next", G_NOISE}, {"feature_noise_std", "data", G_NOISE}};
+static const char *const TEXTV[] = {"correct", "squared", "keep", "one", "none", "size", "selected", "validation", "aggregate"};
+static const char *const DROP[] = {"seed", "algo", "prototypes", "velocity", "absent_class", "cl_scale", "initial_prototypes", "ablate",
+                                   "schedule", "local_steps", "momentum", "weight_decay", "clip_norm", "aggregation", "players",
+                                   "utility_set", "next_model", "dirichlet_balance", "noisy_choice", "label_noise_map",
+                                   "feature_noise_std", "label_noise", "epochs"};
+
+typedef struct {
+    char *key;
+    const run_t *any;
+    int ns;
+    unsigned long long seed[MAXS];
+    int run[NA][NM][MAXS]; /* the run of each arm, method and seed; -1: none */
+} rconf;
+
+/* Whether arm a has a run of its own (a training-side arm that was run). */
+static int c_has(const rconf *c, int a) {
+    for (int m = 0; m < NM; m++)
+        for (int s = 0; s < c->ns; s++)
+            if (c->run[a][m][s] >= 0) return 1;
+    return 0;
+}
+
+static int method_of(const run_t *r) {
+    for (int m = 0; m < NM; m++)
+        if (!strcmp(r->algo, METH[m])) return m;
+    return -1;
+}
+
+/* The departures run r records (those of its method), or -1 where a member has a value that is
+ * neither the text's nor the released code's. */
+static int groups_of(const run_t *r, int m, unsigned *g) {
+    *g = 0;
+    for (size_t i = 0; i < sizeof DEP / sizeof DEP[0]; i++) {
+        const char *v = flce_json_str(r->cfg, DEP[i].key);
+        if (!v) continue;
+        int text = i < sizeof TEXTV / sizeof TEXTV[0] && !strcmp(v, TEXTV[i]);
+        if (!strcmp(v, DEP[i].rel)) *g |= DEP[i].g;
+        else if (!text) return -1;
+    }
+    const char *s = flce_json_str(r->cfg, "schedule");
+    if (s && strcmp(s, m == 0 ? "sweep" : m == 2 ? "window" : "-")) return -1; /* the other's schedule: none of the study's */
+    if (s) *g |= G_SCHED;
+    if (!isnan(flce_json_num(r->cfg, "local_steps")) || !isnan(flce_json_num(r->cfg, "momentum"))) *g |= G_LOCAL;
+    if (strstr(r->ablate, "CMC")) *g |= G_CMC;
+    if (r->ablate[0] && strcmp(r->ablate, "CMC")) return -1; /* M, V, Q, CL: the ablation study's */
+    *g &= RELEVANT[m];
+    return 0;
+}
+
+static int arm_of(const run_t *r, int m) {
+    unsigned g;
+    if (groups_of(r, m, &g)) return -1;
+    unsigned data = (strcmp(r->partition, "iid") ? G_BAL : 0) | (r->label_noise > 0 || r->feature_noise > 0 ? G_NOISE : 0);
+    if (!g) return A_TEXT;
+    if (g == (RELEASED[m] | data)) return A_REL;
+    if (m == 2 && g == (G_SCHED | G_FEDSV)) g = G_FEDSV; /* FedSV's released form includes its window */
+    if (g & (g - 1)) return -1;                          /* two departures, not every one: none of the study's arms */
+    for (int i = 0; i < NG; i++)
+        if (g == 1u << i) return A_G0 + i;
+    return -1;
+}
+
+/* The study's configurations: those with a run as released (every other run without departures
+ * is an arm (a) of nothing), named by a run of (a) where there is one; then every arm's runs of
+ * them. */
+static int collect(report *R, rconf *cf) {
+    int nc = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < R->nr; i++) {
+            const run_t *r = &R->runs[i];
+            int m = method_of(r), a = m < 0 || !r->cfg ? -1 : arm_of(r, m);
+            if (a < 0 || (pass == 0 && a != A_REL)) continue;
+            char *key = flce_run_key(r, DROP, (int)(sizeof DROP / sizeof DROP[0]));
+            if (!key) return -1;
+            int k = 0;
+            while (k < nc && strcmp(cf[k].key, key)) k++;
+            if (pass == 0) { /* a configuration of the study */
+                if (k < nc) free(key);
+                else if (nc == MAXC) {
+                    free(key);
+                    report_over(R, "the released code's section: more than %d configurations", MAXC);
+                    return nc;
+                } else {
+                    memset(&cf[nc], 0, sizeof cf[nc]);
+                    memset(cf[nc].run, -1, sizeof cf[nc].run);
+                    cf[nc].key = key, cf[nc].any = r, nc++;
+                }
+                continue;
+            }
+            free(key);
+            if (k == nc) continue; /* none of the study's configurations */
+            rconf *c = &cf[k];
+            int s = 0;
+            while (s < c->ns && c->seed[s] != r->seed) s++;
+            if (s == c->ns) {
+                if (c->ns == MAXS) {
+                    report_over(R, "the released code's section: more than %d seeds of a configuration", MAXS);
+                    continue;
+                }
+                c->seed[c->ns++] = r->seed;
+            }
+            if (c->run[a][m][s] < 0) c->run[a][m][s] = i; /* a repeat of the same run: the first */
+            if (a == A_TEXT && c->any->cfg && arm_of(c->any, method_of(c->any)) != A_TEXT) c->any = r;
+        }
+    return nc;
+}
+
+/* The value a claim compares, of method m in arm a on seed s: the run (its arm's, else (a)'s)
+ * and its contributions (the evaluation-side arms': the evaluation's; the L2 rule's for
+ * FedAvg under (b) and the L2 arm). NaN where absent. */
+static const run_t *member(report *R, const rconf *c, int a, int m, int s) {
+    int i = a >= A_EVEL ? -1 : c->run[a][m][s];
+    if (i < 0 && a != A_REL) i = c->run[A_TEXT][m][s];
+    return i < 0 ? NULL : &R->runs[i];
+}
+
+static int contributions(report *R, const rconf *c, int a, int m, int s, double *out) {
+    const run_t *r = member(R, c, a, m, s);
+    if (!r) return 0;
+    char p[1300];
+    if (m == 0 && a >= A_EVEL && a <= A_EFIRST) {
+        snprintf(p, sizeof p, "%s/released/%s/contributions.csv", r->dir, EVAL_DIR[a - A_EVEL]);
+        return report_client_csv(R, r, p, 1, out);
+    }
+    if (m == 1 && (a == A_REL || a == A_EL2)) {
+        snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
+        return report_client_csv(R, r, p, 5, out); /* l2_update: the fifth reading */
+    }
+    memcpy(out, r->contrib, sizeof *out * (size_t)r->clients);
+    return 1;
+}
+
+static double kl_released(const run_t *r, const double *c) {
+    int n = r->clients, *noise = malloc(sizeof *noise * (size_t)n);
+    double *q = malloc(sizeof *q * (size_t)n), k = NAN;
+    if (noise && q) {
+        for (int i = 0; i < n; i++) noise[i] = r->noisy_k[i] ? (r->label_noise > 0 ? 2 : 1) : 0;
+        flce_quality_reference(noise, n, q);
+        k = flce_kl_minmax(c, q, n, NULL);
+    }
+    free(noise), free(q);
+    return k >= 0 ? k : NAN;
+}
+
+/* The claim's comparisons in arm a: each baseline's paired differences, in the claim's direction
+ * (> 0: as claimed), over the seeds; the verdict of each into v, the claim's returned (1 holds,
+ * -1 fails, 0 inconclusive, 2 nothing to compare). */
+static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char *conf) {
+    if (cl == 4 && (a == A_REL || a == A_G0 + 5 || a >= A_EVEL)) return 2; /* no completion there to judge (or no evaluation of it) */
+    int nb = cl <= 1 ? 2 : 1, verdict = 1, any = 0;
+    for (int b = 1; b <= nb; b++) {
+        double d[MAXS];
+        int n = 0;
+        for (int s = 0; s < c->ns; s++) {
+            const run_t *F = member(R, c, a, 0, s), *B = cl == 4 ? F : member(R, c, a, b, s);
+            if (!F || !B || strcmp(F->partdig, B->partdig)) continue;
+            double x = NAN;
+            if (cl == 0) x = F->fin_acc - B->fin_acc;
+            else if (cl == 1) x = F->fin_f1 - B->fin_f1;
+            else {
+                double *cf = malloc(sizeof *cf * (size_t)F->clients), *cb = malloc(sizeof *cb * (size_t)F->clients);
+                int ok = cf && cb && contributions(R, c, a, 0, s, cf);
+                if (ok && cl == 4) {
+                    char p[1300];
+                    snprintf(p, sizeof p, "%s/released/nocmc/contributions.csv", F->dir);
+                    ok = report_client_csv(R, F, p, 1, cb);
+                } else if (ok) ok = contributions(R, c, a, b, s, cb);
+                if (ok) x = cl == 3 ? kl_released(B, cb) - kl_released(F, cf) : report_kl_to_shares(B, cb) - report_kl_to_shares(F, cf);
+                free(cf), free(cb);
+            }
+            if (!isnan(x)) d[n++] = x;
+        }
+        if (!n) continue;
+        any = 1;
+        double mean, half;
+        report_mean_ci(d, n, &mean, &half);
+        int v = n >= 2 && mean - half > 0 ? 1 : n >= 2 && mean + half < 0 ? -1 : 0;
+        if (v < 0) verdict = -1;
+        else if (v == 0 && verdict > 0) verdict = 0;
+        if (csv)
+            fprintf(csv, "%s,%s,%s,%s,%.10g,%.10g,%d,%s\n", csv_q(CLAIM[cl]), csv_q(conf), csv_q(ARM[a]),
+                    cl == 4 ? "without completion" : METH[b], mean, half, n,
+                    v > 0 ? "holds" : v < 0 ? "fails" : "inconclusive");
+    }
+    return any ? verdict : 2;
+}
+
+static const char *word(int v) { return v == 1 ? "holds" : v == -1 ? "does not hold" : v == 0 ? "inconclusive" : "n/a"; }
+
+int report_released(report *R) {
+    rconf *cf = calloc(MAXC, sizeof *cf);
+    if (!cf) return 0;
+    int nc = collect(R, cf), any = 0;
+    for (int k = 0; k < nc && !any; k++) /* the study's runs: FLCE as released beside the text */
+        for (int s = 0; s < cf[k].ns && !any; s++) any = cf[k].run[A_REL][0][s] >= 0 && cf[k].run[A_TEXT][0][s] >= 0;
+    if (nc <= 0 || !any) {
+        for (int k = 0; k < nc; k++) free(cf[k].key);
+        free(cf);
+        return nc >= 0;
+    }
+    FILE *md = R->md, *ht = R->ht, *csv = NULL;
+    char p[1200];
+    snprintf(p, sizeof p, "%s/released_claims.csv", R->out);
+    if ((csv = report_fopen(p))) fprintf(csv, "claim,configuration,arm,comparison,mean_difference,half_width_95,n,verdict\n");
+    fprintf(md, "\n## The paper's text and its released code\n\n");
+    fprintf(ht, "<h2>The paper's text and its released code</h2>\n");
+    report_para(md, ht,
+                "The authors' released code (Yao-Learning/FLCE) computes FLCE and its baselines differently from the paper's text at the "
+                "points docs/flce.md tabulates. Each claim is judged under (a) the text, (b) every departure as released, and (c) the "
+                "text with one departure alone, trained (its other methods from (a) on the same seeds) or evaluated on (a)'s own "
+                "trajectories. The rule is the study's: FLCE minus each baseline, paired over seeds, a 95% interval; a claim holds when "
+                "every comparison lies on its side. A departure **flips** a claim where its verdict differs from (a)'s; the released "
+                "code **produces** a claim that holds under (b) and not under (a).");
+    static const char *h[] = {"configuration", "claim", "(a) the text", "(b) as released", "departures that flip it"};
+    rtable t;
+    rt_begin_class(&t, md, ht, "small", 5, h);
+    for (int k = 0; k < nc; k++) {
+        char conf[200];
+        report_configuration_base(cf[k].any, conf, sizeof conf);
+        for (int cl = 0; cl < NCL; cl++) {
+            int va = judge(R, &cf[k], A_TEXT, cl, csv, conf), vb = judge(R, &cf[k], A_REL, cl, csv, conf);
+            char flips[1500] = "";
+            size_t fl = 0;
+            for (int a = A_G0; a < NA; a++) { /* the arms run, and the evaluations made (2: none) */
+                if (a < A_EVEL && !c_has(&cf[k], a)) continue;
+                int v = judge(R, &cf[k], a, cl, csv, conf);
+                if (v != 2 && v != va) flce_catf(flips, sizeof flips, &fl, "%s%s (%s)", fl ? "; " : "", ARM[a], word(v));
+            }
+            char vbs[64];
+            snprintf(vbs, sizeof vbs, "%s%s", word(vb), vb == 1 && va != 1 ? " (produced)" : "");
+            rt_row_begin(&t, NULL);
+            rt_cell(&t, cl ? "" : conf, NULL, NULL, 0), rt_cell(&t, CLAIM[cl], NULL, NULL, 0);
+            rt_cell(&t, word(va), NULL, va == 1 ? "holds" : va == -1 ? "fails" : NULL, 0);
+            rt_cell(&t, vbs, NULL, vb == 1 ? "holds" : vb == -1 ? "fails" : NULL, 0);
+            rt_cell(&t, fl ? flips : "none", NULL, NULL, 0);
+            rt_row_end(&t);
+        }
+    }
+    rt_end(&t);
+    report_para(md, ht, "Each comparison's numbers: released_claims.csv (claim, configuration, arm, the baseline, FLCE's mean paired "
+                        "difference in the claim's direction, its 95% half-width, the seeds, the comparison's verdict).");
+    if (csv) report_fclose(csv);
+    for (int k = 0; k < nc; k++) free(cf[k].key);
+    free(cf);
+    return 1;
+}

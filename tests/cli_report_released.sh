@@ -1,0 +1,55 @@
+#!/bin/sh
+# cli_report_released.sh: the report's section "The paper's text and its released code" (issue
+# 62) on a tiny study: three seeds of (a) the text (FLCE, FedAvg, FedSV), (b) --as-released, and
+# one training-side arm (FLCE with --cl-scale tau), the evaluation-side departures made by
+# scripts/released_eval.sh. Three of its comparisons are worked out here with awk from the run
+# folders' files: the text's KL claim (KL to the data shares, FedAvg minus FLCE), the released
+# metric under (b) (min-max rescaled KL to uniform, FedAvg's contributions by the L2 rule) and
+# the evaluated unsquared velocity (FLCE's RUN/released/velocity beside (a)'s FedAvg); the arm
+# not run (plain-mean aggregation) is absent; runs of another study are left out.
+set -u
+flce=$1
+PROG=$flce
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-released-XXXXXX); trap 'rm -rf "$t"' EXIT
+B="--clients 4 --per-round 2 --rounds 3 --train-subset 400 --test-subset 60 --val-size 20 --batch 16 --lr 0.05 --quiet --dirichlet 0.5 --backend cpu"
+for s in 1 2 3; do
+  "$flce" run --algo flce,fedavg,fedsv $B --seed $s --out "$t/text-s$s" > /dev/null 2>&1 || fail "the text, seed $s"
+  "$flce" run --algo flce,fedavg,fedsv $B --seed $s --as-released --local-steps 2 --out "$t/rel-s$s" > /dev/null 2>&1 || fail "as released, seed $s"
+  "$flce" run --algo flce $B --seed $s --cl-scale tau --out "$t/cls-s$s" > /dev/null 2>&1 || fail "--cl-scale tau, seed $s"
+done
+"$flce" run --algo flce $B --seed 1 --proto-samples all --out "$t/other" > /dev/null 2>&1 || fail "a run of the readings"
+FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t"/text-s* > /dev/null || fail "released_eval.sh"
+[ -f "$t/text-s1/flce/released/velocity/contributions.csv" ] || fail "released_eval.sh made no velocity evaluation"
+"$flce" report "$t"/text-s* "$t"/rel-s* "$t"/cls-s* "$t/other" --out "$t/rep" > /dev/null 2>&1 || fail "flce report"
+grep -q "^## The paper's text and its released code" "$t/rep/report.md" || fail "no section"
+csv=$t/rep/released_claims.csv
+[ -f "$csv" ] || fail "no released_claims.csv"
+# KL(P || Q) of the contributions in column $2 of file $1 against Q: the data shares (clients.csv
+# of run $3) or, with $4 = minmax, uniform after the released rescaling to [0.01, 1]
+kl() {
+  awk -F, -v mode="${4:-shares}" 'FNR == 1 { f++; next } f == 1 { s[$1] = $2; ts += $2 } f == 2 { p[$1] = $(c + 1); n++ }
+    END { if (mode == "minmax") { lo = 1e300; hi = -1e300; for (k in p) { if (p[k] < lo) lo = p[k]; if (p[k] > hi) hi = p[k] }
+            for (k in p) { p[k] = 0.01 + 0.99 * (p[k] - lo) / (hi - lo); tp += p[k] }; for (k in p) { p[k] /= tp; q[k] = 1 / n } }
+          else for (k in p) q[k] = s[k] / ts
+          for (k in p) if (p[k] > 0) x += p[k] * log(p[k] / q[k]); printf "%.12f", x }' c="$2" "$3/clients.csv" "$1"
+}
+# the mean over the seeds of d_s = (baseline's KL) - (FLCE's KL), the claim's direction; against the csv's
+check() { # NAME ARM BASELINE_FILE COL FLCE_FILE MODE
+  want=$(for s in 1 2 3; do
+    a=$(echo "$3" | sed "s/SEED/$s/"); b=$(echo "$5" | sed "s/SEED/$s/"); run=$(dirname "$b" | sed 's|/released/.*||')
+    echo "$(kl "$a" "$4" "$run" "$6") $(kl "$b" 1 "$run" "$6")"; done | awk '{ d += $1 - $2; n++ } END { printf "%.10g", d / n }')
+  got=$(awk -F, -v arm="$2" -v m="$6" '$0 ~ arm && $0 ~ (m == "minmax" ? "released metric" : "text.s metric") && $0 ~ ",fedavg," {
+          for (i = 1; i <= NF; i++) if ($i == "fedavg") { print $(i + 1); exit } }' "$csv")
+  [ -n "$got" ] || fail "$1: no row in released_claims.csv: $(cat "$csv")"
+  awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * (1 + (b < 0 ? -b : b))) }' ||
+    fail "$1: released_claims.csv says $got, worked out here $want"
+}
+check "the text's KL" "[(]a[)] the text" "$t/text-sSEED/fedavg/contributions.csv" 1 "$t/text-sSEED/flce/contributions.csv" shares
+check "the released metric as released" "[(]b[)] as released" "$t/rel-sSEED/fedavg/contributions_rules.csv" 5 "$t/rel-sSEED/flce/contributions.csv" minmax
+check "the evaluated velocity" "velocity unsquared [(]evaluated[)]" "$t/text-sSEED/fedavg/contributions.csv" 1 \
+  "$t/text-sSEED/flce/released/velocity/contributions.csv" shares
+grep -q "L_CL times tau" "$csv" || fail "the --cl-scale arm is not judged"
+grep -q "plain-mean aggregation" "$csv" && fail "an arm not run (plain-mean aggregation) has rows"
+grep -q "all samples\|prototypes from all" "$csv" && fail "a run of the readings was taken for one of the study's"
+echo "cli_report_released: all checks passed"
