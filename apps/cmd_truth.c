@@ -32,12 +32,13 @@
 #include "values.h"
 
 static const char *USAGE =
-    "usage: flce truth [--coalitions all|loo] [--truth-seeds R] [--participation k|full] [--window W] [--jobs J]\n"
+    "usage: flce truth [--coalitions all|loo|sample:M] [--truth-seeds R] [--participation k|full] [--window W] [--jobs J]\n"
     "                  [--utility accuracy|accuracy-window|loss|loss-window] --seed S --out DIR [--resume] [--force]\n"
     "                  [--quiet] [every flag of flce run that describes the federation and its training]\n"
     "One training per coalition of the --clients clients (FedAvg unless --algo names another method), the\n"
     "clients outside it never selected; OUT/utilities.csv: each coalition's final test accuracy and loss;\n"
-    "OUT/values.csv: exact Shapley and Banzhaf (--coalitions all, n <= 16), leave-one-out and client alone.\n"
+    "OUT/values.csv: exact Shapley and Banzhaf (--coalitions all, n <= 16; estimated with sample:M), leave-one-out and\n"
+    "client alone.\n"
     "Not taken (flce truth sets them): --members, --seeds, --train-seed, --test-loss.";
 
 #define TRUTH_MAX_SEEDS 16
@@ -54,6 +55,7 @@ typedef struct {
 typedef struct {
     const char *prog, *out;
     int n, R, K, T, W, full, all, utility, quiet;
+    int sample;    /* --coalitions sample:M: M coalitions drawn beside leave-one-out's (0: none) */
     uint64_t seed; /* --seed: truth seed r trains with train seed seed + r */
     truth_row *rows;
     int nrows;
@@ -74,16 +76,35 @@ static int popcount64(uint64_t m) {
     return c;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* The coalitions of the plan, ascending: every mask (all), or the empty one, the singletons, N
- * minus one and N (loo). */
-static int plan_masks(int n, int all, uint64_t *masks) {
+ * minus one and N (loo), and with sample M more, drawn by the seed's stream (FLCE_RNG_COALITIONS):
+ * a size from 2 .. n - 2 uniformly (leave-one-out's hold every coalition of the other sizes),
+ * then that many clients uniformly, a coalition drawn before drawn again (docs/decisions.md). */
+static int plan_masks(int n, int all, int sample, uint64_t seed, uint64_t *masks) {
     if (all) {
         for (uint64_t m = 0; m < (uint64_t)1 << n; m++) masks[m] = m;
         return 1 << n;
     }
     uint32_t mm[2 * FLCE_VALUES_MAX_SPARSE + 2];
-    int k = flce_values_needed(n, mm);
+    int k = flce_values_needed(n, mm), base = k, idx[FLCE_VALUES_MAX_SPARSE];
     for (int i = 0; i < k; i++) masks[i] = mm[i];
+    flce_rng r;
+    flce_rng_init(&r, seed, FLCE_RNG_COALITIONS, 0, 0);
+    while (k < base + sample) {
+        int s = 2 + (int)(flce_rng_uniform(&r) * (n - 3)), seen = 0;
+        if (s > n - 2) s = n - 2;
+        flce_rng_sample(&r, n, s, idx);
+        uint64_t m = 0;
+        for (int j = 0; j < s; j++) m |= (uint64_t)1 << idx[j];
+        for (int i = base; i < k && !seen; i++) seen = masks[i] == m;
+        if (!seen) masks[k++] = m;
+    }
+    qsort(masks, (size_t)k, sizeof *masks, cmp_u64);
     return k;
 }
 
@@ -304,6 +325,7 @@ static flce_status write_values(const truth *t, const char *path, double out_val
         } else {
             flce_coalitions tab = {nm, mm, v};
             st = flce_values_loo_alone_sparse(n, &tab, o + 2 * n, o + 3 * n, e);
+            if (!st && t->sample) st = flce_values_sampled(n, &tab, o, o + n, e); /* estimated from the size strata */
         }
     }
     if (st) {
@@ -324,7 +346,7 @@ static flce_status write_values(const truth *t, const char *path, double out_val
     for (int i = 0; i < n; i++) {
         flce_catf(b, cap, &len, "%d", i);
         for (int k = 0; k < 4; k++) {
-            if (!t->all && k < 2) { /* not from a partial table */
+            if (!t->all && !t->sample && k < 2) { /* not from leave-one-out's table */
                 flce_catf(b, cap, &len, ",,");
                 out_vals[i][k] = NAN;
                 continue;
@@ -348,8 +370,11 @@ static flce_status truth_json(const truth *t, int argc, char **argv, const char 
     size_t len = 0;
     flce_catf(buf, cap, &len, "{\n\t\"truth_format\":\t1,\n\t\"algo\":\t\"%s\",\n\t\"clients\":\t%d,\n\t\"per_round\":\t%d,\n\t\"rounds\":\t%d,\n",
               algo, t->n, t->K, t->T);
+    char co[32];
+    if (t->sample) snprintf(co, sizeof co, "sample:%d", t->sample);
+    else snprintf(co, sizeof co, "%s", t->all ? "all" : "loo");
     flce_catf(buf, cap, &len, "\t\"coalitions\":\t\"%s\",\n\t\"participation\":\t\"%s\",\n\t\"truth_seeds\":\t%d,\n\t\"seed\":\t%llu,\n",
-              t->all ? "all" : "loo", t->full ? "full" : "k", t->R, (unsigned long long)t->seed);
+              co, t->full ? "full" : "k", t->R, (unsigned long long)t->seed);
     flce_catf(buf, cap, &len, "\t\"window\":\t%d,\n\t\"utility\":\t\"%s\",\n\t\"partition_digest\":\t\"%s\",\n\t\"run_flags\":\t[", t->W,
               UTILITIES[t->utility], part);
     for (int i = 0, first = 1; i < argc; i++) {
@@ -658,7 +683,8 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
 typedef struct { /* flce truth's own options */
     const char *coal, *participation, *utility;
     int R, W, resume, force, quiet, jobs;
-    int ut; /* the index of utility in UTILITIES */
+    int ut;     /* the index of utility in UTILITIES */
+    int sample; /* sample:M's M (0: all or loo) */
 } truth_opts;
 
 typedef struct { /* the files of a truth's folder */
@@ -669,7 +695,7 @@ typedef struct { /* the files of a truth's folder */
 static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
     *o = (truth_opts){.coal = "all", .participation = "k", .utility = "accuracy", .R = 1, .jobs = 1};
     cli_opt opts[] = {
-        {"coalitions", CLI_STR, &o->coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients) or loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients)", 0},
+        {"coalitions", CLI_STR, &o->coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients), loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients) or sample:M (loo's and M more drawn at random: Shapley and Banzhaf estimated by size strata; 4 to 32 clients)", 0},
         {"truth-seeds", CLI_INT, &o->R, "R trainings of each coalition, train seeds --seed .. --seed + R - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
         {"participation", CLI_STR, &o->participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
         {"window", CLI_INT, &o->W, "the last W rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
@@ -683,7 +709,15 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
     const char *pos[1];
     int np, rc = cli_parse(prog, USAGE, opts, nown, own, pos, 0, &np);
     if (rc) return rc;
-    if (strcmp(o->coal, "all") && strcmp(o->coal, "loo")) return cli_usage_error(prog, "--coalitions '%s': all or loo", o->coal);
+    o->sample = 0;
+    if (!strncmp(o->coal, "sample:", 7)) {
+        char *end;
+        long m = strtol(o->coal + 7, &end, 10);
+        if (end == o->coal + 7 || *end || m < 1 || m > 10000)
+            return cli_usage_error(prog, "--coalitions '%s': sample:M takes a whole number M from 1 to 10000", o->coal);
+        o->sample = (int)m;
+    } else if (strcmp(o->coal, "all") && strcmp(o->coal, "loo"))
+        return cli_usage_error(prog, "--coalitions '%s': all, loo or sample:M", o->coal);
     if (strcmp(o->participation, "k") && strcmp(o->participation, "full"))
         return cli_usage_error(prog, "--participation '%s': k or full", o->participation);
     o->ut = -1;
@@ -726,11 +760,19 @@ static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, cons
     if (t->W < 1 || t->W > t->T) return cli_usage_error(prog, "--window %d: 1 to --rounds (%d)", o->W, t->T);
     if (all && t->n > FLCE_VALUES_MAX_N)
         return cli_usage_error(prog, "--clients %d: every coalition of at most %d clients (2^n trainings); --coalitions loo for more", t->n, FLCE_VALUES_MAX_N);
-    if (!all && t->n > FLCE_VALUES_MAX_SPARSE) return cli_usage_error(prog, "--clients %d: --coalitions loo takes at most %d", t->n, FLCE_VALUES_MAX_SPARSE);
+    if (!all && t->n > FLCE_VALUES_MAX_SPARSE)
+        return cli_usage_error(prog, "--clients %d: --coalitions %s takes at most %d", t->n, o->sample ? "sample:M" : "loo", FLCE_VALUES_MAX_SPARSE);
+    t->sample = o->sample;
+    if (o->sample) { /* the coalitions besides leave-one-out's: 2^n - 2n - 2 */
+        double room = ldexp(1.0, t->n) - 2.0 * t->n - 2;
+        if (room < 1) return cli_usage_error(prog, "--coalitions sample:M: with %d clients leave-one-out's coalitions are all of them (--coalitions all)", t->n);
+        if (o->sample > room)
+            return cli_usage_error(prog, "--coalitions sample:%d: %d clients have %.0f coalitions besides leave-one-out's", o->sample, t->n, room);
+    }
     if (t->seed + (uint64_t)o->R - 1 > ((uint64_t)1 << 53))
         return cli_usage_error(prog, "--seed %llu with --truth-seeds %d: the train seeds pass 2^53", (unsigned long long)t->seed, o->R);
-    uint64_t *masks = malloc(sizeof(uint64_t) * ((size_t)1 << (all ? t->n : 7)) + 2 * FLCE_VALUES_MAX_SPARSE * 8 + 16);
-    *nm = masks ? plan_masks(t->n, all, masks) : 0;
+    uint64_t *masks = malloc(sizeof(uint64_t) * (((size_t)1 << (all ? t->n : 7)) + (size_t)o->sample) + 2 * FLCE_VALUES_MAX_SPARSE * 8 + 16);
+    *nm = masks ? plan_masks(t->n, all, o->sample, t->seed, masks) : 0;
     t->nrows = *nm * o->R;
     t->rows = flce_calloc((size_t)t->nrows, sizeof *t->rows);
     if (!masks || !t->rows) {
@@ -740,6 +782,18 @@ static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, cons
     }
     for (int i = 0; i < *nm; i++)
         for (int r = 0; r < o->R; r++) t->rows[i * o->R + r].mask = masks[i], t->rows[i * o->R + r].seed = r;
+    if (o->sample) { /* every size stratum the estimators read holds a coalition: said now, not after the trainings */
+        uint32_t *mm = malloc(sizeof *mm * (size_t)*nm);
+        double *zero = flce_calloc((size_t)*nm, sizeof *zero);
+        flce_err se = {{0}};
+        for (int i = 0; mm && i < *nm; i++) mm[i] = (uint32_t)masks[i];
+        flce_coalitions tab = {*nm, mm, zero};
+        int bad = mm && zero && flce_values_sampled(t->n, &tab, NULL, NULL, &se) != FLCE_OK;
+        free(mm), free(zero), free(masks);
+        const char *why = strstr(se.msg, "no coalition");
+        if (bad) return cli_usage_error(prog, "--coalitions %s: the coalitions drawn leave a size stratum empty (%s): a larger M", o->coal, why ? why : se.msg);
+        return 0;
+    }
     free(masks);
     return 0;
 }

@@ -112,6 +112,7 @@ typedef enum {
     FLCE_RNG_COMPLETION,    /* matrix completion start */
     FLCE_RNG_VALSET,        /* server validation set */
     FLCE_RNG_BENCH,         /* synthetic benchmark inputs */
+    FLCE_RNG_COALITIONS,    /* flce truth --coalitions sample:M: which coalitions */
 } flce_rng_purpose;
 
 typedef struct {

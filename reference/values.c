@@ -169,6 +169,40 @@ flce_status flce_values_loo_alone_sparse(int n, const flce_coalitions *t, double
     return FLCE_OK;
 }
 
+flce_status flce_values_sampled(int n, const flce_coalitions *t, double *phi, double *beta, flce_err *e) {
+    if (n < 1 || n > FLCE_VALUES_MAX_SPARSE)
+        return flce_fail(e, FLCE_ERR_ARG, "sampled table: %d players (1..%d)", n, FLCE_VALUES_MAX_SPARSE);
+    flce_status st = flce_values_loo_alone_sparse(n, t, NULL, NULL, e); /* the coalitions it must hold */
+    for (int k = 0; k < t->count && st == FLCE_OK; k++) { /* each once, inside N, finite */
+        double v;
+        st = flce_coalitions_lookup(t, n, t->masks[k], &v, e);
+    }
+    if (st != FLCE_OK) return st;
+    for (int i = 0; i < n; i++) {
+        uint32_t bit = (uint32_t)1 << i;
+        double sa[FLCE_VALUES_MAX_SPARSE + 1] = {0}, sb[FLCE_VALUES_MAX_SPARSE + 1] = {0};
+        int na[FLCE_VALUES_MAX_SPARSE + 1] = {0}, nb[FLCE_VALUES_MAX_SPARSE + 1] = {0};
+        for (int k = 0; k < t->count; k++) {
+            int s = __builtin_popcount(t->masks[k]);
+            if (t->masks[k] & bit) sa[s] += t->values[k], na[s]++;
+            else sb[s] += t->values[k], nb[s]++;
+        }
+        double p = 0, b = 0, w = 1; /* w = C(n - 1, s - 1) / 2^(n - 1), from s = 1 */
+        for (int j = 0; j < n - 1; j++) w /= 2;
+        for (int s = 1; s <= n; s++) {
+            if (!na[s] || !nb[s - 1])
+                return flce_fail(e, FLCE_ERR_ARG, "sampled table: no coalition of size %d %s player %d",
+                                 na[s] ? s - 1 : s, na[s] ? "without" : "with", i);
+            double d = sa[s] / na[s] - sb[s - 1] / nb[s - 1];
+            p += d, b += w * d;
+            w = w * (n - s) / s;
+        }
+        if (phi) phi[i] = p / n;
+        if (beta) beta[i] = b;
+    }
+    return FLCE_OK;
+}
+
 /* ---- shares --------------------------------------------------------------------------- */
 
 /* share_i = max(0, x_i) / sum_j max(0, x_j); uniform 1/n when the sum is 0 (no x_i above 0). */

@@ -58,6 +58,18 @@ flce_status flce_coalitions_lookup(const flce_coalitions *t, int n, uint32_t mas
 flce_status flce_values_loo_alone_sparse(int n, const flce_coalitions *t, double *loo, double *alone,
                                          flce_err *e);
 
+/* Shapley and Banzhaf estimated from a partial table of sampled coalitions (flce truth
+ * --coalitions sample:M), stratified by coalition size: with A(i, s) the mean utility of the
+ * table's coalitions of size s that hold i and B(i, s) that of those of size s without i,
+ *   phi_i  = 1/n sum_{s=1..n} (A(i, s) - B(i, s - 1)),
+ *   beta_i = sum_{s=1..n} C(n - 1, s - 1) / 2^(n-1) (A(i, s) - B(i, s - 1)):
+ * on a table of every coalition, exact Shapley and Banzhaf (each mean then covers its stratum
+ * whole), and unbiased where each stratum's coalitions are drawn uniformly. The table needs the
+ * coalitions of leave-one-out (flce_values_needed) and at least one coalition in every stratum:
+ * FLCE_ERR_ARG names the first empty one. Either output may be NULL. n: 1..32; masks and values
+ * as flce_coalitions_lookup checks them. Sums in the table's order. */
+flce_status flce_values_sampled(int n, const flce_coalitions *t, double *phi, double *beta, flce_err *e);
+
 /* ---- shares --------------------------------------------------------------------------- */
 /* Shares from values, negatives clamped: share_i = max(0, x_i) / sum_j max(0, x_j); when no
  * x_i is above 0 (all <= 0, the sum is 0) every share is 1/n. A value that is not finite is

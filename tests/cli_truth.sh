@@ -129,6 +129,29 @@ awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i
     if ($2 != "" || $4 != "") { print "client " i ": a Shapley or Banzhaf value from a partial table"; bad = 1 }
     d = $6 - (a[15] - a[15 - b]); e = $8 - (a[b] - a[0]); if (d * d > 1e-14 || e * e > 1e-14) { print "client " i ": " $6 " " $8; bad = 1 } }
   END { exit bad }' "$t/l/utilities.csv" "$t/l/values.csv" > "$t/lv" || fail "loo values: $(cat "$t/lv")"
+# --coalitions sample:6 on the same four clients: leave-one-out's 10 and the 6 others (every
+# coalition of size 2, the only size drawn from): the rows of leave-one-out's coalitions the same
+# bytes as the loo truth's, and the estimated Shapley and Banzhaf exact Shapley and Banzhaf
+# worked out here from its utilities (n = 4: Shapley weights 1/4, 1/12, 1/12, 1/4 by |S| =
+# 0..3; Banzhaf 1/8 each); sample:3 leaves a size stratum empty: refused before any training
+"$flce" truth --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
+  --seed 9 --coalitions sample:6 --out "$t/sm" > /dev/null 2> "$t/sm.err" || fail "sample:6: $(cat "$t/sm.err")"
+[ "$(tail -n +2 "$t/sm/utilities.csv" | wc -l)" = 16 ] || fail "sample:6: not 16 coalitions"
+for m in 0 1 2 4 7 8 11 13 14 15; do
+  [ "$(awk -F, -v m=$m 'NR > 1 && $1 == m' "$t/sm/utilities.csv")" = "$(awk -F, -v m=$m 'NR > 1 && $1 == m' "$t/l/utilities.csv")" ] ||
+    fail "sample:6: coalition $m differs from the loo truth's"
+done
+grep -q '"coalitions":[[:space:]]*"sample:6"' "$t/sm/truth.json" || fail "truth.json: no sample:6"
+awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i; sh = 0; bz = 0
+    for (S = 0; S < 16; S++) { if (int(S / b) % 2) continue; k = 0; for (j = 0; j < 4; j++) k += int(S / 2 ^ j) % 2
+      w = (k == 0 || k == 3) ? 1 / 4 : 1 / 12; d = a[S + b] - a[S]; sh += w * d; bz += d / 8 }
+    if (($2 - sh) ^ 2 > 1e-14 || ($4 - bz) ^ 2 > 1e-14) { printf "client %d: %s %s, exact %.9g %.9g\n", i, $2, $4, sh, bz; bad = 1 } }
+  END { exit bad }' "$t/sm/utilities.csv" "$t/sm/values.csv" > "$t/smv" || fail "sample:6 values: $(cat "$t/smv")"
+expect 2 "--coalitions sample:3: the coalitions drawn leave a size stratum empty" truth --clients 4 --train-subset 120 --test-subset 30 \
+  --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu --seed 9 --coalitions sample:3 --out "$t/sm3"
+[ -e "$t/sm3" ] && fail "sample:3 made its folder"
+expect 2 "--coalitions 'sample:0': sample:M takes a whole number M from 1 to 10000" truth $fed --seed 5 --coalitions sample:0 --out "$t/x"
+expect 2 "--coalitions sample:M: with 3 clients leave-one-out's coalitions are all of them" truth $fed --seed 5 --coalitions sample:1 --out "$t/x"
 # flce report over the plain run and the truth: its scores against Pearson, Spearman and the
 # removal curve worked out here from contributions.csv, values.csv and utilities.csv
 "$flce" report "$t/plain" "$t/a" --out "$t/rep" > /dev/null 2> "$t/rep.err" || fail "report with a truth: $(cat "$t/rep.err")"

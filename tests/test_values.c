@@ -500,3 +500,49 @@ Test(shares, refusals) {
     cr_assert_eq(flce_values_shares(2, big, s, &e), FLCE_ERR_NUMERIC);
     cr_assert(strstr(e.msg, "overflows"), "%s", e.msg);
 }
+
+Test(sampled, every_coalition_gives_the_exact_values) {
+    /* a table of every coalition, listed in descending order: the stratified estimators are exact Shapley and Banzhaf */
+    for (int n = 1; n <= 10; n++) {
+        double *v = random_table(n, 70 + n), phi[10], beta[10], sphi[10], sbeta[10];
+        uint32_t N = (uint32_t)1 << n, *masks = malloc(sizeof *masks * N);
+        double *vals = malloc(sizeof *vals * N);
+        for (uint32_t j = 0; j < N; j++) masks[j] = N - 1 - j, vals[j] = v[N - 1 - j];
+        flce_coalitions t = {(int)N, masks, vals};
+        flce_err e = {{0}};
+        cr_assert_eq(flce_values_shapley(n, v, phi, &e), FLCE_OK);
+        cr_assert_eq(flce_values_banzhaf(n, v, beta, &e), FLCE_OK);
+        cr_assert_eq(flce_values_sampled(n, &t, sphi, sbeta, &e), FLCE_OK, "%s", e.msg);
+        for (int i = 0; i < n; i++) {
+            cr_assert(fabs(sphi[i] - phi[i]) <= 1e-12 * (1 + fabs(phi[i])), "n %d player %d: %.17g against %.17g", n, i, sphi[i], phi[i]);
+            cr_assert(fabs(sbeta[i] - beta[i]) <= 1e-12 * (1 + fabs(beta[i])), "n %d player %d: %.17g against %.17g", n, i, sbeta[i], beta[i]);
+        }
+        free(v), free(masks), free(vals);
+    }
+}
+
+Test(sampled, additive_four_players_by_hand) {
+    /* v(S) = sum of w = (1, 2, 3, 4); the coalitions of leave-one-out and {0,1}, {2,3}. Player 0:
+     * sizes 1..4 give v{0} - v{} = 1, v{0,1} - mean(v{1}, v{2}, v{3}) = 3 - 3 = 0, mean(6, 7, 8) -
+     * v{2,3} = 7 - 7 = 0, v(N) - v{1,2,3} = 1: phi = 2/4 = 0.5, beta = (1 + 1) / 8 = 0.25. Player 3:
+     * 4, 7 - 2 = 5, 8 - 3 = 5, 10 - 6 = 4: phi = 18/4 = 4.5, beta = (4 + 15 + 15 + 4) / 8 = 4.75.
+     * Without {2,3}, no coalition of size 2 is without player 0 (the first player checked): refused. */
+    uint32_t m[12];
+    double val[12];
+    int k = flce_values_needed(4, m);
+    m[k++] = 0x3, m[k++] = 0xc;
+    for (int j = 0; j < k; j++) {
+        val[j] = 0;
+        for (int i = 0; i < 4; i++)
+            if (m[j] >> i & 1) val[j] += i + 1;
+    }
+    flce_coalitions t = {k, m, val};
+    double phi[4], beta[4];
+    flce_err e = {{0}};
+    cr_assert_eq(flce_values_sampled(4, &t, phi, beta, &e), FLCE_OK, "%s", e.msg);
+    cr_assert(fabs(phi[0] - 0.5) < 1e-15 && fabs(beta[0] - 0.25) < 1e-15, "player 0: %.17g, %.17g", phi[0], beta[0]);
+    cr_assert(fabs(phi[3] - 4.5) < 1e-15 && fabs(beta[3] - 4.75) < 1e-15, "player 3: %.17g, %.17g", phi[3], beta[3]);
+    t.count = k - 1;
+    cr_assert_eq(flce_values_sampled(4, &t, phi, beta, &e), FLCE_ERR_ARG);
+    cr_assert(strstr(e.msg, "no coalition of size 2 without player 0"), "%s", e.msg);
+}

@@ -24,6 +24,7 @@
 typedef struct report_truth {
     char dir[1024], part[17], key[4096], utility[24];
     int n, all, R;
+    int sampled;                               /* --coalitions sample:M: Shapley and Banzhaf estimated (no removal curves) */
     unsigned long long seed;
     double *v, *vsd;                           /* [2^n] (all) the seeds' mean utility and its spread; NaN where absent */
     double shap[32], banz[32], loo[32], alone[32], shap_sd[32];
@@ -73,6 +74,7 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
         return snprintf(err, cap, "%s: not a truth's record (clients, coalitions, partition_digest, run_flags)", p), 1;
     }
     t->n = (int)n->valuedouble, t->all = !strcmp(co->valuestring, "all"), t->R = (int)R->valuedouble;
+    t->sampled = !strncmp(co->valuestring, "sample:", 7);
     t->seed = (unsigned long long)sd->valuedouble;
     snprintf(t->part, sizeof t->part, "%s", pd->valuestring);
     snprintf(t->utility, sizeof t->utility, "%s", ut->valuestring);
@@ -112,7 +114,7 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
         bad |= nf != 9 || x[0] != rows || rows >= t->n;
         if (bad) break;
         t->shap[rows] = x[1], t->shap_sd[rows] = x[2], t->banz[rows] = x[3], t->loo[rows] = x[5], t->alone[rows] = x[7];
-        bad |= !isfinite(x[5]) || !isfinite(x[7]) || (t->all && (!isfinite(x[1]) || !isfinite(x[3])));
+        bad |= !isfinite(x[5]) || !isfinite(x[7]) || ((t->all || t->sampled) && (!isfinite(x[1]) || !isfinite(x[3])));
         rows++;
     }
     fclose(f);
@@ -210,13 +212,14 @@ static scores score(const truth_t *t, const double *x) {
     int n = t->n, q = n / 4 > 0 ? n / 4 : 1, ox[32], os[32];
     scores s;
     double shx[32], shs[32];
-    s.sp_shap = t->all ? report_spearman(x, t->shap, n) : NAN;
-    s.pe_shap = t->all ? pearson(x, t->shap, n) : NAN;
-    s.sp_banz = t->all ? report_spearman(x, t->banz, n) : NAN;
+    int shap = t->all || t->sampled; /* exact, or estimated from the sampled coalitions */
+    s.sp_shap = shap ? report_spearman(x, t->shap, n) : NAN;
+    s.pe_shap = shap ? pearson(x, t->shap, n) : NAN;
+    s.sp_banz = shap ? report_spearman(x, t->banz, n) : NAN;
     s.sp_loo = report_spearman(x, t->loo, n);
     s.kl = NAN;
     flce_err se;
-    if (t->all && !flce_values_shares(n, x, shx, &se) && !flce_values_shares(n, t->shap, shs, &se)) {
+    if (shap && !flce_values_shares(n, x, shx, &se) && !flce_values_shares(n, t->shap, shs, &se)) {
         double k = 0;
         for (int i = 0; i < n; i++) {
             if (shx[i] == 0) continue;
@@ -228,7 +231,7 @@ static scores score(const truth_t *t, const double *x) {
         }
         s.kl = k;
     }
-    const double *ref = t->all ? t->shap : t->loo;
+    const double *ref = shap ? t->shap : t->loo;
     int varies = 0;
     for (int i = 1; i < n; i++) varies |= x[i] != x[0];
     if (!varies) { /* every client alike (the uniform rule): no order to read the quarters or the curves from */
@@ -296,7 +299,8 @@ void report_truth(report *R) {
         if (gi < 0 && ng < 8 && G) gi = ng, snprintf(gkey[ng++], sizeof gkey[0], "%s", t->key);
         char head[1400], sp[64] = "";
         if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
-        snprintf(head, sizeof head, "%s (%d clients, %s coalitions, seed %llu%s)", t->dir, t->n, t->all ? "all" : "leave-one-out", t->seed, sp);
+        snprintf(head, sizeof head, "%s (%d clients, %s, seed %llu%s)", t->dir, t->n,
+                 t->all ? "all coalitions" : t->sampled ? "sampled coalitions: Shapley and Banzhaf estimated" : "leave-one-out coalitions", t->seed, sp);
         fprintf(R->md, "\n### Truth %s\n\n", MD(head));
         fprintf(R->ht, "<h3>Truth %s</h3>\n", H(head));
         rtable tb;
