@@ -419,7 +419,7 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
     for (int i = 0; i < E->m.nparams; i++) maxp = 2 * E->m.p[i].n > maxp ? 2 * E->m.p[i].n : maxp;
     E->dzx = malloc(sizeof(float) * maxp);
     E->slot_value = flce_calloc((size_t)K, sizeof(double));
-    if (E->algo->flags & FLCE_M_COSINE_RULES) {
+    if (E->algo->flags & (FLCE_M_COSINE_RULES | FLCE_M_RULE_READINGS)) {
         E->rules = flce_calloc((size_t)K * FLCE_NRULES, sizeof(double));
         E->rules_hist = malloc(sizeof(double) * (size_t)E->T * n * FLCE_NRULES);
         if (!E->rules || !E->rules_hist) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");

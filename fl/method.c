@@ -153,6 +153,13 @@ void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, doubl
     }
 }
 
+void flce_eng_record_readings(engine *E) {
+    if (!E->rules) return;
+    double t0 = now_s(), before = E->rules_s, scratch[32];
+    flce_eng_cosine_rule(E, E->newg, NULL, scratch);
+    E->rules_s = before + (now_s() - t0);
+}
+
 void flce_eng_pv_close(flce_param_view *v) {
     free(v->g), free(v->st), free(v->out);
     v->g = v->st = v->out = NULL;

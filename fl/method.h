@@ -42,6 +42,9 @@ enum {
                                    contributions_rules.csv */
     FLCE_M_SHAPLEY = 64,        /* contributions are Shapley values (exact or sampled): the paper leaves these out
                                    of its KL, distance and diversity comparisons, and so does the report */
+    FLCE_M_RULE_READINGS = 128, /* contributions by its own rule; every reading of the cosine rule recorded beside them
+                                   as with FLCE_M_COSINE_RULES (flce_eng_record_readings), the released code's L2 rule
+                                   among them (CGSV, q-FedAvg: tools.py cal_client_contribution) */
 };
 
 /* The readings of "the similarity from the local model of participants to the global model"
@@ -239,6 +242,10 @@ void flce_eng_data_size_weights(engine *E, double *w);
  * parameters, when given), clamped at 0, normalised over the round. With E->rules, also the
  * other readings (FLCE_RULE_COS_MEAN, FLCE_RULE_COS_MODEL), each clamped and normalised alike. */
 void flce_eng_cosine_rule(engine *E, const float *newg, const float *dirs, double *rc);
+/* Every reading of the cosine rule for this round into E->rules, E->rc left as it is (methods with
+ * FLCE_M_RULE_READINGS, at the end of their server step, E->newg made); its seconds are not
+ * the method's server cost. */
+void flce_eng_record_readings(engine *E);
 /* The parameters (trainable entries) of a state vector [S] into out [P], in state order. */
 void flce_eng_params(const engine *E, const float *state, float *out);
 /* The BatchNorm rule for methods whose server rule is a step in parameter space (FedFV,

@@ -150,3 +150,21 @@ Test(rules, l2_update_rule_sees_the_whole_state) {
                   want0, want1);
     }
 }
+
+Test(rules, readings_beside_a_rule_of_its_own) {
+    /* CGSV and q-FedAvg (FLCE_M_RULE_READINGS): the readings recorded from E->newg, the method's
+     * own contributions E->rc untouched; the same case as above: L2 shares sqrt(10001) / (sqrt(10001)
+     * + 1) and 1 / (sqrt(10001) + 1), cos_global over the parameters (0.5, 0.5) */
+    engine E;
+    memset(&E, 0, sizeof E);
+    uint8_t tr[4] = {1, 1, 0, 0};
+    float g[4] = {0, 0, 0, 0}, st[8] = {1, 0, 100, 0, 0, 1, 0, 0}, ng[4] = {1, 1, 50, 0};
+    double rc[2] = {0.9, 0.1}, rules[2 * FLCE_NRULES];
+    E.S = 4, E.P = 2, E.K = 2, E.trainable = tr, E.global = g, E.states = st, E.newg = ng, E.rc = rc, E.rules = rules;
+    flce_eng_record_readings(&E);
+    double a = sqrt(10001.0);
+    cr_assert(rc[0] == 0.9 && rc[1] == 0.1, "the method's contributions changed: (%g, %g)", rc[0], rc[1]);
+    cr_assert(fabs(rules[FLCE_RULE_L2] - a / (a + 1)) < 1e-15 && fabs(rules[FLCE_NRULES + FLCE_RULE_L2] - 1 / (a + 1)) < 1e-15);
+    cr_assert(fabs(rules[FLCE_RULE_COS_GLOBAL] - 0.5) < 1e-15 && fabs(rules[FLCE_NRULES + FLCE_RULE_COS_GLOBAL] - 0.5) < 1e-15);
+    cr_assert(E.rules_s >= 0);
+}

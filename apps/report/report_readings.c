@@ -24,6 +24,7 @@
 
 #include "data.h"
 #include "flce_eq.h"
+#include "method.h"
 #include "report.h"
 
 enum { MAXC = 64, MAXS = REPORT_MAX_SEEDS, MAXB = 16, NPS = 2, NMISS = 2, NRULE = 4 };
@@ -134,7 +135,9 @@ static int collect(report *R, rconf *cf) {
     for (int i = 0; i < R->nr; i++) {
         const run_t *r = &R->runs[i];
         int flce = !strcmp(r->algo, "flce");
+        const flce_method *M = flce_method_find(r->algo);
         if (r->ablate[0] || is_shapley(r->algo) || r->clients < 1) continue;
+        if (!flce && !(M && (M->flags & FLCE_M_COSINE_RULES))) continue; /* its contributions follow a rule of its own (CGSV, q-FedAvg) */
         char p[1400];
         double *c = malloc(sizeof(double) * (size_t)r->clients);
         if (!c) return -1;

@@ -33,6 +33,7 @@ static flce_status cgsv_server(engine *E, flce_err *e) {
     for (int k = 0; k < E->n; k++) tot += E->aux_d[k];
     for (int k = 0; k < E->n; k++) E->aux_d[k] /= tot; /* tot >= K * 1e-3 */
     for (int k = 0; k < E->n; k++) E->contrib_sum[k] = E->aux_d[k]; /* contributions: the reputations */
+    flce_eng_record_readings(E); /* the other rules beside (the released code's L2 among them) */
     return FLCE_OK;
 }
 
@@ -40,6 +41,7 @@ const flce_method flce_method_cgsv = {
     .name = "cgsv",
     .summary = "CGSV: reputation-weighted normalised updates; the reputations as contributions",
     .color = "#e377c2",
+    .flags = FLCE_M_RULE_READINGS,
     .state_size = cgsv_state_size,
     .server = cgsv_server,
 };

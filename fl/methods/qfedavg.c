@@ -19,6 +19,7 @@ static flce_status qfedavg_server(engine *E, flce_err *e) {
     flce_eng_compose(E, v.out, E->newg);
     flce_eng_pv_close(&v);
     for (int i = 0; i < E->K; i++) E->omega[i] = E->rc[i];
+    flce_eng_record_readings(E); /* the other rules beside (the released code's L2 among them) */
     return FLCE_OK;
 }
 
@@ -26,6 +27,7 @@ const flce_method flce_method_qfedavg = {
     .name = "qfedavg",
     .summary = "q-FedAvg: loss-weighted (q = 1) update; F^q / sum h summed as contributions",
     .color = "#7f7f7f",
+    .flags = FLCE_M_RULE_READINGS,
     .client_begin = qfedavg_client_begin,
     .server = qfedavg_server,
 };
