@@ -94,7 +94,7 @@ expect 2 "holds a truth: --resume continues it" truth $fed --seed 5 --out "$t/a"
 # usage errors and outputs that cannot be written, before any work
 expect 2 "--members: flce truth sets it" truth $fed --seed 5 --out "$t/x" --members 0,1
 expect 2 "--train-seed: flce truth sets it" truth $fed --seed 5 --out "$t/x" --train-seed 2
-expect 2 "--coalitions 'some': all or loo" truth $fed --seed 5 --out "$t/x" --coalitions some
+expect 2 "--coalitions 'some': all, loo or sample:M" truth $fed --seed 5 --out "$t/x" --coalitions some
 expect 2 "--truth-seeds 0: 1 to 16" truth $fed --seed 5 --out "$t/x" --truth-seeds 0
 expect 2 "--jobs 0: 1 to 64" truth $fed --seed 5 --out "$t/x" --jobs 0
 expect 2 "--algo: one method" truth $fed --seed 5 --out "$t/x" --algo fedavg,flce
@@ -170,5 +170,13 @@ want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ 
     m = 7; r = 0; for (k = 0; k < n; k++) { r += v[m] / n; m -= 2 ^ o[k] }
     printf "%.6f,%.6f,%.6f", e / sqrt(f * g), a / sqrt(b * d), r }' "$t/plain/contributions.csv" "$v" "$u")
 [ "$got" = "$want" ] || fail "the report's scores of fedavg: $got; from the files: $want"
+# the removal curves' figure data: fedavg's v(N minus its k most valued), k = 0..2, from the files
+rm_got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "fedavg most valued first") c = i; next } { printf "%s ", $c }' "$t/rep/truth01_removal.csv")
+rm_want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ /utilities/ && FNR > 1 { v[$1] = $4 }
+  END { n = 3; for (i = 0; i < n; i++) o[i] = i
+    for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (c[o[j]] > c[o[i]] || (c[o[j]] == c[o[i]] && o[j] < o[i])) { x = o[i]; o[i] = o[j]; o[j] = x }
+    m = 7; for (k = 0; k < n; k++) { printf "%.6f ", v[m]; m -= 2 ^ o[k] } }' "$t/plain/contributions.csv" "$u")
+[ "$rm_got" = "$rm_want" ] || fail "truth01_removal.csv, fedavg most valued first: $rm_got; from the files: $rm_want"
+[ -f "$t/rep/truth01_removal.png" ] || fail "no removal curves' figure"
 expect 2 "no run given is of its federation" report "$t/r8" "$t/a" --out "$t/rep2"
 echo "cli_truth: ok"

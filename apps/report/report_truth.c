@@ -207,6 +207,17 @@ typedef struct {
     double sp_shap, pe_shap, sp_banz, sp_loo, kl, top, bottom, rm_hi, rm_lo;
 } scores;
 
+/* The removal curves of the order ox [n] (the most valued first) from a full table: hi[k] =
+ * v(N minus the first k of the order), lo[k] = v(N minus the last k), k = 0 .. n - 1. */
+static void removal_curves(const truth_t *t, const int *ox, double *hi, double *lo) {
+    int n = t->n;
+    uint64_t mh = ((uint64_t)1 << n) - 1, ml = mh;
+    for (int k = 0; k < n; k++) {
+        hi[k] = t->v[mh], lo[k] = t->v[ml];
+        mh &= ~((uint64_t)1 << ox[k]), ml &= ~((uint64_t)1 << ox[n - 1 - k]);
+    }
+}
+
 /* x [n]: a method's (or a rule's) values; the scores against truth t. */
 static scores score(const truth_t *t, const double *x) {
     int n = t->n, q = n / 4 > 0 ? n / 4 : 1, ox[32], os[32];
@@ -245,12 +256,9 @@ static scores score(const truth_t *t, const double *x) {
     s.top = (double)top / q, s.bottom = (double)bot / q;
     s.rm_hi = s.rm_lo = NAN;
     if (t->all) { /* removal curves: v(N minus the first k of the order), k = 0..n-1, their means */
-        uint64_t N = ((uint64_t)1 << n) - 1, mh = N, ml = N;
-        double ah = 0, al = 0;
-        for (int k = 0; k < n; k++) {
-            ah += t->v[mh], al += t->v[ml];
-            mh &= ~((uint64_t)1 << ox[k]), ml &= ~((uint64_t)1 << ox[n - 1 - k]);
-        }
+        double hi[32], lo[32], ah = 0, al = 0;
+        removal_curves(t, ox, hi, lo);
+        for (int k = 0; k < n; k++) ah += hi[k], al += lo[k];
         s.rm_hi = ah / n, s.rm_lo = al / n;
     }
     return s;
@@ -268,6 +276,59 @@ typedef struct {
     unsigned long long seed[REPORT_MAX_SEEDS];
     int ns, last; /* last: the truth that gave the latest entry (one a truth: a second run of a label is not another seed) */
 } group_row;
+
+/* Truth ti's removal curves (a full table): each method run of its federation and the truth's own
+ * Shapley order, v(N minus the k most valued) and v(N minus the k least valued), k = 0 .. n - 1;
+ * truthNN_removal.csv and the figure beside it. */
+static void removal_figure(report *R, const truth_t *t, int ti) {
+    int n = t->n, idx[TR_MAX_ROWS], nm = 0;
+    for (int k = 0; k < R->nr && nm < TR_MAX_ROWS - 1; k++)
+        if (!strcmp(R->runs[k].partdig, t->part) && R->runs[k].clients == n) idx[nm++] = k;
+    if (!nm) return;
+    char name[32], p[1300];
+    snprintf(name, sizeof name, "truth%02d_removal", ti + 1);
+    snprintf(p, sizeof p, "%s/%s.csv", R->out, name);
+    FILE *f = report_fopen(p);
+    if (!f) return;
+    double hi[TR_MAX_ROWS][32], lo[TR_MAX_ROWS][32];
+    char lab[TR_MAX_ROWS][96];
+    for (int m = 0; m <= nm; m++) { /* the runs, then the truth's Shapley order */
+        int o[32];
+        order_desc(m < nm ? R->runs[idx[m]].contrib : t->shap, n, o);
+        removal_curves(t, o, hi[m], lo[m]);
+        if (m < nm) report_method_label(&R->runs[idx[m]], lab[m], sizeof lab[m]);
+        else snprintf(lab[m], sizeof lab[m], "exact Shapley order");
+    }
+    fprintf(f, "removed");
+    for (int m = 0; m <= nm; m++) fprintf(f, ",%s most valued first,%s least valued first", csv_q(lab[m]), csv_q(lab[m]));
+    fprintf(f, "\n");
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%d", k);
+        for (int m = 0; m <= nm; m++) fprintf(f, ",%.6f,%.6f", hi[m][k], lo[m][k]);
+        fprintf(f, "\n");
+    }
+    report_fclose(f);
+    flce_sbuf b = {0};
+    for (int panel = 0; panel < 2; panel++) {
+        flce_sbuf_printf(&b, "%s  set datafile separator ','\n  set xlabel 'clients removed'\n  set ylabel '%s'\n  set grid\n"
+                             "  set key %s font ',8'\n  set title '%s' font ',10'\n  plot ",
+                         panel ? "" : "  set multiplot layout 1,2\n", gp_safe(t->utility), panel ? "bottom left" : "top right",
+                         panel ? "the least valued removed first (higher: better)" : "the most valued removed first (lower: better)");
+        for (int m = 0; m <= nm; m++)
+            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.7 lc rgb '%s'%s title '%s'", m ? ", \\\n       " : "",
+                             name, 2 + 2 * m + panel, m < nm ? color_of(R->runs[idx[m]].algo) : "#000000", m < nm ? "" : " dt 2", gp_safe(lab[m]));
+        flce_sbuf_printf(&b, "\n");
+    }
+    flce_sbuf_printf(&b, "  unset multiplot\n");
+    if (!b.oom && gnuplot_sized(R->out, name, 1000, 400, b.s) == 0) {
+        const char *cap = "Removal curves from the table: the utility of the federation without the k clients each method values most "
+                          "(left) and least (right); dashed: the order of the exact Shapley values";
+        fprintf(R->md, "\n![removal curves](%s.png)\n\n%s ([SVG](%s.svg); data: [%s.csv](%s.csv)).\n", name, cap, name, name, name);
+        fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"removal curves\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>; data: <a href=\"%s.csv\">%s.csv</a>)"
+                       "</figcaption></figure>\n", name, cap, name, name, name);
+    } else R->figs_ok = 0;
+    flce_sbuf_free(&b);
+}
 
 void report_truth(report *R) {
     if (!R->ntruth) return;
@@ -349,6 +410,7 @@ void report_truth(report *R) {
             }
         }
         rt_end(&tb);
+        if (t->all) removal_figure(R, t, ti);
     }
     if (csv) report_fclose(csv);
     /* over the truths of each configuration: means and intervals, and the paired claim */
