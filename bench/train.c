@@ -20,7 +20,11 @@
  * and the line shows the noise floor. Both variants run in one process a second apart, so the
  * machine's drift, which makes separate runs differ by a tenth, falls on both alike.
  * FLCE_BENCH_AB=tiles: the same with the CPU backend's own choice of AVX-512 tiles as the switch
- * (A the wide tiles, B the one-vector ones: FLCE_CPU_TILES), no experiment needed. */
+ * (A the wide tiles, B the one-vector ones: FLCE_CPU_TILES), no experiment needed.
+ * --optimizer released: each step ends as the authors' released code's does (gradients clipped
+ * to norm 100 through the host, SGD with momentum 0.9 and weight decay 1e-5; docs/flce.md);
+ * --optimizer both: the timings alternate plain SGD (A) and the released step (B) as above, and
+ * the last line compares them (issue 62: at most 5% slower). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +102,9 @@ static void op_prof_print(op_prof *P, int peak) {
 
 /* flce-bench train's settings */
 typedef struct {
-    const char *backends, *input, *csv, *device, *denorm;
+    const char *backends, *input, *csv, *device, *denorm, *optimizer;
+    int opt;      /* 0 plain SGD, 1 the released step, 2 both alternating */
+    int rel_now;  /* with both: this timing's (the A/B switch) */
     int batch, steps, repeats, threads, read_loss, eval, given_peak;
     int C, H, W;
     double lambda, peak;
@@ -108,7 +114,7 @@ typedef struct {
 
 /* The command line, checked; 0, 1 after --help (said), or 2 after a usage error. */
 static int train_parse(const char *prog, int argc, char **argv, train_args *A) {
-    *A = (train_args){.input = "3x32x32", .denorm = "auto", .batch = 64, .steps = 5, .repeats = 3, .threads = 2, .lambda = 1.0};
+    *A = (train_args){.input = "3x32x32", .denorm = "auto", .optimizer = "plain", .batch = 64, .steps = 5, .repeats = 3, .threads = 2, .lambda = 1.0};
     cli_opt opts[] = {
         {"backend", CLI_STR, &A->backends, "comma-separated: cpu, vulkan, reference (default: cpu, reference, and vulkan on a GPU)", 0},
         {"device", CLI_STR, &A->device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
@@ -122,14 +128,18 @@ static int train_parse(const char *prog, int argc, char **argv, train_args *A) {
         {"peak", CLI_DOUBLE, &A->peak, "peak GFLOP/s to quote against (default: measure it before each timing)", 0},
         {"read-loss", CLI_FLAG, &A->read_loss, "read the losses back after every step, as a training run does", 0},
         {"eval", CLI_FLAG, &A->eval, "time the evaluation forward pass alone (running statistics, logits read back)", 0},
+        {"optimizer", CLI_STR, &A->optimizer, "plain (SGD, default), released (clipping at 100, momentum 0.9, weight decay 1e-5) or both (alternating timings, compared)", 0},
         {"csv", CLI_STR, &A->csv, "append rows to this CSV file (header written when new)", 0},
         {0},
     };
     const char *pos[1];
-    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--eval] [--csv FILE] [--denormals auto|preserve|ftz]",
+    int np, rc = cli_parse(prog, "usage: flce-bench train [--backend B] [--input CxHxW] [--batch 64] [--steps N] [--eval] [--optimizer plain|released|both]\n"
+                                               "                        [--csv FILE] [--denormals auto|preserve|ftz]",
                            opts, argc, argv, pos, 0, &np);
     if (rc) return rc;
     if (!flce_denorm_parse(A->denorm, &A->dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", A->denorm);
+    A->opt = !strcmp(A->optimizer, "plain") ? 0 : !strcmp(A->optimizer, "released") ? 1 : !strcmp(A->optimizer, "both") ? 2 : -1;
+    if (A->opt < 0) return cli_usage_error(prog, "--optimizer '%s': plain, released or both", A->optimizer);
     char tail;
     if (sscanf(A->input, "%dx%dx%d%c", &A->C, &A->H, &A->W, &tail) != 3 || A->C < 1 || A->C > 3 || A->H < 4 || A->W < 4 || A->H > 512 || A->W > 512)
         return cli_usage_error(prog, "--input '%s': expected CxHxW with 1-3 channels and sides 4 to 512, e.g. 3x32x32", A->input);
@@ -142,6 +152,8 @@ static int train_parse(const char *prog, int argc, char **argv, train_args *A) {
     /* settings that do nothing: the evaluation pass has no loss */
     if (A->eval && cli_find(opts, "lambda")->seen) return cli_usage_error(prog, "--lambda: weighs a training loss, and --eval times the forward pass alone");
     if (A->eval && A->read_loss) return cli_usage_error(prog, "--read-loss: reads a training step's losses, and --eval times the forward pass alone");
+    if (A->eval && A->opt) return cli_usage_error(prog, "--optimizer: the training step's update, and --eval times the forward pass alone");
+    if (A->opt == 2 && getenv("FLCE_BENCH_AB")) return cli_usage_error(prog, "--optimizer both: alternates its own timings, and FLCE_BENCH_AB is set");
     if (A->device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (!A->backends) { /* a Vulkan row only where there is a GPU: on a CPU implementation it takes minutes */
         char seen[400];
@@ -166,7 +178,7 @@ static int train_parse(const char *prog, int argc, char **argv, train_args *A) {
 /* --csv: opened for appending, the header written when new; rows go under the same columns or
  * nowhere. NULL and *rc 2 after a usage error. */
 static FILE *train_csv(const char *prog, const char *csv, int *rc) {
-    static const char header[] = "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda,read_loss,eval";
+    static const char header[] = "backend,device,input,batch,steps,images_per_second,gflops,peak_gflops,fraction_of_peak,lambda,read_loss,eval,optimizer";
     FILE *t = fopen(csv, "r");
     int fresh = !t;
     if (t) {
@@ -205,7 +217,10 @@ static void train_timings(train_args *A, flce_backend *be, flce_model *m, const 
                 continue;
             }
             flce_model_forward_backward(m, A->batch, x, y, (float)A->lambda, 0.5f, A->read_loss ? &l : NULL, NULL);
-            flce_model_sgd(m, 0.01f, 0, 0, 0);
+            if (A->opt == 1 || (A->opt == 2 && A->rel_now)) { /* the released step: clipped, momentum, weight decay */
+                flce_model_clip(m, 100, &e);
+                flce_model_sgd(m, 0.01f, 0.9f, 1e-5f, 0);
+            } else flce_model_sgd(m, 0.01f, 0, 0, 0);
         }
         be->sync(be);
         t[k] = (bench_now() - t0) / st;
@@ -231,8 +246,8 @@ static int train_backend(const char *prog, train_args *A, const char *name, FILE
     int reps = !strcmp(name, "reference") ? 1 : A->repeats, st = !strcmp(name, "reference") ? 1 : A->steps;
     int host = strcmp(name, "vulkan") != 0; /* the peak is the host CPU's: no fraction for a device */
     double *t = malloc(sizeof *t * (size_t)reps * 4), *pk = t + reps, *fr = t + 2 * (size_t)reps, *tab = t + 3 * (size_t)reps;
-    int ab = getenv("FLCE_BENCH_AB") && !strcmp(name, "cpu");
-    int *abv = ab && !strcmp(getenv("FLCE_BENCH_AB"), "tiles") ? &flce_cpu_narrow : &flce_cpu_ab, ab0 = *abv;
+    int ab = (getenv("FLCE_BENCH_AB") && !strcmp(name, "cpu")) || A->opt == 2;
+    int *abv = A->opt == 2 ? &A->rel_now : ab && !strcmp(getenv("FLCE_BENCH_AB"), "tiles") ? &flce_cpu_narrow : &flce_cpu_ab, ab0 = *abv;
     op_prof *P = NULL;
     if (!x || !y || !t || !logits) {
         fprintf(stderr, "%s: %s: out of memory\n", prog, name);
@@ -272,13 +287,17 @@ static int train_backend(const char *prog, train_args *A, const char *name, FILE
         int npairs = reps / 2, won = 0;
         double mean = 0;
         for (int i = 0; i < npairs; i++) mean += tab[i] / npairs, won += tab[i] < 1.0;
-        printf("FLCE_BENCH_AB: %d pairs of timings, B's time over A's: median %.4f, mean %.4f, B faster in %d of %d\n", npairs,
-               bench_median(tab, npairs), mean, won, npairs);
+        if (A->opt == 2)
+            printf("the released step over plain SGD (%s): %d pair%s of timings, time ratio median %.4f, mean %.4f, released faster in %d of %d\n",
+                   name, npairs, npairs == 1 ? "" : "s", bench_median(tab, npairs), mean, won, npairs);
+        else
+            printf("FLCE_BENCH_AB: %d pairs of timings, B's time over A's: median %.4f, mean %.4f, B faster in %d of %d\n", npairs,
+                   bench_median(tab, npairs), mean, won, npairs);
     }
     if (P) op_prof_print(P, host ? 1 + A->given_peak : 0);
     if (out)
-        fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d\n", name, be->device, A->input, batch, st, ips, gf,
-                host ? pk[reps / 2] : 0.0, frac, A->lambda, A->read_loss, A->eval);
+        fprintf(out, "%s,\"%s\",%s,%d,%d,%.2f,%.2f,%.2f,%.4f,%g,%d,%d,%s\n", name, be->device, A->input, batch, st, ips, gf,
+                host ? pk[reps / 2] : 0.0, frac, A->lambda, A->read_loss, A->eval, A->optimizer);
 done:
     if (P) free(P->gf);
     free(P), free(t), free(x), free(y), free(logits);

@@ -13,7 +13,7 @@ cut -d, -f1 "$t/train.csv" | tr "\n" " " | grep -q "backend cpu reference" || fa
 # --read-loss: the last column says it (0 above, 1 here); rows under other columns: status 2, file untouched
 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --read-loss --csv "$t/train.csv" > "$t/log" ||
   fail "train --read-loss: $(cat "$t/log")"
-[ "$(awk -F, 'NR > 1 { print $(NF - 1) }' "$t/train.csv" | tr '\n' ' ')" = "0 0 1 " ] || fail "read_loss column: $(cat "$t/train.csv")"
+[ "$(awk -F, 'NR > 1 { print $(NF - 2) }' "$t/train.csv" | tr '\n' ' ')" = "0 0 1 " ] || fail "read_loss column: $(cat "$t/train.csv")"
 # --eval: the forward pass alone, said in the last column; its FLOP count per image, read back as
 # GFLOP/s over images/s (the device column holds commas: fields counted from the end), is
 # ResNet20's forward at 1x12x12 worked out by hand: conv1 2*16*144*9 = 41,472; stage 1, six
@@ -23,10 +23,15 @@ cut -d, -f1 "$t/train.csv" | tr "\n" " " | grep -q "backend cpu reference" || fa
 # 34,149,120.
 "$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --eval --csv "$t/train.csv" > "$t/log" ||
   fail "train --eval: $(cat "$t/log")"
-[ "$(awk -F, 'NR > 1 { print $NF }' "$t/train.csv" | tr '\n' ' ')" = "0 0 0 1 " ] || fail "eval column: $(cat "$t/train.csv")"
-awk -F, 'NR > 1 && $1 == "cpu" { f = $(NF - 5) * 1e9 / $(NF - 6); want = $NF ? 11396864 : 34149120
+[ "$(awk -F, 'NR > 1 { print $(NF - 1) }' "$t/train.csv" | tr '\n' ' ')" = "0 0 0 1 " ] || fail "eval column: $(cat "$t/train.csv")"
+awk -F, 'NR > 1 && $1 == "cpu" { f = $(NF - 6) * 1e9 / $(NF - 7); want = $(NF - 1) ? 11396864 : 34149120
   if (f < 0.97 * want || f > 1.03 * want) { print "row " NR ": " f " FLOP per image, expected " want; bad = 1 } }
   END { exit bad }' "$t/train.csv" > "$t/flops" || fail "FLOP per image: $(cat "$t/flops")"
+# --optimizer both: plain SGD and the released step (clipping, momentum, weight decay) alternate, compared in one line
+"$bench" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 2 --peak 100 --optimizer both --csv "$t/train.csv" > "$t/log" ||
+  fail "train --optimizer both: $(cat "$t/log")"
+grep -q "the released step over plain SGD (cpu): 1 pair of timings, time ratio median" "$t/log" || fail "no comparison line: $(cat "$t/log")"
+[ "$(tail -1 "$t/train.csv" | awk -F, '{ print $NF }')" = both ] || fail "optimizer column: $(tail -1 "$t/train.csv")"
 printf 'backend,device,input\n' > "$t/old.csv"
 expect 2 "its columns are not this version's" train --backend cpu --input 1x12x12 --batch 4 --steps 1 --repeats 1 --peak 100 --csv "$t/old.csv"
 [ "$(cat "$t/old.csv")" = "backend,device,input" ] || fail "a CSV of other columns was changed"
