@@ -48,15 +48,18 @@ static const char *const CLAIM[NCL] = {"FLCE's accuracy at least every baseline'
                                        "FLCE's KL below FedAvg's (the text's metric: KL to the data shares)",
                                        "FLCE's KL below FedAvg's (the released metric: min-max KL to uniform, or to the quality reference where noisy)",
                                        "the completion helps (FLCE's KL below its KL without it)"};
-/* the members a departure sets, each with its released value (any other value: none of the study's) */
+/* the members a departure sets, with the text's value (NULL: the member is written only where
+ * set) and the released code's; any other value: none of the study's */
 static const struct {
-    const char *key, *rel;
+    const char *key, *text, *rel;
     unsigned g;
-} DEP[] = {{"prototypes", "first", G_PROTO}, {"velocity", "distance", G_VEL}, {"absent_class", "forget", G_ABSENT}, {"cl_scale", "tau", G_CLS},
-           {"initial_prototypes", "initial-model", G_INIT}, {"aggregation", "mean", G_MEAN}, {"players", "drawn", G_FEDSV},
-           {"utility_set", "test", G_FEDSV}, {"next_model", "best", G_FEDSV}, {"dirichlet_balance", "yes", G_BAL},
-           {"noisy_choice", "last", G_NOISE}, {"label_noise_map", "next", G_NOISE}, {"feature_noise_std", "data", G_NOISE}};
-static const char *const TEXTV[] = {"correct", "squared", "keep", "one", "none", "size", "selected", "validation", "aggregate"};
+} DEP[] = {{"prototypes", "correct", "first", G_PROTO},     {"velocity", "squared", "distance", G_VEL},
+           {"absent_class", "keep", "forget", G_ABSENT},    {"cl_scale", "one", "tau", G_CLS},
+           {"initial_prototypes", "none", "initial-model", G_INIT}, {"aggregation", "size", "mean", G_MEAN},
+           {"players", "selected", "drawn", G_FEDSV},       {"utility_set", "validation", "test", G_FEDSV},
+           {"next_model", "aggregate", "best", G_FEDSV},    {"dirichlet_balance", NULL, "yes", G_BAL},
+           {"noisy_choice", NULL, "last", G_NOISE},         {"label_noise_map", NULL, "next", G_NOISE},
+           {"feature_noise_std", NULL, "data", G_NOISE}};
 static const char *const DROP[] = {"seed", "algo", "prototypes", "velocity", "absent_class", "cl_scale", "initial_prototypes", "ablate",
                                    "schedule", "local_steps", "momentum", "weight_decay", "clip_norm", "aggregation", "players",
                                    "utility_set", "next_model", "dirichlet_balance", "noisy_choice", "label_noise_map",
@@ -91,9 +94,8 @@ static int groups_of(const run_t *r, int m, unsigned *g) {
     for (size_t i = 0; i < sizeof DEP / sizeof DEP[0]; i++) {
         const char *v = flce_json_str(r->cfg, DEP[i].key);
         if (!v) continue;
-        int text = i < sizeof TEXTV / sizeof TEXTV[0] && !strcmp(v, TEXTV[i]);
         if (!strcmp(v, DEP[i].rel)) *g |= DEP[i].g;
-        else if (!text) return -1;
+        else if (!DEP[i].text || strcmp(v, DEP[i].text)) return -1;
     }
     const char *s = flce_json_str(r->cfg, "schedule");
     if (s && strcmp(s, m == 0 ? "sweep" : m == 2 ? "window" : "-")) return -1; /* the other's schedule: none of the study's */
