@@ -523,7 +523,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
             for (int i = 0; i < K; i++) E->sel[i] = cfg->members[E->sel[i]];
         } else if (cfg->schedule_window) { /* the window, then K - h of the n - h others (counted on from the
                                              * window's end, mod n) by the stream */
-            int h = K / 2, s0 = (E->t % ((n + h - 1) / h)) * h;
+            int h = K / 2, s0 = flce_eng_window_start(E);
             for (int i = 0; i < h; i++) E->sel[i] = (s0 + i) % n;
             flce_rng_sample(&r, n - h, K - h, E->sel + h);
             for (int i = h; i < K; i++) E->sel[i] = (s0 + h + E->sel[i]) % n;

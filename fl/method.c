@@ -283,10 +283,14 @@ void flce_eng_add_prox(engine *E, flce_model *m, const float *ref, float mu) {
 
 int64_t flce_eng_client_size(const engine *E, int k) { return E->part.offsets[k + 1] - E->part.offsets[k]; }
 
+int flce_eng_window_start(const engine *E) {
+    int h = E->K / 2;
+    return (E->t % ((E->n + h - 1) / h)) * h;
+}
+
 int flce_eng_in_window(const engine *E, int k) {
     if (!E->cfg->schedule_window) return 0;
-    int n = E->n, h = E->K / 2, s0 = (E->t % ((n + h - 1) / h)) * h;
-    return (k - s0 + n) % n < h;
+    return (k - flce_eng_window_start(E) + E->n) % E->n < E->K / 2;
 }
 
 void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y) {

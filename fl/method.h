@@ -223,6 +223,8 @@ void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y);
 /* Whether client k is in round E->t's window of --schedule window (cfg->schedule_window): h =
  * floor(K / 2) clients from s h (mod n), s = t mod ceil(n / h); 0 without that schedule. */
 int flce_eng_in_window(const engine *E, int k);
+/* The first client of round E->t's window (s h, s = t mod ceil(n / h), h = floor(K / 2)). */
+int flce_eng_window_start(const engine *E);
 /* The number of samples client k holds. */
 int64_t flce_eng_client_size(const engine *E, int k);
 /* Accuracy, macro-F1 and mean cross-entropy of m's current state on x [n] (any NULL out). */
