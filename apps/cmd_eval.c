@@ -24,7 +24,7 @@ static const char *USAGE =
     "usage: flce eval TRACE_DIR [--out DIR] [--ablate M|V|Q|CMC]... [--round-weights FILE]\n"
     "                 [--class-weights FILE] [--rank auto|rule|R] [--mu MU|auto] [--solver als|gd]\n"
     "                 [--completion masked|literal] [--max-iter N] [--seed S] [--tol X] [--threads N]\n"
-    "                 [--proto-samples correct|all] [--missing zero|unobserved] [--rounds R]\n"
+    "                 [--proto-samples correct|all|first] [--missing zero|unobserved] [--rounds R]\n"
     "                 [--velocity squared|distance] [--absent-class keep|forget]\n"
     "                 [--initial-prototypes none|initial-model]\n"
     "Reads a recorded trace and writes contributions.csv, Q.npy and X_completed.npy into --out\n"
@@ -106,7 +106,7 @@ int flce_cmd_eval(int argc, char **argv) {
         {"max-iter", CLI_INT, &max_iter, "completion iterations at most (default 500)", 0},
         {"seed", CLI_U64, &seed, "seed of the completion start (default 1; a run records its own)", 0},
         {"tol", CLI_DOUBLE, &tol, "a fit stops when the objective changes by at most this fraction (default 1e-10)", 0},
-        {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text) or all (the equation); default: the run's (a run records the other in prototypes_alt.npy)", 0},
+        {"proto-samples", CLI_STR, &proto_s, "the prototypes to evaluate: correct (classified right, the text), all (the equation) or first (the first sample classified right, the released code); default: the run's (a run records the others in prototypes_alt.npy and prototypes_first.npy)", 0},
         {"velocity", CLI_STR, &velocity_s, "the velocity: squared (||p - g||^2, the text) or distance (||p - g||, the released code); default: the run's", 0},
         {"absent-class", CLI_STR, &absent_s, "a class absent from a round: keep its global prototype (the text) or forget it, a class without one taking g = 0 (the released code); default: the run's", 0},
         {"initial-prototypes", CLI_STR, &initial_s, "round 1's previous global prototypes: none (the text) or initial-model (the trace's initial_prototypes.npy, the released code); default: the trace's", 0},

@@ -27,7 +27,7 @@ static const char *USAGE =
     "                [--backend auto|cpu|vulkan|reference] [--device D]\n"
     "                --seed S --out DIR [--resume] [--force] [--quiet]\n"
     "                [--rank auto|rule|R] [--mu auto|MU] [--solver als|gd] [--completion masked|literal]\n"
-    "                [--proto-samples correct|all] [--missing zero|unobserved]\n"
+    "                [--proto-samples correct|all|first] [--missing zero|unobserved]\n"
     "                [--denormals auto|preserve|ftz] [--mpi-timeout 1800]\n"
     "                [METHOD SETTINGS (below)]\n"
     "With several methods (comma-separated), each runs into DIR/<method> on the same partition and seed;\n"

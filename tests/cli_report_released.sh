@@ -52,4 +52,13 @@ check "the evaluated velocity" "velocity unsquared [(]evaluated[)]" "$t/text-sSE
 grep -q "L_CL times tau" "$csv" || fail "the --cl-scale arm is not judged"
 grep -q "plain-mean aggregation" "$csv" && fail "an arm not run (plain-mean aggregation) has rows"
 grep -q "all samples\|prototypes from all" "$csv" && fail "a run of the readings was taken for one of the study's"
+# (b) on two of the three seeds: its verdicts say so; a run with one setting of the released local
+# training alone (weight decay) is that arm, not the text
+"$flce" run --algo flce,fedavg $B --seed 1 --weight-decay 1e-5 --out "$t/wd-s1" > /dev/null 2>&1 || fail "--weight-decay alone"
+"$flce" report "$t"/text-s* "$t"/rel-s1 "$t"/rel-s2 "$t/wd-s1" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report, (b) on two seeds"
+awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $5 }' "$t/rep2/report.md" | grep -q "(2 of the 3 seeds)" ||
+  fail "(b) on 2 of 3 seeds not marked: $(grep 'accuracy at least' "$t/rep2/report.md")"
+awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $4 }' "$t/rep2/report.md" | grep -q "seeds" &&
+  fail "(a) on all 3 seeds marked as partial: $(grep 'accuracy at least' "$t/rep2/report.md")"
+grep -q "local training: 50 steps" "$t/rep2/released_claims.csv" || fail "a run with --weight-decay alone is not the local-training arm"
 echo "cli_report_released: all checks passed"

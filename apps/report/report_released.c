@@ -100,7 +100,9 @@ static int groups_of(const run_t *r, int m, unsigned *g) {
     const char *s = flce_json_str(r->cfg, "schedule");
     if (s && strcmp(s, m == 0 ? "sweep" : m == 2 ? "window" : "-")) return -1; /* the other's schedule: none of the study's */
     if (s) *g |= G_SCHED;
-    if (!isnan(flce_json_num(r->cfg, "local_steps")) || !isnan(flce_json_num(r->cfg, "momentum"))) *g |= G_LOCAL;
+    static const char *const LOCAL[] = {"local_steps", "momentum", "weight_decay", "clip_norm"};
+    for (int i = 0; i < 4; i++)
+        if (!isnan(flce_json_num(r->cfg, LOCAL[i]))) *g |= G_LOCAL; /* any of the released local training's settings */
     if (strstr(r->ablate, "CMC")) *g |= G_CMC;
     if (r->ablate[0] && strcmp(r->ablate, "CMC")) return -1; /* M, V, Q, CL: the ablation study's */
     *g &= RELEVANT[m];
@@ -203,11 +205,12 @@ static double kl_released(const run_t *r, const double *c) {
 }
 
 /* The claim's comparisons in arm a: each baseline's paired differences, in the claim's direction
- * (> 0: as claimed), over the seeds; the verdict of each into v, the claim's returned (1 holds,
- * -1 fails, 0 inconclusive, 2 nothing to compare). */
-static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char *conf) {
+ * (> 0: as claimed), over the seeds; the claim's verdict returned (1 holds, -1 fails, 0
+ * inconclusive, 2 nothing to compare) and in *nmin the fewest seeds a comparison had. */
+static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char *conf, int *nmin) {
+    *nmin = 0;
     if (cl == 4 && (a == A_REL || a == A_G0 + 5 || a >= A_EVEL)) return 2; /* no completion there to judge (or no evaluation of it) */
-    int nb = cl <= 1 ? 2 : 1, verdict = 1, any = 0;
+    int nb = cl <= 1 ? 2 : 1, verdict = 1, any = 0, nfew = MAXS + 1;
     for (int b = 1; b <= nb; b++) {
         double d[MAXS];
         int n = 0;
@@ -230,6 +233,7 @@ static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char
             }
             if (!isnan(x)) d[n++] = x;
         }
+        if (n < nfew) nfew = n; /* a comparison without seeds counts: the verdict then rests on part of the arm */
         if (!n) continue;
         any = 1;
         double mean, half;
@@ -242,6 +246,7 @@ static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char
                     cl == 4 ? "without completion" : METH[b], mean, half, n,
                     v > 0 ? "holds" : v < 0 ? "fails" : "inconclusive");
     }
+    *nmin = any ? nfew : 0;
     return any ? verdict : 2;
 }
 
@@ -277,22 +282,35 @@ int report_released(report *R) {
     for (int k = 0; k < nc; k++) {
         char conf[200];
         report_configuration_base(cf[k].any, conf, sizeof conf);
+        int noisy = cf[k].any->label_noise > 0 || cf[k].any->feature_noise > 0, ns = cf[k].ns;
         for (int cl = 0; cl < NCL; cl++) {
-            int va = judge(R, &cf[k], A_TEXT, cl, csv, conf), vb = judge(R, &cf[k], A_REL, cl, csv, conf);
+            int na, nb, va = judge(R, &cf[k], A_TEXT, cl, csv, conf, &na), vb = judge(R, &cf[k], A_REL, cl, csv, conf, &nb);
             char flips[1500] = "";
             size_t fl = 0;
-            for (int a = A_G0; a < NA; a++) { /* the arms run, and the evaluations made (2: none) */
+            for (int a = A_G0; a < NA && va != 2; a++) { /* the arms run, and the evaluations made (2: none) */
                 if (a < A_EVEL && !c_has(&cf[k], a)) continue;
-                int v = judge(R, &cf[k], a, cl, csv, conf);
-                if (v != 2 && v != va) flce_catf(flips, sizeof flips, &fl, "%s%s (%s)", fl ? "; " : "", ARM[a], word(v));
+                int n, v = judge(R, &cf[k], a, cl, csv, conf, &n);
+                if (v == 2 || v == va) continue;
+                flce_catf(flips, sizeof flips, &fl, "%s%s (%s", fl ? "; " : "", ARM[a], word(v));
+                if (n < ns) flce_catf(flips, sizeof flips, &fl, "; %d of the %d seeds", n, ns); /* a part of the arm so far */
+                flce_catf(flips, sizeof flips, &fl, ")");
             }
-            char vbs[64];
+            char vas[64], vbs[96], claim[300];
+            snprintf(vas, sizeof vas, "%s", word(va));
+            if (va != 2 && na < ns) snprintf(vas, sizeof vas, "%s (%d of the %d seeds)", word(va), na, ns);
             snprintf(vbs, sizeof vbs, "%s%s", word(vb), vb == 1 && va != 1 ? " (produced)" : "");
+            if (vb != 2 && nb < ns) snprintf(vbs + strlen(vbs), sizeof vbs - strlen(vbs), " (%d of the %d seeds)", nb, ns);
+            /* where clients are noisy the KL claims are the noise claim (the contributions' distance
+             * from the data shares, or from the released quality reference 1 / 1e-6) */
+            snprintf(claim, sizeof claim, "%s%s", noisy && (cl == 2 || cl == 3) ? "the noise claim: " : "",
+                     noisy && cl == 3 ? "FLCE's KL below FedAvg's (the released metric: min-max KL to the quality reference, 1 for "
+                                        "clean clients and 1e-6 for noisy ones)"
+                                      : CLAIM[cl]);
             rt_row_begin(&t, NULL);
-            rt_cell(&t, cl ? "" : conf, NULL, NULL, 0), rt_cell(&t, CLAIM[cl], NULL, NULL, 0);
-            rt_cell(&t, word(va), NULL, va == 1 ? "holds" : va == -1 ? "fails" : NULL, 0);
+            rt_cell(&t, cl ? "" : conf, NULL, NULL, 0), rt_cell(&t, claim, NULL, NULL, 0);
+            rt_cell(&t, vas, NULL, va == 1 ? "holds" : va == -1 ? "fails" : NULL, 0);
             rt_cell(&t, vbs, NULL, vb == 1 ? "holds" : vb == -1 ? "fails" : NULL, 0);
-            rt_cell(&t, fl ? flips : "none", NULL, NULL, 0);
+            rt_cell(&t, va == 2 ? "(a) not judged" : fl ? flips : "none", NULL, NULL, 0);
             rt_row_end(&t);
         }
     }

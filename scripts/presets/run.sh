@@ -148,8 +148,9 @@ for ds in $datasets; do
   case "$exp" in released)
     # issue 62 (docs/decisions.md, "The study under the released code"): per configuration (a) the
     # text, (b) every departure as released, (c) the text plus each training-side departure alone;
-    # the evaluation-side ones (velocity, absent classes, no completion, the KL) on (a)'s traces
-    # with flce eval. Seeds 301-303.
+    # the evaluation-side ones (velocity, absent classes, no completion, the first-sample
+    # prototypes) on (a)'s traces with flce eval (scripts/released_eval.sh, run by study_pack.sh),
+    # and the baselines' L2 rule from their own contributions_rules.csv. Seeds 301-303.
     first=301; keep=$seeds; seeds=$((300 + ${FLCE_PRESET_SEEDS:-3}))
     local_rel="--local-steps 50 --momentum 0.9 --weight-decay 1e-5 --clip-norm 100"
     for part in "iid:--iid" "noniid:--dirichlet 0.5" "noise:--dirichlet 0.5 --label-noise 0.3 --noisy-clients 0.4"; do
