@@ -179,4 +179,34 @@ rm_want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME
 [ "$rm_got" = "$rm_want" ] || fail "truth01_removal.csv, fedavg most valued first: $rm_got; from the files: $rm_want"
 [ -f "$t/rep/truth01_removal.png" ] || fail "no removal curves' figure"
 expect 2 "no run given is of its federation" report "$t/r8" "$t/a" --out "$t/rep2"
+# a run of the same partition with every client every round (K = n: the full arm's methods) is not
+# one of the K = 2 truth's federation: the report leaves it out of that truth's scores
+"$flce" run $(echo "$fed" | sed 's/--per-round 2/--per-round 3/') --algo fedavg --seed 5 --quiet --out "$t/k3" > /dev/null 2>&1 || fail "flce run K = 3"
+"$flce" report "$t/plain" "$t/k3" "$t/a" --out "$t/rep3" > /dev/null 2> "$t/rep3.err" || fail "report, K = 2 and K = 3 runs: $(cat "$t/rep3.err")"
+grep -q "$t/k3" "$t/rep3/truth_scores.csv" && fail "the K = 3 run was scored against the K = 2 truth"
+grep -q "$t/plain" "$t/rep3/truth_scores.csv" || fail "the K = 2 run was not scored"
+# two truths of one configuration (seeds 5 and 6), FLCE and FedAvg on each: the plan's verdicts,
+# worked out here from truth_scores.csv (Student t, 1 degree of freedom: 12.706): a method tracks
+# the truth when its mean Spearman minus the half-width is above 0, adds to what the server
+# knows when its mean is above the best rule's; FLCE's count over the configurations of arm k
+"$flce" truth $fed --seed 6 --out "$t/a6" > /dev/null 2> "$t/a6.err" || fail "truth seed 6: $(cat "$t/a6.err")"
+"$flce" run $fed --algo flce,fedavg --seed 6 --quiet --out "$t/p6" > /dev/null 2>&1 || fail "flce run seed 6"
+"$flce" run $fed --algo flce --seed 5 --quiet --out "$t/f5" > /dev/null 2>&1 || fail "flce run seed 5"
+"$flce" report "$t/plain" "$t/f5" "$t/p6" "$t/a" "$t/a6" --out "$t/rep4" > /dev/null 2> "$t/rep4.err" || fail "report, two truths: $(cat "$t/rep4.err")"
+verdict() { # METHOD: "tracks adds" from the csv, as the plan's rule says
+  awk -F, -v m="$1" 'NR > 1 { if ($3 == m) { x[++k] = $5 } if ($3 ~ /[(]rule[)]/ && $5 != "nan") { r[$3] += $5; rn[$3]++ } }
+    END { mu = (x[1] + x[2]) / 2; sd = x[1] - x[2]; if (sd < 0) sd = -sd; sd /= sqrt(2); h = 12.706 * sd / sqrt(2)
+      best = -2; for (q in r) if (r[q] / rn[q] > best) best = r[q] / rn[q]
+      printf "%s %s", (mu - h > 0) ? "yes" : "no", (mu > best) ? "yes" : "no" }' "$t/rep4/truth_scores.csv"
+}
+for m in fedavg flce; do
+  want=$(verdict $m)
+  row=$(grep "^| $m |" "$t/rep4/report.md" | tail -1)
+  got=$(echo "$row" | awk -F'|' '{ t = $4 ~ /yes/ ? "yes" : "no"; a = $5 ~ /yes/ ? "yes" : "no"; printf "%s %s", t, a }')
+  [ "$got" = "$want" ] || fail "$m over two truths: the report says '$got' ($row), the rule on truth_scores.csv '$want'"
+done
+fl=$(verdict flce | cut -d' ' -f1); [ "$fl" = yes ] && n=1 || n=0
+grep -q "FLCE tracks it in $n of the 1 configuration judged here" "$t/rep4/report.md" ||
+  fail "no count of FLCE's configurations ($n of 1): $(grep 'one of the methods' "$t/rep4/report.md")"
+grep "one of the methods" "$t/rep4/report.md" | grep -q "not yet decided" || fail "one configuration of four decided the plan's answer"
 echo "cli_truth: ok"

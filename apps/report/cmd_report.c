@@ -28,6 +28,8 @@
 #include "data.h"
 #include "run_reader.h"
 
+#define MAXTRUTHS 32 /* truth folders one report takes (the ground-truth study: 24) */
+
 /* The run folders named on the command line, folders of runs (with summary.csv) expanded,
  * into dirs; how many, or -1 after a usage error was printed. */
 static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)[1024]) {
@@ -285,7 +287,7 @@ typedef struct {
     int window, quiet;
     const char *pos[MAXRUNS]; /* the run folders given (np) */
     int np;
-    const char *truths[16]; /* the truth folders given (ntr) */
+    const char *truths[MAXTRUTHS]; /* the truth folders given (ntr) */
     int ntr;
     char own[1100]; /* the default --out */
 } report_args;
@@ -323,7 +325,7 @@ static int report_parse(const char *prog, int argc, char **argv, report_args *A)
             A->pos[nrp++] = A->pos[i];
             continue;
         }
-        if (A->ntr == 16) return cli_usage_error(prog, "more than 16 truth folders: report them in parts");
+        if (A->ntr == MAXTRUTHS) return cli_usage_error(prog, "more than %d truth folders: report them in parts", MAXTRUTHS);
         A->truths[A->ntr++] = A->pos[i];
     }
     A->np = nrp;

@@ -20,10 +20,12 @@
 
 #define TR_MAX_N 16 /* the report judges against full tables (exact Shapley) and loo ones up to 32 */
 #define TR_MAX_ROWS 24 /* methods and rules in one truth's table */
+#define TR_MAX_GROUPS 16 /* configurations (truths' flags but --seed) judged over their seeds */
 
 typedef struct report_truth {
     char dir[1024], part[17], key[4096], utility[24];
     int n, all, R;
+    int per_round, rounds, full;               /* its runs' K and T; full: --participation full (every member every round) */
     int sampled;                               /* --coalitions sample:M: Shapley and Banzhaf estimated (no removal curves) */
     unsigned long long seed;
     double *v, *vsd;                           /* [2^n] (all) the seeds' mean utility and its spread; NaN where absent */
@@ -67,12 +69,17 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "clients"), *co = cJSON_GetObjectItemCaseSensitive(j, "coalitions"),
                 *pd = cJSON_GetObjectItemCaseSensitive(j, "partition_digest"), *fl = cJSON_GetObjectItemCaseSensitive(j, "run_flags"),
                 *R = cJSON_GetObjectItemCaseSensitive(j, "truth_seeds"), *sd = cJSON_GetObjectItemCaseSensitive(j, "seed"),
-                *ut = cJSON_GetObjectItemCaseSensitive(j, "utility");
+                *ut = cJSON_GetObjectItemCaseSensitive(j, "utility"),
+                *pr = cJSON_GetObjectItemCaseSensitive(j, "per_round"), *rd = cJSON_GetObjectItemCaseSensitive(j, "rounds"),
+                *pt = cJSON_GetObjectItemCaseSensitive(j, "participation");
     if (!cJSON_IsNumber(n) || !cJSON_IsString(co) || !cJSON_IsString(pd) || !cJSON_IsArray(fl) || !cJSON_IsNumber(R) || !cJSON_IsNumber(sd) ||
-        !cJSON_IsString(ut) || n->valuedouble < 2 || n->valuedouble > 32 || strlen(pd->valuestring) != 16 || R->valuedouble < 1) {
+        !cJSON_IsString(ut) || !cJSON_IsNumber(pr) || !cJSON_IsNumber(rd) || n->valuedouble < 2 || n->valuedouble > 32 ||
+        strlen(pd->valuestring) != 16 || R->valuedouble < 1) {
         cJSON_Delete(j);
-        return snprintf(err, cap, "%s: not a truth's record (clients, coalitions, partition_digest, run_flags)", p), 1;
+        return snprintf(err, cap, "%s: not a truth's record (clients, per_round, rounds, coalitions, partition_digest, run_flags)", p), 1;
     }
+    t->per_round = (int)pr->valuedouble, t->rounds = (int)rd->valuedouble;
+    t->full = cJSON_IsString(pt) && !strcmp(pt->valuestring, "full");
     t->n = (int)n->valuedouble, t->all = !strcmp(co->valuestring, "all"), t->R = (int)R->valuedouble;
     t->sampled = !strncmp(co->valuestring, "sample:", 7);
     t->seed = (unsigned long long)sd->valuedouble;
@@ -163,6 +170,15 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     return 0;
 }
 
+/* Whether run r is one of truth t's federation: the same partition, and the selection the truth's
+ * arm stands for: K of n a round as the truth's own runs (arm k), or every client every round
+ * (arm full: the methods run with K = n); the same rounds. Arm k and arm full share a partition,
+ * so the partition alone would mix them. */
+static int truth_matches(const truth_t *t, const run_t *r) {
+    return !strcmp(r->partdig, t->part) && r->clients == t->n && r->rounds == t->rounds &&
+           r->per_round == (t->full ? t->n : t->per_round);
+}
+
 int report_truths_load(report *R, const char *const *dirs, int n, char *err, size_t cap) {
     R->truth = calloc((size_t)(n ? n : 1), sizeof(truth_t));
     if (!R->truth) return snprintf(err, cap, "out of memory"), 1;
@@ -171,10 +187,11 @@ int report_truths_load(report *R, const char *const *dirs, int n, char *err, siz
         R->ntruth = i + 1;
         if (rc) return rc;
         int match = 0;
-        for (int k = 0; k < R->nr; k++) match |= !strcmp(R->runs[k].partdig, R->truth[i].part) && R->runs[k].clients == R->truth[i].n;
+        for (int k = 0; k < R->nr; k++) match |= truth_matches(&R->truth[i], &R->runs[k]);
         if (!match)
-            return snprintf(err, cap, "%s: no run given is of its federation (partition %s, %d clients): give the runs of the same flags and seed",
-                            dirs[i], R->truth[i].part, R->truth[i].n), 2;
+            return snprintf(err, cap, "%s: no run given is of its federation (partition %s, %d clients, %d of them a round, %d rounds): "
+                            "give the runs of the same flags and seed", dirs[i], R->truth[i].part, R->truth[i].n,
+                            R->truth[i].full ? R->truth[i].n : R->truth[i].per_round, R->truth[i].rounds), 2;
     }
     return 0;
 }
@@ -283,7 +300,7 @@ typedef struct {
 static void removal_figure(report *R, const truth_t *t, int ti) {
     int n = t->n, idx[TR_MAX_ROWS], nm = 0;
     for (int k = 0; k < R->nr && nm < TR_MAX_ROWS - 1; k++)
-        if (!strcmp(R->runs[k].partdig, t->part) && R->runs[k].clients == n) idx[nm++] = k;
+        if (truth_matches(t, &R->runs[k])) idx[nm++] = k;
     if (!nm) return;
     char name[32], p[1300];
     snprintf(name, sizeof name, "truth%02d_removal", ti + 1);
@@ -349,15 +366,17 @@ void report_truth(report *R) {
                 "method found who matters) and without the k it values least (higher is better), k = 0 to n - 1, read from the table. "
                 "The truth's own spread over its seeds says how far apart two methods must be to differ. Data: truth_scores.csv.");
     /* groups over truths of one configuration: per method label, Spearman with Shapley per seed */
-    group_row *G = calloc(TR_MAX_ROWS * 8, sizeof *G);
-    char (*gkey)[4096] = calloc(8, sizeof *gkey);
-    int ng = 0, grow[8] = {0};
+    group_row *G = calloc(TR_MAX_ROWS * TR_MAX_GROUPS, sizeof *G);
+    char (*gkey)[4096] = calloc(TR_MAX_GROUPS, sizeof *gkey);
+    int ng = 0, grow[TR_MAX_GROUPS] = {0}, gfull[TR_MAX_GROUPS] = {0};
     for (int ti = 0; ti < R->ntruth; ti++) {
         truth_t *t = &R->truth[ti];
         int gi = -1;
         for (int g = 0; g < ng; g++)
             if (!strcmp(gkey[g], t->key)) gi = g;
-        if (gi < 0 && ng < 8 && G) gi = ng, snprintf(gkey[ng++], sizeof gkey[0], "%s", t->key);
+        if (gi < 0 && ng < TR_MAX_GROUPS && G && gkey) gi = ng, gfull[ng] = t->full, snprintf(gkey[ng++], sizeof gkey[0], "%s", t->key);
+        if (gi < 0) report_over(R, "against the retrained truth: more than %d configurations of truths; %s is not judged over its seeds",
+                                TR_MAX_GROUPS, t->dir);
         char head[1400], sp[64] = "";
         if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
         snprintf(head, sizeof head, "%s (%d clients, %s, seed %llu%s)", t->dir, t->n,
@@ -369,7 +388,7 @@ void report_truth(report *R) {
         int done_rules = 0;
         for (int k = 0; k < R->nr; k++) {
             const run_t *r = &R->runs[k];
-            if (strcmp(r->partdig, t->part) || r->clients != t->n) continue;
+            if (!truth_matches(t, r)) continue;
             char lab[96];
             report_method_label(r, lab, sizeof lab);
             for (int pass = 0; pass < 2; pass++) { /* the method, then (once a truth) the rules from its selections */
@@ -413,7 +432,11 @@ void report_truth(report *R) {
         if (t->all) removal_figure(R, t, ti);
     }
     if (csv) report_fclose(csv);
-    /* over the truths of each configuration: means and intervals, and the paired claim */
+    /* over the truths of each configuration: means and intervals, the plan's verdicts
+     * (docs/decisions.md, "The ground-truth study"), and the paired claim */
+    int karms = 0, ktracks = 0, kpartial = 0;
+    char kwhich[1200] = "";
+    size_t kwl = 0;
     for (int g = 0; g < ng; g++) {
         int seeds = 0;
         for (int q = 0; q < grow[g]; q++) seeds = G[g * TR_MAX_ROWS + q].ns > seeds ? G[g * TR_MAX_ROWS + q].ns : seeds;
@@ -422,19 +445,41 @@ void report_truth(report *R) {
         snprintf(head, sizeof head, "Over %d truths of one configuration (%s)", seeds, gkey[g]);
         fprintf(R->md, "\n### %s\n\n", MD(head));
         fprintf(R->ht, "<h3>%s</h3>\n", H(head));
-        static const char *h2[] = {"method or rule", "Spearman with Shapley, mean and 95% interval over truths"};
-        rtable tb;
-        rt_begin(&tb, R->md, R->ht, 2, h2);
-        const group_row *fl = NULL, *fa = NULL;
+        /* the best trivial rule: the highest mean Spearman of the rules (the uniform rule has none) */
+        double best = NAN;
+        const char *bestn = NULL;
         for (int q = 0; q < grow[g]; q++) {
             const group_row *row = &G[g * TR_MAX_ROWS + q];
-            char a[64];
+            double m, h;
+            if (!strstr(row->label, "(rule)") || !report_mean_ci(row->sp, row->ns, &m, &h) || isnan(m)) continue;
+            if (isnan(best) || m > best) best = m, bestn = row->label;
+        }
+        static const char *h2[] = {"method or rule", "Spearman with Shapley, mean and 95% interval over truths",
+                                   "tracks the truth (interval above 0)", "adds to what the server knows (mean above the best rule's)"};
+        rtable tb;
+        rt_begin(&tb, R->md, R->ht, 4, h2);
+        const group_row *fl = NULL, *fa = NULL;
+        int fl_tracks = 0;
+        for (int q = 0; q < grow[g]; q++) {
+            const group_row *row = &G[g * TR_MAX_ROWS + q];
+            char a[64], tr[80], ad[80];
             report_fmt_ci(a, sizeof a, row->sp, row->ns, 3);
-            rt_rowt(&tb, row->label, 0, "%s", a);
-            if (!strcmp(row->label, "flce")) fl = row;
+            double m, h;
+            int k = report_mean_ci(row->sp, row->ns, &m, &h);
+            int tracks = k >= 2 && m - h > 0;
+            snprintf(tr, sizeof tr, "%s", k < 2 ? "n/a" : tracks ? "**yes**" : m + h < 0 ? "no (below 0)" : "no (the interval contains 0)");
+            if (k >= 2 && k < seeds) snprintf(tr + strlen(tr), sizeof tr - strlen(tr), " (%d of the %d seeds)", k, seeds);
+            if (strstr(row->label, "(rule)")) snprintf(ad, sizeof ad, "%s", row->label == bestn ? "(the best rule)" : "");
+            else snprintf(ad, sizeof ad, "%s", !k || isnan(m) || isnan(best) ? "n/a" : m > best ? "**yes**" : "no");
+            rt_rowt(&tb, row->label, 0, "%s\t%s\t%s", a, tr, ad);
+            if (!strcmp(row->label, "flce")) fl = row, fl_tracks = tracks;
             if (!strcmp(row->label, "fedavg")) fa = row;
         }
         rt_end(&tb);
+        if (!gfull[g] && fl) { /* arm k: the plan's answer to "is FLCE one of them" counts these */
+            karms++, ktracks += fl_tracks, kpartial |= fl->ns < 3;
+            flce_catf(kwhich, sizeof kwhich, &kwl, "%s%s", kwl ? "; " : "", fl_tracks ? "tracks" : "does not track");
+        }
         if (fl && fa) { /* paired by seed */
             double d[REPORT_MAX_SEEDS];
             int nd = 0;
@@ -454,6 +499,15 @@ void report_truth(report *R) {
             else snprintf(txt, sizeof txt, "The paired comparison of FLCE and FedAvg needs two seeds with both; %d here.", c);
             report_para(R->md, R->ht, txt);
         }
+    }
+    if (karms) { /* the plan's question: does FLCE track the truth in at least 3 of the 4 configurations of arm k */
+        char txt[1600];
+        snprintf(txt, sizeof txt, "**Is FLCE one of the methods that track what clients are worth?** (the plan's answer: yes where FLCE "
+                 "tracks the truth in at least 3 of the 4 configurations with K of n a round): FLCE tracks it in %d of the %d "
+                 "configuration%s judged here (in the order above: %s)%s: %s.", ktracks, karms, karms == 1 ? "" : "s", kwhich,
+                 kpartial ? "; some on fewer than 3 seeds" : "",
+                 ktracks >= 3 ? "**yes**" : ktracks + (4 - karms > 0 ? 4 - karms : 0) < 3 ? "**no**" : "not yet decided (the study's other configurations are not here)");
+        report_para(R->md, R->ht, txt);
     }
     free(G), free(gkey);
 }

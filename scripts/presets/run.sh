@@ -225,8 +225,13 @@ case "$exp" in cost|all)
   q=""; [ "$scale" = small ] && q="--quick"
   "$(dirname "$flce")/flce-bench" server $q --csv "$out/server.csv" --plot "$out/server-figures" ;; esac
 # (a folder that is no run, such as OUT/report, must not end the loop with a failure: set -e)
+# (and the truth folders of flce truth that are finished: their values.csv written; the report
+# judges the runs of each one's federation against it)
 all_runs=$(ls -d "$out"/*/ 2>/dev/null | while read -r d; do
-  if [ -f "$d/config.json" ] || [ -f "$d/summary.csv" ]; then echo "${d%/}"; fi; done)
+  if [ -f "$d/config.json" ] || [ -f "$d/summary.csv" ]; then echo "${d%/}"
+  elif [ -f "$d/truth.json" ]; then
+    if [ -f "$d/values.csv" ]; then echo "${d%/}"; else echo "run.sh: ${d%/}: the truth is not finished (no values.csv); left out of the report" >&2; fi
+  fi; done)
 if [ "${FLCE_PRESET_REPORT:-1}" = 0 ]; then echo "results: $out (no report: FLCE_PRESET_REPORT=0)"; exit 0; fi
 [ -n "$all_runs" ] && "$flce" report $all_runs --out "$out/report"
 echo "results: $out"
