@@ -56,7 +56,7 @@ case "$err" in *"EXPERIMENT SCALE [OUT] only"*) ok=1;; *) ok=0;; esac
 # word, so this test stays quick on it; setup.sh, test.sh, main_job.sh and gpu_proof.sh are guarded
 # the same way but would run on the old code)
 sdir=$(dirname "$run")/..
-for cmd in "same_results.sh $t/none1 $t/none2 $t/d extra" "study_recomplete.sh $t/none extra" "horizon_finish.sh $t/none extra" \
+for cmd in "same_results.sh $t/none1 $t/none2 $t/d extra" "study_recomplete.sh $t/none extra" "horizon_finish.sh $t/none extra" "released_finish.sh $t/none extra" "truth_finish.sh $t/none extra" \
            "study_pack.sh unpack $t/none $t/none.tar.xz extra"; do
   # shellcheck disable=SC2086
   err=$(sh "$sdir"/$cmd 2>&1 >/dev/null); rc=$?
