@@ -543,10 +543,28 @@ typedef void dx_s2_fn(const float *dyq, const float *w2, int C, int Cp, int K, i
 dx_s2_fn flce_dx_s2_512_8x1, flce_dx_s2_512_7x1, flce_dx_s2_512_8x2, flce_dx_s2_512_7x2, flce_dx_s2_512_14x1,
     flce_dx_s2_512_16x1;
 
-/* The same for 8-wide vectors: 8 channels x 8 positions at a time (tiles.h; 8 measured faster
- * than 6 and 12 with AVX2: 16-channel layers 211 -> 180 ms per 11 steps). */
+/* The same for 8-wide vectors: rows of 8 channels x 8 positions at a time (tiles.h; 8 measured
+ * faster than 6 and 12 with AVX2: 16-channel layers 211 -> 180 ms per 11 steps); flat positions
+ * in tiles of 4 to 6 channels (split_rows: no idle channel) x 16 positions, 12 sums at most and
+ * nothing spilled in the loop (2 vector loads and up to 6 broadcasts a term where 8 x 8 needs 1
+ * and 8): 0.87-0.93 of 8 x 8's time at 16 and 32 channels, 0.94-0.99 at 64 (AVX2 forced on a
+ * Zen 4, docs/performance.md, 2026-12-02). */
 static DX_ROW(dx_row256, 8, 1)
-static DX_FLAT(dx_flat256, 8, 1)
+static DX_FLAT(dx_flat256_6x2, 6, 2)
+static DX_FLAT(dx_flat256_5x2, 5, 2)
+static DX_FLAT(dx_flat256_4x2, 4, 2)
+static void dx_flat256(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, const flat_blk *blk,
+                       float *dxn, int HW) {
+    for (int t = 0, c0 = 0; c0 < C; t++) {
+        int mr = split_rows(C, t);
+        const float *w = w2 + c0; /* channel c0's weights (w2 is [tap][k][Cp]) */
+        float *d = dxn + (size_t)c0 * HW;
+        if (mr == 6) dx_flat256_6x2(dyp, w, 6, Cp, K, L, Wp, npos, blk, d, HW);
+        else if (mr == 5) dx_flat256_5x2(dyp, w, 5, Cp, K, L, Wp, npos, blk, d, HW);
+        else dx_flat256_4x2(dyp, w, mr, Cp, K, L, Wp, npos, blk, d, HW);
+        c0 += mr;
+    }
+}
 
 /* The channel padding of the direct kernels' weight layout: a multiple of every MR above. */
 static int dx_cp(int C) { return USE_AVX512 ? (C + 15) / 16 * 16 : (C + 7) / 8 * 8; }
@@ -573,7 +591,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
     int K = s->K, OH = s->OH, OW = s->OW, C = s->C, Cp = dx_cp(C), vw = USE_AVX512 ? 16 : 8;
     if (s->W % vw) {
         int Wp = s->W + 1; /* one zero column (fwd_flat) */
-        int npos = (s->H * Wp + vw - 1) / vw * vw, L = (npos + 2 * Wp + 2 + 15) / 16 * 16;
+        int npos = (s->H * Wp + 15) / 16 * 16, L = (npos + 2 * Wp + 2 + 15) / 16 * 16; /* whole tiles of 16 positions */
         float *dyp = scratch_get(&j->ctx->a[part], (size_t)K * L + (size_t)(C * npos > Cp * s->H * s->W ? C * npos : Cp * s->H * s->W));
         if (!dyp) return;
         float *out = dyp + (size_t)K * L;
