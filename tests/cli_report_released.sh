@@ -60,7 +60,11 @@ grep -q "all samples\|prototypes from all" "$csv" && fail "a run of the readings
 # (b) on two of the three seeds: its verdicts say so; a run with one setting of the released local
 # training alone (weight decay) is that arm, not the text
 "$flce" run --algo flce,fedavg $B --seed 1 --weight-decay 1e-5 --out "$t/wd-s1" > /dev/null 2>&1 || fail "--weight-decay alone"
-"$flce" report "$t"/text-s* "$t"/rel-s1 "$t"/rel-s2 "$t/wd-s1" --out "$t/rep2" > /dev/null 2>&1 || fail "flce report, (b) on two seeds"
+"$flce" report "$t"/text-s* "$t"/rel-s1 "$t"/rel-s2 "$t/wd-s1" "$t"/cls-s1 "$t"/cls-s2 --out "$t/rep2" > /dev/null 2>&1 || fail "flce report, (b) on two seeds"
+# a trained arm on two of the three seeds compares on those two: its FLCE never taken from (a)
+# on the third (only the methods the arm does not train come from (a))
+awk -F, '/L_CL times tau/ && $(NF - 1) != 2 { print; bad = 1 } END { exit bad }' "$t/rep2/released_claims.csv" > "$t/cls.bad" ||
+  fail "the --cl-scale arm on 2 seeds compared on other counts: $(cat "$t/cls.bad")"
 awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $5 }' "$t/rep2/report.md" | grep -q "2 of the 3 seeds)" ||
   fail "(b) on 2 of 3 seeds not marked: $(grep 'accuracy at least' "$t/rep2/report.md")"
 awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $4 }' "$t/rep2/report.md" | grep -q "seeds" &&

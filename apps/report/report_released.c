@@ -171,8 +171,9 @@ static int collect(report *R, rconf *cf) {
  * and its contributions (the evaluation-side arms': the evaluation's; the L2 rule's for
  * FedAvg under (b) and the L2 arm). NaN where absent. */
 static const run_t *member(report *R, const rconf *c, int a, int m, int s) {
-    int i = a >= A_EVEL ? -1 : c->run[a][m][s];
-    if (i < 0 && a != A_REL) i = c->run[A_TEXT][m][s];
+    int i = a >= A_EVEL ? -1 : c->run[a][m][s], own = 0; /* own: the arm trains this method (on some seed) */
+    for (int q = 0; a != A_TEXT && a < A_EVEL && q < c->ns; q++) own |= c->run[a][m][q] >= 0;
+    if (i < 0 && a != A_REL && !own) i = c->run[A_TEXT][m][s]; /* a method the arm does not train: the text's */
     return i < 0 ? NULL : &R->runs[i];
 }
 
