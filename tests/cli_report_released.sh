@@ -70,4 +70,11 @@ awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $5 }' "$t/rep2/report.md" | 
 awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $4 }' "$t/rep2/report.md" | grep -q "seeds" &&
   fail "(a) on all 3 seeds marked as partial: $(grep 'accuracy at least' "$t/rep2/report.md")"
 grep -q "local training: 50 steps" "$t/rep2/released_claims.csv" || fail "a run with --weight-decay alone is not the local-training arm"
+# every arm's configuration has a name of its own in the per-configuration tables: the text's none
+# of the departures' words, as released "as released", --cl-scale tau and --weight-decay theirs
+h=$(grep '^### ' "$t/rep2/report.md")
+echo "$h" | grep -q 'rounds; released local training' || fail "the --weight-decay arm's configuration is not named by it: $h"
+echo "$h" | grep -q 'rounds; L_CL times tau' || fail "the --cl-scale arm's configuration is not named by it: $h"
+echo "$h" | grep -q '; as released' || fail "the as-released configuration is not named so: $h"
+[ "$(echo "$h" | grep -c 'rounds (3 seeds)$')" -ge 1 ] || fail "the text's configuration carries a departure's words: $h"
 echo "cli_report_released: all checks passed"

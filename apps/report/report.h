@@ -198,6 +198,9 @@ int report_client_csv(report *R, const run_t *r, const char *path, int col, doub
  * under the text plus each departure alone (c); released_claims.csv. Nothing where no run is
  * one of the study's. Returns 0 when out of memory. */
 int report_released(report *R);
+/* The released code's departures run r was trained with, appended in words to its configuration's
+ * name at o[*n] ("; as released", "; released selection"); nothing for the text's settings. */
+void report_released_words(const run_t *r, char *o, size_t cap, size_t *n);
 /* The horizon (report_readings.c, issue 30): where runs are longer than 30 rounds, the KL claim
  * at rounds 30, 100 and 200 (FLCE_REPORT_HORIZON: others), FLCE's from flce eval --rounds R
  * (RUN/readings/), the baselines' running contributions; a table and a figure per configuration

@@ -122,6 +122,27 @@ static int arm_of(const run_t *r, int m) {
     return -1;
 }
 
+/* The released code's departures run r was trained with, in words for its configuration's name
+ * ("; as released", "; released local training"), so that the arms of the study are told apart
+ * in every table; the prototypes' and the completion's are named elsewhere (reading_words, the
+ * method's "-CMC"). No commas: the name is a CSV field too. */
+void report_released_words(const run_t *r, char *o, size_t cap, size_t *n) {
+    static const char *const WORDS[NG] = {NULL, "unsquared velocity", "absent classes forgotten", "L_CL times tau",
+                                          "round 1's prototypes from the initial model", NULL, "released selection",
+                                          "released local training", "plain-mean aggregation", "FedSV's released form",
+                                          "the partition's balancing step", "the noise as the code makes it"};
+    int m = method_of(r);
+    unsigned g;
+    if (m < 0 || !r->cfg || groups_of(r, m, &g) || !g) return;
+    if (arm_of(r, m) == A_REL) {
+        flce_catf(o, cap, n, "; as released");
+        return;
+    }
+    if (g & G_FEDSV) g &= ~(unsigned)G_SCHED; /* FedSV's released form includes its window */
+    for (int i = 0; i < NG; i++)
+        if ((g >> i & 1) && WORDS[i]) flce_catf(o, cap, n, "; %s", WORDS[i]);
+}
+
 /* The study's configurations: those with a run as released (every other run without departures
  * is an arm (a) of nothing), named by a run of (a) where there is one; then every arm's runs of
  * them. */

@@ -61,6 +61,7 @@ static void reading_words(const run_t *r, char *o, size_t cap, size_t *n) {
     const cJSON *mi = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "missing") : NULL;
     if (cJSON_IsString(ps) && strcmp(ps->valuestring, "correct")) flce_catf(o, cap, n, "; prototypes from %s samples", ps->valuestring);
     if (cJSON_IsString(mi) && strcmp(mi->valuestring, "zero")) flce_catf(o, cap, n, "; missing prototypes %s", mi->valuestring);
+    report_released_words(r, o, cap, n); /* the released code's departures (issue 62) */
 }
 
 const char *report_configuration(const run_t *r, char *o, size_t cap) {
