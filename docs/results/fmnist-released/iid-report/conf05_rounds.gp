@@ -10,11 +10,9 @@ do for [fmt in 'png svg'] {
   set key font ',9' spacing 0.9
   set ylabel 'test accuracy'
   set key bottom right
-  plot 'conf05_rounds_13.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#1f77b4' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#1f77b4' notitle, \
-       'conf05_rounds_14.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#17becf' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#17becf' notitle
+  plot 'conf05_rounds_06.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' notitle
   set ylabel 'KL(running contributions || data shares)'
   set key top right
-  plot 'conf05_rounds_13.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#1f77b4' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#1f77b4' title 'fedavg (n=3)', \
-       'conf05_rounds_14.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#17becf' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#17becf' title 'fedsv (n=3)'
+  plot 'conf05_rounds_06.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' title 'flce (n=3)'
   unset multiplot
 }

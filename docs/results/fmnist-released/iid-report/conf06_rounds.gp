@@ -10,9 +10,9 @@ do for [fmt in 'png svg'] {
   set key font ',9' spacing 0.9
   set ylabel 'test accuracy'
   set key bottom right
-  plot 'conf06_rounds_07.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#d62728' notitle
+  plot 'conf06_rounds_04.csv' skip 1 using 1:3:4 with filledcurves lc rgb '#1f77b4' notitle, '' skip 1 using 1:2 with lines lw 2 lc rgb '#1f77b4' notitle
   set ylabel 'KL(running contributions || data shares)'
   set key top right
-  plot 'conf06_rounds_07.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#d62728' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#d62728' title 'flce (n=3)'
+  plot 'conf06_rounds_04.csv' skip 1 using 1:6:7 with filledcurves lc rgb '#1f77b4' notitle, '' skip 1 using 1:5 with lines lw 2 lc rgb '#1f77b4' title 'fedavg (n=3)'
   unset multiplot
 }
