@@ -103,8 +103,9 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     }
     { /* and the truth's own settings: truths that differ in them are not seeds of one configuration */
         const cJSON *pa = cJSON_GetObjectItemCaseSensitive(j, "participation"), *wi = cJSON_GetObjectItemCaseSensitive(j, "window");
-        flce_catf(t->key, sizeof t->key, &kl, "| %s, %s, participation %s, %d truth seeds, window %g", co->valuestring,
-                  ut->valuestring, cJSON_IsString(pa) ? pa->valuestring : "?", t->R, cJSON_IsNumber(wi) ? wi->valuedouble : 0);
+        flce_catf(t->key, sizeof t->key, &kl, "| %s, %s, participation %s, %d truth seed%s, window %g", co->valuestring,
+                  ut->valuestring, cJSON_IsString(pa) ? pa->valuestring : "?", t->R, t->R == 1 ? "" : "s",
+                  cJSON_IsNumber(wi) ? wi->valuedouble : 0);
     }
     cJSON_Delete(j);
     if (t->all && t->n > TR_MAX_N) return snprintf(err, cap, "%s: %d clients, more than a full table holds", p, t->n), 1;
@@ -364,7 +365,9 @@ void report_truth(report *R) {
                 "and each trivial rule against the exact Shapley values of the table (Banzhaf and leave-one-out beside). Removal "
                 "curves: the mean utility (the truth's: test accuracy by default) of the federation without the k clients a method values most (lower is better: the "
                 "method found who matters) and without the k it values least (higher is better), k = 0 to n - 1, read from the table. "
-                "The truth's own spread over its seeds says how far apart two methods must be to differ. Data: truth_scores.csv.");
+                "The truth's own spread over its seeds says how far apart two methods must be to differ. KL to Shapley shares: "
+                "the KL of the method's shares to the Shapley values' (negative values clamped to 0), infinite (inf) wherever a "
+                "client's Shapley value is at most 0 and the method credits it. Data: truth_scores.csv.");
     /* groups over truths of one configuration: per method label, Spearman with Shapley per seed */
     group_row *G = calloc(TR_MAX_ROWS * TR_MAX_GROUPS, sizeof *G);
     char (*gkey)[4096] = calloc(TR_MAX_GROUPS, sizeof *gkey);
