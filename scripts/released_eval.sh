@@ -5,8 +5,9 @@
 # folders of several methods are searched one level down):
 #   RUN/released/<departure>/  contributions.csv, completion_eval.json, eval.txt (flce eval's
 #   output), for velocity (--velocity distance), absent (--absent-class forget), nocmc
-#   (--ablate CMC), first (--proto-samples first) and, where the trace holds
-#   initial_prototypes.npy, noinitial (--initial-prototypes none).
+#   (--ablate CMC), first (--proto-samples first), each of the first, second and fourth without
+#   completion too (nocmc-velocity, nocmc-absent, nocmc-first: the report's "Without completion"
+#   table) and, where the trace holds initial_prototypes.npy, noinitial (--initial-prototypes none).
 # What is there already is kept (a rerun continues). The trace's prototypes can then be left out
 # of an archive (scripts/study_pack.sh): these are what the report reads. FLCE_BIN: the flce to
 # use (default build/flce).
@@ -24,20 +25,24 @@ for top in "$@"; do
   for run in "$top" "$top"/*/; do
     run=${run%/}
     [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes_first.npy" ] || continue
-    deps="velocity absent nocmc first"
+    deps="velocity absent nocmc first nocmc-velocity nocmc-absent nocmc-first"
     [ -f "$run/trace/initial_prototypes.npy" ] && deps="$deps noinitial"
     for dep in $deps; do
-      case $dep in
-        velocity) flag=--velocity val=distance;;
-        absent) flag=--absent-class val=forget;;
-        nocmc) flag=--ablate val=CMC;;
-        first) flag=--proto-samples val=first;;
-        noinitial) flag=--initial-prototypes val=none;;
+      case $dep in # the flags: constants of this script
+        velocity) flags="--velocity distance";;
+        absent) flags="--absent-class forget";;
+        nocmc) flags="--ablate CMC";;
+        first) flags="--proto-samples first";;
+        nocmc-velocity) flags="--ablate CMC --velocity distance";;
+        nocmc-absent) flags="--ablate CMC --absent-class forget";;
+        nocmc-first) flags="--ablate CMC --proto-samples first";;
+        noinitial) flags="--initial-prototypes none";;
       esac
       out="$run/released/$dep"
       if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi
       mkdir -p "$out"
-      "$flce" eval "$run/trace" --out "$out" "$flag" "$val" > "$out/eval.txt.tmp" ||
+      # shellcheck disable=SC2086
+      "$flce" eval "$run/trace" --out "$out" $flags > "$out/eval.txt.tmp" ||
         { echo "released_eval.sh: flce eval failed on $run ($dep): $(tail -1 "$out/eval.txt.tmp")" >&2; exit 1; }
       rm -f "$out/Q.npy" "$out/X_completed.npy" # the completion's matrices: large, and made again by the same command
       mv "$out/eval.txt.tmp" "$out/eval.txt"
