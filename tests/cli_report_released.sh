@@ -19,7 +19,7 @@ for s in 1 2 3; do
   "$flce" run --algo flce $B --seed $s --cl-scale tau --out "$t/cls-s$s" > /dev/null 2>&1 || fail "--cl-scale tau, seed $s"
 done
 "$flce" run --algo flce $B --seed 1 --proto-samples all --out "$t/other" > /dev/null 2>&1 || fail "a run of the readings"
-FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t"/text-s* > /dev/null || fail "released_eval.sh"
+FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t"/text-s* "$t"/cls-s* > /dev/null || fail "released_eval.sh"
 [ -f "$t/text-s1/flce/released/velocity/contributions.csv" ] || fail "released_eval.sh made no velocity evaluation"
 "$flce" report "$t"/text-s* "$t"/rel-s* "$t"/cls-s* "$t/other" --out "$t/rep" > /dev/null 2>&1 || fail "flce report"
 grep -q "^## The paper's text and its released code" "$t/rep/report.md" || fail "no section"
@@ -49,6 +49,28 @@ check "the text's KL" "[(]a[)] the text" "$t/text-sSEED/fedavg/contributions.csv
 check "the released metric as released" "[(]b[)] as released" "$t/rel-sSEED/fedavg/contributions_rules.csv" 5 "$t/rel-sSEED/flce/contributions.csv" minmax
 check "the evaluated velocity" "velocity unsquared [(]evaluated[)]" "$t/text-sSEED/fedavg/contributions.csv" 1 \
   "$t/text-sSEED/flce/released/velocity/contributions.csv" shares
+# "Without completion" (a diagnostic): each arm's KL without completion minus (a)'s, paired by
+# seed: (b)'s own contributions, the --cl-scale arm's and the evaluated velocity's evaluations with
+# --ablate CMC, each against the text's evaluation with --ablate CMC
+nocmc() { # NAME ARM FILE (SEED for the seed)
+  want=$(for s in 1 2 3; do
+    f=$(echo "$3" | sed "s/SEED/$s/"); run=$(dirname "$f" | sed 's|/released/.*||')
+    echo "$(kl "$f" 1 "$run") $(kl "$t/text-s$s/flce/released/nocmc/contributions.csv" 1 "$t/text-s$s/flce")"; done |
+    awk '{ d += $1 - $2; n++ } END { printf "%.10g", d / n }')
+  got=$(awk -F, -v arm="$2" 'index($0, arm) { print $(NF - 3); exit }' "$t/rep/released_nocmc.csv")
+  [ -n "$got" ] || fail "$1: no row in released_nocmc.csv: $(cat "$t/rep/released_nocmc.csv")"
+  awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * (1 + (b < 0 ? -b : b))) }' ||
+    fail "$1: released_nocmc.csv says $got, worked out here $want"
+}
+[ -f "$t/rep/released_nocmc.csv" ] || fail "no released_nocmc.csv"
+grep -q "^### Without completion" "$t/rep/report.md" || fail "no table Without completion"
+nocmc "without completion as released" "(b) as released" "$t/rel-sSEED/flce/contributions.csv"
+nocmc "without completion, L_CL times tau" "L_CL times tau" "$t/cls-sSEED/released/nocmc/contributions.csv"
+nocmc "without completion, the velocity evaluated" "velocity unsquared (evaluated)" "$t/text-sSEED/flce/released/nocmc-velocity/contributions.csv"
+# both flags took effect: the velocity without completion is neither the velocity alone nor no completion alone
+v=$t/text-s1/flce/released
+cmp -s "$v/nocmc-velocity/contributions.csv" "$v/nocmc/contributions.csv" && fail "nocmc-velocity equals nocmc: --velocity lost"
+cmp -s "$v/nocmc-velocity/contributions.csv" "$v/velocity/contributions.csv" && fail "nocmc-velocity equals velocity: --ablate CMC lost"
 # the table's cell for (a) names the comparison that decided it, with its numbers (one baseline
 # here: FedAvg's mean paired difference as the csv has it)
 m=$(awk -F, '$0 ~ /[(]a[)] the text/ && $0 ~ /text.s metric/ { for (i = 1; i <= NF; i++) if ($i == "fedavg") { printf "%+.3g", $(i + 1); exit } }' "$csv")

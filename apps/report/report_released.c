@@ -298,6 +298,94 @@ static void verdict_text(char *o, size_t cap, int v, const judged *j, int ns, co
     flce_catf(o, cap, &l, ")");
 }
 
+/* The diagnostic "Without completion" (docs/decisions.md): FLCE's KL to the data shares without
+ * completion in arm a on seed s: (a)'s and a trained arm's released/nocmc evaluation, (b)'s own
+ * contributions (it has no completion), an evaluation-side departure's released/nocmc-<dep> on
+ * (a)'s trajectory. NaN where absent, and for an arm that does not train FLCE. */
+static double kl_nocmc(report *R, const rconf *c, int a, int s) {
+    static const char *const COMBO[] = {"nocmc-velocity", "nocmc-absent", NULL, "nocmc-first", NULL};
+    int i = a >= A_EVEL ? c->run[A_TEXT][0][s] : c->run[a][0][s];
+    if (i < 0 || (a >= A_EVEL && !COMBO[a - A_EVEL])) return NAN;
+    const run_t *F = &R->runs[i];
+    double *v = malloc(sizeof *v * (size_t)F->clients), k = NAN;
+    if (!v) return NAN;
+    char p[1300];
+    int ok = 1;
+    if (a == A_REL) memcpy(v, F->contrib, sizeof *v * (size_t)F->clients);
+    else {
+        snprintf(p, sizeof p, "%s/released/%s/contributions.csv", F->dir, a >= A_EVEL ? COMBO[a - A_EVEL] : "nocmc");
+        ok = report_client_csv(R, F, p, 1, v);
+    }
+    if (ok) k = report_kl_to_shares(F, v);
+    free(v);
+    return k;
+}
+
+/* The table "Without completion": per configuration, FLCE's KL without completion under (a), and
+ * each other arm's difference from it paired by seed; released_nocmc.csv. */
+static void without_completion(report *R, const rconf *cf, int nc) {
+    int any = 0;
+    for (int k = 0; k < nc && !any; k++)
+        for (int s = 0; s < cf[k].ns && !any; s++) any = !isnan(kl_nocmc(R, &cf[k], A_TEXT, s));
+    if (!any) return;
+    FILE *md = R->md, *ht = R->ht, *csv = NULL;
+    char p[1200];
+    snprintf(p, sizeof p, "%s/released_nocmc.csv", R->out);
+    if ((csv = report_fopen(p))) fprintf(csv, "configuration,arm,kl_mean,difference_from_text,half_width_95,n,reading\n");
+    fprintf(md, "\n### Without completion: which departure moves FLCE's KL\n\n");
+    fprintf(ht, "<h3>Without completion: which departure moves FLCE's KL</h3>\n");
+    report_para(md, ht,
+                "A diagnostic, not one of the claims (docs/decisions.md): the released FLCE has no completion, so its KL to the data "
+                "shares is set beside the text's FLCE without completion (its trace evaluated with --ablate CMC), and so is each "
+                "departure alone without completion: a trained arm's trace evaluated with --ablate CMC, an evaluation-side departure "
+                "evaluated with --ablate CMC on (a)'s trajectory. Each arm's difference from (a), paired by seed, with its 95% "
+                "interval: **lowers it** where the interval lies below 0, **raises it** where above. The balancing step and the released "
+                "noise make another partition, so their KL is to that partition's data shares. Numbers: released_nocmc.csv.");
+    static const char *h[] = {"configuration", "arm", "FLCE's KL without completion", "minus (a)'s, paired", "reading"};
+    rtable t;
+    rt_begin_class(&t, md, ht, "small", 5, h);
+    for (int k = 0; k < nc; k++) {
+        const rconf *c = &cf[k];
+        char conf[200];
+        report_configuration_base(c->any, conf, sizeof conf);
+        int first = 1;
+        for (int a = A_TEXT; a < NA; a++) {
+            double kl[MAXS], d[MAXS];
+            int nk = 0, nd = 0;
+            for (int s = 0; s < c->ns; s++) {
+                double x = kl_nocmc(R, c, a, s), x0 = kl_nocmc(R, c, A_TEXT, s);
+                if (isnan(x)) continue;
+                kl[nk++] = x;
+                if (!isnan(x0) && a != A_TEXT) d[nd++] = x - x0;
+            }
+            if (!nk) continue;
+            char ks[64], ds[64] = "", rd[64] = "";
+            report_fmt_ci(ks, sizeof ks, kl, nk, 4);
+            double m = NAN, hw = NAN;
+            if (nd) {
+                report_mean_ci(d, nd, &m, &hw);
+                report_fmt_ci(ds, sizeof ds, d, nd, 4);
+                snprintf(rd, sizeof rd, "%s", nd >= 2 && m + hw < 0 ? "lowers it" : nd >= 2 && m - hw > 0 ? "raises it" : "no clear change");
+                if (nd < c->ns) snprintf(rd + strlen(rd), sizeof rd - strlen(rd), " (%d of the %d seeds)", nd, c->ns);
+            }
+            const char *arm = a == A_TEXT ? "(a) the text" : a == A_REL ? "(b) as released" : ARM[a];
+            rt_row_begin(&t, NULL);
+            rt_cell(&t, first ? conf : "", NULL, NULL, 0), rt_cell(&t, arm, NULL, NULL, 0), rt_cell(&t, ks, NULL, NULL, 0);
+            rt_cell(&t, a == A_TEXT ? "" : ds, NULL, NULL, 0), rt_cell(&t, rd, NULL, NULL, 0);
+            rt_row_end(&t);
+            first = 0;
+            if (csv) {
+                double km, kh;
+                report_mean_ci(kl, nk, &km, &kh);
+                if (a == A_TEXT) fprintf(csv, "%s,%s,%.10g,,,%d,\n", csv_q(conf), csv_q(arm), km, nk);
+                else fprintf(csv, "%s,%s,%.10g,%.10g,%.10g,%d,%s\n", csv_q(conf), csv_q(arm), km, m, hw, nd, rd);
+            }
+        }
+    }
+    rt_end(&t);
+    if (csv) report_fclose(csv);
+}
+
 int report_released(report *R) {
     rconf *cf = calloc(MAXC, sizeof *cf);
     if (!cf) return 0;
@@ -364,6 +452,7 @@ int report_released(report *R) {
     report_para(md, ht, "Each comparison's numbers: released_claims.csv (claim, configuration, arm, the baseline, FLCE's mean paired "
                         "difference in the claim's direction, its 95% half-width, the seeds, the comparison's verdict).");
     if (csv) report_fclose(csv);
+    without_completion(R, cf, nc);
     for (int k = 0; k < nc; k++) free(cf[k].key);
     free(cf);
     return 1;
