@@ -63,6 +63,15 @@ for cmd in "same_results.sh $t/none1 $t/none2 $t/d extra" "study_recomplete.sh $
   case "$err" in *"(got "*" arguments)"*) ok=1;; *) ok=0;; esac
   [ $rc = 2 ] && [ $ok = 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "scripts/$cmd: status $rc, '$err'"
 done
+# released_retrace.sh: a misspelt configuration is one line, status 2, before anything is trained;
+# an archived run it cannot find is a failure of the work (status 1) naming the run
+err=$(sh "$sdir/released_retrace.sh" "$t" nonidd 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && case "$err" in *"PART 'nonidd'"*) true;; *) false;; esac ||
+  fail "released_retrace.sh with a misspelt part: status $rc, '$err'"
+err=$(FLCE_RETRACE_DIR=$t/rt sh "$sdir/released_retrace.sh" "$t" iid 2>&1 >/dev/null); rc=$?
+[ $rc = 1 ] && case "$err" in *"fmnist-rel-iid-text-s301/flce: not a finished run"*) true;; *) false;; esac ||
+  fail "released_retrace.sh without the archived runs: status $rc, '$err'"
+[ -d "$t/rt/iid-s301" ] && fail "released_retrace.sh trained before it found the archived run"
 # a misspelt configuration in FLCE_PRESET_PARTS ran nothing at all, status 0
 for parts in "nonidd" "iid dir0.1" ""; do
   err=$(FLCE_PRESET_PARTS="$parts" sh "$run" horizon small "$t/hz" 2>&1 >/dev/null); rc=$?
