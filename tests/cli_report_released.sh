@@ -56,17 +56,23 @@ nocmc() { # NAME ARM FILE (SEED for the seed)
   want=$(for s in 1 2 3; do
     f=$(echo "$3" | sed "s/SEED/$s/"); run=$(dirname "$f" | sed 's|/released/.*||')
     echo "$(kl "$f" 1 "$run") $(kl "$t/text-s$s/flce/released/nocmc/contributions.csv" 1 "$t/text-s$s/flce")"; done |
-    awk '{ d += $1 - $2; n++ } END { printf "%.10g", d / n }')
+    awk '{ d[++n] = $1 - $2; m += d[n] } END { m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
+      h = 4.302652729749464 * sqrt(ss / (n - 1)) / sqrt(n) # Student t, 2 degrees of freedom
+      r = (m + h < 0) ? "lowers it" : (m - h > 0) ? "raises it" : "no clear change"; printf "%.10g %s", m, r }')
   got=$(awk -F, -v arm="$2" 'index($0, arm) { print $(NF - 3); exit }' "$t/rep/released_nocmc.csv")
   [ -n "$got" ] || fail "$1: no row in released_nocmc.csv: $(cat "$t/rep/released_nocmc.csv")"
-  awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * (1 + (b < 0 ? -b : b))) }' ||
-    fail "$1: released_nocmc.csv says $got, worked out here $want"
+  awk -v a="$got" -v b="${want%% *}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * (1 + (b < 0 ? -b : b))) }' ||
+    fail "$1: released_nocmc.csv says $got, worked out here ${want%% *}"
+  rd=$(awk -F, -v arm="$2" 'index($0, arm) { print $NF; exit }' "$t/rep/released_nocmc.csv")
+  [ "$rd" = "${want#* }" ] || fail "$1: released_nocmc.csv reads '$rd', the interval worked out here '${want#* }'"
 }
 [ -f "$t/rep/released_nocmc.csv" ] || fail "no released_nocmc.csv"
 grep -q "^### Without completion" "$t/rep/report.md" || fail "no table Without completion"
 nocmc "without completion as released" "(b) as released" "$t/rel-sSEED/flce/contributions.csv"
 nocmc "without completion, L_CL times tau" "L_CL times tau" "$t/cls-sSEED/released/nocmc/contributions.csv"
 nocmc "without completion, the velocity evaluated" "velocity unsquared (evaluated)" "$t/text-sSEED/flce/released/nocmc-velocity/contributions.csv"
+nocmc "without completion, the first-sample prototypes evaluated" "prototypes: first correct sample (evaluated)" \
+  "$t/text-sSEED/flce/released/nocmc-first/contributions.csv"
 # both flags took effect: the velocity without completion is neither the velocity alone nor no completion alone
 v=$t/text-s1/flce/released
 cmp -s "$v/nocmc-velocity/contributions.csv" "$v/nocmc/contributions.csv" && fail "nocmc-velocity equals nocmc: --velocity lost"

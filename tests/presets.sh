@@ -72,6 +72,19 @@ err=$(FLCE_RETRACE_DIR=$t/rt sh "$sdir/released_retrace.sh" "$t" iid 2>&1 >/dev/
 [ $rc = 1 ] && case "$err" in *"fmnist-rel-iid-text-s301/flce: not a finished run"*) true;; *) false;; esac ||
   fail "released_retrace.sh without the archived runs: status $rc, '$err'"
 [ -d "$t/rt/iid-s301" ] && fail "released_retrace.sh trained before it found the archived run"
+# with a finished run in FLCE_RETRACE_DIR nothing is trained: equal digests put its trace files
+# back; different digests copy nothing and fail (status 1)
+for s in 301 302 303; do
+  mkdir -p "$t/arch/fmnist-rel-iid-text-s$s/flce/trace" "$t/rt/iid-s$s/trace"
+  echo "trace $s" > "$t/arch/fmnist-rel-iid-text-s$s/flce/digests.txt"; echo "trace $s" > "$t/rt/iid-s$s/digests.txt"
+  for f in prototypes.npy prototypes_alt.npy prototypes_first.npy selected.npy; do echo "$f $s" > "$t/rt/iid-s$s/trace/$f"; done
+done
+FLCE_RETRACE_DIR=$t/rt sh "$sdir/released_retrace.sh" "$t/arch" iid > /dev/null 2>&1 || fail "released_retrace.sh with equal digests failed"
+[ "$(cat "$t/arch/fmnist-rel-iid-text-s302/flce/trace/selected.npy")" = "selected.npy 302" ] || fail "released_retrace.sh put nothing back"
+rm "$t"/arch/fmnist-rel-iid-text-s30?/flce/trace/*.npy; echo "trace other" > "$t/rt/iid-s302/digests.txt"
+err=$(FLCE_RETRACE_DIR=$t/rt sh "$sdir/released_retrace.sh" "$t/arch" iid 2>&1 >/dev/null); rc=$?
+[ $rc = 1 ] && case "$err" in *"iid-s302's digests differ"*) true;; *) false;; esac || fail "released_retrace.sh, digests that differ: status $rc, '$err'"
+[ -f "$t/arch/fmnist-rel-iid-text-s302/flce/trace/prototypes.npy" ] && fail "released_retrace.sh copied a trajectory whose digests differ"
 # a misspelt configuration in FLCE_PRESET_PARTS ran nothing at all, status 0
 for parts in "nonidd" "iid dir0.1" ""; do
   err=$(FLCE_PRESET_PARTS="$parts" sh "$run" horizon small "$t/hz" 2>&1 >/dev/null); rc=$?

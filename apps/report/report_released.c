@@ -60,6 +60,8 @@ static const struct {
            {"next_model", "aggregate", "best", G_FEDSV},    {"dirichlet_balance", NULL, "yes", G_BAL},
            {"noisy_choice", NULL, "last", G_NOISE},         {"label_noise_map", NULL, "next", G_NOISE},
            {"feature_noise_std", NULL, "data", G_NOISE}};
+/* the released local training's settings: any of them set is that departure */
+static const char *const LOCAL[] = {"local_steps", "momentum", "weight_decay", "clip_norm"};
 static const char *const DROP[] = {"seed", "algo", "prototypes", "velocity", "absent_class", "cl_scale", "initial_prototypes", "ablate",
                                    "schedule", "local_steps", "momentum", "weight_decay", "clip_norm", "aggregation", "players",
                                    "utility_set", "next_model", "dirichlet_balance", "noisy_choice", "label_noise_map",
@@ -100,7 +102,6 @@ static int groups_of(const run_t *r, int m, unsigned *g) {
     const char *s = flce_json_str(r->cfg, "schedule");
     if (s && strcmp(s, m == 0 ? "sweep" : m == 2 ? "window" : "-")) return -1; /* the other's schedule: none of the study's */
     if (s) *g |= G_SCHED;
-    static const char *const LOCAL[] = {"local_steps", "momentum", "weight_decay", "clip_norm"};
     for (int i = 0; i < 4; i++)
         if (!isnan(flce_json_num(r->cfg, LOCAL[i]))) *g |= G_LOCAL; /* any of the released local training's settings */
     if (strstr(r->ablate, "CMC")) *g |= G_CMC;
@@ -125,19 +126,28 @@ static int arm_of(const run_t *r, int m) {
 /* The released code's departures run r was trained with, in words for its configuration's name
  * ("; as released", "; released local training"), so that the arms of the study are told apart
  * in every table; the prototypes' and the completion's are named elsewhere (reading_words, the
- * method's "-CMC"). No commas: the name is a CSV field too. */
+ * method's "-CMC"). Read from config.json whatever the method (every method of a run folder
+ * records the same settings, and each must carry the same name), so a method the departure does
+ * not touch is named by it too. No commas: the name is a CSV field too. */
 void report_released_words(const run_t *r, char *o, size_t cap, size_t *n) {
     static const char *const WORDS[NG] = {NULL, "unsquared velocity", "absent classes forgotten", "L_CL times tau",
                                           "round 1's prototypes from the initial model", NULL, "released selection",
                                           "released local training", "plain-mean aggregation", "FedSV's released form",
                                           "the partition's balancing step", "the noise as the code makes it"};
+    if (!r->cfg) return;
     int m = method_of(r);
-    unsigned g;
-    if (m < 0 || !r->cfg || groups_of(r, m, &g) || !g) return;
-    if (arm_of(r, m) == A_REL) {
+    if (m >= 0 && arm_of(r, m) == A_REL) {
         flce_catf(o, cap, n, "; as released");
         return;
     }
+    unsigned g = 0;
+    for (size_t i = 0; i < sizeof DEP / sizeof DEP[0]; i++) {
+        const char *v = flce_json_str(r->cfg, DEP[i].key);
+        if (v && !strcmp(v, DEP[i].rel)) g |= DEP[i].g;
+    }
+    if (flce_json_str(r->cfg, "schedule")) g |= G_SCHED;
+    for (int i = 0; i < 4; i++)
+        if (!isnan(flce_json_num(r->cfg, LOCAL[i]))) g |= G_LOCAL;
     if (g & G_FEDSV) g &= ~(unsigned)G_SCHED; /* FedSV's released form includes its window */
     for (int i = 0; i < NG; i++)
         if ((g >> i & 1) && WORDS[i]) flce_catf(o, cap, n, "; %s", WORDS[i]);
@@ -331,7 +341,7 @@ static void without_completion(report *R, const rconf *cf, int nc) {
     FILE *md = R->md, *ht = R->ht, *csv = NULL;
     char p[1200];
     snprintf(p, sizeof p, "%s/released_nocmc.csv", R->out);
-    if ((csv = report_fopen(p))) fprintf(csv, "configuration,arm,kl_mean,difference_from_text,half_width_95,n,reading\n");
+    if ((csv = report_fopen(p))) fprintf(csv, "configuration,arm,kl_mean,n_kl,difference_from_text,half_width_95,n_pairs,reading\n");
     fprintf(md, "\n### Without completion: which departure moves FLCE's KL\n\n");
     fprintf(ht, "<h3>Without completion: which departure moves FLCE's KL</h3>\n");
     report_para(md, ht,
@@ -348,7 +358,16 @@ static void without_completion(report *R, const rconf *cf, int nc) {
         const rconf *c = &cf[k];
         char conf[200];
         report_configuration_base(c->any, conf, sizeof conf);
-        int first = 1;
+        int first = 1, has_a = 0;
+        for (int s = 0; s < c->ns; s++) has_a |= !isnan(kl_nocmc(R, c, A_TEXT, s));
+        if (!has_a) { /* nothing to set the arms beside */
+            rt_row_begin(&t, NULL);
+            rt_cell(&t, conf, NULL, NULL, 0), rt_cell(&t, "(a) the text", NULL, NULL, 0);
+            rt_cell(&t, "not evaluated without completion (scripts/released_eval.sh)", NULL, NULL, 0);
+            rt_cell(&t, "", NULL, NULL, 0), rt_cell(&t, "", NULL, NULL, 0);
+            rt_row_end(&t);
+            continue;
+        }
         for (int a = A_TEXT; a < NA; a++) {
             double kl[MAXS], d[MAXS];
             int nk = 0, nd = 0;
@@ -377,8 +396,8 @@ static void without_completion(report *R, const rconf *cf, int nc) {
             if (csv) {
                 double km, kh;
                 report_mean_ci(kl, nk, &km, &kh);
-                if (a == A_TEXT) fprintf(csv, "%s,%s,%.10g,,,%d,\n", csv_q(conf), csv_q(arm), km, nk);
-                else fprintf(csv, "%s,%s,%.10g,%.10g,%.10g,%d,%s\n", csv_q(conf), csv_q(arm), km, m, hw, nd, rd);
+                if (a == A_TEXT || !nd) fprintf(csv, "%s,%s,%.10g,%d,,,0,\n", csv_q(conf), csv_q(arm), km, nk);
+                else fprintf(csv, "%s,%s,%.10g,%d,%.10g,%.10g,%d,%s\n", csv_q(conf), csv_q(arm), km, nk, m, hw, nd, rd);
             }
         }
     }
