@@ -84,6 +84,51 @@ for wrong in 's/0.05,+1,0.02,3,holds/0.05,+1,0.06,3,holds/' 's/0.10,-1,0.04,3,fa
   sh "$(dirname "$0")/../scripts/check_claims.sh" "$t/bad.csv" > /dev/null 2>&1 && fail "check_claims.sh accepts a wrong line ($wrong)"
 done
 [ "$(awk 'END { print NR }' "$t/rep/claims.csv")" -ge 6 ] || fail "claims.csv has too few lines: $(cat "$t/rep/claims.csv")"
+# the KL claim under the released code's metric (issue 62): min-max rescaled to [0.01, 1], then KL
+# to uniform (no client is noisy here), worked out here from contributions.csv; FedAvg by its own
+# cosine rule, and (the L2 row) by contributions_rules.csv's l2_update, found by its header
+python3 - "$t" <<'PY' || fail "the released metric's rows of claims.csv do not match what the run files give"
+import csv, math, sys
+t = sys.argv[1]
+def column(path, name):
+    rows = list(csv.DictReader(open(path)))
+    return [float(r[name]) for r in sorted(rows, key=lambda r: int(r['client']))]
+def kl_mm(c):  # KL_cmp.py as docs/flce.md describes it, against uniform
+    lo, hi = min(c), max(c)
+    p = [0.01 + 0.99 * (x - lo) / (hi - lo) for x in c]
+    s = sum(p)
+    return sum(x / s * math.log(x / s * len(p)) for x in p)
+rows = {r['claim']: r for r in csv.DictReader(open(t + '/rep/claims.csv'))}
+for claim, fcol in (("Released metric: FLCE's min-max KL the lowest except FedSV", 'contribution'),
+                    ("Released metric and L2 rule: FLCE's min-max KL the lowest except FedSV", 'l2_update')):
+    d = []
+    for s in (1, 2, 3):
+        fl = kl_mm(column('%s/s%d/flce/contributions.csv' % (t, s), 'contribution'))
+        fa = kl_mm(column('%s/s%d/fedavg/%s' % (t, s, 'contributions.csv' if fcol == 'contribution' else 'contributions_rules.csv'), fcol))
+        d.append(fl - fa)
+    m = sum(d) / 3
+    half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+    v = 'holds' if -m - half > 0 else 'fails' if -m + half < 0 else 'inconclusive'
+    r = rows.get(claim)
+    if r is None: sys.exit('no row "%s"' % claim)
+    got = (float(r['difference']), float(r['half_width']), r['direction'], r['n'], r['comparison_verdict'])
+    if abs(got[0] - m) > 1e-8 or abs(got[1] - half) > 1e-8 or got[2:] != ('-1', '3', v):
+        sys.exit('%s: the report %s, worked out here %.10g %.10g -1 3 %s' % (claim, got, m, half, v))
+PY
+# a run made before the L2 rule (its contributions_rules.csv without l2_update) takes the L2 row
+# out, and the report says which configuration lacks it; a damaged l2_update is a failure naming
+# the file
+for s in 1 2 3; do mkdir -p "$t/old$s" && cp -r "$t/s$s/flce" "$t/s$s/fedavg" "$t/s$s/summary.csv" "$t/old$s/"; done
+cut -d, -f1-5 "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contributions_rules.csv"
+"$flce" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repold" > /dev/null 2>&1 || fail "flce report of a run without l2_update"
+grep -q "^\"Released metric and L2 rule" "$t/repold/claims.csv" && fail "the L2 row judged although one FedAvg run lacks the rule"
+grep -q "^\"Released metric: FLCE's min-max KL the lowest" "$t/repold/claims.csv" || fail "no released-metric row without l2_update"
+grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 1 of its 3 baseline runs lack it$" "$t/repold/report.md" ||
+  fail "the report does not say which runs lack the L2 rule: $(grep -A4 'Not judged under the L2' "$t/repold/report.md")"
+sed '3s/,[^,]*$/,oops/' "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contributions_rules.csv"
+"$flce" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repbad" > /dev/null 2> "$t/err"; rc=$?
+[ $rc = 1 ] && grep -q "old2/fedavg/contributions_rules.csv: row 3: not a finite number" "$t/err" ||
+  fail "a damaged l2_update: status $rc, $(cat "$t/err")"
 # the server cost claim counts FLCE's work after the last round (costs.txt), spread over the
 # rounds: the verdict's figure with the paper's completion (final_server_seconds_paper), the
 # cross-validated one (final_server_seconds) beside it; each the mean over seeds of (mean server

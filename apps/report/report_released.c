@@ -224,18 +224,6 @@ static int contributions(report *R, const rconf *c, int a, int m, int s, double 
     return 1;
 }
 
-static double kl_released(const run_t *r, const double *c) {
-    int n = r->clients, *noise = malloc(sizeof *noise * (size_t)n);
-    double *q = malloc(sizeof *q * (size_t)n), k = NAN;
-    if (noise && q) {
-        for (int i = 0; i < n; i++) noise[i] = r->noisy_k[i] ? (r->label_noise > 0 ? 2 : 1) : 0;
-        flce_quality_reference(noise, n, q);
-        k = flce_kl_minmax(c, q, n, NULL);
-    }
-    free(noise), free(q);
-    return k >= 0 ? k : NAN;
-}
-
 /* What decided a verdict: the fewest seeds a comparison had, and the comparison furthest from the
  * claim (the lowest end of its interval): its mean paired difference, half-width and baseline. */
 typedef struct {
@@ -268,7 +256,7 @@ static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char
                     snprintf(p, sizeof p, "%s/released/nocmc/contributions.csv", F->dir);
                     ok = report_client_csv(R, F, p, 1, cb);
                 } else if (ok) ok = contributions(R, c, a, b, s, cb);
-                if (ok) x = cl == 3 ? kl_released(B, cb) - kl_released(F, cf) : report_kl_to_shares(B, cb) - report_kl_to_shares(F, cf);
+                if (ok) x = cl == 3 ? flce_run_kl_released(B, cb) - flce_run_kl_released(F, cf) : report_kl_to_shares(B, cb) - report_kl_to_shares(F, cf);
                 free(cf), free(cb);
             }
             if (!isnan(x)) d[n++] = x;

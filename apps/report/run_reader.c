@@ -93,6 +93,52 @@ static int load_metrics(run_t *r, const char *dir, flce_err *e) {
     return 0;
 }
 
+/* contributions_rules.csv's column l2_update (optional: the released code's rule, recorded by
+ * the FedAvg family since 2026-12-02; docs/formats.md), into r->l2: read whole or not at all, a
+ * damaged row a failure naming the file and row, as the files below. */
+static int load_l2(run_t *r, const char *dir, flce_err *e) {
+    char p[1200], line[1024];
+    snprintf(p, sizeof p, "%s/contributions_rules.csv", dir);
+    FILE *f = flce_fopen_input(p);
+    if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
+    if (!f) return 0;
+    int col = -1, j = 0; /* the header's column of l2_update, counted from the client's (0) */
+    if (fgets(line, sizeof line, f))
+        for (char *tok = line; tok; tok = strchr(tok, ','), tok = tok ? tok + 1 : NULL, j++)
+            if (!strncmp(tok, "l2_update", 9) && strchr(",\r\n", tok[9] ? tok[9] : '\n')) col = j;
+    if (col < 1) {
+        fclose(f);
+        return 0; /* a run made before the rule: it has the other readings only */
+    }
+    r->l2 = malloc(sizeof(double) * (size_t)r->clients);
+    if (!r->l2) {
+        fclose(f);
+        return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", p), 1;
+    }
+    for (int k = 0; k < r->clients; k++) r->l2[k] = NAN;
+    const char *bad = NULL;
+    int row = 1, seen = 0;
+    while (!bad && fgets(line, sizeof line, f)) {
+        row++;
+        char *q = line, *end;
+        long k = strtol(q, &end, 10);
+        double v = NAN;
+        if (end == q || *end != ',') bad = "no client number";
+        else if (k < 0 || k >= r->clients) bad = "a client out of range";
+        else if (!isnan(r->l2[k])) bad = "a repeated client";
+        for (int c = 0; !bad && c < col; c++) {
+            if (*end != ',') bad = "fewer columns than its header";
+            else if (q = end + 1, v = strtod(q, &end), end == q) bad = "not a finite number";
+        }
+        if (!bad && !(isfinite(v) && v >= 0)) bad = "l2_update not a finite number at least 0";
+        if (!bad) r->l2[k] = v, seen++;
+    }
+    fclose(f);
+    if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
+    if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
+    return 0;
+}
+
 /* contributions.csv, round_contributions.csv (optional) and clients.csv (optional). */
 static int load_clients(run_t *r, const char *dir, flce_err *e) {
     char p[1200], line[1024];
@@ -191,7 +237,7 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
         if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
     }
-    return 0;
+    return load_l2(r, dir, e);
 }
 
 /* Load one run directory; a clear error when a file is missing (2: not a run directory) or
@@ -303,10 +349,25 @@ void flce_run_finish(run_t *r, int window) {
         r->kl_div = flce_kl(r->contrib, q, r->clients, NULL);
     }
     free(q);
+    r->kl_mm = flce_run_kl_released(r, r->contrib);
+    r->kl_mm_l2 = r->l2 ? flce_run_kl_released(r, r->l2) : NAN;
+}
+
+double flce_run_kl_released(const run_t *r, const double *c) {
+    int n = r->clients, *noise = malloc(sizeof *noise * (size_t)(n > 0 ? n : 1));
+    double *q = malloc(sizeof *q * (size_t)(n > 0 ? n : 1)), k = NAN;
+    if (noise && q && n > 0) {
+        for (int i = 0; i < n; i++) noise[i] = r->noisy_k[i] ? (r->label_noise > 0 ? 2 : 1) : 0;
+        flce_quality_reference(noise, n, q);
+        k = flce_kl_minmax(c, q, n, NULL);
+    }
+    free(noise), free(q);
+    return k >= 0 ? k : NAN;
 }
 
 void flce_run_free(run_t *r) {
     cJSON_Delete(r->cfg);
+    free(r->l2);
     free(r->cw);
     free(r->rc);
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);

@@ -20,6 +20,11 @@ typedef struct {
     int *held;
     int *noisy_k;      /* [clients] 1 where the client's data were made noisy (clients.csv) */
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
+    double *l2;        /* [clients] the released code's contribution rule, the normalised L2 norm of each
+                        * update (contributions_rules.csv's l2_update); NULL where the run did not
+                        * record it (FLCE, FedSV, ...; runs made before 2026-12-02) */
+    double kl_mm;      /* the released code's KL of the contributions (flce_run_kl_released) */
+    double kl_mm_l2;   /* the same of l2; NAN where l2 is NULL */
     double srv_final;  /* server seconds after the last round (costs.txt: FLCE's completion); NAN where not recorded */
     double srv_all;    /* srv_mean plus srv_final spread over the rounds (srv_mean where not recorded) */
     double srv_paper;  /* server seconds after the last round as the paper describes that work (costs.txt
@@ -46,6 +51,11 @@ FILE *flce_fopen_input(const char *path);
 extern char flce_input_why[160];
 /* The summary figures: accuracy and F1 over the last `window` rounds, KL to the data shares. */
 void flce_run_finish(run_t *r, int window);
+/* The KL as the authors' released code computes it (KL_cmp.py; docs/flce.md, "The released
+ * code") of contributions c of r's clients: flce_kl_minmax against the quality reference of r's
+ * noise (flce_quality_reference: 1 for a clean client, 0.32 for feature noise, 1e-6 for label
+ * noise; uniform without noise). NAN where undefined (all contributions equal). */
+double flce_run_kl_released(const run_t *r, const double *c);
 void flce_run_free(run_t *r);
 /* Distance of r's cumulative contributions (round contributions summed, clamped at 0,
  * normalised) to those of an exact-Shapley run S on the same partition: the KL distance
