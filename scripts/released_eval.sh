@@ -1,13 +1,16 @@
 #!/bin/sh
 # released_eval.sh RUN_DIR...: the released code's evaluation-side departures, each alone, on the
 # trajectory of the text (docs/decisions.md, "The study under the released code", (c)), for each
-# finished FLCE run among RUN_DIR (a folder with digests.txt and trace/prototypes_first.npy;
-# folders of several methods are searched one level down):
+# finished FLCE run among RUN_DIR (a folder with digests.txt and trace/prototypes.npy; folders of
+# several methods are searched one level down):
 #   RUN/released/<departure>/  contributions.csv, completion_eval.json, eval.txt (flce eval's
 #   output), for velocity (--velocity distance), absent (--absent-class forget), nocmc
 #   (--ablate CMC), first (--proto-samples first), each of the first, second and fourth without
 #   completion too (nocmc-velocity, nocmc-absent, nocmc-first: the report's "Without completion"
-#   table) and, where the trace holds initial_prototypes.npy, noinitial (--initial-prototypes none).
+#   table), velocity-absent-nocmc (the three together: the report's rows "Released evaluation"),
+#   and, where the trace holds initial_prototypes.npy, noinitial (--initial-prototypes none).
+#   A trace made before 2026-12-01 has no prototypes_first.npy: its run gets every evaluation
+#   but first and nocmc-first, and a line says so.
 # What is there already is kept (a rerun continues). The trace's prototypes can then be left out
 # of an archive (scripts/study_pack.sh): these are what the report reads. FLCE_BIN: the flce to
 # use (default build/flce).
@@ -24,8 +27,10 @@ for top in "$@"; do
   [ -d "$top" ] || { echo "released_eval.sh: $top: no such folder" >&2; exit 2; }
   for run in "$top" "$top"/*/; do
     run=${run%/}
-    [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes_first.npy" ] || continue
-    deps="velocity absent nocmc first nocmc-velocity nocmc-absent nocmc-first"
+    [ -f "$run/digests.txt" ] && [ -f "$run/trace/prototypes.npy" ] || continue
+    deps="velocity absent nocmc nocmc-velocity nocmc-absent velocity-absent-nocmc"
+    if [ -f "$run/trace/prototypes_first.npy" ]; then deps="$deps first nocmc-first"
+    else echo "released_eval.sh: $run: its trace has no prototypes_first.npy (made before 2026-12-01): no first-sample evaluations"; fi
     [ -f "$run/trace/initial_prototypes.npy" ] && deps="$deps noinitial"
     for dep in $deps; do
       case $dep in # the flags: constants of this script
@@ -36,6 +41,7 @@ for top in "$@"; do
         nocmc-velocity) flags="--ablate CMC --velocity distance";;
         nocmc-absent) flags="--ablate CMC --absent-class forget";;
         nocmc-first) flags="--ablate CMC --proto-samples first";;
+        velocity-absent-nocmc) flags="--velocity distance --absent-class forget --ablate CMC";;
         noinitial) flags="--initial-prototypes none";;
       esac
       out="$run/released/$dep"

@@ -8,7 +8,9 @@
 # browser check of tests/report_browser.sh on report.html and runs.html: it fails when a figure
 # does not load, a link or anchor is broken, a per-round figure has more than 12 legend entries,
 # or the first screen holds no verdict figure).
-# Checks the claims table's verdicts against their numbers (scripts/check_claims.sh).
+# First FLCE's runs are evaluated as the released code would (scripts/released_eval.sh: the traces
+# of the normal experiment keep their prototypes). Checks the claims table's verdicts against
+# their numbers (scripts/check_claims.sh).
 # Refuses while a configuration of the study lacks a seed (the presets' folder names say which).
 # FLCE_BIN=PATH: another build of flce.
 set -eu
@@ -34,6 +36,10 @@ for d in noniid-s4 noniid-s5 iid-s4 iid-s5; do # moreseeds: FLCE, FedAvg and Fed
 done
 [ -z "$missing" ] || { echo "study_finish.sh: the study is not complete; missing:$missing" >&2; exit 1; }
 runs=$(ls -d "$study"/fmnist-*/ | sed 's#/$##')
+# FLCE's trajectories evaluated as the released code would (the claims' rows "Released evaluation":
+# RUN/released/, from the traces' prototypes; what is there already is kept)
+# shellcheck disable=SC2086
+FLCE_BIN=$flce sh scripts/released_eval.sh $runs | tail -n 1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 t0=$(date +%s)
 "$flce" report $runs --out "$tmp/report"

@@ -123,8 +123,38 @@ cut -d, -f1-5 "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contribut
 "$flce" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repold" > /dev/null 2>&1 || fail "flce report of a run without l2_update"
 grep -q "^\"Released metric and L2 rule" "$t/repold/claims.csv" && fail "the L2 row judged although one FedAvg run lacks the rule"
 grep -q "^\"Released metric: FLCE's min-max KL the lowest" "$t/repold/claims.csv" || fail "no released-metric row without l2_update"
-grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 1 of its 3 baseline runs lack it$" "$t/repold/report.md" ||
-  fail "the report does not say which runs lack the L2 rule: $(grep -A4 'Not judged under the L2' "$t/repold/report.md")"
+grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 1 of its 3 baseline runs lack the L2 rule$" "$t/repold/report.md" ||
+  fail "the report does not say which runs lack the L2 rule: $(grep -A4 'Not judged as released' "$t/repold/report.md")"
+# FLCE's trajectory evaluated as released (unsquared velocity, absent classes forgotten, no
+# completion: scripts/released_eval.sh): before it, the report says the FLCE runs lack it; after
+# it, the row "Released evaluation" is FLCE's min-max KL of that evaluation's contributions
+grep -q "^\"Released evaluation" "$t/rep/claims.csv" && fail "a released-evaluation row without the evaluation"
+grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 3 of its 3 FLCE runs lack the released evaluation$" "$t/rep/report.md" ||
+  fail "the report does not say that the FLCE runs lack the released evaluation"
+for s in 1 2 3; do rm -rf "$t/ev$s" && cp -r "$t/s$s" "$t/ev$s"; done
+FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/released_eval.sh" "$t/ev1" "$t/ev2" "$t/ev3" > /dev/null || fail "released_eval.sh"
+"$flce" report "$t/ev1" "$t/ev2" "$t/ev3" --out "$t/repev" > /dev/null 2>&1 || fail "flce report of the evaluated runs"
+python3 - "$t" <<'PY' || fail "the released evaluation's row of claims.csv does not match what the run files give"
+import csv, math, sys
+t = sys.argv[1]
+def column(path):
+    rows = list(csv.DictReader(open(path)))
+    return [float(r['contribution']) for r in sorted(rows, key=lambda r: int(r['client']))]
+def kl_mm(c):
+    lo, hi = min(c), max(c)
+    p = [0.01 + 0.99 * (x - lo) / (hi - lo) for x in c]
+    s = sum(p)
+    return sum(x / s * math.log(x / s * len(p)) for x in p)
+d = [kl_mm(column('%s/ev%d/flce/released/velocity-absent-nocmc/contributions.csv' % (t, s))) -
+     kl_mm(column('%s/ev%d/fedavg/contributions.csv' % (t, s))) for s in (1, 2, 3)]
+m = sum(d) / 3
+half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+rows = [r for r in csv.DictReader(open(t + '/repev/claims.csv')) if r['claim'].startswith('Released evaluation and metric')]
+if len(rows) != 1: sys.exit('%d released-evaluation rows' % len(rows))
+r = rows[0]
+if abs(float(r['difference']) - m) > 1e-8 or abs(float(r['half_width']) - half) > 1e-8:
+    sys.exit('the report %s %s, worked out here %.10g %.10g' % (r['difference'], r['half_width'], m, half))
+PY
 sed '3s/,[^,]*$/,oops/' "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contributions_rules.csv"
 "$flce" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repbad" > /dev/null 2> "$t/err"; rc=$?
 [ $rc = 1 ] && grep -q "old2/fedavg/contributions_rules.csv: row 3: not a finite number" "$t/err" ||

@@ -10,7 +10,7 @@
 #include "report.h"
 
 /* ---- the claims table ------------------------------------------------------------------- */
-enum { M_ACC, M_F1, M_KL, M_KLDIV, M_SHAP, M_KLMM, M_KLMM_L2 };
+enum { M_ACC, M_F1, M_KL, M_KLDIV, M_SHAP, M_KLMM, M_KLMM_L2, M_KLMM_EVAL };
 /* The released code scores FedFa by its weights (its own rule here too) and FLCE by its momentum;
  * every other baseline of the released L2 rule by the normalised L2 norm of its updates. */
 static int own_rule_as_released(const run_t *r) { return !strcmp(r->algo, "flce") || !strcmp(r->algo, "fedfa"); }
@@ -51,6 +51,7 @@ static void claims_csv_line(const char *claim, const char *conf, const char *cmp
 static double metric(const run_t *r, int m, const double *shd, int idx) {
     if (m == M_KLMM) return r->kl_mm;
     if (m == M_KLMM_L2) return own_rule_as_released(r) ? r->kl_mm : r->kl_mm_l2;
+    if (m == M_KLMM_EVAL) return strcmp(r->algo, "flce") ? r->kl_mm : r->kl_mm_eval;
     return m == M_ACC ? r->fin_acc : m == M_F1 ? r->fin_f1 : m == M_KL ? r->kl_final : m == M_KLDIV ? r->kl_div : shd[idx];
 }
 
@@ -194,7 +195,7 @@ static void claim_row(FILE *md, FILE *ht, const char *claim, const char *conf, c
     "the same figures as the text's KL claim; the authors' released KL_cmp.py computes a KL this way (contributions "    \
     "min-max rescaled to [0.01, 1], against uniform, or 1 / 0.32 / 1e-6 for clean / Gaussian / label-noise clients)"
 /* The configurations whose L2-rule row could not be judged, and why (report_claims prints them). */
-static char lacks[64][224];
+static char lacks[64][320];
 static int nlacks;
 
 /* FLCE (group a) against each baseline of its configuration: accuracy, F1, KL (under noise
@@ -223,6 +224,9 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
             {noisy ? "Released metric and L2 rule: FLCE's min-max KL to the quality reference the lowest under noise"
                    : "Released metric and L2 rule: FLCE's min-max KL the lowest except FedSV",
              RELEASED_PAPER, M_KLMM_L2, -1, 0, 0, {0}},
+            {noisy ? "Released evaluation and metric: FLCE's min-max KL to the quality reference the lowest under noise"
+                   : "Released evaluation and metric: FLCE's min-max KL the lowest except FedSV",
+             RELEASED_PAPER, M_KLMM_EVAL, -1, 0, 0, {0}},
         };
         /* the L2 rule's row only where every baseline run it needs recorded the rule: judged on
          * some baselines it would claim more than the runs show; else a note says what is missing */
@@ -232,12 +236,14 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
             if (b == a || own_rule_as_released(fb) || is_shapley(fb->algo) || strcmp(ck, ckeys[g[b].m[0]])) continue;
             for (int q = 0; q < g[b].n; q++) need++, lack += !runs[g[b].m[q]].l2;
         }
+        int elack = 0; /* and the released evaluation's row only where every FLCE run of it has one */
+        for (int q = 0; q < g[a].n; q++) elack += !runs[g[a].m[q]].rel_eval;
         for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
             for (int b = 0; b < ng; b++) {
                 const run_t *fb = &runs[g[b].m[0]];
                 if (b == a || !strcmp(fb->algo, "flce") || strcmp(ck, ckeys[g[b].m[0]])) continue;
                 if (!c[k].shapley_too && is_shapley(fb->algo)) continue;
-                if (c[k].metric == M_KLMM_L2 && lack) continue;
+                if ((c[k].metric == M_KLMM_L2 && lack) || (c[k].metric == M_KLMM_EVAL && elack)) continue;
                 int before = c[k].v.pairs;
                 char nm[128];
                 snprintf(nm, sizeof nm, "FLCE - %s", report_base_label(fb, lab, sizeof lab));
@@ -255,7 +261,9 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
         for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
             if (c[k].v.pairs) claim_row(md, ht, c[k].claim, conf, c[k].paper, &c[k].v, c[k].comps), rows++;
         if (lack && nlacks < (int)(sizeof lacks / sizeof lacks[0]))
-            snprintf(lacks[nlacks++], sizeof lacks[0], "%s: %d of its %d baseline runs", conf, lack, need);
+            snprintf(lacks[nlacks++], sizeof lacks[0], "%s: %d of its %d baseline runs lack the L2 rule", conf, lack, need);
+        if (elack && nlacks < (int)(sizeof lacks / sizeof lacks[0]))
+            snprintf(lacks[nlacks++], sizeof lacks[0], "%s: %d of its %d FLCE runs lack the released evaluation", conf, elack, g[a].n);
     return rows;
 }
 
@@ -436,16 +444,21 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
         "KL to uniform, or where clients are noisy to the released quality reference (1 for a clean client, 0.32 for "
         "feature noise, 1e-6 for label noise); the comparisons and the rule as above. \"and L2 rule\" scores the "
         "baselines as the released code does: by the normalised L2 norm of each client's update "
-        "(contributions_rules.csv's l2_update; FedFa by its weights), FLCE by its own contributions.";
+        "(contributions_rules.csv's l2_update; FedFa by its weights), FLCE by its own contributions. \"Released "
+        "evaluation\" takes FLCE's trajectory as the released code would evaluate it, with its unsquared velocity, "
+        "its rule for classes absent from a round and no completion (the run's released/" FLCE_RELEASED_EVAL
+        "/contributions.csv, flce eval on its trace: scripts/released_eval.sh), the baselines by their own rules; "
+        "the first-sample prototypes are not among them, since traces record them only since 2026-12-01.";
     report_para(md, ht, released_rule);
     if (nlacks) {
-        fprintf(md, "\nNot judged under the L2 rule, because runs made before 2026-12-02 did not record it "
-                    "(contributions_rules.csv without l2_update, or no such file):\n\n");
-        fprintf(ht, "<p>Not judged under the L2 rule, because runs made before 2026-12-02 did not record it "
-                    "(contributions_rules.csv without l2_update, or no such file):</p><ul class='small'>\n");
+        static const char *why = "Not judged as released where the runs lack what it needs (the L2 rule: "
+                                 "contributions_rules.csv's l2_update, recorded by runs made since 2026-12-02; the released "
+                                 "evaluation: scripts/released_eval.sh on a trace that keeps its prototypes):";
+        fprintf(md, "\n%s\n\n", why);
+        fprintf(ht, "<p>%s</p><ul class='small'>\n", H(why));
         for (int i = 0; i < nlacks; i++) {
-            fprintf(md, "- %s lack it\n", lacks[i]);
-            fprintf(ht, "<li>%s lack it</li>\n", H(lacks[i]));
+            fprintf(md, "- %s\n", lacks[i]);
+            fprintf(ht, "<li>%s</li>\n", H(lacks[i]));
         }
         fprintf(ht, "</ul>\n");
     }

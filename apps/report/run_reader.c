@@ -93,50 +93,59 @@ static int load_metrics(run_t *r, const char *dir, flce_err *e) {
     return 0;
 }
 
-/* contributions_rules.csv's column l2_update (optional: the released code's rule, recorded by
- * the FedAvg family since 2026-12-02; docs/formats.md), into r->l2: read whole or not at all, a
- * damaged row a failure naming the file and row, as the files below. */
-static int load_l2(run_t *r, const char *dir, flce_err *e) {
+/* An optional per-client column of a run's file (`client,...` with a header), found by its name in
+ * the header, into *out (malloc'd; left NULL where the file or the column is absent): read whole
+ * or not at all, a damaged row a failure naming the file and row, as the files below. */
+static int load_column(run_t *r, const char *dir, const char *file, const char *name, double **out, flce_err *e) {
     char p[1200], line[1024];
-    snprintf(p, sizeof p, "%s/contributions_rules.csv", dir);
+    snprintf(p, sizeof p, "%s/%s", dir, file);
     FILE *f = flce_fopen_input(p);
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
     if (!f) return 0;
-    int col = -1, j = 0; /* the header's column of l2_update, counted from the client's (0) */
+    size_t ln = strlen(name);
+    int col = -1, j = 0; /* the header's column of name, counted from the client's (0) */
     if (fgets(line, sizeof line, f))
         for (char *tok = line; tok; tok = strchr(tok, ','), tok = tok ? tok + 1 : NULL, j++)
-            if (!strncmp(tok, "l2_update", 9) && strchr(",\r\n", tok[9] ? tok[9] : '\n')) col = j;
+            if (!strncmp(tok, name, ln) && strchr(",\r\n", tok[ln] ? tok[ln] : '\n')) col = j;
     if (col < 1) {
         fclose(f);
-        return 0; /* a run made before the rule: it has the other readings only */
+        return 0; /* e.g. a run made before the released L2 rule: it has the other readings only */
     }
-    r->l2 = malloc(sizeof(double) * (size_t)r->clients);
-    if (!r->l2) {
+    double *v = *out = malloc(sizeof(double) * (size_t)r->clients);
+    if (!v) {
         fclose(f);
         return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", p), 1;
     }
-    for (int k = 0; k < r->clients; k++) r->l2[k] = NAN;
+    for (int k = 0; k < r->clients; k++) v[k] = NAN;
     const char *bad = NULL;
     int row = 1, seen = 0;
     while (!bad && fgets(line, sizeof line, f)) {
         row++;
         char *q = line, *end;
         long k = strtol(q, &end, 10);
-        double v = NAN;
+        double x = NAN;
         if (end == q || *end != ',') bad = "no client number";
         else if (k < 0 || k >= r->clients) bad = "a client out of range";
-        else if (!isnan(r->l2[k])) bad = "a repeated client";
+        else if (!isnan(v[k])) bad = "a repeated client";
         for (int c = 0; !bad && c < col; c++) {
             if (*end != ',') bad = "fewer columns than its header";
-            else if (q = end + 1, v = strtod(q, &end), end == q) bad = "not a finite number";
+            else if (q = end + 1, x = strtod(q, &end), end == q) bad = "not a finite number";
         }
-        if (!bad && !(isfinite(v) && v >= 0)) bad = "l2_update not a finite number at least 0";
-        if (!bad) r->l2[k] = v, seen++;
+        if (!bad && !(isfinite(x) && x >= 0)) bad = "not a finite number at least 0";
+        if (!bad) v[k] = x, seen++;
     }
     fclose(f);
     if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
     if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
     return 0;
+}
+
+/* The files the released code's judgement reads where they exist (docs/commands/report.md):
+ * contributions_rules.csv's l2_update (the FedAvg family's runs since 2026-12-02) and FLCE's
+ * trajectory evaluated as released, released/velocity-absent-nocmc/ (scripts/released_eval.sh). */
+static int load_released(run_t *r, const char *dir, flce_err *e) {
+    int rc = load_column(r, dir, "contributions_rules.csv", "l2_update", &r->l2, e);
+    return rc ? rc : load_column(r, dir, "released/" FLCE_RELEASED_EVAL "/contributions.csv", "contribution", &r->rel_eval, e);
 }
 
 /* contributions.csv, round_contributions.csv (optional) and clients.csv (optional). */
@@ -237,7 +246,7 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
         if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
     }
-    return load_l2(r, dir, e);
+    return load_released(r, dir, e);
 }
 
 /* Load one run directory; a clear error when a file is missing (2: not a run directory) or
@@ -351,6 +360,7 @@ void flce_run_finish(run_t *r, int window) {
     free(q);
     r->kl_mm = flce_run_kl_released(r, r->contrib);
     r->kl_mm_l2 = r->l2 ? flce_run_kl_released(r, r->l2) : NAN;
+    r->kl_mm_eval = r->rel_eval ? flce_run_kl_released(r, r->rel_eval) : NAN;
 }
 
 double flce_run_kl_released(const run_t *r, const double *c) {
@@ -367,7 +377,7 @@ double flce_run_kl_released(const run_t *r, const double *c) {
 
 void flce_run_free(run_t *r) {
     cJSON_Delete(r->cfg);
-    free(r->l2);
+    free(r->l2), free(r->rel_eval);
     free(r->cw);
     free(r->rc);
     free(r->acc), free(r->f1), free(r->kl), free(r->srv), free(r->cli), free(r->pacc), free(r->contrib), free(r->samples), free(r->held);

@@ -8,6 +8,10 @@
 #include "json.h"
 
 #define MAXRUNS 512 /* runs one report takes (the small-scale study: about 170) */
+/* The folder, under a run's released/, of its trajectory evaluated with every evaluation-side
+ * departure an old trace allows (not the first-sample prototypes, which traces record since
+ * 2026-12-01 only): scripts/released_eval.sh makes it */
+#define FLCE_RELEASED_EVAL "velocity-absent-nocmc"
 
 typedef struct {
     char dir[1024], label[96], algo[32], ablate[32], dataset[32], partition[16], backend[32], device[200], version[64];
@@ -23,8 +27,12 @@ typedef struct {
     double *l2;        /* [clients] the released code's contribution rule, the normalised L2 norm of each
                         * update (contributions_rules.csv's l2_update); NULL where the run did not
                         * record it (FLCE, FedSV, ...; runs made before 2026-12-02) */
+    double *rel_eval;  /* [clients] FLCE's trajectory evaluated as the released code evaluates it, the
+                        * run's released/velocity-absent-nocmc/contributions.csv (scripts/released_eval.sh:
+                        * flce eval --velocity distance --absent-class forget --ablate CMC); NULL where absent */
     double kl_mm;      /* the released code's KL of the contributions (flce_run_kl_released) */
     double kl_mm_l2;   /* the same of l2; NAN where l2 is NULL */
+    double kl_mm_eval; /* the same of rel_eval; NAN where rel_eval is NULL */
     double srv_final;  /* server seconds after the last round (costs.txt: FLCE's completion); NAN where not recorded */
     double srv_all;    /* srv_mean plus srv_final spread over the rounds (srv_mean where not recorded) */
     double srv_paper;  /* server seconds after the last round as the paper describes that work (costs.txt
