@@ -1,7 +1,7 @@
 # made by flce report
 set datafile separator ','
 do for [fmt in 'png svg'] {
-  if (fmt eq 'png') { set terminal pngcairo size 1000,556 font ',11' } else { set terminal svg size 1000,556 }
+  if (fmt eq 'png') { set terminal pngcairo size 1000,686 font ',11' } else { set terminal svg size 1000,686 }
   set output 'forest.'.fmt
   set multiplot
   set lmargin at screen 0.4000
@@ -11,40 +11,48 @@ do for [fmt in 'png svg'] {
   set xtics font ',9'
   set ytics font ',9'
   set xlabel 'mean paired difference, turned: right of 0 is the claim side' font ',9' offset 0,0.5
-  set tmargin at screen 0.9424
-  set bmargin at screen 0.8381
+  set tmargin at screen 0.9534
+  set bmargin at screen 0.8688
   set title 'FLCE accuracy at least every baseline' font ',10' offset 0,-0.4
   set xrange [-0.0296537:0.00167851]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_00.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.7086
-  set bmargin at screen 0.6043
+  set tmargin at screen 0.7638
+  set bmargin at screen 0.6793
   set title 'FLCE macro-F1 at least every baseline' font ',10' offset 0,-0.4
   set xrange [-0.041818:0.00236706]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_01.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.4748
-  set bmargin at screen 0.3705
+  set tmargin at screen 0.5743
+  set bmargin at screen 0.4898
   set title 'FLCE KL the lowest except FedSV' font ',10' offset 0,-0.4
   set xrange [-0.232509:0.0802732]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_02.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.2410
-  set bmargin at screen 0.1367
+  set tmargin at screen 0.3848
+  set bmargin at screen 0.3003
   set title 'FLCE second only to FedSV under diversity-weighted KL' font ',10' offset 0,-0.4
   set xrange [-0.234675:0.093041]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_03.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.9424
-  set bmargin at screen 0.1367
+  set tmargin at screen 0.1953
+  set bmargin at screen 0.1108
+  set title 'Released metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
+  set xrange [-0.205154:0.13797]
+  set yrange [-0.6:1.4]
+  unset arrow
+  set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
+  plot 'forest_04.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
+  set tmargin at screen 0.9534
+  set bmargin at screen 0.1108
   set lmargin at screen 0.0400
   set rmargin at screen 0.0410
   unset title

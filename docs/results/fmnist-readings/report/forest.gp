@@ -1,7 +1,7 @@
 # made by flce report
 set datafile separator ','
 do for [fmt in 'png svg'] {
-  if (fmt eq 'png') { set terminal pngcairo size 1202,976 font ',11' } else { set terminal svg size 1202,976 }
+  if (fmt eq 'png') { set terminal pngcairo size 1202,1146 font ',11' } else { set terminal svg size 1202,1146 }
   set output 'forest.'.fmt
   set multiplot
   set lmargin at screen 0.5008
@@ -11,56 +11,64 @@ do for [fmt in 'png svg'] {
   set xtics font ',9'
   set ytics font ',9'
   set xlabel 'mean paired difference, turned: right of 0 is the claim side' font ',9' offset 0,0.5
-  set tmargin at screen 0.9672
-  set bmargin at screen 0.8668
+  set tmargin at screen 0.9721
+  set bmargin at screen 0.8866
   set title 'FLCE accuracy at least every baseline' font ',10' offset 0,-0.4
   set xrange [-0.0799336:0.0335067]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_00.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.7930
-  set bmargin at screen 0.6926
+  set tmargin at screen 0.8237
+  set bmargin at screen 0.7382
   set title 'FLCE macro-F1 at least every baseline' font ',10' offset 0,-0.4
   set xrange [-0.0785987:0.0290684]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_01.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.6189
-  set bmargin at screen 0.5184
+  set tmargin at screen 0.6754
+  set bmargin at screen 0.5899
   set title 'FLCE KL the lowest except FedSV' font ',10' offset 0,-0.4
   set xrange [-0.953008:0.116445]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_02.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.4447
-  set bmargin at screen 0.3443
+  set tmargin at screen 0.5271
+  set bmargin at screen 0.4415
   set title 'FLCE second only to FedSV under diversity-weighted KL' font ',10' offset 0,-0.4
   set xrange [-0.992702:0.118692]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
   plot 'forest_03.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.2705
-  set bmargin at screen 0.2111
+  set tmargin at screen 0.3787
+  set bmargin at screen 0.2932
+  set title 'Released metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
+  set xrange [-0.19923:0.130761]
+  set yrange [-0.6:3.4]
+  unset arrow
+  set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
+  plot 'forest_04.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
+  set tmargin at screen 0.2304
+  set bmargin at screen 0.1798
   set title 'FLCE KL falls as the Dirichlet parameter grows' font ',10' offset 0,-0.4
   set xrange [-0.027779:0.450823]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
-  plot 'forest_04.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.1373
-  set bmargin at screen 0.0779
+  plot 'forest_05.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
+  set tmargin at screen 0.1169
+  set bmargin at screen 0.0663
   set title 'FLCE accuracy rises as the Dirichlet parameter grows' font ',10' offset 0,-0.4
   set xrange [-0.0116174:0.205242]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
-  plot 'forest_05.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
-  set tmargin at screen 0.9672
-  set bmargin at screen 0.0779
+  plot 'forest_06.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle
+  set tmargin at screen 0.9721
+  set bmargin at screen 0.0663
   set lmargin at screen 0.0333
   set rmargin at screen 0.0341
   unset title
