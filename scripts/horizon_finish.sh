@@ -42,7 +42,7 @@ rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
 find "$tmp/report" -maxdepth 1 -type f \( -name '*.md' -o -name '*.html' -o -name '*.png' -o -name '*.svg' -o -name '*.csv' -o -name '*.gp' \) \
   -exec cp {} "$dest.tmp/" \;
 {
-  echo "Made by scripts/horizon_finish.sh on $(date -u '+%Y-%m-%d %H:%M') UTC ($(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)) with $flce of commit $(git rev-parse --short HEAD 2> /dev/null || echo unknown):"
+  echo "Made by scripts/horizon_finish.sh on $(date -u '+%Y-%m-%d %H:%M') UTC ($(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)) with $flce of commit $(git describe --always --dirty 2> /dev/null || echo unknown):"
   echo "  $flce report $runs_dir/fmnist-horizon-{iid,noniid}{,-flceall}-s20{1,2,3} --out horizon-report"
   echo "(the 12 folders of the horizon: 200 rounds, IID and Dirichlet 0.5, seeds 201-203; FLCE, FedAvg and FedFV in one"
   echo "folder, FLCE trained with the equation's prototypes in the other; every FLCE run evaluated at rounds 30, 100 and"

@@ -63,7 +63,7 @@ rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
 find "$tmp/report" -maxdepth 1 -type f \( -name '*.md' -o -name '*.html' -o -name '*.png' -o -name '*.svg' -o -name '*.csv' -o -name '*.gp' \) \
   -exec cp {} "$dest.tmp/" \;
 {
-  echo "Made by scripts/released_finish.sh on $(date -u '+%Y-%m-%d %H:%M') UTC ($(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)) with $flce of commit $(git rev-parse --short HEAD 2> /dev/null || echo unknown):"
+  echo "Made by scripts/released_finish.sh on $(date -u '+%Y-%m-%d %H:%M') UTC ($(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)) with $flce of commit $(git describe --always --dirty 2> /dev/null || echo unknown):"
   echo "  $flce report <the $(echo "$runs" | wc -w) folders fmnist-rel-{$(echo $parts | tr ' ' ',')}-ARM-s30{1,2,3} of $runs_dir> --out report"
   echo "(the study under the released code: seeds 301-303; each FLCE run evaluated under the released code's"
   echo "evaluation-side departures first with scripts/released_eval.sh). Wall time of the report: $((t1 - t0)) s."

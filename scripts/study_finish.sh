@@ -36,11 +36,12 @@ for d in noniid-s4 noniid-s5 iid-s4 iid-s5; do # moreseeds: FLCE, FedAvg and Fed
 done
 [ -z "$missing" ] || { echo "study_finish.sh: the study is not complete; missing:$missing" >&2; exit 1; }
 runs=$(ls -d "$study"/fmnist-*/ | sed 's#/$##')
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # FLCE's trajectories evaluated as the released code would (the claims' rows "Released evaluation":
 # RUN/released/, from the traces' prototypes; what is there already is kept)
 # shellcheck disable=SC2086
-FLCE_BIN=$flce sh scripts/released_eval.sh $runs | tail -n 1
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+FLCE_BIN=$flce sh scripts/released_eval.sh $runs > "$tmp/eval.log" || { tail -n 3 "$tmp/eval.log" >&2; exit 1; }
+tail -n 1 "$tmp/eval.log"
 t0=$(date +%s)
 "$flce" report $runs --out "$tmp/report"
 t1=$(date +%s)

@@ -55,7 +55,7 @@ rm -rf "$dest.tmp" && mkdir -p "$dest.tmp"
 find "$tmp/report" -maxdepth 1 -type f \( -name '*.md' -o -name '*.html' -o -name '*.png' -o -name '*.svg' -o -name '*.csv' -o -name '*.gp' \) \
   -exec cp {} "$dest.tmp/" \;
 {
-  echo "Made by scripts/truth_finish.sh on $(date -u '+%Y-%m-%d %H:%M') UTC ($(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)) with $flce of commit $(git rev-parse --short HEAD 2> /dev/null || echo unknown):"
+  echo "Made by scripts/truth_finish.sh on $(date -u '+%Y-%m-%d %H:%M') UTC ($(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)) with $flce of commit $(git describe --always --dirty 2> /dev/null || echo unknown):"
   echo "  $flce report <the $(echo "$dirs" | wc -w) folders fmnist-truth-{$(echo $parts | tr ' ' ',')}-{$(echo $arms | tr ' ' ',')}{,-runs}-s40{1,2,3} of $runs_dir> --out report"
   echo "(the ground-truth study: 6 clients, every coalition retrained, seeds 401-403). Wall time of the report: $((t1 - t0)) s."
   echo "The truths and runs: runs.tar.xz beside this folder (scripts/truth_pack.sh unpack runs/truth)."

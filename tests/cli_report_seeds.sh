@@ -152,9 +152,60 @@ half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
 rows = [r for r in csv.DictReader(open(t + '/repev/claims.csv')) if r['claim'].startswith('Released evaluation and metric')]
 if len(rows) != 1: sys.exit('%d released-evaluation rows' % len(rows))
 r = rows[0]
-if abs(float(r['difference']) - m) > 1e-8 or abs(float(r['half_width']) - half) > 1e-8:
-    sys.exit('the report %s %s, worked out here %.10g %.10g' % (r['difference'], r['half_width'], m, half))
+if abs(float(r['difference']) - m) > 1e-8 or abs(float(r['half_width']) - half) > 1e-8 or r['direction'] != '-1':
+    sys.exit('the report %s %s %s, worked out here %.10g %.10g -1' % (r['difference'], r['half_width'], r['direction'], m, half))
 PY
+sh "$(dirname "$0")/../scripts/check_claims.sh" "$t/repev/claims.csv" > /dev/null 2>&1 || fail "the evaluated runs' claims.csv breaks the rule"
+# one FLCE run without the evaluation: the row goes, and the list says 1 of 3
+rm -r "$t/ev2/flce/released/velocity-absent-nocmc"
+"$flce" report "$t/ev1" "$t/ev2" "$t/ev3" --out "$t/repev2" > /dev/null 2>&1 || fail "flce report with one evaluation missing"
+grep -q "^\"Released evaluation" "$t/repev2/claims.csv" && fail "a released-evaluation row with one FLCE run lacking it"
+grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 1 of its 3 FLCE runs lack the released evaluation$" "$t/repev2/report.md" ||
+  fail "the report does not say that 1 of 3 FLCE runs lacks the released evaluation"
+# a trace made before the first-sample prototypes: every evaluation but first and nocmc-first, said
+rm -rf "$t/ev2/flce/released" "$t/ev2/flce/trace/prototypes_first.npy"
+FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/released_eval.sh" "$t/ev2" > "$t/evlog" || fail "released_eval.sh on a trace without prototypes_first.npy"
+grep -q "ev2/flce: its trace has no prototypes_first.npy" "$t/evlog" || fail "released_eval.sh does not say the trace lacks prototypes_first.npy: $(cat "$t/evlog")"
+[ -f "$t/ev2/flce/released/velocity-absent-nocmc/contributions.csv" ] && [ ! -e "$t/ev2/flce/released/first" ] ||
+  fail "released_eval.sh on an old trace: $(ls "$t/ev2/flce/released")"
+# noisy clients: the released metric against its quality reference (1 clean, 1e-6 label noise),
+# the clients' noise read from clients.csv; a noisy run without clients.csv has no released KL
+for s in 1 2 3; do
+  "$flce" run --algo flce,fedavg $tiny --rounds 2 --seed $s --label-noise 0.5 --noisy-clients 0.5 --out "$t/nz$s" > /dev/null 2>&1 ||
+    fail "noisy run seed $s"
+done
+"$flce" report "$t/nz1" "$t/nz2" "$t/nz3" --out "$t/repnz" > /dev/null 2>&1 || fail "flce report of the noisy runs"
+python3 - "$t" <<'PY' || fail "the released metric's noise row does not match what the run files give"
+import csv, math, sys
+t = sys.argv[1]
+def rows(path):
+    return sorted(csv.DictReader(open(path)), key=lambda r: int(r['client']))
+def kl_q(c, q):
+    lo, hi = min(c), max(c)
+    p = [0.01 + 0.99 * (x - lo) / (hi - lo) for x in c]
+    sp, sq = sum(p), sum(q)
+    return sum(x / sp * math.log((x / sp) / (y / sq)) for x, y in zip(p, q))
+d = []
+for s in (1, 2, 3):
+    q = [1e-6 if int(r['noisy']) else 1.0 for r in rows('%s/nz%d/flce/clients.csv' % (t, s))]
+    if not (0 < sum(x < 1 for x in q) < len(q)): sys.exit('seed %d: no noisy client, or every client noisy' % s)
+    f = [float(r['contribution']) for r in rows('%s/nz%d/flce/contributions.csv' % (t, s))]
+    a = [float(r['contribution']) for r in rows('%s/nz%d/fedavg/contributions.csv' % (t, s))]
+    d.append(kl_q(f, q) - kl_q(a, q))
+m = sum(d) / 3
+half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+r = [r for r in csv.DictReader(open(t + '/repnz/claims.csv')) if r['claim'] == "Released metric: FLCE's min-max KL to the quality reference the lowest under noise"]
+if len(r) != 1: sys.exit('%d noise rows under the released metric' % len(r))
+r = r[0]
+if abs(float(r['difference']) - m) > 1e-8 or abs(float(r['half_width']) - half) > 1e-8 or r['n'] != '3':
+    sys.exit('the report %s %s n %s, worked out here %.10g %.10g n 3' % (r['difference'], r['half_width'], r['n'], m, half))
+PY
+rm "$t/nz2/fedavg/clients.csv"
+"$flce" report "$t/nz1" "$t/nz2" "$t/nz3" --out "$t/repnz2" > /dev/null 2>&1 || fail "flce report of a noisy run without clients.csv"
+grep "^\"Released metric: FLCE's min-max KL to the quality reference" "$t/repnz2/claims.csv" | grep -q ',2,[a-z]*,[a-z ]*$' ||
+  fail "a noisy run without clients.csv still compared under the quality reference: $(grep '^"Released metric' "$t/repnz2/claims.csv")"
+grep -q "^- .*: 1 of its 6 runs have no released KL" "$t/repnz2/report.md" ||
+  fail "the report does not say a run has no released KL: $(grep -A6 'Not judged as released' "$t/repnz2/report.md")"
 sed '3s/,[^,]*$/,oops/' "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contributions_rules.csv"
 "$flce" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repbad" > /dev/null 2> "$t/err"; rc=$?
 [ $rc = 1 ] && grep -q "old2/fedavg/contributions_rules.csv: row 3: not a finite number" "$t/err" ||

@@ -159,7 +159,7 @@ static void clines_write(rtable *t) {
 
 /* What the paper reports for each claim, listed once under the claims table. */
 static struct {
-    char claim[112], paper[200];
+    char claim[112], paper[320];
 } papers[32];
 static int npapers;
 
@@ -194,9 +194,15 @@ static void claim_row(FILE *md, FILE *ht, const char *claim, const char *conf, c
 #define RELEASED_PAPER                                                                                                  \
     "the same figures as the text's KL claim; the authors' released KL_cmp.py computes a KL this way (contributions "    \
     "min-max rescaled to [0.01, 1], against uniform, or 1 / 0.32 / 1e-6 for clean / Gaussian / label-noise clients)"
+_Static_assert(sizeof RELEASED_PAPER <= sizeof papers[0].paper, "the released rows' paper text must fit papers[].paper");
 /* The configurations whose L2-rule row could not be judged, and why (report_claims prints them). */
 static char lacks[64][320];
-static int nlacks;
+static int nlacks, nlacks_over; /* nlacks_over: entries beyond the 64 kept, counted */
+
+static void lack_add(const char *fmt, const char *conf, int k, int of, const char *what) {
+    if (nlacks == (int)(sizeof lacks / sizeof lacks[0])) nlacks_over++;
+    else snprintf(lacks[nlacks++], sizeof lacks[0], fmt, conf, k, of, what);
+}
 
 /* FLCE (group a) against each baseline of its configuration: accuracy, F1, KL (under noise
  * or not), distance to Shapley, diversity KL; the rows written. */
@@ -236,8 +242,14 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
             if (b == a || own_rule_as_released(fb) || is_shapley(fb->algo) || strcmp(ck, ckeys[g[b].m[0]])) continue;
             for (int q = 0; q < g[b].n; q++) need++, lack += !runs[g[b].m[q]].l2;
         }
-        int elack = 0; /* and the released evaluation's row only where every FLCE run of it has one */
-        for (int q = 0; q < g[a].n; q++) elack += !runs[g[a].m[q]].rel_eval;
+        int elack = 0, nbase = 0, undef = 0, nall = g[a].n; /* and the released evaluation's row only where every FLCE run of it has one */
+        for (int q = 0; q < g[a].n; q++) elack += !runs[g[a].m[q]].rel_eval, undef += isnan(runs[g[a].m[q]].kl_mm);
+        for (int b = 0; b < ng; b++) { /* the baselines the released rows compare with, and runs where its KL is undefined */
+            const run_t *fb = &runs[g[b].m[0]];
+            if (b == a || !strcmp(fb->algo, "flce") || is_shapley(fb->algo) || strcmp(ck, ckeys[g[b].m[0]])) continue;
+            nbase++, nall += g[b].n;
+            for (int q = 0; q < g[b].n; q++) undef += isnan(runs[g[b].m[q]].kl_mm);
+        }
         for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
             for (int b = 0; b < ng; b++) {
                 const run_t *fb = &runs[g[b].m[0]];
@@ -260,10 +272,11 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
         }
         for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
             if (c[k].v.pairs) claim_row(md, ht, c[k].claim, conf, c[k].paper, &c[k].v, c[k].comps), rows++;
-        if (lack && nlacks < (int)(sizeof lacks / sizeof lacks[0]))
-            snprintf(lacks[nlacks++], sizeof lacks[0], "%s: %d of its %d baseline runs lack the L2 rule", conf, lack, need);
-        if (elack && nlacks < (int)(sizeof lacks / sizeof lacks[0]))
-            snprintf(lacks[nlacks++], sizeof lacks[0], "%s: %d of its %d FLCE runs lack the released evaluation", conf, elack, g[a].n);
+        if (lack) lack_add("%s: %d of its %d baseline runs lack %s", conf, lack, need, "the L2 rule");
+        if (elack && nbase) lack_add("%s: %d of its %d FLCE runs lack %s", conf, elack, g[a].n, "the released evaluation");
+        if (undef && nbase) /* all contributions equal, or a client's without clients.csv's noise where noisy: left out of the released rows */
+            lack_add("%s: %d of its %d runs have %s", conf, undef, nall,
+                     "no released KL (their contributions all equal, or clients.csv missing where clients are noisy)");
     return rows;
 }
 
@@ -405,7 +418,7 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
     snprintf(path, sizeof path, "%s/claims.csv", out);
     claims_csv = report_fopen(path); /* a missing CSV loses no verdict: the table is the report */
     if (claims_csv) fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict\n");
-    npapers = 0, nforest = 0, nlacks = 0;
+    npapers = 0, nforest = 0, nlacks = 0, nlacks_over = 0;
     static const char *heads[] = {"claim", "configuration", "hold / fail / inconclusive of n", "furthest from the claim", "verdict"};
     rtable t;
     rt_begin_class(&t, md, ht, "claims", 5, heads);
@@ -450,7 +463,7 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
         "/contributions.csv, flce eval on its trace: scripts/released_eval.sh), the baselines by their own rules; "
         "the first-sample prototypes are not among them, since traces record them only since 2026-12-01.";
     report_para(md, ht, released_rule);
-    if (nlacks) {
+    if (nlacks || nlacks_over) {
         static const char *why = "Not judged as released where the runs lack what it needs (the L2 rule: "
                                  "contributions_rules.csv's l2_update, recorded by runs made since 2026-12-02; the released "
                                  "evaluation: scripts/released_eval.sh on a trace that keeps its prototypes):";
@@ -459,6 +472,10 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
         for (int i = 0; i < nlacks; i++) {
             fprintf(md, "- %s\n", lacks[i]);
             fprintf(ht, "<li>%s</li>\n", H(lacks[i]));
+        }
+        if (nlacks_over) {
+            fprintf(md, "- and %d more\n", nlacks_over);
+            fprintf(ht, "<li>and %d more</li>\n", nlacks_over);
         }
         fprintf(ht, "</ul>\n");
     }

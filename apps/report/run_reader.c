@@ -104,9 +104,14 @@ static int load_column(run_t *r, const char *dir, const char *file, const char *
     if (!f) return 0;
     size_t ln = strlen(name);
     int col = -1, j = 0; /* the header's column of name, counted from the client's (0) */
-    if (fgets(line, sizeof line, f))
+    if (fgets(line, sizeof line, f)) {
+        if (!strchr(line, '\n') && !feof(f)) { /* its columns past the buffer would be taken for a row */
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: a header line over %d bytes", p, (int)sizeof line - 1), 1;
+        }
         for (char *tok = line; tok; tok = strchr(tok, ','), tok = tok ? tok + 1 : NULL, j++)
             if (!strncmp(tok, name, ln) && strchr(",\r\n", tok[ln] ? tok[ln] : '\n')) col = j;
+    }
     if (col < 1) {
         fclose(f);
         return 0; /* e.g. a run made before the released L2 rule: it has the other readings only */
@@ -129,7 +134,7 @@ static int load_column(run_t *r, const char *dir, const char *file, const char *
         else if (!isnan(v[k])) bad = "a repeated client";
         for (int c = 0; !bad && c < col; c++) {
             if (*end != ',') bad = "fewer columns than its header";
-            else if (q = end + 1, x = strtod(q, &end), end == q) bad = "not a finite number";
+            else if (q = end + 1, x = strtod(q, &end), end == q || !strchr(",\r\n", *end ? *end : '\n')) bad = "not a finite number";
         }
         if (!bad && !(isfinite(x) && x >= 0)) bad = "not a finite number at least 0";
         if (!bad) v[k] = x, seen++;
@@ -245,6 +250,7 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         fclose(f);
         if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
         if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
+        r->has_clients = 1;
     }
     return load_released(r, dir, e);
 }
@@ -364,6 +370,7 @@ void flce_run_finish(run_t *r, int window) {
 }
 
 double flce_run_kl_released(const run_t *r, const double *c) {
+    if ((r->label_noise > 0 || r->feature_noise > 0) && !r->has_clients) return NAN; /* which clients are noisy: unknown */
     int n = r->clients, *noise = malloc(sizeof *noise * (size_t)(n > 0 ? n : 1));
     double *q = malloc(sizeof *q * (size_t)(n > 0 ? n : 1)), k = NAN;
     if (noise && q && n > 0) {

@@ -23,6 +23,7 @@ typedef struct {
     double *contrib, *samples;
     int *held;
     int *noisy_k;      /* [clients] 1 where the client's data were made noisy (clients.csv) */
+    int has_clients;   /* clients.csv was there (and read whole) */
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
     double *l2;        /* [clients] the released code's contribution rule, the normalised L2 norm of each
                         * update (contributions_rules.csv's l2_update); NULL where the run did not
@@ -62,7 +63,8 @@ void flce_run_finish(run_t *r, int window);
 /* The KL as the authors' released code computes it (KL_cmp.py; docs/flce.md, "The released
  * code") of contributions c of r's clients: flce_kl_minmax against the quality reference of r's
  * noise (flce_quality_reference: 1 for a clean client, 0.32 for feature noise, 1e-6 for label
- * noise; uniform without noise). NAN where undefined (all contributions equal). */
+ * noise; uniform without noise). NAN where undefined (all contributions equal; a noisy run
+ * without clients.csv, which says which clients are noisy). */
 double flce_run_kl_released(const run_t *r, const double *c);
 void flce_run_free(run_t *r);
 /* Distance of r's cumulative contributions (round contributions summed, clamped at 0,
