@@ -43,7 +43,7 @@ gzip -c "$c/idx/labels_raw" > "$c/idx/labels_gz"
   --batch 16 --seed 3 --quiet --backend cpu --out "$t/run" > /dev/null 2>&1
 r=$t/run
 "$fx" pack "$c/run/fedavg" 0:"$r/config.json" 1:"$r/device.txt" 2:"$r/digests.txt" 3:"$r/metrics.csv" \
-  4:"$r/contributions.csv" 5:"$r/round_contributions.csv" 6:"$r/clients.csv"
+  4:"$r/contributions.csv" 5:"$r/round_contributions.csv" 6:"$r/clients.csv" 7:"$r/contributions_rules.csv"
 ls -R "$c" | head -40
 # state: odd first byte, a valid state of the target's engine (second byte: rounds done) with
 # edits (offset LE, xor) and the checksum redone; even, the bytes as they are
