@@ -131,8 +131,12 @@ grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 1 of its 3 baseline runs lack the L
 grep -q "^\"Released evaluation" "$t/rep/claims.csv" && fail "a released-evaluation row without the evaluation"
 grep -q "^- fmnist; Dirichlet 0.5; 3 rounds: 3 of its 3 FLCE runs lack the released evaluation$" "$t/rep/report.md" ||
   fail "the report does not say that the FLCE runs lack the released evaluation"
-for s in 1 2 3; do rm -rf "$t/ev$s" && cp -r "$t/s$s" "$t/ev$s"; done
-FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/released_eval.sh" "$t/ev1" "$t/ev2" "$t/ev3" > /dev/null || fail "released_eval.sh"
+for s in 1 2 3; do # the evaluation by hand here; released_eval.sh's is checked against it below
+  rm -rf "$t/ev$s" && cp -r "$t/s$s" "$t/ev$s"
+  "$flce" eval "$t/ev$s/flce/trace" --out "$t/ev$s/flce/released/velocity-absent-nocmc" --velocity distance --absent-class forget \
+    --ablate CMC > /dev/null 2>&1 || fail "flce eval as released, seed $s"
+done
+cp "$t/ev2/flce/released/velocity-absent-nocmc/contributions.csv" "$t/ev2-byhand.csv"
 "$flce" report "$t/ev1" "$t/ev2" "$t/ev3" --out "$t/repev" > /dev/null 2>&1 || fail "flce report of the evaluated runs"
 python3 - "$t" <<'PY' || fail "the released evaluation's row of claims.csv does not match what the run files give"
 import csv, math, sys
@@ -168,6 +172,8 @@ FLCE_BIN=$flce sh "$(dirname "$0")/../scripts/released_eval.sh" "$t/ev2" > "$t/e
 grep -q "ev2/flce: its trace has no prototypes_first.npy" "$t/evlog" || fail "released_eval.sh does not say the trace lacks prototypes_first.npy: $(cat "$t/evlog")"
 [ -f "$t/ev2/flce/released/velocity-absent-nocmc/contributions.csv" ] && [ ! -e "$t/ev2/flce/released/first" ] ||
   fail "released_eval.sh on an old trace: $(ls "$t/ev2/flce/released")"
+cmp -s "$t/ev2/flce/released/velocity-absent-nocmc/contributions.csv" "$t/ev2-byhand.csv" ||
+  fail "released_eval.sh's velocity-absent-nocmc is not flce eval --velocity distance --absent-class forget --ablate CMC"
 # noisy clients: the released metric against its quality reference (1 clean, 1e-6 label noise),
 # the clients' noise read from clients.csv; a noisy run without clients.csv has no released KL
 for s in 1 2 3; do
