@@ -7,13 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "method.h"
 #include "report.h"
 
 /* ---- the claims table ------------------------------------------------------------------- */
 enum { M_ACC, M_F1, M_KL, M_KLDIV, M_SHAP, M_KLMM, M_KLMM_L2, M_KLMM_EVAL };
-/* The released code scores FedFa by its weights (its own rule here too) and FLCE by its momentum;
- * every other baseline of the released L2 rule by the normalised L2 norm of its updates. */
-static int own_rule_as_released(const run_t *r) { return !strcmp(r->algo, "flce") || !strcmp(r->algo, "fedfa"); }
+/* The released code scores by the normalised L2 norm of its updates every baseline whose
+ * contributions this harness gives by the cosine rule or beside its own (the method table's
+ * FLCE_M_COSINE_RULES, FLCE_M_RULE_READINGS: those record l2_update), and the others (FLCE by its
+ * momentum, FedFa by its weights) by their own contributions. */
+static int own_rule_as_released(const run_t *r) {
+    const flce_method *m = flce_method_find(r->algo);
+    return !m || !(m->flags & (FLCE_M_COSINE_RULES | FLCE_M_RULE_READINGS));
+}
 typedef struct {
     int pairs, hold, fail, undecided;
     char worst[160]; /* the comparison furthest from the claim */
