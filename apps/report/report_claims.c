@@ -240,21 +240,20 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
                    : "Released evaluation and metric: FLCE's min-max KL the lowest except FedSV",
              RELEASED_PAPER, M_KLMM_EVAL, -1, 0, 0, {0}},
         };
-        /* the L2 rule's row only where every baseline run it needs recorded the rule: judged on
-         * some baselines it would claim more than the runs show; else a note says what is missing */
-        int lack = 0, need = 0;
-        for (int b = 0; b < ng; b++) {
-            const run_t *fb = &runs[g[b].m[0]];
-            if (b == a || own_rule_as_released(fb) || is_shapley(fb->algo) || strcmp(ck, ckeys[g[b].m[0]])) continue;
-            for (int q = 0; q < g[b].n; q++) need++, lack += !runs[g[b].m[q]].l2;
-        }
-        int elack = 0, nbase = 0, undef = 0, nall = g[a].n; /* and the released evaluation's row only where every FLCE run of it has one */
+        /* The released rows only where every run they need has what they read: the L2 rule's
+         * where every baseline run it scores by that rule recorded it, the evaluation's where every
+         * FLCE run has one (judged on part of the runs they would claim more than the runs show);
+         * otherwise the list under the table says what is missing, as for runs whose KL is undefined */
+        int lack = 0, need = 0, elack = 0, nbase = 0, undef = 0, nall = g[a].n;
         for (int q = 0; q < g[a].n; q++) elack += !runs[g[a].m[q]].rel_eval, undef += isnan(runs[g[a].m[q]].kl_mm);
-        for (int b = 0; b < ng; b++) { /* the baselines the released rows compare with, and runs where its KL is undefined */
+        for (int b = 0; b < ng; b++) { /* the baselines the released rows compare with */
             const run_t *fb = &runs[g[b].m[0]];
             if (b == a || !strcmp(fb->algo, "flce") || is_shapley(fb->algo) || strcmp(ck, ckeys[g[b].m[0]])) continue;
             nbase++, nall += g[b].n;
-            for (int q = 0; q < g[b].n; q++) undef += isnan(runs[g[b].m[q]].kl_mm);
+            for (int q = 0; q < g[b].n; q++) {
+                undef += isnan(runs[g[b].m[q]].kl_mm);
+                if (!own_rule_as_released(fb)) need++, lack += !runs[g[b].m[q]].l2;
+            }
         }
         for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
             for (int b = 0; b < ng; b++) {
