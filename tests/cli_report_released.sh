@@ -6,7 +6,9 @@
 # folders' files: the text's KL claim (KL to the data shares, FedAvg minus FLCE), the released
 # metric under (b) (min-max rescaled KL to uniform, FedAvg's contributions by the L2 rule) and
 # the evaluated unsquared velocity (FLCE's RUN/released/velocity beside (a)'s FedAvg); the arm
-# not run (plain-mean aggregation) is absent; runs of another study are left out.
+# not run (plain-mean aggregation) is absent; runs of another study are left out. Then a noise
+# configuration (two seeds of the text and as released): the noise claim under the released
+# metric, the min-max KL to the quality reference, worked out the same way.
 set -u
 flce=$1
 PROG=$flce
@@ -26,25 +28,30 @@ grep -q "^## The paper's text and its released code" "$t/rep/report.md" || fail 
 csv=$t/rep/released_claims.csv
 [ -f "$csv" ] || fail "no released_claims.csv"
 # KL(P || Q) of the contributions in column $2 of file $1 against Q: the data shares (clients.csv
-# of run $3) or, with $4 = minmax, uniform after the released rescaling to [0.01, 1]
+# of run $3) or, with $4 = minmax, uniform after the released rescaling to [0.01, 1]; with $4 =
+# quality, the released quality reference instead of uniform (1 a clean client, 1e-6 one with
+# noisy labels, normalised; the noisy column of clients.csv)
 kl() {
-  awk -F, -v mode="${4:-shares}" 'FNR == 1 { f++; next } f == 1 { s[$1] = $2; ts += $2 } f == 2 { p[$1] = $(c + 1); n++ }
-    END { if (mode == "minmax") { lo = 1e300; hi = -1e300; for (k in p) { if (p[k] < lo) lo = p[k]; if (p[k] > hi) hi = p[k] }
-            for (k in p) { p[k] = 0.01 + 0.99 * (p[k] - lo) / (hi - lo); tp += p[k] }; for (k in p) { p[k] /= tp; q[k] = 1 / n } }
+  awk -F, -v mode="${4:-shares}" 'FNR == 1 { f++; next } f == 1 { s[$1] = $2; ts += $2; nz[$1] = $4 } f == 2 { p[$1] = $(c + 1); n++ }
+    END { if (mode == "minmax" || mode == "quality") { lo = 1e300; hi = -1e300; for (k in p) { if (p[k] < lo) lo = p[k]; if (p[k] > hi) hi = p[k] }
+            for (k in p) { p[k] = 0.01 + 0.99 * (p[k] - lo) / (hi - lo); tp += p[k] }
+            for (k in p) { q[k] = mode == "quality" ? (nz[k] ? 1e-6 : 1) : 1; tq += q[k] } # label noise: 1e-6 (KL_cmp.py)
+            for (k in p) { p[k] /= tp; q[k] /= tq } }
           else for (k in p) q[k] = s[k] / ts
           for (k in p) if (p[k] > 0) x += p[k] * log(p[k] / q[k]); printf "%.12f", x }' c="$2" "$3/clients.csv" "$1"
 }
 # the mean over the seeds of d_s = (baseline's KL) - (FLCE's KL), the claim's direction; against the csv's
-check() { # NAME ARM BASELINE_FILE COL FLCE_FILE MODE
-  want=$(for s in 1 2 3; do
+check() { # NAME ARM BASELINE_FILE COL FLCE_FILE MODE (the seeds: $seeds, the claims: $csv)
+  want=$(for s in $seeds; do
     a=$(echo "$3" | sed "s/SEED/$s/"); b=$(echo "$5" | sed "s/SEED/$s/"); run=$(dirname "$b" | sed 's|/released/.*||')
     echo "$(kl "$a" "$4" "$run" "$6") $(kl "$b" 1 "$run" "$6")"; done | awk '{ d += $1 - $2; n++ } END { printf "%.10g", d / n }')
-  got=$(awk -F, -v arm="$2" -v m="$6" '$0 ~ arm && $0 ~ (m == "minmax" ? "released metric" : "text.s metric") && $0 ~ ",fedavg," {
+  got=$(awk -F, -v arm="$2" -v m="$6" '$0 ~ arm && $0 ~ (m == "shares" ? "text.s metric" : "released metric") && $0 ~ ",fedavg," {
           for (i = 1; i <= NF; i++) if ($i == "fedavg") { print $(i + 1); exit } }' "$csv")
   [ -n "$got" ] || fail "$1: no row in released_claims.csv: $(cat "$csv")"
   awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * (1 + (b < 0 ? -b : b))) }' ||
     fail "$1: released_claims.csv says $got, worked out here $want"
 }
+seeds="1 2 3"
 check "the text's KL" "[(]a[)] the text" "$t/text-sSEED/fedavg/contributions.csv" 1 "$t/text-sSEED/flce/contributions.csv" shares
 check "the released metric as released" "[(]b[)] as released" "$t/rel-sSEED/fedavg/contributions_rules.csv" 5 "$t/rel-sSEED/flce/contributions.csv" minmax
 check "the evaluated velocity" "velocity unsquared [(]evaluated[)]" "$t/text-sSEED/fedavg/contributions.csv" 1 \
@@ -105,4 +112,26 @@ echo "$h" | grep -q 'rounds; released local training' || fail "the --weight-deca
 echo "$h" | grep -q 'rounds; L_CL times tau' || fail "the --cl-scale arm's configuration is not named by it: $h"
 echo "$h" | grep -q '; as released' || fail "the as-released configuration is not named so: $h"
 [ "$(echo "$h" | grep -c 'rounds (3 seeds)$')" -ge 1 ] || fail "the text's configuration carries a departure's words: $h"
+# The noise configuration (docs/decisions.md, "The study under the released code"): the text's
+# 30% of labels on 40% of the clients drawn, as released every label (y + 1) mod C on the last
+# 40%; two seeds. The KL claims are the noise claim: under (b) the released metric is the min-max
+# KL to the quality reference (1 clean, 1e-6 noisy), worked out here from clients.csv's noisy
+# flags; the baselines by the L2 rule.
+N="--clients 5 --per-round 2 --rounds 3 --train-subset 400 --test-subset 60 --val-size 20 --batch 16 --lr 0.05 --quiet --dirichlet 0.5 --backend cpu"
+for s in 1 2; do
+  "$flce" run --algo flce,fedavg,fedsv $N --label-noise 0.3 --noisy-clients 0.4 --seed $s --out "$t/ntext-s$s" > /dev/null 2>&1 ||
+    fail "the text with noise, seed $s"
+  "$flce" run --algo flce,fedavg,fedsv $N --label-noise 1 --noisy-clients 0.4 --as-released --local-steps 2 --seed $s \
+    --out "$t/nrel-s$s" > /dev/null 2>&1 || fail "as released with noise, seed $s"
+done
+awk -F, 'NR > 1 { n += $4 } END { exit n != 2 }' "$t/nrel-s1/flce/clients.csv" || fail "as released: not 2 of 5 clients noisy"
+awk -F, 'NR > 1 && $4 && $1 < 3 { bad = 1 } END { exit bad }' "$t/nrel-s1/flce/clients.csv" || fail "as released: a noisy client not among the last 40%"
+"$flce" report "$t"/ntext-s* "$t"/nrel-s* --out "$t/nrep" > /dev/null 2>&1 || fail "flce report, the noise configuration"
+csv=$t/nrep/released_claims.csv seeds="1 2"
+grep -q "the noise claim: FLCE's KL below FedAvg's (the released metric: min-max KL to the quality reference" "$t/nrep/report.md" ||
+  fail "the noise configuration's released KL claim is not the noise claim: $(grep 'KL below' "$t/nrep/report.md")"
+check "the noise claim as released" "[(]b[)] as released" "$t/nrel-sSEED/fedavg/contributions_rules.csv" 5 "$t/nrel-sSEED/flce/contributions.csv" quality
+check "the noise claim under the text, released metric" "[(]a[)] the text" "$t/ntext-sSEED/fedavg/contributions.csv" 1 \
+  "$t/ntext-sSEED/flce/contributions.csv" quality
+check "the noise claim under the text" "[(]a[)] the text" "$t/ntext-sSEED/fedavg/contributions.csv" 1 "$t/ntext-sSEED/flce/contributions.csv" shares
 echo "cli_report_released: all checks passed"
