@@ -105,6 +105,10 @@ awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $5 }' "$t/rep2/report.md" | 
 awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $4 }' "$t/rep2/report.md" | grep -q "seeds" &&
   fail "(a) on all 3 seeds marked as partial: $(grep 'accuracy at least' "$t/rep2/report.md")"
 grep -q "local training: 50 steps" "$t/rep2/released_claims.csv" || fail "a run with --weight-decay alone is not the local-training arm"
+# the local-training arm's comparisons against FedSV (from (a)) are said not to be like for like,
+# where that arm was run and only there
+grep -q "not like for like" "$t/rep2/report.md" || fail "the local-training arm's FedSV comparisons not flagged"
+grep -q "not like for like" "$t/rep/report.md" && fail "the local-training note without that arm"
 # every arm's configuration has a name of its own in the per-configuration tables: the text's none
 # of the departures' words, as released "as released", --cl-scale tau and --weight-decay theirs
 h=$(grep '^### ' "$t/rep2/report.md")

@@ -416,7 +416,15 @@ int report_released(report *R) {
                 "text with one departure alone, trained (its other methods from (a) on the same seeds) or evaluated on (a)'s own "
                 "trajectories. The rule is the study's: FLCE minus each baseline, paired over seeds, a 95% interval; a claim holds when "
                 "every comparison lies on its side. A departure **flips** a claim where its verdict differs from (a)'s; the released "
-                "code **produces** a claim that holds under (b) and not under (a).");
+                "code **produces** a claim that holds under (b) and not under (a). Under (b) FLCE runs without completion, as released, "
+                "and FedAvg's contributions are scored by the released L2 rule. An arm compares FLCE with the baselines it trains "
+                "itself and takes the others from (a).");
+    int local = 0; /* the local-training arm (G_LOCAL) run anywhere */
+    for (int k = 0; k < nc; k++) local |= c_has(&cf[k], A_G0 + __builtin_ctz(G_LOCAL));
+    if (local)
+        report_para(md, ht, "The released local training's arm trains FLCE and FedAvg (the plan, docs/decisions.md), so its "
+                            "comparisons against FedSV set 50 local steps against the text's one epoch and are not like for like: "
+                            "that arm's verdicts rest on FedAvg.");
     static const char *h[] = {"configuration", "claim", "(a) the text", "(b) as released", "departures that flip it"};
     rtable t;
     rt_begin_class(&t, md, ht, "small", 5, h);
@@ -456,8 +464,10 @@ int report_released(report *R) {
         }
     }
     rt_end(&t);
-    report_para(md, ht, "Each comparison's numbers: released_claims.csv (claim, configuration, arm, the baseline, FLCE's mean paired "
-                        "difference in the claim's direction, its 95% half-width, the seeds, the comparison's verdict).");
+    report_para(md, ht, "Each comparison's numbers: released_claims.csv (claim, configuration, arm, the baseline, the mean paired "
+                        "difference in the claim's direction, positive as claimed: FLCE minus the baseline for accuracy and "
+                        "macro-F1, the baseline's KL minus FLCE's for the KL claims, FLCE's KL without completion minus its KL for "
+                        "the completion; its 95% half-width, the seeds, the comparison's verdict).");
     if (csv) report_fclose(csv);
     without_completion(R, cf, nc);
     for (int k = 0; k < nc; k++) free(cf[k].key);
