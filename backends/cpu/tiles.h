@@ -300,6 +300,41 @@ typedef struct {
             }                                                                                                 \
     }
 
+/* Channel vectors over a list of positions (AVX2, small images): as DX_CVEC, MR input pixels
+ * anywhere in the image (pos[i] = dyp + iy Wp + ix for pixel (iy, ix) on DX_FLAT's grid, rows
+ * Wp = W + 1, channels L apart) x NV VW channels from c0, all nine taps summed (a tap outside
+ * reads the zero padding and adds t = +0: finite weights, checked by the caller), t from +0 per
+ * tap over k ascending, dx = dx + t from +0. The sums live in memory between taps (acc) and in
+ * registers within one (t), so 6 x 16 fits 16 vector registers. Row i < mr goes to
+ * outT + i Cp + c0 ([positions][Cp]). Defines NAME(mr, pos, w2, Cp, K, L, Wp, c0, outT). */
+#define DX_PVEC(NAME, MR, NV)                                                                                 \
+    void NAME(int mr, const float *const *pos, const float *w2, int Cp, int K, int L, int Wp, int c0, float *outT) { \
+        const float *p_[MR];                                                                                  \
+        for (int i = 0; i < MR; i++) p_[i] = pos[i < mr ? i : mr - 1];                                       \
+        VT acc[MR][NV];                                                                                       \
+        _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                                 \
+            for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                               \
+        for (int tap = 0; tap < 9; tap++) {                                                                   \
+            size_t to = (size_t)(2 - tap / 3) * Wp + 2 - tap % 3;                                             \
+            const float *wk = w2 + (size_t)tap * K * Cp + c0;                                                 \
+            VT t[MR][NV];                                                                                     \
+            _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                             \
+                for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                             \
+            for (int k = 0; k < K; k++, wk += Cp, to += L) {                                                  \
+                VT wv[NV];                                                                                    \
+                for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                                        \
+                for (int i = 0; i < MR; i++) {                                                                \
+                    VT x = VBC(p_[i][to]);                                                                    \
+                    for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                               \
+                }                                                                                             \
+            }                                                                                                 \
+            for (int i = 0; i < MR; i++)                                                                      \
+                for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                                 \
+        }                                                                                                     \
+        _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) if (i < mr)                                     \
+            for (int v = 0; v < NV; v++) VST(outT + (size_t)i * Cp + c0 + VW * v, acc[i][v]);                \
+    }
+
 /* Stride 2 (3x3, pad 1, even H and W), channel vectors as DX_CVEC: dx at the input pixels of
  * one phase (2a + py, 2b + px) of the input grid. The taps of a phase, ascending: ky = 1 when
  * py = 0, else ky = 0 (output row a + 1) then 2 (row a); kx likewise. Every dx element of the
