@@ -435,16 +435,22 @@ static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, c
     transpose_sample(yT, P, K, yn); /* 8x8 vector blocks: the scalar copy cost up to a tenth of the op */
 }
 
-/* AVX2: the same channel vectors for small images (rows under 16 wide) with K a multiple of 16:
+/* AVX2: the same channel vectors for small images (rows under 16 wide) with K a multiple of 16,
+ * and for 16 output channels at any width (16 = 6 + 5 + 5 rows of position tiles, where one
+ * channel block fills each tile):
  * yT[p][k] over tiles of up to 6 positions (split_rows: none idle) x 16 channels (tile_6x16_rows
  * over the padded sample, rows the positions, B = wT), then transposed into y; each element the
  * sum over q ascending from +0, as the flat positions sum it. The flat positions compute 64 lanes
  * for 49 outputs at 7x7 and 80 for 64 at 8x8; these none idle. tools/op_ab.c with FLCE_CPU_ISA=avx2
  * on a Zen 4 (2026-12-03), this over the flat positions, means of 60 alternating calls: 64
  * channels 7x7 0.904, 0.922, 0.943, 0.854; 8x8 0.872, 0.888, 0.956, 0.945; 32 channels 14x14
- * 0.988, 0.924, 1.001, 0.962 (positions outer, channels inner: the same within the noise). */
+ * 0.988, 0.924, 1.001, 0.962 (positions outer, channels inner: the same within the noise); 16
+ * channels 28x28 0.886, 0.844, 32x32 0.941, 0.907 (over the flat positions and the rows); not
+ * 32 channels 16x16: 1.027, 1.018. The input layer at 28x28 (1 channel) too, 0.33-0.40 -> 0.23-0.28
+ * ms a call in separate processes, but not at 32x32 (3 channels, rows of 32 by the implicit
+ * tiles): 0.41-0.43 -> 0.61-0.70 ms. */
 static int kvec256_ok(const flce_conv_shape *s) {
-    return !USE_AVX512 && s->R == 3 && s->stride == 1 && s->pad == 1 && s->OW < 16 && s->K % 16 == 0 &&
+    return !USE_AVX512 && s->R == 3 && s->stride == 1 && s->pad == 1 && (s->OW < 16 || (s->K == 16 && (s->C >= 16 || s->OW % 16))) && s->K % 16 == 0 &&
            s->C * 9 <= IMPLICIT_MAXQ;
 }
 static void fwd_kvec256(const conv_job *j, const float *xn, float *xp, float *yT, const float **arow, float *yn, int first) {
