@@ -20,6 +20,7 @@
 #define LANE_IDX _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
 #include "tiles.h"
 TILES(_6x16, 6, 2) /* tile_6x16, tile_6x16_off, tile_6x16_rows: 6 rows x 16 columns */
+TILES_IDX(_6x16, 6, 2) /* tile_6x16_idx: the weight gradient's tap tiles (wgrad_tap) */
 TILES_FLAT(_6x16, 6, 2)
 TILES_FLAT(_5x16, 5, 2) /* the row split below: no idle row */
 TILES_FLAT(_4x16, 4, 2)
@@ -873,23 +874,42 @@ static int any_nonfinite(const float *a, size_t n) {
     return 0;
 }
 
-/* The weight gradient without the padded copy (AVX-512, C a multiple of 8 and K of 16): the rows
- * q = c R R + tap go in tiles of eight channels sharing one tap (tile t: channels 8 (t / R R) ..,
- * tap t mod R R), so that all their terms land inside the image at the same output positions,
+/* The weight gradient without the padded copy (AVX-512, C a multiple of 8 and K of 16; AVX2 on
+ * small images, below): the rows q = c R R + tap go in tiles of channels sharing one tap (tile t:
+ * the channels of group t / R R (wg_group: eight with AVX-512), tap t mod R R), so that all their terms land inside the image at the same output positions,
  * and only those positions are summed, ascending, reading x in place: the positions left out
  * would read the zero padding and add 0 dy = +0 to a sum that is never -0, which changes
  * nothing while dy is finite (the caller checks dy and otherwise runs wgrad_part). Each
  * sample's sum, and the order in which samples are added, are those of wgrad_part.
  * tap_lists gives, per tap, the positions inside (the offset into a plane of x and into the
  * sample's dyT) and their count. */
-static int wgrad_tap_ok(const flce_conv_shape *s) { return USE_AVX512 && s->R <= 3 && s->C % 8 == 0 && s->K % 16 == 0; }
+/* AVX2 (tiles of 4 to 6 channels x 16 output channels, tile_6x16_idx): only the 3x3 stride-1
+ * layers of images up to 8x8, where the padding is 16-18% of the padded sums' terms; elsewhere a
+ * term's two index loads cost more than the padding saves. tools/op_ab.c conv_bwd_weight with
+ * FLCE_CPU_ISA=avx2 on a Zen 4 (2026-12-03), tap tiles over the padded sums (means of 40-60
+ * alternating calls): 64 channels 7x7 0.894, 0.944, 0.865, 0.831; 8x8 0.912, 0.954, 0.908,
+ * 0.966; but 16 channels 28x28 1.094, 1.144, 32x32 1.127, 1.144; 32 channels 14x14 1.138,
+ * 1.116, 16x16 1.145, 1.165; stride 2 to 7x7 1.080, 0.945 and to 8x8 1.119, 1.113. */
+static int wgrad_tap_ok(const flce_conv_shape *s) {
+    if (!USE_AVX512) return s->R == 3 && s->stride == 1 && s->pad == 1 && s->OH * s->OW <= 64 && s->K % 16 == 0;
+    return s->R <= 3 && s->C % 8 == 0 && s->K % 16 == 0;
+}
+/* The tiles' groups of channels sharing a tap: 8 with AVX-512; with AVX2 split_rows's 4 to 6 (16
+ * = 6 + 5 + 5), channel c0 on. */
+static int wg_groups(const flce_conv_shape *s) { return USE_AVX512 ? s->C / 8 : (s->C + 5) / 6; }
+static int wg_group(const flce_conv_shape *s, int g, int *c0) {
+    if (USE_AVX512) return *c0 = 8 * g, 8;
+    *c0 = 0;
+    for (int i = 0; i < g; i++) *c0 += split_rows(s->C, i);
+    return split_rows(s->C, g);
+}
 /* ... of which 16 output channels, 3x3 stride 1 pad 1: by input position (flce_wgrad512_xc) */
 void flce_wgrad512_xc(const float *xa, int HW, int H, int W, const float *dyT, float *C, int acc);
 static int wgrad_xc(const flce_conv_shape *s) {
     /* not with the one-vector tiles (flce_cpu_narrow): the tap tiles instead (wgrad_tap), whose
      * broadcasts fold into the multiplies: on a Zen 4 14-15% faster at 28x28 (sample pairs) and
      * 6% at 32x32 (one sample a tile) */
-    if (USE_NARROW) return 0;
+    if (!USE_AVX512 || USE_NARROW) return 0;
     return s->K == 16 && s->R == 3 && s->stride == 1 && s->pad == 1 && s->H >= 2 && s->W >= 2 && s->C % 2 == 0;
 }
 
@@ -958,7 +978,7 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
      * (flce_cpu_narrow: two chains of 8 rows, each broadcast folding into its multiply) unless a
      * channel plane is a multiple of 4 KiB: the 16 input rows of a pair then share L1 sets (2x
      * slower than the wide tiles at 32x32 on a Zen 4, one sample a tile 0.81-0.94 of their time) */
-    int pairs = (USE_NARROW ? HW % 1024 != 0 : K == 16) && !xc;
+    int pairs = USE_AVX512 && (USE_NARROW ? HW % 1024 != 0 : K == 16) && !xc;
     for (int n, mine = 0, got; (got = wgrad_take(j, part, n0, n1, pairs ? 2 : 1, &mine, &n)) > 0;) {
         int two = got == 2;
         const float *xn = j->x + (size_t)n * xs, *d = dyT;
@@ -975,12 +995,16 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
             continue;
         }
         for (int t = t0; t < t1; t++) {
-            int c0 = t / RR * 8, tap = t % RR;
+            int c0, mr = wg_group(s, t / RR, &c0), tap = t % RR;
+            if (mr < 1 || mr > 8) continue; /* never (split_rows gives 1 to 6) */
             const float *arow[8];
-            for (int i = 0; i < 8; i++) arow[i] = xn + (size_t)(c0 + i) * HW;
+            for (int i = 0; i < mr; i++) arow[i] = xn + (size_t)(c0 + i) * HW;
             size_t q0 = (size_t)c0 * RR + tap;
             const int *xo = xoff + (size_t)tap * P, *bo = boff + (size_t)tap * P;
-            if (two)
+            if (!USE_AVX512)
+                for (int k0 = 0; k0 < K; k0 += 16)
+                    tile_6x16_idx(mr, cnt[tap], arow, xo, bo, d + k0, d0 + q0 * K + k0, RR * K, acc && n > 0);
+            else if (two)
                 flce_wgrad512_idx2(8, cnt[tap], arow, xo, bo, (ptrdiff_t)xs, d, d + ps, K, d0 + q0 * K,
                                    d1 ? d1 + q0 * K : NULL, RR * K, n == 0);
             else
@@ -1041,14 +1065,14 @@ static void bwd_weight_worker(void *arg, int part, int parts) {
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, K = s->K;
     if (j->tap) { /* this part's tap tiles, into a dWT of every row (only its own are written) */
-        int RR = s->R * s->R, T = s->C / 8 * RR, per = (T + parts - 1) / parts;
+        int RR = s->R * s->R, T = wg_groups(s) * RR, per = (T + parts - 1) / parts;
         int t0 = part * per, t1 = t0 + per > T ? T : t0 + per;
         float *acc = scratch_get(&j->ctx->b[part], (size_t)Q * K);
         if (t0 >= t1 || !acc) return;
         wgrad_tap(j, part, t0, t1, 0, s->N, acc, NULL);
         for (int t = t0; t < t1; t++)
-            for (int i = 0; i < 8; i++) {
-                int q = (t / RR * 8 + i) * RR + t % RR;
+            for (int c0, mr = wg_group(s, t / RR, &c0), i = 0; i < mr; i++) {
+                int q = (c0 + i) * RR + t % RR;
                 for (int k = 0; k < K; k++) j->dw[(size_t)k * Q + q] = acc[(size_t)q * K + k];
             }
         return;
@@ -1113,7 +1137,7 @@ static void bwd_weight_split(void *arg, int part, int parts) {
     const flce_conv_shape *s = j->s;
     int Q = s->C * s->R * s->R, n0 = s->N * part / parts, n1 = s->N * (part + 1) / parts;
     float *own = part == 0 ? NULL : j->dw_t;
-    if (j->tap) wgrad_tap(j, part, 0, s->C / 8 * s->R * s->R, n0, n1, part == 0 ? j->dw_acc : NULL, own);
+    if (j->tap) wgrad_tap(j, part, 0, wg_groups(s) * s->R * s->R, n0, n1, part == 0 ? j->dw_acc : NULL, own);
     else wgrad_part(j, part, 0, Q, n0, n1, part == 0 ? j->dw_acc : NULL, own);
 }
 
