@@ -449,9 +449,11 @@ static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, c
  * channels 28x28 0.886, 0.844, 32x32 0.941, 0.907 (over the flat positions and the rows); not
  * 32 channels 16x16: 1.027, 1.018. The input layer at 28x28 (1 channel) too, 0.33-0.40 -> 0.23-0.28
  * ms a call in separate processes, but not at 32x32 (3 channels, rows of 32 by the implicit
- * tiles): 0.41-0.43 -> 0.61-0.70 ms. */
+ * tiles): 0.41-0.43 -> 0.61-0.70 ms. And the 3x3 stride-2 layers (the rows' pointers two floats
+ * apart; before: im2col and the GEMM): 0.612, 0.626 at 16 -> 32 channels 28x28, 0.650, 0.673 at
+ * 32 -> 64 14x14, 0.627, 0.628 at 16 -> 32 32x32, 0.799, 0.846 at 32 -> 64 16x16. */
 static int kvec256_ok(const flce_conv_shape *s) {
-    return !USE_AVX512 && s->R == 3 && s->stride == 1 && s->pad == 1 && (s->OW < 16 || (s->K == 16 && (s->C >= 16 || s->OW % 16))) && s->K % 16 == 0 &&
+    return !USE_AVX512 && s->R == 3 && (s->stride == 2 || (s->stride == 1 && (s->OW < 16 || (s->K == 16 && (s->C >= 16 || s->OW % 16))))) && s->pad == 1 && s->K % 16 == 0 &&
            s->C * 9 <= IMPLICIT_MAXQ;
 }
 static void fwd_kvec256(const conv_job *j, const float *xn, float *xp, float *yT, const float **arow, float *yn, int first) {
@@ -460,7 +462,7 @@ static void fwd_kvec256(const conv_job *j, const float *xn, float *xp, float *yT
     int off[IMPLICIT_MAXQ];
     for (int q = 0; q < Q; q++) off[q] = ((q / 9) * Hp + q / 3 % 3) * Wp + q % 3;
     pad_sample(s, xn, xp, first);
-    for (int p = 0; p < P; p++) arow[p] = xp + (p / s->OW) * Wp + p % s->OW;
+    for (int p = 0; p < P; p++) arow[p] = xp + (p / s->OW) * s->stride * Wp + p % s->OW * s->stride;
     for (int k0 = 0; k0 < K; k0 += 16)
         for (int t = 0, p0 = 0, mr; p0 < P; p0 += mr, t++) {
             mr = split_rows(P, t);
