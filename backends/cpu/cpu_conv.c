@@ -602,6 +602,12 @@ static DX_FLAT(dx_flat256_6x2, 6, 2)
 static DX_FLAT(dx_flat256_5x2, 5, 2)
 static DX_FLAT(dx_flat256_4x2, 4, 2)
 static DX_PVEC(dx_pvec256, 6, 2)
+/* AVX2, stride 2 (bwd_data_s2): 4 positions x 16 channels (t in registers, the sums between
+ * taps in memory); over the dcol GEMM and col2im, tools/op_ab.c conv_bwd_data with
+ * FLCE_CPU_ISA=avx2 on a Zen 4 (2026-12-03), means of 60 alternating calls: 16 channels 28x28
+ * 0.824, 0.814, 32x32 0.704, 0.653; 32 channels 14x14 0.698, 0.720, 16x16 0.794, 0.786 (7 or 8
+ * positions x 8 channels: 0.73-0.91) */
+static DX_S2(dx_s2_256_4x2, 4, 2)
 static void dx_flat256(const float *dyp, const float *w2, int C, int Cp, int K, int L, int Wp, int npos, const flat_blk *blk,
                        float *dxn, int HW) {
     for (int t = 0, c0 = 0; c0 < C; t++) {
@@ -627,10 +633,10 @@ static int dx_cp(int C) { return USE_AVX512 ? (C + 15) / 16 * 16 : (C + 7) / 8 *
  * widths (8 x 8, 7 x 7, 14 x 14, 28 x 28 images) would leave lanes idle in every row, so there
  * the sums run over flat positions of a padded grid. With AVX2 and C a multiple of 16, every
  * width goes by channel vectors over tiles of pixels on that grid instead (DX_PVEC). Stride 2
- * (AVX-512, C a multiple of 16, even H and W) goes by phases of the input grid (bwd_data_s2). */
+ * (C a multiple of 16, even H and W) goes by phases of the input grid (bwd_data_s2). */
 static int dx_direct_ok(const flce_conv_shape *s, const float *w) {
     if (s->R != 3 || s->pad != 1) return 0;
-    if (s->stride != 1 && !(s->stride == 2 && USE_AVX512 && s->C % 16 == 0 && s->H % 2 == 0 && s->W % 2 == 0)) return 0;
+    if (s->stride != 1 && !(s->stride == 2 && s->C % 16 == 0 && s->H % 2 == 0 && s->W % 2 == 0)) return 0;
     return !any_nonfinite(w, (size_t)s->K * s->C * 9);
 }
 
@@ -715,7 +721,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
     }
 }
 
-/* Stride 2 (AVX-512, C a multiple of 16, even H and W; DX_S2 in tiles.h): per sample, dy copied
+/* Stride 2 (C a multiple of 16, even H and W; DX_S2 in tiles.h, AVX2 4 x 16 tiles): per sample, dy copied
  * into dyq (one zero row and column after each channel's last), then each of the four phases
  * of the input grid, (2a + py, 2b + px), by channel vectors into outT, transposed into a plane
  * per phase; the planes are then interleaved into dx. Before: the dcol GEMM (a reduction of
@@ -731,6 +737,7 @@ static void bwd_data_s2(void *arg, int part, int parts) {
     float *pl = dyq + (size_t)K * L, *outT = pl + 4 * (size_t)C * P;
     dx_s2_fn *f = OW % 8 && OW % 7 == 0 ? (C % 32 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_7x2)
                                         : (C % 32 ? flce_dx_s2_512_8x1 : flce_dx_s2_512_8x2);
+    if (!USE_AVX512) f = dx_s2_256_4x2;
     if (USE_NARROW) /* one vector a tile, as many positions as a row has (up to 16) */
         f = OW % 14 == 0 ? flce_dx_s2_512_14x1 : OW % 16 == 0 ? flce_dx_s2_512_16x1 : OW % 8 && OW % 7 == 0 ? flce_dx_s2_512_7x1 : flce_dx_s2_512_8x1;
     memset(dyq, 0, sizeof(float) * (size_t)K * L);
