@@ -518,25 +518,15 @@ static void fwd_worker(void *arg, int part, int parts) {
         free(arow), free(xoff);
         return;
     }
-    if (kvec256_ok(s)) {
+    if (kvec256_ok(s) || kvec_ok(s)) { /* channel vectors: AVX2's tiles or AVX-512's */
+        void (*f)(const conv_job *, const float *, float *, float *, const float **, float *, int) =
+            kvec256_ok(s) ? fwd_kvec256 : fwd_kvec;
         size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2);
         float *xp = scratch_get(&j->ctx->a[part], xs + (size_t)P * s->K);
         const float **arow = malloc(sizeof(float *) * (size_t)P);
         if (xp && arow)
             for (int n, first = 1; (n = take_sample(j, part, parts, &mine)) < s->N; first = 0) {
-                fwd_kvec256(j, j->x + (size_t)n * s->C * s->H * s->W, xp, xp + xs, arow, j->y + (size_t)n * s->K * P, first);
-                epi_sample(j, n, j->y + (size_t)n * s->K * P);
-            }
-        free(arow);
-        return;
-    }
-    if (kvec_ok(s)) {
-        size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2);
-        float *xp = scratch_get(&j->ctx->a[part], xs + (size_t)P * s->K);
-        const float **arow = malloc(sizeof(float *) * (size_t)P);
-        if (xp && arow)
-            for (int n, first = 1; (n = take_sample(j, part, parts, &mine)) < s->N; first = 0) {
-                fwd_kvec(j, j->x + (size_t)n * s->C * s->H * s->W, xp, xp + xs, arow, j->y + (size_t)n * s->K * P, first);
+                f(j, j->x + (size_t)n * s->C * s->H * s->W, xp, xp + xs, arow, j->y + (size_t)n * s->K * P, first);
                 epi_sample(j, n, j->y + (size_t)n * s->K * P);
             }
         free(arow);
