@@ -257,6 +257,54 @@ Test(ops, cpu_weight_gradient_keeps_the_padding_terms_of_an_infinite_dy, .init =
     wgrad_with_inf(32, 64, 4, 64);
 }
 
+/* The flush-to-zero mode (docs/bit-exact.md, rule 4): a partial sum whose exact value is a
+ * negative subnormal becomes -0, and a zero term added or left out then decides a zero's sign.
+ * Worked out by hand (K = 16, C = 16, 8x8, 3x3 pad 1, one sample):
+ *  - weight gradient, dw[k 0][c 0][tap (0, 0)] = sum over the 64 outputs p of dy[0][p] x at
+ *    (oy - 1, ox - 1): x(0, 0) = -2e-38 (output 9), x(0, 1) = 1.5e-38 (output 10), both dy 1,
+ *    make the sum -0.5e-38, flushed to -0; every other x is 0 and every other dy -1 (products
+ *    -0, which keep -0) but output 16 (oy 2, ox 0: its tap reads the padding), dy +1: the
+ *    reference adds +0 there and ends at +0, a path leaving that term out at -0;
+ *  - input gradient, dx[c 0] at (0, 0): its taps inside are (0, 0), (0, 1), (1, 0), (1, 1) (then
+ *    (1, 2) and row 2 read outside); w[k 0][c 0] at tap (1, 0) = -2e-38 with dy[0](0, 1) = 1 and at
+ *    (1, 1) = 1.5e-38 with dy[0](0, 0) = 1, every other w and dy 0: the last tap inside leaves -0,
+ *    which the reference keeps; a path adding the outside taps' +0 ends at +0.
+ * The CPU backend in ftz mode must give the reference's bits, zeros' signs included. */
+static void ftz_conv(int op, flce_conv_shape *s, const float *a, size_t na, const float *b, size_t nb, float *out[2],
+                     size_t nout) {
+    flce_backend *be[2] = {flce_backend_ftz(flce_backend_reference()), flce_backend_ftz(flce_backend_cpu(2))};
+    for (int k = 0; k < 2; k++) {
+        flce_buf *A = be[k]->buf_alloc(be[k], na * 4), *B = be[k]->buf_alloc(be[k], nb * 4), *O = be[k]->buf_alloc(be[k], nout * 4);
+        be[k]->buf_write(be[k], A, 0, a, na * 4);
+        be[k]->buf_write(be[k], B, 0, b, nb * 4);
+        if (op == CONV_DX) be[k]->conv2d_bwd_data(be[k], s, A, B, O);
+        else be[k]->conv2d_bwd_weight(be[k], s, A, B, O);
+        be[k]->sync(be[k]);
+        be[k]->buf_read(be[k], O, 0, out[k], nout * 4);
+        be[k]->buf_free(be[k], A), be[k]->buf_free(be[k], B), be[k]->buf_free(be[k], O);
+        be[k]->destroy(be[k]);
+    }
+}
+Test(ops, cpu_ftz_zero_signs_of_flushed_sums_equal_reference, .init = setup, .fini = teardown) {
+    flce_conv_shape s;
+    flce_conv_shape_init(&s, 1, 16, 8, 8, 16, 3, 1, 1);
+    size_t nx = 16 * 64, ny = 16 * 64, nw = 16 * 16 * 9;
+    float *x = calloc(nx, 4), *dy = calloc(ny, 4), *w = calloc(nw, 4), *o[2] = {malloc(nw * 4), malloc(nw * 4)};
+    x[0] = -2e-38f, x[1] = 1.5e-38f; /* channel 0, (0, 0) and (0, 1) */
+    for (int p = 0; p < 64; p++) dy[p] = p == 9 || p == 10 || p == 16 ? 1.0f : -1.0f; /* output channel 0 */
+    ftz_conv(CONV_DW, &s, x, nx, dy, ny, o, nw);
+    cr_assert(o[0][0] == 0.0f && !signbit(o[0][0]), "reference dw[0][0][0]: %g, worked out +0", o[0][0]);
+    assert_same_bits(o[0], o[1], nw, "dw in ftz mode");
+    memset(dy, 0, ny * 4);
+    w[3] = -2e-38f, w[4] = 1.5e-38f; /* k 0, c 0, taps (1, 0) and (1, 1) */
+    dy[1] = 1.0f, dy[0] = 1.0f;      /* k 0, (0, 1) and (0, 0) */
+    float *d[2] = {malloc(nx * 4), malloc(nx * 4)};
+    ftz_conv(CONV_DX, &s, dy, ny, w, nw, d, nx);
+    cr_assert(d[0][0] == 0.0f && signbit(d[0][0]), "reference dx[0][0][0]: %g, worked out -0", d[0][0]);
+    assert_same_bits(d[0], d[1], nx, "dx in ftz mode");
+    free(x), free(dy), free(w), free(o[0]), free(o[1]), free(d[0]), free(d[1]);
+}
+
 /* The sample-split weight gradient on two threads: the parts take samples from the two ends of
  * the batch, meeting wherever the moment's core speeds put the boundary (part 0's samples summed
  * in order, part 1's kept one by one and added after). Whatever the boundary, the bits must be

@@ -34,6 +34,14 @@ static int split_rows(int M, int t) {
     return base + (t < M % n);
 }
 
+/* 1 in the contract's flush-to-zero mode (MXCSR's FTZ bit, set around every op by the caller
+ * and taken by the pool's workers; docs/bit-exact.md, rule 4). There a partial sum whose exact
+ * value is a negative subnormal becomes -0, and adding or leaving out a zero term can then change
+ * a zero's sign: the paths that leave out the terms that read the padding, or add the +0 of a tap
+ * whose output lies outside, are taken only when the mode keeps subnormals (then no partial sum
+ * is -0, and such a term changes nothing). */
+static int ftz_mode(void) { return (_mm_getcsr() & 0x8000) != 0; }
+
 /* blk[b] (tiles.h) for the vectors of vw flat positions b vw .. b vw + vw of a grid of rows Wp
  * long whose first W columns and first H rows are the image. */
 static void flat_blocks(int npos, int vw, int Wp, int W, int H, flat_blk *blk) {
@@ -437,8 +445,8 @@ static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, c
 }
 
 /* AVX2: the same channel vectors for small images (rows under 16 wide) with K a multiple of 16,
- * and for 16 output channels at any width (16 = 6 + 5 + 5 rows of position tiles, where one
- * channel block fills each tile):
+ * and for 16 output channels at any width (one 16-wide channel block then covers every output
+ * channel; the tiles over positions by split_rows):
  * yT[p][k] over tiles of up to 6 positions (split_rows: none idle) x 16 channels (tile_6x16_rows
  * over the padded sample, rows the positions, B = wT), then transposed into y; each element the
  * sum over q ascending from +0, as the flat positions sum it. The flat positions compute 64 lanes
@@ -456,7 +464,7 @@ static void fwd_kvec(const conv_job *j, const float *xn, float *xp, float *yT, c
  * 0.693 at 16 -> 32 28x28, 0.746, 0.725 at 32x32; 32 -> 64 at 14x14 0.915, 0.766, 0.798, 1.003,
  * 0.849, at 16x16 0.904, 1.266, 0.961, 0.862, 0.872. */
 static int kvec256_ok(const flce_conv_shape *s) {
-    if (!USE_AVX512 && s->R == 1 && s->stride == 2 && s->pad == 0 && s->K % 16 == 0) return 1;
+    if (!USE_AVX512 && s->R == 1 && s->stride == 2 && s->pad == 0 && s->K % 16 == 0) return s->C <= IMPLICIT_MAXQ;
     return !USE_AVX512 && s->R == 3 && (s->stride == 2 || (s->stride == 1 && (s->OW < 16 || (s->K == 16 && (s->C >= 16 || s->OW % 16))))) && s->pad == 1 && s->K % 16 == 0 &&
            s->C * 9 <= IMPLICIT_MAXQ;
 }
@@ -521,7 +529,7 @@ static void fwd_worker(void *arg, int part, int parts) {
     if (kvec256_ok(s) || kvec_ok(s)) { /* channel vectors: AVX2's tiles or AVX-512's */
         void (*f)(const conv_job *, const float *, float *, float *, const float **, float *, int) =
             kvec256_ok(s) ? fwd_kvec256 : fwd_kvec;
-        size_t xs = (size_t)s->C * (s->H + 2) * (s->W + 2);
+        size_t xs = s->pad ? (size_t)s->C * (s->H + 2) * (s->W + 2) : 0; /* no padded copy without padding */
         float *xp = scratch_get(&j->ctx->a[part], xs + (size_t)P * s->K);
         const float **arow = malloc(sizeof(float *) * (size_t)P);
         if (xp && arow)
@@ -640,7 +648,8 @@ static void bwd_data_direct(void *arg, int part, int parts) {
     int mine = 0; /* take_sample */
     const flce_conv_shape *s = j->s;
     int K = s->K, OH = s->OH, OW = s->OW, C = s->C, Cp = dx_cp(C), vw = USE_AVX512 ? 16 : 8;
-    int pvec = !USE_AVX512 && C % 16 == 0; /* AVX2: channel vectors over positions at every width */
+    int pvec = !USE_AVX512 && C % 16 == 0 && Cp == C; /* AVX2: channel vectors over positions at every width
+                                                          (w2's rows and out's both Cp = C long) */
     if (s->W % vw || pvec) {
         int Wp = s->W + 1; /* one zero column (fwd_flat) */
         int npos = (s->H * Wp + 15) / 16 * 16, L = (npos + 2 * Wp + 2 + 15) / 16 * 16; /* whole tiles of 16 positions */
@@ -687,7 +696,7 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                 for (int c0 = 0; c0 < C; c0 += 16)
                     for (int t = 0, p0 = 0, mr; p0 < HW; p0 += mr, t++) {
                         mr = split_rows(HW, t);
-                        dx_pvec256(mr, pos + p0, j->wt, C, K, L, Wp, c0, out + (size_t)p0 * C);
+                        dx_pvec256(mr, pos + p0, j->wt, Cp, K, L, Wp, c0, out + (size_t)p0 * Cp);
                     }
                 transpose_sample(out, HW, C, dxn);
                 continue;
@@ -751,7 +760,7 @@ static void bwd_data_s2(void *arg, int part, int parts) {
                 const float *e = pl + ((size_t)(2 * (iy & 1)) * C + c) * P + (size_t)(iy >> 1) * OW;
                 const float *o = e + (size_t)C * P;
                 float *d = dxn + ((size_t)c * H + iy) * W;
-                for (int b = 0; b < OW; b += 8) { /* a row's last block masked (OW is 7 or 14 here; 12% off
+                for (int b = 0; b < OW; b += 8) { /* a row's last block masked (in ResNet20 OW is 7 or 14 here; 12% off
                                                      * the 16 -> 32 input gradient, 6-8% off 32 -> 64, against
                                                      * a scalar loop for it: twenty-fifth session) */
                     int r = OW - b < 8 ? OW - b : 8;
@@ -887,8 +896,9 @@ static int any_nonfinite(const float *a, size_t n) {
  * sample's sum, and the order in which samples are added, are those of wgrad_part.
  * tap_lists gives, per tap, the positions inside (the offset into a plane of x and into the
  * sample's dyT) and their count. */
-/* AVX2 (tiles of 4 to 6 channels x 16 output channels, tile_6x16_idx): only the 3x3 stride-1
- * layers of images up to 8x8, where the padding is 16-18% of the padded sums' terms; elsewhere a
+/* AVX2 (tiles of split_rows's groups of channels, 4 to 6 where C >= 4, x 16 output channels,
+ * tile_6x16_idx): only the 3x3 stride-1 layers of at most 64 output positions (7x7 and 8x8 in
+ * ResNet20), where the padding is 16-18% of the padded sums' terms; elsewhere a
  * term's two index loads cost more than the padding saves. tools/op_ab.c conv_bwd_weight with
  * FLCE_CPU_ISA=avx2 on a Zen 4 (2026-12-03), tap tiles over the padded sums (means of 40-60
  * alternating calls): 64 channels 7x7 0.894, 0.944, 0.865, 0.831; 8x8 0.912, 0.954, 0.908,
@@ -898,8 +908,8 @@ static int wgrad_tap_ok(const flce_conv_shape *s) {
     if (!USE_AVX512) return s->R == 3 && s->stride == 1 && s->pad == 1 && s->OH * s->OW <= 64 && s->K % 16 == 0;
     return s->R <= 3 && s->C % 8 == 0 && s->K % 16 == 0;
 }
-/* The tiles' groups of channels sharing a tap: 8 with AVX-512; with AVX2 split_rows's 4 to 6 (16
- * = 6 + 5 + 5), channel c0 on. */
+/* The tiles' groups of channels sharing a tap: 8 with AVX-512; with AVX2 split_rows's (16 = 6 + 5
+ * + 5; fewer than 4 channels one group), channel c0 on. */
 static int wg_groups(const flce_conv_shape *s) { return USE_AVX512 ? s->C / 8 : (s->C + 5) / 6; }
 static int wg_group(const flce_conv_shape *s, int g, int *c0) {
     if (USE_AVX512) return *c0 = 8 * g, 8;
@@ -1194,7 +1204,7 @@ static void conv_fwd(flce_backend *be, const flce_conv_shape *s, const flce_buf 
         transpose_sample(j.w, s->K, Q, wt);
         j.wt = wt;
         if (kv) {
-            kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
+            kvec_lists(s, !any_nonfinite(wt, (size_t)Q * s->K) && !ftz_mode(), lists, lists + (size_t)T * Q, lists + (size_t)T * Q * 2);
             j.kx = lists, j.kb = lists + (size_t)T * Q, j.kn = lists + (size_t)T * Q * 2;
         }
     }
@@ -1231,7 +1241,7 @@ void c_conv2d_fwd_bn_eval(flce_backend *be, const flce_conv_shape *s, const flce
 void c_conv2d_bwd_data(flce_backend *be, const flce_conv_shape *s, const flce_buf *dy, const flce_buf *w,
                             flce_buf *dx) {
     PROF_BEGIN(be);
-    int Q = s->C * s->R * s->R, K = s->K, direct = dx_direct_ok(s, HB_CF(w)), Cp = dx_cp(s->C);
+    int Q = s->C * s->R * s->R, K = s->K, direct = dx_direct_ok(s, HB_CF(w)) && !ftz_mode(), Cp = dx_cp(s->C);
     const float *w0 = HB_CF(w);
     float *wt = scratch_get(&ctx_of(be)->wt, direct ? (size_t)9 * K * Cp : (size_t)Q * K);
     if (!wt) return;
@@ -1260,7 +1270,7 @@ void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_
         float *buf = scratch_get(&ctx_of(be)->wt, (1 + (size_t)s->N) * m); /* dw_acc, a slot a sample */
         if (!buf) return;
         conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .dw_acc = buf, .dw_t = buf + m,
-                      .parts = parts, .ctx = ctx_of(be), .tap = wgrad_tap_ok(s), .ends = parts == 2};
+                      .parts = parts, .ctx = ctx_of(be), .tap = wgrad_tap_ok(s) && !ftz_mode(), .ends = parts == 2};
         pool_run(&ctx_of(be)->pool, bwd_weight_split, &j, parts);
         if (any_set(j.bad, parts)) { /* a dy that is not finite: the padded sums, with every term */
             j.tap = 0, j.front = 0;
@@ -1274,7 +1284,7 @@ void c_conv2d_bwd_weight(flce_backend *be, const flce_conv_shape *s, const flce_
     float *dyT = scratch_get(&ctx_of(be)->wt, (size_t)s->N * s->K * s->OH * s->OW);
     if (!dyT) return;
     conv_job j = {.s = s, .x = HB_CF(x), .dy = HB_CF(dy), .dw = HB_F(dw), .wt = dyT, .ctx = ctx_of(be),
-                  .tap = wgrad_tap_ok(s)};
+                  .tap = wgrad_tap_ok(s) && !ftz_mode()};
     pool_run(&ctx_of(be)->pool, transpose_part, &j, s->N < nthreads(be) ? s->N : nthreads(be));
     if (any_set(j.bad, nthreads(be))) j.tap = 0; /* a dy that is not finite: the padded sums */
     pool_run(&ctx_of(be)->pool, bwd_weight_worker, &j, nthreads(be));

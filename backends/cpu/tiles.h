@@ -300,7 +300,7 @@ typedef struct {
             }                                                                                                 \
     }
 
-/* Channel vectors over a list of positions (AVX2, small images): as DX_CVEC, MR input pixels
+/* Channel vectors over a list of positions (AVX2, every width): as DX_CVEC, MR input pixels
  * anywhere in the image (pos[i] = dyp + iy Wp + ix for pixel (iy, ix) on DX_FLAT's grid, rows
  * Wp = W + 1, channels L apart) x NV VW channels from c0, all nine taps summed (a tap outside
  * reads the zero padding and adds t = +0: finite weights, checked by the caller), t from +0 per
