@@ -269,7 +269,8 @@ Test(ops, cpu_weight_gradient_keeps_the_padding_terms_of_an_infinite_dy, .init =
  *    (1, 2) and row 2 read outside); w[k 0][c 0] at tap (1, 0) = -2e-38 with dy[0](0, 1) = 1 and at
  *    (1, 1) = 1.5e-38 with dy[0](0, 0) = 1, every other w and dy 0: the last tap inside leaves -0,
  *    which the reference keeps; a path adding the outside taps' +0 ends at +0.
- * The CPU backend in ftz mode must give the reference's bits, zeros' signs included. */
+ * The CPU backend in ftz mode must give the reference's bits, zeros' signs included (a weight
+ * whose samples' sums are all -0 included: the reference adds them to +0). */
 static void ftz_conv(int op, flce_conv_shape *s, const float *a, size_t na, const float *b, size_t nb, float *out[2],
                      size_t nout) {
     flce_backend *be[2] = {flce_backend_ftz(flce_backend_reference()), flce_backend_ftz(flce_backend_cpu(2))};
@@ -295,6 +296,23 @@ Test(ops, cpu_ftz_zero_signs_of_flushed_sums_equal_reference, .init = setup, .fi
     ftz_conv(CONV_DW, &s, x, nx, dy, ny, o, nw);
     cr_assert(o[0][0] == 0.0f && !signbit(o[0][0]), "reference dw[0][0][0]: %g, worked out +0", o[0][0]);
     assert_same_bits(o[0], o[1], nw, "dw in ftz mode");
+    /* the same with dy -1 at output 16 too: the sum stays -0, and the reference's acc = 0 + t
+     * makes the weight +0; then two such samples (-0 each: +0 + -0 + -0 = +0), through the
+     * sample-split and pairs paths */
+    dy[16] = -1.0f;
+    ftz_conv(CONV_DW, &s, x, nx, dy, ny, o, nw);
+    cr_assert(o[0][0] == 0.0f && !signbit(o[0][0]), "reference dw[0][0][0], a -0 sum: %g, worked out +0", o[0][0]);
+    assert_same_bits(o[0], o[1], nw, "dw in ftz mode, a sum of -0");
+    {
+        flce_conv_shape s2;
+        flce_conv_shape_init(&s2, 2, 16, 8, 8, 16, 3, 1, 1);
+        float *x2 = malloc(2 * nx * 4), *dy2 = malloc(2 * ny * 4);
+        memcpy(x2, x, nx * 4), memcpy(x2 + nx, x, nx * 4), memcpy(dy2, dy, ny * 4), memcpy(dy2 + ny, dy, ny * 4);
+        ftz_conv(CONV_DW, &s2, x2, 2 * nx, dy2, 2 * ny, o, nw);
+        cr_assert(o[0][0] == 0.0f && !signbit(o[0][0]), "reference dw[0][0][0], two -0 sums: %g, worked out +0", o[0][0]);
+        assert_same_bits(o[0], o[1], nw, "dw in ftz mode, two samples' sums of -0");
+        free(x2), free(dy2);
+    }
     memset(dy, 0, ny * 4);
     w[3] = -2e-38f, w[4] = 1.5e-38f; /* k 0, c 0, taps (1, 0) and (1, 1) */
     dy[1] = 1.0f, dy[0] = 1.0f;      /* k 0, (0, 1) and (0, 0) */

@@ -73,7 +73,7 @@ void flce_wgrad512_idx(int mr, int n, const float *const *arow, const int *xoff,
 void flce_wgrad512_idx2(int mr, int n, const float *const *arow, const int *xoff, const int *boff, ptrdiff_t d,
                         const float *B0, const float *B1, int K, float *C0, float *C1, int ldc, int first);
 
-/* C[M][0..j1) = A B, or C + A B with acc (the sum from +0 first), where row i of A is arow[i]
+/* C[M][0..j1) = A B, or C + A B with acc 1, or +0 + A B with acc 2 (the sum from +0 first), where row i of A is arow[i]
  * read at poff[k] (see tile_6x16_rows). */
 static void gemm_rows(int M, int j1, int K, const float *const *arow, const int *poff, const float *B, int ldb, float *C,
                       int ldc, int acc) {
@@ -86,7 +86,7 @@ static void gemm_rows(int M, int j1, int K, const float *const *arow, const int 
         for (int j = jv; j < j1; j++) {
             float t = 0.0f;
             for (int k = 0; k < K; k++) t = t + arow[i][poff[k]] * B[(size_t)k * ldb + j];
-            C[(size_t)i * ldc + j] = acc ? C[(size_t)i * ldc + j] + t : t;
+            C[(size_t)i * ldc + j] = acc == 1 ? C[(size_t)i * ldc + j] + t : acc == 2 ? 0.0f + t : t;
         }
 }
 
@@ -971,8 +971,14 @@ static int wgrad_take(conv_job *j, int part, int n0, int n1, int want, int *mine
     return got;
 }
 
+/* The tiles' acc for sample n of a weight gradient: with a sum over the samples (sum non-NULL),
+ * 1 (C + t) after the first and 2 (+0 + t, the reference's acc = 0 + t_0) for the first, which in
+ * the ftz mode differs from t_0 itself where t_0 is -0 (docs/bit-exact.md); 0 (t) for a sample's
+ * own sums, which bwd_weight_merge adds from +0. */
+static int first_acc(const float *sum, int n) { return sum ? (n > 0 ? 1 : 2) : 0; }
+
 /* The tiles [t0, t1) over the samples [n0, n1) (or those wgrad_take gives), into acc (the
- * samples added in order, acc = t_0 for sample 0) or, without, each sample's sums at own + n Q K;
+ * samples added in order, acc = +0 + t_0 for sample 0) or, without, each sample's sums at own + n Q K;
  * dWT rows q at q K. dyT as in wgrad_part; j->bad[part] set when a transposed dy holds a value
  * that is not finite. */
 static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, float *acc, float *own) {
@@ -1005,7 +1011,7 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
         float *d0 = acc ? acc : own + (size_t)n * m, *d1 = acc ? NULL : d0 + m;
         if (xc) { /* rows q = c 9 + tap: channel pairs, 18 rows each */
             for (int c = 0; c < s->C; c += 2)
-                flce_wgrad512_xc(xn + (size_t)c * HW, HW, s->H, s->W, d, d0 + (size_t)c * 9 * K, acc && n > 0);
+                flce_wgrad512_xc(xn + (size_t)c * HW, HW, s->H, s->W, d, d0 + (size_t)c * 9 * K, first_acc(acc, n));
             continue;
         }
         for (int t = t0; t < t1; t++) {
@@ -1017,12 +1023,12 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
             const int *xo = xoff + (size_t)tap * P, *bo = boff + (size_t)tap * P;
             if (!USE_AVX512)
                 for (int k0 = 0; k0 < K; k0 += 16)
-                    tile_6x16_idx(mr, cnt[tap], arow, xo, bo, d + k0, d0 + q0 * K + k0, RR * K, acc && n > 0);
+                    tile_6x16_idx(mr, cnt[tap], arow, xo, bo, d + k0, d0 + q0 * K + k0, RR * K, first_acc(acc, n));
             else if (two)
                 flce_wgrad512_idx2(8, cnt[tap], arow, xo, bo, (ptrdiff_t)xs, d, d + ps, K, d0 + q0 * K,
                                    d1 ? d1 + q0 * K : NULL, RR * K, n == 0);
             else
-                flce_wgrad512_idx(8, cnt[tap], arow, xo, bo, d, K, d0 + q0 * K, RR * K, acc && n > 0);
+                flce_wgrad512_idx(8, cnt[tap], arow, xo, bo, d, K, d0 + q0 * K, RR * K, first_acc(acc, n));
         }
     }
     free(xoff);
@@ -1033,7 +1039,7 @@ static void wgrad_tap(conv_job *j, int part, int t0, int t1, int n0, int n1, flo
  * col_n[q][p] = xp[off[q] + poff[p]] on the padded sample, with off[q] = (c (H+2 pad) + ky)
  * (W+2 pad) + kx and poff[p] = oy s (W+2 pad) + ox s. wgrad_part runs the rows q in [q0, q1)
  * over the samples [n0, n1) (or those wgrad_take gives): with acc, adding each sample's sum to
- * acc in sample order (acc = t_0 for sample 0); without, storing t_n at own + n (q1 - q0) K. dyT
+ * acc in sample order (acc = +0 + t_0 for sample 0); without, storing t_n at own + n (q1 - q0) K. dyT
  * comes from j->wt (the whole batch, transposed before) or, when that is NULL, is transposed
  * here sample by sample. */
 static void wgrad_part(conv_job *j, int part, int q0, int q1, int n0, int n1, float *acc, float *own) {
@@ -1066,7 +1072,7 @@ static void wgrad_part(conv_job *j, int part, int q0, int q1, int n0, int n1, fl
             pad_sample(s, xn + (size_t)s->C * s->H * s->W, xp + xs, first);
             flce_gemm512_rows2(nq, P, arow, poff, (ptrdiff_t)xs, d, d + ps, K, d0, d1, K, n == 0);
         } else {
-            gemm_rows(nq, K, P, arow, poff, d, K, d0, K, acc && n > 0);
+            gemm_rows(nq, K, P, arow, poff, d, K, d0, K, first_acc(acc, n));
         }
     }
     free(poff), free(arow);
@@ -1165,7 +1171,7 @@ static void bwd_weight_merge(void *arg, int part, int parts) {
     float *acc = j->dw_acc;
     for (int n = f; n < s->N; n++) {
         const float *a = j->dw_t + (size_t)n * m;
-        for (size_t i = lo; i < hi; i++) acc[i] = n == 0 ? a[i] : acc[i] + a[i];
+        for (size_t i = lo; i < hi; i++) acc[i] = (n == 0 ? 0.0f : acc[i]) + a[i]; /* from +0, as the reference */
     }
     for (size_t i = lo; i < hi; i++) j->dw[(i % (size_t)K) * (size_t)Q + i / (size_t)K] = acc[i];
 }

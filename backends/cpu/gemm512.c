@@ -230,8 +230,8 @@ void flce_wgrad512_xc(const float *xa, int HW, int H, int W, const float *dyT, f
     }
     for (int tp = 0; tp < 9; tp++) {
         float *c0 = C + (size_t)tp * 16, *c1 = C + (size_t)(9 + tp) * 16;
-        st16(c0, acc ? ld16(c0) + a0[tp] : a0[tp]);
-        st16(c1, acc ? ld16(c1) + a1[tp] : a1[tp]);
+        st16(c0, acc == 1 ? ld16(c0) + a0[tp] : acc == 2 ? bc16(0.0f) + a0[tp] : a0[tp]);
+        st16(c1, acc == 1 ? ld16(c1) + a1[tp] : acc == 2 ? bc16(0.0f) + a1[tp] : a1[tp]);
     }
 }
 

@@ -6,7 +6,7 @@
  * term, and then stored or, with acc, added to C (C + sum: the weight gradient's sample order):
  * the order of reference/ops.h, so the bits do not depend on which tile or which width ran. */
 
-/* C[i][0 .. NV VW) = t, or C + t with acc, t = sum over k of A_i[k] B_k, for the rows i < mr <= MR.
+/* C[i][0 .. NV VW) = t, or C + t with acc 1 (+0 + t with acc 2: the first sample of a weight gradient), t = sum over k of A_i[k] B_k, for the rows i < mr <= MR.
  * Three ways of addressing A and B (the TILE_* macros below):
  *   plain  A_i = A + i lda, its element k; B_k = B + k ldb
  *   off    B_k = B + off[k]: shifted rows of a padded sample (the forward pass's implicit im2col)
@@ -14,7 +14,9 @@
 #define TILE_BODY(MR, NV, AROW, BROW, AT) TILE_BODY_S(MR, NV, AROW, BROW, AT, VW, TILE_ST_PLAIN)
 /* ... with the vectors of one B row VSTEP floats apart (VW: one contiguous row), each result
  * stored by STORE(i, v, value) */
-#define TILE_ST_PLAIN(i, v, x) VST(C + (size_t)(i) * ldc + VW * (v), acc ? VLD(C + (size_t)(i) * ldc + VW * (v)) + (x) : (x))
+#define TILE_ST_PLAIN(i, v, x)                                                                                 \
+    VST(C + (size_t)(i) * ldc + VW * (v),                                                                     \
+        acc == 1 ? VLD(C + (size_t)(i) * ldc + VW * (v)) + (x) : acc == 2 ? VBC(0.0f) + (x) : (x))
 #define TILE_BODY_S(MR, NV, AROW, BROW, AT, VSTEP, STORE)                                                     \
     const float *a_[MR];                                                                                      \
     for (int i = 0; i < MR; i++) a_[i] = AROW(i < mr ? i : mr - 1);                                          \
@@ -146,7 +148,7 @@ typedef struct {
                 VST(c, c0[i]);                                                                                \
                 VST(C1 + (size_t)i * ldc, c1[i]);                                                             \
             } else {                                                                                          \
-                VST(c, (first ? c0[i] : VLD(c) + c0[i]) + c1[i]);                                             \
+                VST(c, (first ? VBC(0.0f) + c0[i] : VLD(c) + c0[i]) + c1[i]);                                             \
             }                                                                                                 \
         }                                                                                                     \
     }
