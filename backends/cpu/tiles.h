@@ -311,24 +311,27 @@ typedef struct {
  * outT + i Cp + c0 ([positions][Cp]). Defines NAME(mr, pos, w2, Cp, K, L, Wp, c0, outT). */
 #define DX_PVEC(NAME, MR, NV)                                                                                 \
     void NAME(int mr, const float *const *pos, const float *w2, int Cp, int K, int L, int Wp, int c0, float *outT) { \
-        const float *p_[MR];                                                                                  \
-        for (int i = 0; i < MR; i++) p_[i] = pos[i < mr ? i : mr - 1];                                       \
+        const float *b0 = pos[0];                                                                             \
+        ptrdiff_t d_[MR]; /* pixel i at b0 + d_[i]: one address register a term, an index each */             \
+        for (int i = 0; i < MR; i++) d_[i] = pos[i < mr ? i : mr - 1] - b0;                                  \
         VT acc[MR][NV];                                                                                       \
         _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                                 \
             for (int v = 0; v < NV; v++) acc[i][v] = VBC(0.0f);                                               \
         for (int tap = 0; tap < 9; tap++) {                                                                   \
-            size_t to = (size_t)(2 - tap / 3) * Wp + 2 - tap % 3;                                             \
+            const float *b = b0 + (size_t)(2 - tap / 3) * Wp + 2 - tap % 3;                                   \
             const float *wk = w2 + (size_t)tap * K * Cp + c0;                                                 \
             VT t[MR][NV];                                                                                     \
             _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                             \
                 for (int v = 0; v < NV; v++) t[i][v] = VBC(0.0f);                                             \
-            for (int k = 0; k < K; k++, wk += Cp, to += L) {                                                  \
+            for (int k = 0; k < K; k++, wk += Cp) {                                                           \
                 VT wv[NV];                                                                                    \
                 for (int v = 0; v < NV; v++) wv[v] = VLD(wk + VW * v);                                        \
                 for (int i = 0; i < MR; i++) {                                                                \
-                    VT x = VBC(p_[i][to]);                                                                    \
+                    VT x = VBC(b[d_[i]]);                                                                     \
                     for (int v = 0; v < NV; v++) t[i][v] = t[i][v] + x * wv[v];                               \
                 }                                                                                             \
+                b += L;                                                                                       \
+                __asm__("" : "+r"(b)); /* opaque: no pointer a pixel stepped by the compiler */               \
             }                                                                                                 \
             for (int i = 0; i < MR; i++)                                                                      \
                 for (int v = 0; v < NV; v++) acc[i][v] = acc[i][v] + t[i][v];                                 \
