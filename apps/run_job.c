@@ -266,6 +266,8 @@ static int check_training(const char *prog, run_flags *w, flce_run_cfg *c) {
     if (settings_from_flags(prog, w->opts, c, &w->ablate)) return 2;
     if (w->schedule && strcmp(w->schedule, "random") && strcmp(w->schedule, "sweep") && strcmp(w->schedule, "window"))
         return cli_usage_error(prog, "--schedule '%s': random, sweep or window", w->schedule);
+    if (seen(w, "local-steps") && c->local_steps == 0) /* 0 is the engine's "epochs": never a value given for it */
+        return cli_usage_error(prog, "--local-steps 0: must be 1..1000000 (without the flag, --epochs counts the local training)");
     if (w->as_released) {
         if (!seen(w, "local-steps") && !seen(w, "epochs")) c->local_steps = 50;
         if (!seen(w, "momentum")) c->momentum = 0.9;
@@ -323,8 +325,9 @@ static int check_method_settings(const char *prog, run_flags *w, flce_run_cfg *c
         int given = w->opts[w->nfixed + i].seen, used = 0;
         for (int j = 0; j < nm; j++) used |= flce_method_has_setting(names[j], s);
         flce_err se;
-        if (!given && w->as_released) { /* for the methods run that have the setting */
-            for (size_t j = 0; used && j < sizeof rel / sizeof rel[0]; j++)
+        if (!given && w->as_released) { /* every method's, run or not: a method's config.json is the same whichever
+                                            methods run beside it (a method without the setting never reads it) */
+            for (size_t j = 0; j < sizeof rel / sizeof rel[0]; j++)
                 if (!strcmp(s->flag, rel[j][0]) && flce_run_cfg_set(c, s, rel[j][1], &se)) return cli_usage_error(prog, "%s", se.msg);
             continue;
         }
@@ -349,7 +352,7 @@ static int check_flce_flags(const char *prog, run_flags *w, flce_run_cfg *c, cha
     if (c->ablate.no_completion && completion)
         return cli_usage_error(prog, "--rank, --mu, --solver, --completion, --missing: settings of the completion, and --ablate CMC runs none");
     const char *proto_s = w->proto_s;
-    if (w->as_released && !proto_s && has_flce) proto_s = "first"; /* the released code's first correct sample */
+    if (w->as_released && !proto_s) proto_s = "first"; /* the released code's first correct sample (recorded whichever methods run) */
     if (proto_s && strcmp(proto_s, "correct") && strcmp(proto_s, "all") && strcmp(proto_s, "first"))
         return cli_usage_error(prog, "--proto-samples '%s': correct, all or first", proto_s);
     if (w->missing_s && strcmp(w->missing_s, "zero") && strcmp(w->missing_s, "unobserved"))

@@ -96,6 +96,7 @@ typedef struct {
     flce_ablation ab;
     uint64_t seed;
     int version, ablate_given;
+    int recorded_initial;             /* completion.json: round 1 from the initial model */
     int recorded_all, recorded_first; /* the reading of the trace's prototypes.npy (a record without one: correct) */
     char cj[1200];                    /* DIR/completion.json */
 } eval_setup;
@@ -153,6 +154,7 @@ static flce_status eval_record(const char *dir, const flce_eval_opts *o, eval_se
     if (cf.missing[0] && !o->missing) S->cc.missing_unobserved = !strcmp(cf.missing, "unobserved");
     if (cf.velocity[0] && !o->velocity) S->cc.rules.velocity_distance = !strcmp(cf.velocity, "distance");
     if (cf.absent_class[0] && !o->absent_class) S->cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
+    S->recorded_initial = !strcmp(cf.initial_prototypes, "initial-model");
     if (cf.prototypes[0]) S->recorded_all = !strcmp(cf.prototypes, "all"), S->recorded_first = !strcmp(cf.prototypes, "first");
     const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
     const char *got_v[4] = {NULL, NULL, NULL, NULL};
@@ -205,6 +207,9 @@ static flce_status eval_loaded(const char *dir, const flce_eval_opts *o, flce_ev
     if (ip && !strcmp(ip, "initial-model") && !r->tf.tr.initial_g)
         return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes initial-model: %s has no initial_prototypes.npy (a run records it with "
                          "--initial-prototypes initial-model)", dir);
+    if (!ip && S->recorded_initial && !r->tf.tr.initial_g) /* never the text's round 1 in silence where the run took the other */
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: its completion.json records round 1's prototypes from the initial model, and "
+                         "initial_prototypes.npy is missing (--initial-prototypes none evaluates it with the text's round 1)", dir);
     if (ip && !strcmp(ip, "none")) r->tf.tr.initial_g = NULL; /* the text's round 1, on the run's trajectory */
     S->cc.initial_model = r->tf.tr.initial_g != NULL;
     if (!r->tf.tr.prototypes) { /* a run's Q.npy: its own ablations M, V, Q are in it already */
@@ -256,13 +261,32 @@ static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flc
     flce_status st;
     if ((st = eval_options(dir, o, &S, e)) || (st = eval_record(dir, o, &S, e)) || (st = eval_reading(dir, o, &S, &proto_file, e))) return st;
     int weights_bad = 0;
-    if ((st = flce_trace_load_as(dir, proto_file, o->round_weights, o->class_weights, &r->tf, &weights_bad, e)))
+    if ((st = flce_trace_load_as(dir, proto_file, o->round_weights, o->class_weights, &r->tf, &weights_bad, e))) {
+        if (st == FLCE_ERR_FORMAT && proto_file && strstr(e->msg, "/selected.npy: shape")) /* the shapes come from proto_file */
+            return flce_fail(e, st, "%s/%s: its rounds and clients are not those of %s/selected.npy: not this trace's", dir, proto_file, dir);
         return weights_bad ? FLCE_ERR_ARG : st; /* a weight file that does not fit the trace: a usage error */
+    }
+    if (proto_file && r->tf.tr.prototypes) { /* the other reading: of this trace's shape, as its prototypes.npy */
+        char pp[1300];
+        flce_npy main_p = {0};
+        snprintf(pp, sizeof pp, "%s/prototypes.npy", dir);
+        if (!flce_npy_read(pp, &main_p, NULL) && main_p.ndim == 4 && memcmp(main_p.shape, r->tf.prototypes.shape, sizeof(int64_t) * 4)) {
+            flce_npy_free(&main_p);
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s/%s: its shape is not that of %s: not this trace's", dir, proto_file, pp);
+        }
+        flce_npy_free(&main_p);
+    }
     if ((st = eval_loaded(dir, o, r, &S, e))) return st;
     S.cc.max_iter = o->max_iter;
     S.cc.seed = S.seed;
     r->cc = S.cc, r->ab = S.ab;
-    return flce_eval_trace(&r->tf.tr, &S.ab, &S.cc, &r->res, e);
+    st = flce_eval_trace(&r->tf.tr, &S.ab, &S.cc, &r->res, e);
+    if (st && proto_file && !strncmp(e->msg, "prototypes.npy:", 15)) { /* the evaluator names the array it was given: here another file */
+        char m[sizeof e->msg];
+        snprintf(m, sizeof m, "%s", e->msg + 15);
+        flce_fail(e, st, "%s/%s:%.900s", dir, proto_file, m);
+    }
+    return st;
 }
 
 void flce_eval_run_free(flce_eval_run *r) {

@@ -289,13 +289,24 @@ flce_status flce_completion_read(const char *path, flce_completion_file *cf, flc
     else if (!st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"completion_version\" is not a whole number from 1 to 1000", path);
     const char *ab = flce_json_str(o, "ablate");
     if (ab) snprintf(cf->ablate, sizeof cf->ablate, "%s", ab);
-    const char *keys[8] = {"completion", "solver", "rank", "mu", "missing", "prototypes", "velocity", "absent_class"};
-    char *out[8] = {cf->completion, cf->solver, cf->rank, cf->mu, cf->missing, cf->prototypes, cf->velocity, cf->absent_class};
-    for (int i = 0; i < 8 && !st; i++) {
+    const char *keys[9] = {"completion", "solver", "rank", "mu", "missing", "prototypes", "velocity", "absent_class", "initial_prototypes"};
+    char *out[9] = {cf->completion, cf->solver, cf->rank, cf->mu, cf->missing, cf->prototypes, cf->velocity, cf->absent_class,
+                    cf->initial_prototypes};
+    /* the words each rule may hold (the first four are checked where they are parsed): a word
+     * this build does not know is refused, never read as the default */
+    const char *words[9] = {NULL, NULL, NULL, NULL, "zero unobserved", "correct all first", "squared distance", "keep forget", "none initial-model"};
+    for (int i = 0; i < 9 && !st; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
         if (cJSON_IsString(v)) snprintf(out[i], sizeof cf->mu, "%.39s", v->valuestring);
         else if (cJSON_IsNumber(v)) snprintf(out[i], sizeof cf->mu, "%.17g", v->valuedouble);
         else if (v) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"%s\" is neither a string nor a number", path, keys[i]);
+        if (!st && v && words[i]) {
+            size_t n = strlen(out[i]);
+            const char *w = words[i], *hit = NULL;
+            for (const char *q = w; n && (q = strstr(q, out[i])); q++)
+                if ((q == w || q[-1] == ' ') && (q[n] == ' ' || !q[n])) hit = q;
+            if (!hit) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"%s\" is '%s': not one of %s (a newer build's, or a damaged record)", path, keys[i], out[i], w);
+        }
     }
     cJSON_Delete(o);
     return st;

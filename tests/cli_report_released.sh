@@ -90,6 +90,16 @@ m=$(awk -F, '$0 ~ /[(]a[)] the text/ && $0 ~ /text.s metric/ { for (i = 1; i <= 
 grep "KL to the data shares" "$t/rep/report.md" | awk -F'|' '{ print $4 }' | grep -q -- "($m +- .* against FedAvg" ||
   fail "the (a) cell of the text's KL claim does not give $m against FedAvg: $(grep 'KL to the data shares' "$t/rep/report.md")"
 grep -q "L_CL times tau" "$csv" || fail "the --cl-scale arm is not judged"
+# an evaluation is read only where it is this run's with the flags its folder names: another
+# seed's, or another departure's, is refused (status 1, the folder named), never judged
+v1=$t/text-s1/flce/released
+mv "$v1/velocity" "$t/vel-s1"
+cp -r "$t/text-s2/flce/released/velocity" "$v1/velocity"
+PROG=$flce expect 1 "text-s1/flce/released/velocity: its completion_eval.json's seed is not the run's" report "$t"/text-s* "$t"/rel-s* --out "$t/rep-x"
+[ -e "$t/rep-x" ] && fail "a refused report left $t/rep-x"
+rm -r "$v1/velocity" && cp -r "$v1/first" "$v1/velocity"
+PROG=$flce expect 1 "records velocity 'squared', and 'velocity' over this run's settings means 'distance'" report "$t"/text-s* "$t"/rel-s* --out "$t/rep-x"
+rm -r "$v1/velocity" && mv "$t/vel-s1" "$v1/velocity"
 grep -q "plain-mean aggregation" "$csv" && fail "an arm not run (plain-mean aggregation) has rows"
 grep -q "all samples\|prototypes from all" "$csv" && fail "a run of the readings was taken for one of the study's"
 # (b) on two of the three seeds: its verdicts say so; a run with one setting of the released local
@@ -138,4 +148,14 @@ check "the noise claim as released" "[(]b[)] as released" "$t/nrel-sSEED/fedavg/
 check "the noise claim under the text, released metric" "[(]a[)] the text" "$t/ntext-sSEED/fedavg/contributions.csv" 1 \
   "$t/ntext-sSEED/flce/contributions.csv" quality
 check "the noise claim under the text" "[(]a[)] the text" "$t/ntext-sSEED/fedavg/contributions.csv" 1 "$t/ntext-sSEED/flce/contributions.csv" shares
+grep -q "quality reference, 1 for clean clients and 1e-6 for noisy ones" "$t/nrep/report.md" || fail "the label-noise claim does not name 1e-6"
+# feature noise alone: its quality reference is 0.32 (KL_cmp.py), and the claim says so
+for arm in "" "--as-released --local-steps 2"; do
+  # shellcheck disable=SC2086
+  "$flce" run --algo flce,fedavg $N --feature-noise 0.5 --noisy-clients 0.4 --seed 1 $arm --out "$t/fn${arm:+rel}" > /dev/null 2>&1 ||
+    fail "feature noise ${arm:-the text}"
+done
+"$flce" report "$t/fn" "$t/fnrel" --out "$t/fnrep" > /dev/null 2>&1 || fail "flce report, feature noise"
+grep -q "quality reference, 1 for clean clients and 0.32 (feature noise) for noisy ones" "$t/fnrep/report.md" ||
+  fail "the feature-noise claim does not name 0.32: $(grep 'quality reference' "$t/fnrep/report.md")"
 echo "cli_report_released: all checks passed"

@@ -15,6 +15,24 @@ for s in 1 2 3; do
 done
 "$flce" run --algo fedavg $tiny --rounds 2 --seed 1 --out "$t/other" > /dev/null 2>&1 || fail "the other run"
 "$flce" report "$t/s1" "$t/s2" "$t/s3" "$t/other" --out "$t/rep" > /dev/null 2>&1 || fail "flce report"
+# the order of the folders changes nothing: each group's means summed by seed, and of two exact
+# FedSV runs on one partition the distance to canonical Shapley takes the one of the run's own
+# configuration (the text's, not --utility-set test) whichever comes first
+"$flce" report "$t/other" "$t/s3" "$t/s2" "$t/s1" --out "$t/rep-rev" > /dev/null 2>&1 || fail "flce report, folders reversed"
+for f in seeds.csv paired.csv; do
+  [ "$(sort "$t/rep/$f")" = "$(sort "$t/rep-rev/$f")" ] || fail "$f depends on the order of the folders: $(diff "$t/rep/$f" "$t/rep-rev/$f")"
+done
+"$flce" run --algo fedsv $tiny --rounds 3 --seed 1 --out "$t/sv" > /dev/null 2>&1 || fail "FedSV"
+"$flce" run --algo fedsv $tiny --rounds 3 --seed 1 --utility-set test --out "$t/svt" > /dev/null 2>&1 || fail "FedSV on the test set"
+shd() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "shapley_kl") c = i } $1 == "flce" { print $c }' "$1/seeds.csv"; }
+"$flce" report "$t/s1" "$t/sv" --out "$t/rep-sv" > /dev/null 2>&1 || fail "flce report with FedSV"
+"$flce" report "$t/s1" "$t/svt" "$t/sv" --out "$t/rep-sv1" > /dev/null 2>&1 || fail "flce report with two FedSV runs"
+"$flce" report "$t/s1" "$t/sv" "$t/svt" --out "$t/rep-sv2" > /dev/null 2>&1 || fail "flce report with two FedSV runs, the other order"
+"$flce" report "$t/s1" "$t/svt" --out "$t/rep-svt" > /dev/null 2>&1 || fail "flce report with the test-set FedSV"
+[ -n "$(shd "$t/rep-sv")" ] && [ "$(shd "$t/rep-sv")" != nan ] || fail "no distance to canonical Shapley: $(cat "$t/rep-sv/seeds.csv")"
+[ "$(shd "$t/rep-svt")" != "$(shd "$t/rep-sv")" ] || fail "the two FedSV runs give the same distance: the check below could not fail"
+[ "$(shd "$t/rep-sv1")" = "$(shd "$t/rep-sv")" ] && [ "$(shd "$t/rep-sv2")" = "$(shd "$t/rep-sv")" ] ||
+  fail "the canonical Shapley reference depends on the order or takes the test-set FedSV: $(shd "$t/rep-sv") $(shd "$t/rep-sv1") $(shd "$t/rep-sv2")"
 # final accuracy of a run: the mean of its last min(10, T) rounds (T = 3 here: all of them)
 acc() { awk -F, 'NR > 1 { s += $2; n++ } END { printf "%.10f", s / n }' "$1/metrics.csv"; }
 for m in flce fedavg; do

@@ -164,6 +164,20 @@ cmp -s "$t/ip-ev2/contributions.csv" "$t/ip/contributions.csv" && fail "flce eva
 expect 2 "--initial-prototypes initial-model: $t/ip-text/trace has no initial_prototypes.npy" eval "$t/ip-text/trace" --out "$t/x" --initial-prototypes initial-model
 expect 2 "--initial-prototypes 'x': none (the text) or initial-model (the released code)" eval "$t/ip/trace" --out "$t/x" --initial-prototypes x
 expect 2 "--initial-prototypes: round 1's reference of the velocity, and --ablate Q leaves it out" run --algo flce --ablate Q --initial-prototypes initial-model $tiny --out "$t/x"
+# a trace that records round 1 from the initial model but lost initial_prototypes.npy is refused,
+# never evaluated with the text's round 1 in silence; a rule's word this build does not know in
+# completion.json is refused, never read as the default
+cp -r "$t/ip/trace" "$t/ip-noinit" && rm "$t/ip-noinit/initial_prototypes.npy"
+expect 1 "completion.json records round 1's prototypes from the initial model, and initial_prototypes.npy is missing" eval "$t/ip-noinit" --out "$t/x"
+"$flce" eval "$t/ip-noinit" --out "$t/ip-noinit-ev" --initial-prototypes none > /dev/null || fail "flce eval --initial-prototypes none without the file"
+cmp -s "$t/ip-noinit-ev/contributions.csv" "$t/ip-ev2/contributions.csv" || fail "--initial-prototypes none without the file: not the text's round 1"
+for kv in '"velocity": "cubed"' '"absent_class": "drop"' '"prototypes": "median"' '"initial_prototypes": "random"' '"missing": "mean"'; do
+  k=${kv%%:*}
+  cp -r "$t/ip/trace" "$t/ip-word" && sed "s/$k:[^,}]*/$kv/" "$t/ip/trace/completion.json" > "$t/ip-word/completion.json"
+  grep -q "$kv" "$t/ip-word/completion.json" || sed -i "s/^{/{$kv, /" "$t/ip-word/completion.json"
+  expect 1 "completion.json: $k is" eval "$t/ip-word" --out "$t/x"
+  rm -rf "$t/ip-word"
+done
 # FedSV as released (issue 62): --schedule window (8 clients, K = 4: a window of 2, clients 0-1 in
 # round 1, 2-3 in round 2, and 2 of the other 6 drawn), --players drawn (the window's valued 0 in
 # every round), --utility-set test and --next-model best: round 1's local models and utilities are
@@ -238,6 +252,9 @@ json_has "$t/first/trace/completion.json" '"prototypes":"first"' || fail "comple
 "$flce" eval "$t/first/trace" --out "$t/first-ev" > /dev/null || fail "flce eval on the first reading's trace"
 cmp -s "$t/first-ev/contributions.csv" "$t/first/contributions.csv" || fail "flce eval does not reproduce the run with --proto-samples first"
 cmp -s "$t/first/digests.txt" "$t/rel-text/digests.txt" && fail "--proto-samples first changed nothing"
+# another run's prototypes_first.npy (seed 5's selections) in this trace: refused, the file named
+cp -r "$t/rel-text/trace" "$t/fforeign" && cp "$t/ip/trace/prototypes_first.npy" "$t/fforeign/prototypes_first.npy"
+expect 1 "fforeign/prototypes_first.npy: round" eval "$t/fforeign" --out "$t/x" --proto-samples first
 [ -f "$t/rel-text/trace/prototypes_first.npy" ] || fail "a text run's trace lacks prototypes_first.npy"
 "$flce" eval "$t/rel-text/trace" --out "$t/fe1" --proto-samples first --ablate CMC > /dev/null || fail "flce eval --proto-samples first"
 mkdir "$t/swap" && cp "$t/rel-text/trace/selected.npy" "$t/rel-text/trace/data_sizes.npy" "$t/swap/" &&
@@ -312,6 +329,13 @@ json_has "$t/asrel/flce/config.json" '"ablate":"CMC"' && json_has "$t/asrel/flce
   json_has "$t/asrel/flce/trace/completion.json" '"prototypes":"first"' || fail "--as-released, flce's config.json: $(cat "$t/asrel/flce/config.json")"
 json_has "$t/asrel/fedavg/config.json" '"aggregation":"mean"' || fail "--as-released, fedavg's config.json: $(cat "$t/asrel/fedavg/config.json")"
 grep -q '"schedule"' "$t/asrel/fedavg/config.json" && fail "--as-released: fedavg selects at random as released, and its config.json names a schedule"
+# ... whichever methods run beside it: FLCE alone records what FLCE beside FedAvg does (FedSV's
+# released settings too), so that the report puts the two in one configuration
+"$flce" run --algo flce $iidr --rounds 1 --as-released --local-steps 2 --out "$t/asrel1" > /dev/null 2>&1 || fail "--as-released, FLCE alone"
+cmp -s "$t/asrel1/config.json" "$t/asrel/flce/config.json" ||
+  fail "--as-released: FLCE alone records other settings than FLCE beside FedAvg: $(diff "$t/asrel1/config.json" "$t/asrel/flce/config.json" | tr '\n' ' ')"
+json_has "$t/asrel1/config.json" '"utility_set":"test","players":"drawn","next_model":"best"' || fail "--as-released: FedSV's released settings not recorded: $(cat "$t/asrel1/config.json")"
+expect 2 "--local-steps 0: must be 1..1000000" run --algo fedavg $tiny --local-steps 0 --out "$t/x"
 # settings that another setting makes meaningless are refused, as --mc-perms with exact Shapley:
 # the completion's with --ablate CMC (once recorded in config.json and ignored: the same digests)
 for cs in "--rank 2" "--mu 0.1" "--solver gd" "--missing unobserved" "--completion literal --rank 2"; do

@@ -75,6 +75,7 @@ static int collect_dirs(const char *prog, const char **pos, int np, char (*dirs)
                                        pos[i], names), -1;
             if (runs_in)
                 return cli_usage_error(prog, "%s: a folder of runs, not a run: name the runs in it (%s/*)", pos[i], pos[i]), -1;
+            if (stat(pos[i], &sb) != 0) return cli_usage_error(prog, "%s: no such folder", pos[i]), -1;
             return cli_usage_error(prog, "%s: not a run directory (no config.json or summary.csv)", pos[i]), -1;
         }
         char line[1400];

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flce_eq.h"
 #include "report.h"
@@ -208,14 +209,25 @@ static const run_t *member(report *R, const rconf *c, int a, int m, int s) {
     return i < 0 ? NULL : &R->runs[i];
 }
 
+/* FLCE run r's evaluation RUN/released/<dep>/contributions.csv into out (0 where absent): only
+ * an evaluation of this run with the flags its name says (flce_run_released_eval_ok); another is
+ * a damaged input (the report fails naming it), never read as this departure's. */
+static int released_csv(report *R, const run_t *r, const char *dep, double *out) {
+    char p[1300], why[300];
+    snprintf(p, sizeof p, "%s/released/%s/contributions.csv", r->dir, dep);
+    if (access(p, F_OK)) return 0;
+    if (!flce_run_released_eval_ok(r, dep, why, sizeof why)) {
+        report_damaged(R, "%s/released/%s: %s", r->dir, dep, why);
+        return 0;
+    }
+    return report_client_csv(R, r, p, 1, out);
+}
+
 static int contributions(report *R, const rconf *c, int a, int m, int s, double *out) {
     const run_t *r = member(R, c, a, m, s);
     if (!r) return 0;
     char p[1300];
-    if (m == 0 && a >= A_EVEL && a <= A_EFIRST) {
-        snprintf(p, sizeof p, "%s/released/%s/contributions.csv", r->dir, EVAL_DIR[a - A_EVEL]);
-        return report_client_csv(R, r, p, 1, out);
-    }
+    if (m == 0 && a >= A_EVEL && a <= A_EFIRST) return released_csv(R, r, EVAL_DIR[a - A_EVEL], out);
     if (m == 1 && (a == A_REL || a == A_EL2)) {
         snprintf(p, sizeof p, "%s/contributions_rules.csv", r->dir);
         return report_client_csv(R, r, p, 5, out); /* l2_update: the fifth reading */
@@ -251,11 +263,8 @@ static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char
             else {
                 double *cf = malloc(sizeof *cf * (size_t)F->clients), *cb = malloc(sizeof *cb * (size_t)F->clients);
                 int ok = cf && cb && contributions(R, c, a, 0, s, cf);
-                if (ok && cl == 4) {
-                    char p[1300];
-                    snprintf(p, sizeof p, "%s/released/nocmc/contributions.csv", F->dir);
-                    ok = report_client_csv(R, F, p, 1, cb);
-                } else if (ok) ok = contributions(R, c, a, b, s, cb);
+                if (ok && cl == 4) ok = released_csv(R, F, "nocmc", cb);
+                else if (ok) ok = contributions(R, c, a, b, s, cb);
                 if (ok) x = cl == 3 ? flce_run_kl_released(B, cb) - flce_run_kl_released(F, cf) : report_kl_to_shares(B, cb) - report_kl_to_shares(F, cf);
                 free(cf), free(cb);
             }
@@ -307,13 +316,9 @@ static double kl_nocmc(report *R, const rconf *c, int a, int s) {
     const run_t *F = &R->runs[i];
     double *v = malloc(sizeof *v * (size_t)F->clients), k = NAN;
     if (!v) return NAN;
-    char p[1300];
     int ok = 1;
     if (a == A_REL) memcpy(v, F->contrib, sizeof *v * (size_t)F->clients);
-    else {
-        snprintf(p, sizeof p, "%s/released/%s/contributions.csv", F->dir, a >= A_EVEL ? COMBO[a - A_EVEL] : "nocmc");
-        ok = report_client_csv(R, F, p, 1, v);
-    }
+    else ok = released_csv(R, F, a >= A_EVEL ? COMBO[a - A_EVEL] : "nocmc", v);
     if (ok) k = report_kl_to_shares(F, v);
     free(v);
     return k;
@@ -450,11 +455,13 @@ int report_released(report *R) {
             verdict_text(vas, sizeof vas, va, &ja, ns, "");
             verdict_text(vbs, sizeof vbs, vb, &jb, ns, vb == 1 && va != 1 ? " (produced)" : "");
             /* where clients are noisy the KL claims are the noise claim (the contributions' distance
-             * from the data shares, or from the released quality reference 1 / 1e-6) */
-            snprintf(claim, sizeof claim, "%s%s", noisy && (cl == 2 || cl == 3) ? "the noise claim: " : "",
-                     noisy && cl == 3 ? "FLCE's KL below FedAvg's (the released metric: min-max KL to the quality reference, 1 for "
-                                        "clean clients and 1e-6 for noisy ones)"
-                                      : CLAIM[cl]);
+             * from the data shares, or from the released quality reference: 1 for clean clients, 1e-6
+             * for label noise, 0.32 for feature noise alone; flce_run_kl_released) */
+            if (noisy && cl == 3)
+                snprintf(claim, sizeof claim, "the noise claim: FLCE's KL below FedAvg's (the released metric: min-max KL to the "
+                         "quality reference, 1 for clean clients and %s for noisy ones)",
+                         cf[k].any->label_noise > 0 ? "1e-6" : "0.32 (feature noise)");
+            else snprintf(claim, sizeof claim, "%s%s", noisy && cl == 2 ? "the noise claim: " : "", CLAIM[cl]);
             rt_row_begin(&t, NULL);
             rt_cell(&t, cl ? "" : conf, NULL, NULL, 0), rt_cell(&t, claim, NULL, NULL, 0);
             rt_cell(&t, vas, NULL, va == 1 ? "holds" : va == -1 ? "fails" : NULL, 0);

@@ -126,13 +126,34 @@ static int group_runs(report *R, seeds_ctx *S) {
             report_over(R, "more than %d seeds of one configuration (%s, %s); give fewer runs", REPORT_MAX_SEEDS, runs[i].algo, runs[i].dir);
         else if (!repeat) S->g[j].m[S->g[j].n++] = i;
     }
+    /* each group's runs by seed (then folder): its means and intervals summed in one order, whatever
+     * order the folders were given in */
+    for (int j = 0; j < S->ng; j++)
+        for (int a = 1; a < S->g[j].n; a++)
+            for (int b = a; b > 0; b--) {
+                const run_t *x = &runs[S->g[j].m[b - 1]], *y = &runs[S->g[j].m[b]];
+                if (x->seed < y->seed || (x->seed == y->seed && strcmp(x->dir, y->dir) <= 0)) break;
+                int t = S->g[j].m[b - 1];
+                S->g[j].m[b - 1] = S->g[j].m[b], S->g[j].m[b] = t;
+            }
+    /* the distance to canonical Shapley: of the exact FedSV runs on r's partition, the one of r's
+     * configuration, else one in the text's form (validation utility, the aggregate as the next
+     * model, the selected clients valued), else any; ties to the first folder by name, so that
+     * the order of the folders given never changes the reference */
     for (int i = 0; i < S->nr; i++) {
         S->shd[i] = NAN;
+        int best = -1, best_score = -1;
         for (int s = 0; s < S->nr; s++) {
             if (s == i || strcmp(runs[s].algo, "fedsv") || !strcmp(runs[s].shapley, "mc")) continue;
             double e;
             double k = flce_run_shapley_cum(&runs[i], &runs[s], &e);
-            if (!isnan(k)) S->shd[i] = k;
+            if (isnan(k)) continue;
+            const char *us = flce_json_str(runs[s].cfg, "utility_set"), *pl = flce_json_str(runs[s].cfg, "players"),
+                       *nm = flce_json_str(runs[s].cfg, "next_model");
+            int text = !(us && !strcmp(us, "test")) && !(pl && !strcmp(pl, "drawn")) && !(nm && !strcmp(nm, "best"));
+            int score = !strcmp(S->ckeys[s], S->ckeys[i]) ? 2 : text;
+            if (score > best_score || (score == best_score && strcmp(runs[s].dir, runs[best].dir) < 0))
+                best = s, best_score = score, S->shd[i] = k;
         }
     }
     return 1;

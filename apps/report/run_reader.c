@@ -145,12 +145,51 @@ static int load_column(run_t *r, const char *dir, const char *file, const char *
     return 0;
 }
 
+int flce_run_released_eval_ok(const run_t *r, const char *dep, char *why, size_t cap) {
+    char p[1300];
+    snprintf(p, sizeof p, "%s/released/%s/completion_eval.json", r->dir, dep);
+    flce_status st;
+    flce_err e = {{0}};
+    cJSON *o = flce_json_read(p, 16 << 20, &st, &e);
+    if (!o) return snprintf(why, cap, "%s", st == FLCE_ERR_IO && access(p, F_OK) ? "no completion_eval.json: not an flce eval's output" : e.msg), 0;
+    /* what the name asks (scripts/released_eval.sh's flags), over the run's own rules */
+    int vel = strstr(dep, "velocity") != NULL, abs_ = strstr(dep, "absent") != NULL, first = strstr(dep, "first") != NULL;
+    const char *rv = flce_json_str(r->cfg, "velocity"), *ra = flce_json_str(r->cfg, "absent_class"),
+               *rp = flce_json_str(r->cfg, "prototypes"), *ri = flce_json_str(r->cfg, "initial_prototypes");
+    const char *want[4] = {vel ? "distance" : rv ? rv : "squared", abs_ ? "forget" : ra ? ra : "keep", first ? "first" : rp ? rp : "correct",
+                           strstr(dep, "noinitial") ? "none" : ri ? ri : "none"};
+    static const char *const key[4] = {"velocity", "absent_class", "prototypes", "initial_prototypes"};
+    const cJSON *sd = cJSON_GetObjectItemCaseSensitive(o, "seed");
+    const char *ab = flce_json_str(o, "ablate");
+    int ok = 1, cmc = strstr(dep, "nocmc") != NULL || strstr(r->ablate, "CMC") != NULL;
+    if (!cJSON_IsNumber(sd) || sd->valuedouble != (double)r->seed)
+        ok = 0, snprintf(why, cap, "its completion_eval.json's seed is not the run's (%llu): another run's evaluation", r->seed);
+    else if (!ab || (strstr(ab, "CMC") != NULL) != cmc)
+        ok = 0, snprintf(why, cap, "its completion_eval.json records ablate '%s', and the evaluation %s the completion", ab ? ab : "(none)",
+                         cmc ? "leaves out" : "runs");
+    for (int i = 0; i < 4 && ok; i++) {
+        const char *v = flce_json_str(o, key[i]);
+        if (!v) v = i == 3 ? "none" : "";
+        if (strcmp(v, want[i]))
+            ok = 0, snprintf(why, cap, "its completion_eval.json records %s '%s', and '%s' over this run's settings means '%s'", key[i], v, dep,
+                             want[i]);
+    }
+    cJSON_Delete(o);
+    return ok;
+}
+
 /* The files the released code's judgement reads where they exist (docs/commands/report.md):
  * contributions_rules.csv's l2_update (the FedAvg family's runs since 2026-12-02) and FLCE's
  * trajectory evaluated as released, released/velocity-absent-nocmc/ (scripts/released_eval.sh). */
 static int load_released(run_t *r, const char *dir, flce_err *e) {
     int rc = load_column(r, dir, "contributions_rules.csv", "l2_update", &r->l2, e);
-    return rc ? rc : load_column(r, dir, "released/" FLCE_RELEASED_EVAL "/contributions.csv", "contribution", &r->rel_eval, e);
+    if (rc) return rc;
+    char p[1300], why[300];
+    snprintf(p, sizeof p, "%s/released/" FLCE_RELEASED_EVAL "/contributions.csv", dir);
+    if (access(p, F_OK)) return 0;
+    if (!flce_run_released_eval_ok(r, FLCE_RELEASED_EVAL, why, sizeof why))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s/released/" FLCE_RELEASED_EVAL ": %s", dir, why), 1;
+    return load_column(r, dir, "released/" FLCE_RELEASED_EVAL "/contributions.csv", "contribution", &r->rel_eval, e);
 }
 
 /* contributions.csv, round_contributions.csv (optional) and clients.csv (optional). */

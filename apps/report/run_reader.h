@@ -67,6 +67,12 @@ void flce_run_finish(run_t *r, int window);
  * without clients.csv, which says which clients are noisy). */
 double flce_run_kl_released(const run_t *r, const double *c);
 void flce_run_free(run_t *r);
+/* Whether RUN/released/<dep>/ (scripts/released_eval.sh) is an evaluation of run r with the flags
+ * its name says: its completion_eval.json's seed r's, and its velocity, absent-class rule,
+ * prototypes, round 1's reference and completion r's own with the name's departures ("velocity",
+ * "absent", "nocmc", "first", "noinitial" and their combinations). 0 and the reason in why where
+ * not (another run's, another departure's, or no flce eval's). */
+int flce_run_released_eval_ok(const run_t *r, const char *dep, char *why, size_t cap);
 /* Distance of r's cumulative contributions (round contributions summed, clamped at 0,
  * normalised) to those of an exact-Shapley run S on the same partition: the KL distance
  * (flce_kl_distance) returned, the Euclidean distance in *euclid; NAN when r and S do not fit
