@@ -28,6 +28,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "json.h"
 #include "run_job.h"
 #include "values.h"
 
@@ -244,10 +245,18 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
             st = flce_fail(e, FLCE_ERR_IO, "%s line %d: coalition %llu, train seed %llu, a second time (--force starts again)", path, ln, mask, ts);
             break;
         }
-        truth_row *r = &t->rows[k];
+        truth_row *r = &t->rows[k], was = *r;
         snprintf(r->acc, sizeof r->acc, "%s", acc), snprintf(r->loss, sizeof r->loss, "%s", loss);
         snprintf(r->digest, sizeof r->digest, "%s", dg);
         r->accw = accw, r->lossw = lossw, r->done = 1;
+        char canon[1024], ca[64], cl[64];
+        row_line(t, r, canon, sizeof canon);
+        snprintf(ca, sizeof ca, "%.6f", a), snprintf(cl, sizeof cl, "%.9g", l); /* metrics.csv's forms (fl/run_files.c) */
+        if (strcmp(canon, line) || strcmp(ca, acc) || strcmp(cl, loss)) { /* kept as read, the table would not be the bytes an unbroken truth writes */
+            *r = was;
+            st = flce_fail(e, FLCE_ERR_IO, "%s line %d: not as flce truth writes it (its numbers' digits or form edited; --force starts again)", path, ln);
+            break;
+        }
     }
     fclose(f);
     return st;
@@ -727,6 +736,7 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
     if (o->R < 1 || o->R > TRUTH_MAX_SEEDS) return cli_usage_error(prog, "--truth-seeds %d: 1 to %d", o->R, TRUTH_MAX_SEEDS);
     if (o->resume && o->force) return cli_usage_error(prog, "--resume and --force exclude each other");
     if (o->jobs < 1 || o->jobs > 64) return cli_usage_error(prog, "--jobs %d: 1 to 64", o->jobs);
+    if (cli_find(opts, "window")->seen && o->W < 1) return cli_usage_error(prog, "--window %d: 1 to --rounds", o->W); /* 0: the default's mark */
     return 0;
 }
 
@@ -799,8 +809,8 @@ static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, cons
 }
 
 /* the folder, before any work: it takes files, none of the truth's files is a folder, it is no
- * run's folder, it holds no truth unless --resume or --force; made and locked (*made: OUT made
- * here). --resume of a folder without a truth starts afresh (o->resume cleared). */
+ * run's folder, it holds no truth unless --resume or --force, and one with --resume; made and
+ * locked (*made: OUT made here). */
 static int open_folder(const truth *t, truth_opts *o, const truth_paths *p, int *lock_fd, int *made) {
     const char *prog = t->prog;
     char where[1200], cj[1200];
@@ -820,7 +830,8 @@ static int open_folder(const truth *t, truth_opts *o, const truth_paths *p, int 
     if (stat(cj, &sb) == 0) return cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t->out);
     int exists = stat(p->json, &sb) == 0 || stat(p->util, &sb) == 0;
     if (exists && !o->resume && !o->force) return cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t->out);
-    if (o->resume && !exists) o->resume = 0; /* nothing to continue: a fresh start */
+    if (o->resume && !exists) /* as flce run --resume: a mistyped --out never trains a whole truth afresh */
+        return cli_usage_error(prog, "--resume: --out %s holds no truth (no truth.json or utilities.csv): nothing to continue", t->out);
     *made = stat(t->out, &sb) != 0;
     if (flce_mkdirs(t->out) != 0) {
         fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t->out, strerror(errno));
@@ -867,6 +878,13 @@ static int resume_rows(truth *t, const truth_paths *p, const char *js) {
     size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
     if (f) fclose(f);
     old[ol] = '\0';
+    cJSON *parsed = f ? cJSON_Parse(old) : NULL;
+    int damaged = f && (!parsed || !cJSON_IsObject(parsed));
+    cJSON_Delete(parsed);
+    if (damaged) {
+        fprintf(stderr, "%s: --resume: %s: damaged (not a JSON object); --force starts again\n", prog, p->json);
+        return 1;
+    }
     if (!f || strcmp(old, js)) {
         fprintf(stderr, "%s: --resume: %s %s the settings of this command (compare its run_flags; --force starts again)\n", prog, p->json,
                 f ? "differs from" : "is missing, so nothing says this folder holds");
@@ -961,6 +979,10 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
     int status = rc < 0 ? 0 : rc;
     if (!rc) status = plan_truth(&t, J, &o, prog, &nm);
+    for (int i = 0; !rc && !status && t.full && i < nrest; i++) /* a K below n under full: said, not recorded and ignored */
+        if (!strncmp(rest[i], "--per-round", 11) && (rest[i][11] == '\0' || rest[i][11] == '=') && J->c.per_round < t.n)
+            status = cli_usage_error(prog, "--participation full: every member every round, and --per-round %d is below the %d clients "
+                                     "(--per-round %d, or none)", J->c.per_round, t.n, t.n);
     if (rc || status) goto done;
     snprintf(p.util, sizeof p.util, "%s/utilities.csv", t.out), snprintf(p.val, sizeof p.val, "%s/values.csv", t.out);
     snprintf(p.json, sizeof p.json, "%s/truth.json", t.out), snprintf(p.work, sizeof p.work, "%s/work", t.out);

@@ -115,8 +115,9 @@ static int parse_members(const char *prog, const char *members_s, const char *pa
         q = end + 1;
     }
     int full = participation && !strcmp(participation, "full");
-    if (full && per_round_given)
-        return cli_usage_error(prog, "--participation full: every member every round, and --per-round says otherwise");
+    if (full && per_round_given && c->per_round < c->nmembers) /* one at least |S| says the same (a truth's recorded flags) */
+        return cli_usage_error(prog, "--participation full: every member every round, and --per-round %d is below the %d members",
+                               c->per_round, c->nmembers);
     if (full) c->per_round = c->nmembers;
     else if (c->per_round > c->nmembers) c->per_round = c->nmembers; /* min(K, |S|) */
     return 0;

@@ -309,7 +309,9 @@ awk -F, 'NR > 1 && ($1 == 0 || $1 == 2) && $2 != 0 { exit 1 }' "$t/mem13/contrib
 json_has "$t/memfull/config.json" '"members":[0,2,3]' && json_has "$t/memfull/config.json" '"per_round":3' || fail "config.json lacks the coalition"
 expect 2 "--members '2,1': clients 0..3, ascending, each once" run --algo fedavg $tiny --members 2,1 --out "$t/x"
 expect 2 "--participation: applies to a coalition (--members)" run --algo fedavg $tiny --participation full --out "$t/x"
-expect 2 "--participation full: every member every round, and --per-round says otherwise" run --algo fedavg $tiny --members 0,1 --participation full --out "$t/x"
+expect 2 "--participation full: every member every round, and --per-round 2 is below the 3 members" run --algo fedavg $tiny --members 0,1,2 --participation full --out "$t/x"
+"$flce" run --algo fedavg $base --per-round 4 --rounds 2 --members 0,2,3 --participation full --out "$t/memfull4" > /dev/null 2>&1 || fail "--participation full with --per-round 4"
+cmp -s "$t/memfull4/digests.txt" "$t/memfull/digests.txt" || fail "--participation full: --per-round 4 (at least the members) changed the run"
 # several seeds as one job: --seeds 3-4 puts each into OUT/sSEED with the digests of its --seed run,
 # and --resume with --seeds 3-5 leaves 3 and 4 as they are and runs 5
 noseed="--clients 4 --train-subset 300 --test-subset 60 --val-size 20 --batch 16 --quiet --per-round 2 --rounds 1"

@@ -89,6 +89,12 @@ expect 1 "line 6: damaged" truth $fed --seed 5 --out "$t/d" --resume
 { sed -n 1,3p "$u"; printf '%02000d\n' 0; sed -n '4,$p' "$u"; } > "$t/d/utilities.csv" # a line longer than a row, mid-file
 expect 1 "line 4: damaged (longer than a row" truth $fed --seed 5 --out "$t/d" --resume
 expect 2 "differs from the settings" truth $fed --seed 5 --out "$t/a" --resume --lr 0.02
+cp "$u" "$t/d/utilities.csv"; awk -F, -v OFS=, 'NR == 6 { $4 = $4 "0" } { print }' "$u" > "$t/d/utilities.csv" # the same number, another text
+expect 1 "line 6: not as flce truth writes it" truth $fed --seed 5 --out "$t/d" --resume
+cp "$u" "$t/d/utilities.csv"; printf '{' > "$t/d/truth.json"
+expect 1 "truth.json: damaged (not a JSON object)" truth $fed --seed 5 --out "$t/d" --resume
+expect 2 "--resume: --out $t/none holds no truth" truth $fed --seed 5 --out "$t/none" --resume
+[ ! -e "$t/none" ] || fail "a refused --resume left $t/none behind"
 expect 2 "holds a truth: --resume continues it" truth $fed --seed 5 --out "$t/a"
 
 # usage errors and outputs that cannot be written, before any work
@@ -99,6 +105,8 @@ expect 2 "--truth-seeds 0: 1 to 16" truth $fed --seed 5 --out "$t/x" --truth-see
 expect 2 "--jobs 0: 1 to 64" truth $fed --seed 5 --out "$t/x" --jobs 0
 expect 2 "--algo: one method" truth $fed --seed 5 --out "$t/x" --algo fedavg,flce
 expect 2 "--window 3: 1 to --rounds (2)" truth $fed --seed 5 --out "$t/x" --window 3
+expect 2 "--window 0: 1 to --rounds" truth $fed --seed 5 --out "$t/x" --window 0
+expect 2 "--participation full: every member every round, and --per-round 2 is below the 3 clients" truth $fed --seed 5 --out "$t/x" --participation full
 expect 2 "--lr -1" truth $fed --seed 5 --out "$t/x" --lr -1
 expect 2 "--seed is required" truth $fed --out "$t/x"
 expect 2 "--schedule sweep" truth $fed --seed 5 --out "$t/x" --schedule sweep
@@ -109,10 +117,10 @@ expect 2 "is the folder of a run" truth $fed --seed 5 --out "$t/plain"
 [ ! -e "$t/x" ] || fail "a refused truth left $t/x behind"
 
 # two clients, two truth seeds: seed 2's rows are flce run --train-seed's; the spread beside
-fed2="--clients 2 --train-subset 100 --test-subset 30 --val-size 10 --batch 16 --per-round 1 --rounds 2 --backend cpu"
+fed2="--clients 2 --train-subset 100 --test-subset 30 --val-size 10 --batch 16 --per-round 2 --rounds 2 --backend cpu"
 "$flce" truth $fed2 --seed 7 --truth-seeds 2 --participation full --out "$t/r" > /dev/null 2> "$t/r.err" || fail "truth-seeds: $(cat "$t/r.err")"
 [ "$(awk -F, 'NR > 1 { print $1 ":" $3 }' "$t/r/utilities.csv" | tr '\n' ' ')" = "0:7 0:8 1:7 1:8 2:7 2:8 3:7 3:8 " ] || fail "rows of two seeds: $(cat "$t/r/utilities.csv")"
-"$flce" run --clients 2 --train-subset 100 --test-subset 30 --val-size 10 --batch 16 --rounds 2 --backend cpu --algo fedavg --seed 7 --train-seed 8 --members 0,1 --participation full --test-loss --quiet --out "$t/r8" > /dev/null 2>&1 || fail "flce run --train-seed 8"
+"$flce" run $fed2 --algo fedavg --seed 7 --train-seed 8 --members 0,1 --participation full --test-loss --quiet --out "$t/r8" > /dev/null 2>&1 || fail "flce run --train-seed 8 with the truth's flags"
 [ "$(sed -n 's/^final_model //p' "$t/r8/digests.txt")" = "$(awk -F, '$1 == 3 && $3 == 8 { print $8 }' "$t/r/utilities.csv")" ] || fail "seed 8 of the full coalition is not flce run --train-seed 8"
 # Shapley of two players: (v(i) - v(0) + v(N) - v(j)) / 2 on the seeds' mean; its spread: |x7 - x8| / sqrt 2
 awk -F, 'NR == FNR { if (FNR > 1) { a[$1 "," $3] = $4 } ; next } FNR > 1 { i = $1; j = 1 - i; b = 2 ^ i; c = 2 ^ j
@@ -150,6 +158,15 @@ awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i
 expect 2 "--coalitions sample:3: the coalitions drawn leave a size stratum empty" truth --clients 4 --train-subset 120 --test-subset 30 \
   --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu --seed 9 --coalitions sample:3 --out "$t/sm3"
 [ -e "$t/sm3" ] && fail "sample:3 made its folder"
+# the report over the leave-one-out and the sampled truth: each one's values.csv checked against
+# its utilities.csv (an edited leave-one-out value refused), the quarters said to be against
+# leave-one-out where there is no Shapley
+"$flce" run --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
+  --seed 9 --algo fedavg --quiet --out "$t/l9" > /dev/null 2>&1 || fail "flce run of the loo truth's federation"
+"$flce" report "$t/l9" "$t/l" "$t/sm" --out "$t/repl" > /dev/null 2> "$t/repl.err" || fail "report, loo and sampled truths: $(cat "$t/repl.err")"
+grep -q "leave-one-out coalitions: no Shapley; the quarters against leave-one-out" "$t/repl/report.md" || fail "the loo truth's quarters not said to be against leave-one-out"
+cp -r "$t/l" "$t/lx" && awk -F, -v OFS=, 'NR == 2 { $6 = $6 + 0.01 } { print }' "$t/l/values.csv" > "$t/lx/values.csv"
+expect 1 "lx/values.csv: client 0's loo is" report "$t/l9" "$t/lx" --out "$t/replx"
 expect 2 "--coalitions 'sample:0': sample:M takes a whole number M from 1 to 10000" truth $fed --seed 5 --coalitions sample:0 --out "$t/x"
 expect 2 "--coalitions sample:M: with 3 clients leave-one-out's coalitions are all of them" truth $fed --seed 5 --coalitions sample:1 --out "$t/x"
 # flce report over the plain run and the truth: its scores against Pearson, Spearman and the
@@ -179,6 +196,15 @@ rm_want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME
 [ "$rm_got" = "$rm_want" ] || fail "truth01_removal.csv, fedavg most valued first: $rm_got; from the files: $rm_want"
 [ -f "$t/rep/truth01_removal.png" ] || fail "no removal curves' figure"
 expect 2 "no run given is of its federation" report "$t/r8" "$t/a" --out "$t/rep2"
+# one truth given twice, or a copy of it, would count as two seeds: refused; a values.csv that
+# utilities.csv does not give (edited) and a truth_format this build does not read are damaged
+cp -r "$t/a" "$t/acopy"
+expect 2 "are one truth (seed 5 of one federation and settings): give it once" report "$t/plain" "$t/a" "$t/acopy" --out "$t/rep2"
+awk -F, -v OFS=, 'NR == 3 { $2 = $2 + 0.01 } { print }' "$t/a/values.csv" > "$t/acopy/values.csv"
+expect 1 "acopy/values.csv: client 1's shapley is" report "$t/plain" "$t/acopy" --out "$t/rep2"
+cp "$t/a/values.csv" "$t/acopy/values.csv"; sed -i 's/"truth_format":\t1/"truth_format":\t2/' "$t/acopy/truth.json"
+expect 1 "truth_format other than 1: this build reads format 1 only" report "$t/plain" "$t/acopy" --out "$t/rep2"
+[ ! -e "$t/rep2" ] || fail "a refused report left $t/rep2"
 # a run of the same partition with every client every round (K = n: the full arm's methods) is not
 # one of the K = 2 truth's federation: the report leaves it out of that truth's scores
 "$flce" run $(echo "$fed" | sed 's/--per-round 2/--per-round 3/') --algo fedavg --seed 5 --quiet --out "$t/k3" > /dev/null 2>&1 || fail "flce run K = 3"

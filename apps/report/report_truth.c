@@ -56,6 +56,72 @@ static int split_csv(char *line, char **f, int cap) {
     return n;
 }
 
+/* values.csv against the values the table gives (x: Shapley, Banzhaf, leave-one-out, alone of
+ * the seeds' mean utilities; only loo and alone where !sv): each within 1e-8 of the utilities'
+ * scale (values.csv holds 9 digits), or 1 naming the first client that differs: a values.csv
+ * edited, or another table's, is never judged by. */
+static int values_agree(const truth_t *t, const char *dir, double x[4][32], int sv, double scale, char *err, size_t cap) {
+    static const char *const name[4] = {"shapley", "banzhaf", "loo", "alone"};
+    const double *got[4] = {t->shap, t->banz, t->loo, t->alone};
+    for (int k = sv ? 0 : 2; k < 4; k++)
+        for (int i = 0; i < t->n; i++)
+            if (!(fabs(got[k][i] - x[k][i]) <= 1e-8 * scale))
+                return snprintf(err, cap, "%s/values.csv: client %d's %s is %.9g, and utilities.csv gives %.9g: edited, or another table's", dir, i,
+                                name[k], got[k][i], x[k][i]), 1;
+    return 0;
+}
+
+/* A leave-one-out or sampled truth: its coalitions' mean utilities read from utilities.csv (each
+ * coalition R times), leave-one-out and alone (and the sampled estimates) from them checked
+ * against values.csv; 0, or 1 with why in err. */
+static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
+    char p[1200], line[2048];
+    snprintf(p, sizeof p, "%s/utilities.csv", dir);
+    FILE *f = flce_fopen_input(p);
+    if (!f) return snprintf(err, cap, "%s: %s", p, flce_input_why[0] ? flce_input_why : "missing"), 1;
+    int cap_m = 64, nm = 0, bad = !fgets(line, sizeof line, f) || strncmp(line, "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window", 65);
+    uint32_t *mm = malloc(sizeof *mm * (size_t)cap_m);
+    double *v = malloc(sizeof *v * (size_t)cap_m), scale = 1;
+    int *cnt = malloc(sizeof *cnt * (size_t)cap_m);
+    int col = !strcmp(t->utility, "accuracy") ? 3 : !strcmp(t->utility, "accuracy-window") ? 5 : !strcmp(t->utility, "loss") ? 4 : 6;
+    double sign = col == 4 || col == 6 ? -1 : 1;
+    while (!bad && mm && v && cnt && fgets(line, sizeof line, f)) {
+        char *fd[10];
+        int nf = split_csv(line, fd, 10), k = 0;
+        double mk, x;
+        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[col], &x) || !(mk >= 0 && mk < ldexp(1.0, t->n)) || !isfinite(x);
+        if (bad) break;
+        while (k < nm && mm[k] != (uint32_t)mk) k++;
+        if (k == nm && nm == cap_m) {
+            cap_m *= 2;
+            uint32_t *m2 = realloc(mm, sizeof *mm * (size_t)cap_m);
+            if (m2) mm = m2;
+            double *v2 = realloc(v, sizeof *v * (size_t)cap_m);
+            if (v2) v = v2;
+            int *c2 = realloc(cnt, sizeof *cnt * (size_t)cap_m);
+            if (c2) cnt = c2;
+            if (!m2 || !v2 || !c2) break;
+        }
+        if (k == nm) mm[nm] = (uint32_t)mk, v[nm] = 0, cnt[nm] = 0, nm++;
+        v[k] += sign * x, cnt[k]++;
+    }
+    fclose(f);
+    for (int k = 0; k < nm && !bad; k++) bad |= cnt[k] != t->R, v[k] /= t->R, scale = fmax(scale, fabs(v[k]));
+    int rc = 0;
+    if (!mm || !v || !cnt) rc = 1, snprintf(err, cap, "out of memory");
+    else if (bad) rc = 1, snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s");
+    else {
+        double x[4][32];
+        flce_err ve = {{0}};
+        flce_coalitions tab = {nm, mm, v};
+        if (flce_values_loo_alone_sparse(t->n, &tab, x[2], x[3], &ve) || (t->sampled && flce_values_sampled(t->n, &tab, x[0], x[1], &ve)))
+            rc = 1, snprintf(err, cap, "%s: %s", p, ve.msg);
+        else rc = values_agree(t, dir, x, t->sampled, scale, err, cap);
+    }
+    free(mm), free(v), free(cnt);
+    return rc;
+}
+
 /* A truth folder read back: 0, or 1 with why in err (damaged), 2 (not a truth). */
 static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     memset(t, 0, sizeof *t);
@@ -72,6 +138,11 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
                 *ut = cJSON_GetObjectItemCaseSensitive(j, "utility"),
                 *pr = cJSON_GetObjectItemCaseSensitive(j, "per_round"), *rd = cJSON_GetObjectItemCaseSensitive(j, "rounds"),
                 *pt = cJSON_GetObjectItemCaseSensitive(j, "participation");
+    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(j, "truth_format");
+    if (!cJSON_IsNumber(tf) || tf->valuedouble != 1) {
+        cJSON_Delete(j);
+        return snprintf(err, cap, "%s: truth_format %s: this build reads format 1 only", p, cJSON_IsNumber(tf) ? "other than 1" : "missing"), 1;
+    }
     if (!cJSON_IsNumber(n) || !cJSON_IsString(co) || !cJSON_IsString(pd) || !cJSON_IsArray(fl) || !cJSON_IsNumber(R) || !cJSON_IsNumber(sd) ||
         !cJSON_IsString(ut) || !cJSON_IsNumber(pr) || !cJSON_IsNumber(rd) || n->valuedouble < 2 || n->valuedouble > 32 ||
         strlen(pd->valuestring) != 16 || R->valuedouble < 1) {
@@ -127,7 +198,7 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     }
     fclose(f);
     if (bad || rows != t->n) return snprintf(err, cap, "%s: damaged (a row per client of numbers expected)", p), 1;
-    if (!t->all) return 0;
+    if (!t->all) return partial_check(t, dir, err, cap);
     /* utilities.csv: the mean utility of every coalition (the removal curves) */
     size_t M = (size_t)1 << t->n;
     t->v = malloc(sizeof(double) * M), t->vsd = malloc(sizeof(double) * M);
@@ -168,7 +239,13 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     t->mean_vsd = sdsum / (double)M;
     free(s2), free(cnt);
     if (bad) return snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s"), 1;
-    return 0;
+    double x[4][32], scale = 1;
+    flce_err ve = {{0}};
+    for (size_t m = 0; m < M; m++) scale = fmax(scale, fabs(t->v[m]));
+    if (flce_values_shapley(t->n, t->v, x[0], &ve) || flce_values_banzhaf(t->n, t->v, x[1], &ve) || flce_values_loo(t->n, t->v, x[2], &ve) ||
+        flce_values_alone(t->n, t->v, x[3], &ve))
+        return snprintf(err, cap, "%s: %s", p, ve.msg), 1;
+    return values_agree(t, dir, x, 1, scale, err, cap);
 }
 
 /* Whether run r is one of truth t's federation: the same partition, and the selection the truth's
@@ -187,6 +264,10 @@ int report_truths_load(report *R, const char *const *dirs, int n, char *err, siz
         int rc = truth_load(&R->truth[i], dirs[i], err, cap);
         R->ntruth = i + 1;
         if (rc) return rc;
+        for (int j = 0; j < i; j++) /* one truth given twice (or a copy of it) would count as two seeds */
+            if (!strcmp(R->truth[j].part, R->truth[i].part) && R->truth[j].seed == R->truth[i].seed && !strcmp(R->truth[j].key, R->truth[i].key))
+                return snprintf(err, cap, "%s and %s are one truth (seed %llu of one federation and settings): give it once", dirs[j], dirs[i],
+                                R->truth[i].seed), 2;
         int match = 0;
         for (int k = 0; k < R->nr; k++) match |= truth_matches(&R->truth[i], &R->runs[k]);
         if (!match)
@@ -383,7 +464,8 @@ void report_truth(report *R) {
         char head[1400], sp[64] = "";
         if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
         snprintf(head, sizeof head, "%s (%d clients, %s, seed %llu%s)", t->dir, t->n,
-                 t->all ? "all coalitions" : t->sampled ? "sampled coalitions: Shapley and Banzhaf estimated" : "leave-one-out coalitions", t->seed, sp);
+                 t->all ? "all coalitions" : t->sampled ? "sampled coalitions: Shapley and Banzhaf estimated"
+                        : "leave-one-out coalitions: no Shapley; the quarters against leave-one-out", t->seed, sp);
         fprintf(R->md, "\n### Truth %s\n\n", MD(head));
         fprintf(R->ht, "<h3>Truth %s</h3>\n", H(head));
         rtable tb;
