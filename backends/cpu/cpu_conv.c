@@ -693,10 +693,10 @@ static void bwd_data_direct(void *arg, int part, int parts) {
                  * 0.803; 64 7x7 0.845, 0.830; 16 32x32 0.966, 0.889; 32 16x16 0.922, 0.933; 64 8x8
                  * 0.948, 0.926. The pixels' broadcasts from one address register stepped once a
                  * term, an index register each (DX_PVEC), over six pointers each stepped (6 more
-                 * integer adds in a 37-instruction loop), same machine, 2026-12-03, two runs of 60
-                 * alternating calls with other work on the machine: 16 32x32 1.027, 0.906; 16
-                 * 28x28 0.900, 0.884; 32 16x16 0.952, 0.950; 32 14x14 0.963, 0.990; 64 8x8 0.961,
-                 * 0.978; 64 7x7 0.964, 0.953. */
+                 * integer adds in a 37-instruction loop), same machine, 2026-12-03, the study stopped,
+                 * two runs of 60 alternating calls: 16 32x32 0.950, 0.934; 16 28x28 0.946, 0.956;
+                 * 32 16x16 0.932, 0.925; 32 14x14 0.969, 0.953; 64 8x8 0.971, 0.944; 64 7x7 0.916,
+                 * 0.960. */
                 int HW = s->H * s->W;
                 for (int c0 = 0; c0 < C; c0 += 16)
                     for (int t = 0, p0 = 0, mr; p0 < HW; p0 += mr, t++) {
