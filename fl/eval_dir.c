@@ -51,6 +51,23 @@ static flce_status parse_ablate(const char *s, flce_ablation *ab, flce_err *e) {
     return FLCE_OK;
 }
 
+/* The shape of an .npy file as its header writes it ("(3, 4, 10, 64)"), read from the header alone;
+ * 0 where the file or its header cannot be read (the loader then says why). */
+static int npy_shape_text(const char *path, char *out, size_t cap) {
+    unsigned char h[4096];
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(h, 1, sizeof h - 1, f) : 0;
+    if (f) fclose(f);
+    if (got < 10 || memcmp(h, "\x93NUMPY", 6)) return 0;
+    size_t len = h[6] == 1 ? (size_t)h[8] | (size_t)h[9] << 8 : 0, start = 10;
+    if (!len || start + len > got) return 0;
+    h[start + len] = '\0';
+    const char *s = strstr((const char *)h + start, "'shape': ("), *t = s ? strchr(s, ')') : NULL;
+    if (!s || !t) return 0;
+    snprintf(out, cap, "%.*s", (int)(t - s - 8), s + 9); /* "(3, 4, 10, 64)" */
+    return 1;
+}
+
 static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flce_eval_run *r, flce_err *e);
 
 /* The trace folder at dir, open and share-locked (flock) while it is read: a writer of a trace
@@ -207,7 +224,8 @@ static flce_status eval_loaded(const char *dir, const flce_eval_opts *o, flce_ev
     if (ip && !strcmp(ip, "initial-model") && !r->tf.tr.initial_g)
         return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes initial-model: %s has no initial_prototypes.npy (a run records it with "
                          "--initial-prototypes initial-model)", dir);
-    if (!ip && S->recorded_initial && !r->tf.tr.initial_g) /* never the text's round 1 in silence where the run took the other */
+    if (!ip && S->recorded_initial && r->tf.tr.prototypes && !r->tf.tr.initial_g) /* never the text's round 1 in silence where the run
+                                                                                        took the other (a Q.npy holds the run's own) */
         return flce_fail(e, FLCE_ERR_FORMAT, "%s: its completion.json records round 1's prototypes from the initial model, and "
                          "initial_prototypes.npy is missing (--initial-prototypes none evaluates it with the text's round 1)", dir);
     if (ip && !strcmp(ip, "none")) r->tf.tr.initial_g = NULL; /* the text's round 1, on the run's trajectory */
@@ -267,14 +285,10 @@ static flce_status eval_dir_locked(const char *dir, const flce_eval_opts *o, flc
         return weights_bad ? FLCE_ERR_ARG : st; /* a weight file that does not fit the trace: a usage error */
     }
     if (proto_file && r->tf.tr.prototypes) { /* the other reading: of this trace's shape, as its prototypes.npy */
-        char pp[1300];
-        flce_npy main_p = {0};
-        snprintf(pp, sizeof pp, "%s/prototypes.npy", dir);
-        if (!flce_npy_read(pp, &main_p, NULL) && main_p.ndim == 4 && memcmp(main_p.shape, r->tf.prototypes.shape, sizeof(int64_t) * 4)) {
-            flce_npy_free(&main_p);
-            return flce_fail(e, FLCE_ERR_FORMAT, "%s/%s: its shape is not that of %s: not this trace's", dir, proto_file, pp);
-        }
-        flce_npy_free(&main_p);
+        char pp[1300], pa[1300], sa[200], sb[200];
+        snprintf(pp, sizeof pp, "%s/prototypes.npy", dir), snprintf(pa, sizeof pa, "%s/%s", dir, proto_file);
+        if (npy_shape_text(pp, sb, sizeof sb) && npy_shape_text(pa, sa, sizeof sa) && strcmp(sa, sb))
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: its shape %s is not that of %s, %s: not this trace's", pa, sa, pp, sb);
     }
     if ((st = eval_loaded(dir, o, r, &S, e))) return st;
     S.cc.max_iter = o->max_iter;

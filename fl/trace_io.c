@@ -301,7 +301,7 @@ flce_status flce_completion_read(const char *path, flce_completion_file *cf, flc
         else if (cJSON_IsNumber(v)) snprintf(out[i], sizeof cf->mu, "%.17g", v->valuedouble);
         else if (v) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"%s\" is neither a string nor a number", path, keys[i]);
         if (!st && v && words[i]) {
-            size_t n = strlen(out[i]);
+            size_t n = strchr(out[i], ' ') ? 0 : strlen(out[i]); /* one word: "squared distance" is none of them */
             const char *w = words[i], *hit = NULL;
             for (const char *q = w; n && (q = strstr(q, out[i])); q++)
                 if ((q == w || q[-1] == ' ') && (q[n] == ' ' || !q[n])) hit = q;

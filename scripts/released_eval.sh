@@ -27,7 +27,7 @@ for top in "$@"; do
   [ -d "$top" ] || { echo "released_eval.sh: $top: no such folder" >&2; exit 2; }
   for run in "$top" "$top"/*/; do
     run=${run%/}
-    if [ -f "$run/digests.txt" ] && [ -d "$run/trace" ] && [ ! -f "$run/trace/prototypes.npy" ] && [ ! -d "$run/released" ]; then
+    if [ -f "$run/digests.txt" ] && [ -f "$run/trace/completion.json" ] && [ ! -f "$run/trace/prototypes.npy" ] && [ ! -d "$run/released" ]; then
       echo "released_eval.sh: $run: its trace has no prototypes.npy (an archive's, or Q only) and it has no evaluation: none made (scripts/released_retrace.sh puts a study's traces back)"
       continue
     fi

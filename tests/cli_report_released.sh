@@ -100,6 +100,10 @@ PROG=$flce expect 1 "text-s1/flce/released/velocity: its completion_eval.json's 
 rm -r "$v1/velocity" && cp -r "$v1/first" "$v1/velocity"
 PROG=$flce expect 1 "records velocity 'squared', and 'velocity' over this run's settings means 'distance'" report "$t"/text-s* "$t"/rel-s* --out "$t/rep-x"
 rm -r "$v1/velocity" && mv "$t/vel-s1" "$v1/velocity"
+# a run with --train-seed records that seed as its completion's: its evaluations are its own
+"$flce" run --algo flce $B --seed 1 --train-seed 5 --out "$t/tseed" > /dev/null 2>&1 || fail "flce run --train-seed 5"
+FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t/tseed" > /dev/null || fail "released_eval.sh on a --train-seed run"
+"$flce" report "$t/tseed" --out "$t/rep-tseed" > /dev/null 2> "$t/rep-tseed.err" || fail "flce report of a --train-seed run's evaluations: $(cat "$t/rep-tseed.err")"
 grep -q "plain-mean aggregation" "$csv" && fail "an arm not run (plain-mean aggregation) has rows"
 grep -q "all samples\|prototypes from all" "$csv" && fail "a run of the readings was taken for one of the study's"
 # (b) on two of the three seeds: its verdicts say so; a run with one setting of the released local

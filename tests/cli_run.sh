@@ -167,11 +167,15 @@ expect 2 "--initial-prototypes: round 1's reference of the velocity, and --ablat
 # a trace that records round 1 from the initial model but lost initial_prototypes.npy is refused,
 # never evaluated with the text's round 1 in silence; a rule's word this build does not know in
 # completion.json is refused, never read as the default
+# (a trace of Q.npy alone holds the run's own rules: evaluated as it is, initial-model or not)
+cp -r "$t/ip/trace" "$t/ip-q" && rm "$t/ip-q"/prototypes*.npy
+"$flce" eval "$t/ip-q" --out "$t/ip-q-ev" > /dev/null || fail "flce eval of an initial-model trace's Q.npy alone"
+cmp -s "$t/ip-q-ev/contributions.csv" "$t/ip/contributions.csv" || fail "flce eval of Q.npy alone does not reproduce the initial-model run"
 cp -r "$t/ip/trace" "$t/ip-noinit" && rm "$t/ip-noinit/initial_prototypes.npy"
 expect 1 "completion.json records round 1's prototypes from the initial model, and initial_prototypes.npy is missing" eval "$t/ip-noinit" --out "$t/x"
 "$flce" eval "$t/ip-noinit" --out "$t/ip-noinit-ev" --initial-prototypes none > /dev/null || fail "flce eval --initial-prototypes none without the file"
 cmp -s "$t/ip-noinit-ev/contributions.csv" "$t/ip-ev2/contributions.csv" || fail "--initial-prototypes none without the file: not the text's round 1"
-for kv in '"velocity": "cubed"' '"absent_class": "drop"' '"prototypes": "median"' '"initial_prototypes": "random"' '"missing": "mean"'; do
+for kv in '"velocity": "cubed"' '"velocity": "squared distance"' '"absent_class": "drop"' '"prototypes": "median"' '"initial_prototypes": "random"' '"missing": "mean"'; do
   k=${kv%%:*}
   cp -r "$t/ip/trace" "$t/ip-word" && sed "s/$k:[^,}]*/$kv/" "$t/ip/trace/completion.json" > "$t/ip-word/completion.json"
   grep -q "$kv" "$t/ip-word/completion.json" || sed -i "s/^{/{$kv, /" "$t/ip-word/completion.json"

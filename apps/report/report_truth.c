@@ -85,7 +85,12 @@ static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
     int *cnt = malloc(sizeof *cnt * (size_t)cap_m);
     int col = !strcmp(t->utility, "accuracy") ? 3 : !strcmp(t->utility, "accuracy-window") ? 5 : !strcmp(t->utility, "loss") ? 4 : 6;
     double sign = col == 4 || col == 6 ? -1 : 1;
-    while (!bad && mm && v && cnt && fgets(line, sizeof line, f)) {
+    if (!mm || !v || !cnt) {
+        free(mm), free(v), free(cnt);
+        fclose(f);
+        return snprintf(err, cap, "out of memory"), 1;
+    }
+    while (!bad && fgets(line, sizeof line, f)) {
         char *fd[10];
         int nf = split_csv(line, fd, 10), k = 0;
         double mk, x;
@@ -100,7 +105,11 @@ static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
             if (v2) v = v2;
             int *c2 = realloc(cnt, sizeof *cnt * (size_t)cap_m);
             if (c2) cnt = c2;
-            if (!m2 || !v2 || !c2) break;
+            if (!m2 || !v2 || !c2) {
+                free(mm), free(v), free(cnt);
+                fclose(f);
+                return snprintf(err, cap, "out of memory"), 1;
+            }
         }
         if (k == nm) mm[nm] = (uint32_t)mk, v[nm] = 0, cnt[nm] = 0, nm++;
         v[k] += sign * x, cnt[k]++;
@@ -108,8 +117,7 @@ static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
     fclose(f);
     for (int k = 0; k < nm && !bad; k++) bad |= cnt[k] != t->R, v[k] /= t->R, scale = fmax(scale, fabs(v[k]));
     int rc = 0;
-    if (!mm || !v || !cnt) rc = 1, snprintf(err, cap, "out of memory");
-    else if (bad) rc = 1, snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s");
+    if (bad) rc = 1, snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s");
     else {
         double x[4][32];
         flce_err ve = {{0}};

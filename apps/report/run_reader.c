@@ -162,8 +162,9 @@ int flce_run_released_eval_ok(const run_t *r, const char *dep, char *why, size_t
     const cJSON *sd = cJSON_GetObjectItemCaseSensitive(o, "seed");
     const char *ab = flce_json_str(o, "ablate");
     int ok = 1, cmc = strstr(dep, "nocmc") != NULL || strstr(r->ablate, "CMC") != NULL;
-    if (!cJSON_IsNumber(sd) || sd->valuedouble != (double)r->seed)
-        ok = 0, snprintf(why, cap, "its completion_eval.json's seed is not the run's (%llu): another run's evaluation", r->seed);
+    double ts = flce_json_num(r->cfg, "train_seed"), want_seed = isnan(ts) ? (double)r->seed : ts; /* the completion's: flce_train_seed */
+    if (!cJSON_IsNumber(sd) || sd->valuedouble != want_seed)
+        ok = 0, snprintf(why, cap, "its completion_eval.json's seed is not the run's (%.17g): another run's evaluation", want_seed);
     else if (!ab || (strstr(ab, "CMC") != NULL) != cmc)
         ok = 0, snprintf(why, cap, "its completion_eval.json records ablate '%s', and the evaluation %s the completion", ab ? ab : "(none)",
                          cmc ? "leaves out" : "runs");
