@@ -71,62 +71,91 @@ static int values_agree(const truth_t *t, const char *dir, double x[4][32], int 
     return 0;
 }
 
-/* A leave-one-out or sampled truth: its coalitions' mean utilities read from utilities.csv (each
- * coalition R times), leave-one-out and alone (and the sampled estimates) from them checked
- * against values.csv; 0, or 1 with why in err. */
-static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
-    char p[1200], line[2048];
-    snprintf(p, sizeof p, "%s/utilities.csv", dir);
+/* utilities.csv of a truth, read back. */
+typedef struct {
+    int count;      /* coalitions */
+    uint32_t *mask; /* [count]: a full table's (t->all) is its index; a partial one's in the order met */
+    double *sum;    /* [count]: the utility (the truth's column; losses negated, so that more is better) summed over its rows */
+    double *s2;     /* [count]: the sum of squares */
+    int *rows;      /* [count]: its rows */
+} utilities_t;
+
+static void utilities_free(utilities_t *u) {
+    free(u->mask), free(u->sum), free(u->s2), free(u->rows);
+    memset(u, 0, sizeof *u);
+}
+
+/* Read p (a truth's utilities.csv) into u: 0, or 1 with why in err (missing, a damaged row, a
+ * mask out of range, a coalition not R times, out of memory). The caller frees u, also on
+ * failure. */
+static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char *err, size_t cap) {
+    char line[2048];
+    size_t M = (size_t)1 << t->n, room = t->all ? M : 64;
+    u->count = 0, u->mask = malloc(sizeof(uint32_t) * room), u->sum = calloc(room, sizeof(double));
+    u->s2 = calloc(room, sizeof(double)), u->rows = calloc(room, sizeof(int));
+    if (!u->mask || !u->sum || !u->s2 || !u->rows) return snprintf(err, cap, "out of memory"), 1;
+    if (t->all)
+        for (size_t m = 0; m < M; m++) u->mask[m] = (uint32_t)m;
+    size_t nm = t->all ? M : 0;
     FILE *f = flce_fopen_input(p);
     if (!f) return snprintf(err, cap, "%s: %s", p, flce_input_why[0] ? flce_input_why : "missing"), 1;
-    int cap_m = 64, nm = 0, bad = !fgets(line, sizeof line, f) || strncmp(line, "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window", 65);
-    uint32_t *mm = malloc(sizeof *mm * (size_t)cap_m);
-    double *v = malloc(sizeof *v * (size_t)cap_m), scale = 1;
-    int *cnt = malloc(sizeof *cnt * (size_t)cap_m);
+    int bad = !fgets(line, sizeof line, f) || strncmp(line, "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window", 65);
     int col = !strcmp(t->utility, "accuracy") ? 3 : !strcmp(t->utility, "accuracy-window") ? 5 : !strcmp(t->utility, "loss") ? 4 : 6;
     double sign = col == 4 || col == 6 ? -1 : 1;
-    if (!mm || !v || !cnt) {
-        free(mm), free(v), free(cnt);
-        fclose(f);
-        return snprintf(err, cap, "out of memory"), 1;
-    }
     while (!bad && fgets(line, sizeof line, f)) {
         char *fd[10];
-        int nf = split_csv(line, fd, 10), k = 0;
+        int nf = split_csv(line, fd, 10);
         double mk, x;
-        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[col], &x) || !(mk >= 0 && mk < ldexp(1.0, t->n)) || !isfinite(x);
+        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) || !isfinite(x);
         if (bad) break;
-        while (k < nm && mm[k] != (uint32_t)mk) k++;
-        if (k == nm && nm == cap_m) {
-            cap_m *= 2;
-            uint32_t *m2 = realloc(mm, sizeof *mm * (size_t)cap_m);
-            if (m2) mm = m2;
-            double *v2 = realloc(v, sizeof *v * (size_t)cap_m);
-            if (v2) v = v2;
-            int *c2 = realloc(cnt, sizeof *cnt * (size_t)cap_m);
-            if (c2) cnt = c2;
-            if (!m2 || !v2 || !c2) {
-                free(mm), free(v), free(cnt);
-                fclose(f);
-                return snprintf(err, cap, "out of memory"), 1;
+        size_t k = (size_t)mk;
+        if (!t->all) { /* a partial table: the slot of this mask, a new one when it is not there */
+            for (k = 0; k < nm && u->mask[k] != (uint32_t)mk; k++) {}
+            if (k == nm && nm == room) {
+                room *= 2;
+                uint32_t *m2 = realloc(u->mask, sizeof(uint32_t) * room);
+                if (m2) u->mask = m2;
+                double *v2 = m2 ? realloc(u->sum, sizeof(double) * room) : NULL;
+                if (v2) u->sum = v2;
+                double *q2 = v2 ? realloc(u->s2, sizeof(double) * room) : NULL;
+                if (q2) u->s2 = q2;
+                int *c2 = q2 ? realloc(u->rows, sizeof(int) * room) : NULL;
+                if (c2) u->rows = c2;
+                if (!c2) {
+                    fclose(f);
+                    return snprintf(err, cap, "out of memory"), 1;
+                }
             }
+            if (k == nm) u->mask[nm] = (uint32_t)mk, u->sum[nm] = 0, u->s2[nm] = 0, u->rows[nm] = 0, nm++;
         }
-        if (k == nm) mm[nm] = (uint32_t)mk, v[nm] = 0, cnt[nm] = 0, nm++;
-        v[k] += sign * x, cnt[k]++;
+        u->sum[k] += sign * x, u->s2[k] += x * x, u->rows[k]++;
     }
     fclose(f);
-    for (int k = 0; k < nm && !bad; k++) bad |= cnt[k] != t->R, v[k] /= t->R, scale = fmax(scale, fabs(v[k]));
-    int rc = 0;
-    if (bad) rc = 1, snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s");
-    else {
+    u->count = (int)nm;
+    for (size_t k = 0; k < nm && !bad; k++) bad |= u->rows[k] != t->R;
+    if (bad) return snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s"), 1;
+    return 0;
+}
+
+/* A leave-one-out or sampled truth: leave-one-out and alone (and the sampled estimates) from the
+ * coalitions' mean utilities (each coalition R times in utilities.csv) checked against
+ * values.csv; 0, or 1 with why in err. */
+static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/utilities.csv", dir);
+    utilities_t u = {0};
+    double scale = 1;
+    int rc = utilities_read(t, p, &u, err, cap);
+    if (!rc) {
         double x[4][32];
         flce_err ve = {{0}};
-        flce_coalitions tab = {nm, mm, v};
+        for (int k = 0; k < u.count; k++) u.sum[k] /= t->R, scale = fmax(scale, fabs(u.sum[k]));
+        flce_coalitions tab = {u.count, u.mask, u.sum};
         if (flce_values_loo_alone_sparse(t->n, &tab, x[2], x[3], &ve) || (t->sampled && flce_values_sampled(t->n, &tab, x[0], x[1], &ve)))
             rc = 1, snprintf(err, cap, "%s: %s", p, ve.msg);
         else rc = values_agree(t, dir, x, t->sampled, scale, err, cap);
     }
-    free(mm), free(v), free(cnt);
+    utilities_free(&u);
     return rc;
 }
 
@@ -207,46 +236,22 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     fclose(f);
     if (bad || rows != t->n) return snprintf(err, cap, "%s: damaged (a row per client of numbers expected)", p), 1;
     if (!t->all) return partial_check(t, dir, err, cap);
-    /* utilities.csv: the mean utility of every coalition (the removal curves) */
+    /* utilities.csv: the mean utility of every coalition (the removal curves) and its spread */
     size_t M = (size_t)1 << t->n;
-    t->v = malloc(sizeof(double) * M), t->vsd = malloc(sizeof(double) * M);
-    double *s2 = calloc(M, sizeof(double));
-    int *cnt = calloc(M, sizeof(int));
-    if (!t->v || !t->vsd || !s2 || !cnt) {
-        free(s2), free(cnt);
-        return snprintf(err, cap, "out of memory"), 1;
-    }
-    for (size_t m = 0; m < M; m++) t->v[m] = 0;
     snprintf(p, sizeof p, "%s/utilities.csv", dir);
-    if (!(f = flce_fopen_input(p))) {
-        free(s2), free(cnt);
-        return snprintf(err, cap, "%s: %s", p, flce_input_why[0] ? flce_input_why : "missing"), 1;
-    }
-    bad = !fgets(line, sizeof line, f) || strncmp(line, "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window", 65);
-    int col = !strcmp(t->utility, "accuracy") ? 3 : !strcmp(t->utility, "accuracy-window") ? 5 : !strcmp(t->utility, "loss") ? 4 : 6;
-    double sign = col == 4 || col == 6 ? -1 : 1;
-    while (!bad && fgets(line, sizeof line, f)) {
-        char *fd[10];
-        int nf = split_csv(line, fd, 10);
-        double mk, x;
-        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) || !isfinite(x);
-        if (bad) break;
-        size_t m = (size_t)mk;
-        t->v[m] += sign * x, s2[m] += x * x, cnt[m]++;
-    }
-    fclose(f);
+    utilities_t u = {0};
+    if (utilities_read(t, p, &u, err, cap)) return utilities_free(&u), 1;
+    t->v = u.sum, t->vsd = u.s2; /* the means and the spreads take the sums' places */
+    u.sum = u.s2 = NULL;
+    utilities_free(&u);
     double sdsum = 0;
-    for (size_t m = 0; !bad && m < M; m++) {
-        bad |= cnt[m] != t->R;
-        if (bad) break;
+    for (size_t m = 0; m < M; m++) {
         double mean = t->v[m] / t->R;
         t->v[m] = mean;
-        t->vsd[m] = t->R > 1 ? sqrt(fmax(0, (s2[m] - t->R * mean * mean) / (t->R - 1))) : NAN;
+        t->vsd[m] = t->R > 1 ? sqrt(fmax(0, (t->vsd[m] - t->R * mean * mean) / (t->R - 1))) : NAN;
         sdsum += t->vsd[m];
     }
     t->mean_vsd = sdsum / (double)M;
-    free(s2), free(cnt);
-    if (bad) return snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s"), 1;
     double x[4][32], scale = 1;
     flce_err ve = {{0}};
     for (size_t m = 0; m < M; m++) scale = fmax(scale, fabs(t->v[m]));
