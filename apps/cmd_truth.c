@@ -740,17 +740,22 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
     return 0;
 }
 
-/* the run's flags that flce truth sets for each coalition, refused; *has_algo: --algo given */
-static int check_run_flags(const char *prog, int nrest, char **rest, int *has_algo) {
+/* whether arg is the flag name (alone, or name=VALUE) */
+static int is_flag(const char *arg, const char *name) {
+    size_t l = strlen(name);
+    return !strncmp(arg, name, l) && (arg[l] == '\0' || arg[l] == '=');
+}
+
+/* the run's flags that flce truth sets for each coalition, refused; *has_algo: --algo given,
+ * *has_k: --per-round given */
+static int check_run_flags(const char *prog, int nrest, char **rest, int *has_algo, int *has_k) {
     static const char *refused[] = {"--members", "--seeds", "--train-seed", "--test-loss"};
-    *has_algo = 0;
+    *has_algo = *has_k = 0;
     for (int i = 0; i < nrest; i++) {
-        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
-            size_t l = strlen(refused[k]);
-            if (!strncmp(rest[i], refused[k], l) && (rest[i][l] == '\0' || rest[i][l] == '='))
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++)
+            if (is_flag(rest[i], refused[k]))
                 return cli_usage_error(prog, "%s: flce truth sets it for each coalition (--truth-seeds: several trainings)", refused[k]);
-        }
-        *has_algo |= !strncmp(rest[i], "--algo", 6) && (rest[i][6] == '\0' || rest[i][6] == '=');
+        *has_algo |= is_flag(rest[i], "--algo"), *has_k |= is_flag(rest[i], "--per-round");
     }
     return 0;
 }
@@ -956,11 +961,11 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
         fprintf(stderr, "%s: out of memory\n", prog);
         return 1;
     }
-    int nown, nrest, has_algo;
+    int nown, nrest, has_algo, has_k;
     split_args(argc, argv, own, &nown, rest, &nrest);
     truth_opts o;
     int rc = parse_own(prog, nown, own, &o);
-    if (!rc) rc = check_run_flags(prog, nrest, rest, &has_algo);
+    if (!rc) rc = check_run_flags(prog, nrest, rest, &has_algo, &has_k);
     int P = comm ? comm->size : 1, root = !comm || comm->rank == 0;
     if (!rc && P > 1 && o.jobs > 1) rc = cli_usage_error(prog, "--jobs %d: under mpirun each process is one job (mpirun -n P)", o.jobs);
     if (rc) {
@@ -979,10 +984,9 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
     int status = rc < 0 ? 0 : rc;
     if (!rc) status = plan_truth(&t, J, &o, prog, &nm);
-    for (int i = 0; !rc && !status && t.full && i < nrest; i++) /* a K below n under full: said, not recorded and ignored */
-        if (!strncmp(rest[i], "--per-round", 11) && (rest[i][11] == '\0' || rest[i][11] == '=') && J->c.per_round < t.n)
-            status = cli_usage_error(prog, "--participation full: every member every round, and --per-round %d is below the %d clients "
-                                     "(--per-round %d, or none)", J->c.per_round, t.n, t.n);
+    if (!rc && !status && t.full && has_k && J->c.per_round < t.n) /* a K below n under full: said, not recorded and ignored */
+        status = cli_usage_error(prog, "--participation full: every member every round, and --per-round %d is below the %d clients "
+                                 "(--per-round %d, or none)", J->c.per_round, t.n, t.n);
     if (rc || status) goto done;
     snprintf(p.util, sizeof p.util, "%s/utilities.csv", t.out), snprintf(p.val, sizeof p.val, "%s/values.csv", t.out);
     snprintf(p.json, sizeof p.json, "%s/truth.json", t.out), snprintf(p.work, sizeof p.work, "%s/work", t.out);
