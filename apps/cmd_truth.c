@@ -33,7 +33,7 @@
 #include "values.h"
 
 static const char *USAGE =
-    "usage: flce truth [--coalitions all|loo|sample:M] [--truth-seeds R] [--participation k|full] [--window W] [--jobs J]\n"
+    "usage: flce truth [--coalitions all|loo|sample:M] [--truth-seeds N] [--participation k|full] [--window N] [--jobs N]\n"
     "                  [--utility accuracy|accuracy-window|loss|loss-window] --seed S --out DIR [--resume] [--force]\n"
     "                  [--quiet] [every flag of flce run that describes the federation and its training]\n"
     "One training per coalition of the --clients clients (FedAvg unless --algo names another method), the\n"
@@ -198,10 +198,26 @@ static const char *HEADER = "mask,members,train_seed,accuracy,loss,accuracy_wind
 /* The rows of an earlier try (--resume): each checked against the plan (a coalition and seed of
  * it, once, its members spelled as its mask says, numbers finite, a digest); a last line cut off
  * by a kill while it was written is dropped (that coalition trains again). */
+typedef struct { uint64_t mask; int seed, i; } row_key; /* a partial table's row, for the lookup by (mask, seed) */
+static int row_key_cmp(const void *a, const void *b) {
+    const row_key *x = a, *y = b;
+    return x->mask != y->mask ? (x->mask > y->mask) - (x->mask < y->mask) : (x->seed > y->seed) - (x->seed < y->seed);
+}
+
 static flce_status read_rows(truth *t, const char *path, flce_err *e) {
     char why[200], line[1024];
     FILE *f = flce_fopen_regular(path, why, sizeof why);
     if (!f) return errno == ENOENT ? FLCE_OK : flce_fail(e, FLCE_ERR_IO, "%s: %s", path, why);
+    row_key *keys = NULL; /* a partial table (leave-one-out, sample:M): its rows sorted, found by bsearch */
+    if (!t->all) {
+        keys = malloc(sizeof *keys * (size_t)(t->nrows ? t->nrows : 1));
+        if (!keys) {
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+        }
+        for (int i = 0; i < t->nrows; i++) keys[i] = (row_key){t->rows[i].mask, t->rows[i].seed, i};
+        qsort(keys, (size_t)t->nrows, sizeof *keys, row_key_cmp);
+    }
     flce_status st = FLCE_OK;
     int ln = 0;
     while (!st && fgets(line, sizeof line, f)) {
@@ -220,7 +236,8 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
         char mem[200] = "", acc[32], loss[32], dg[17], tail;
         double accw, lossw;
         int ok = 0;
-        if (line[strcspn(line, ",") + 1] == ',') /* the empty coalition: no members */
+        size_t c1 = strcspn(line, ",");
+        if (line[c1] == ',' && line[c1 + 1] == ',') /* the empty coalition: no members */
             ok = sscanf(line, "%llu,,%llu,%31[^,],%31[^,],%lf,%lf,%16[0-9a-f]%c", &mask, &ts, acc, loss, &accw, &lossw, dg, &tail) == 8;
         else
             ok = sscanf(line, "%llu,%199[0-9;],%llu,%31[^,],%31[^,],%lf,%lf,%16[0-9a-f]%c", &mask, mem, &ts, acc, loss, &accw, &lossw, dg, &tail) == 9;
@@ -229,12 +246,13 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
         if (ok) members_text(mask, t->n, want, sizeof want);
         int k = -1;
         if (ok && ts >= t->seed && ts - t->seed < (unsigned long long)t->R)
-            { /* the full table: row mask * R + seed; the partial one: at most 2n + 2 masks to look through */
+            { /* the full table: row mask * R + seed; the partial one: by its sorted keys */
                 int sd = (int)(ts - t->seed);
                 if (t->all) k = mask < ((unsigned long long)1 << t->n) ? (int)mask * t->R + sd : -1;
-                else
-                    for (int i = 0; i < t->nrows; i++)
-                        if (t->rows[i].mask == mask && t->rows[i].seed == sd) k = i;
+                else {
+                    row_key want_k = {mask, sd, 0}, *hit = bsearch(&want_k, keys, (size_t)t->nrows, sizeof *keys, row_key_cmp);
+                    k = hit ? hit->i : -1;
+                }
             }
         if (!ok || tail != '\n' || strlen(dg) != 16 || flce_number(acc, &a) || flce_number(loss, &l) || !isfinite(accw) || !isfinite(lossw) ||
             a < 0 || a > 1 || l < 0 || accw < 0 || accw > 1 || lossw < 0 || lossw > 1e30 || strcmp(mem, want) || k < 0 || (mask >> t->n) != 0) {
@@ -259,6 +277,7 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
         }
     }
     fclose(f);
+    free(keys);
     return st;
 }
 
@@ -648,12 +667,6 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
         fprintf(stderr, "%s: %s\n", t->prog, e->msg);
         return 1;
     }
-    if (J->breq.be && strcmp(J->breq.be->name, "cpu") && strcmp(J->breq.be->name, "reference")) { /* a GPU driver's state does not survive a fork */
-        free(owner), free(pid);
-        fprintf(stderr, "%s: --jobs %d: the %s backend is not forked; one job a GPU (or mpirun -n P, a process a device)\n", t->prog, jobs,
-                J->breq.be->name);
-        return 2;
-    }
     if (J->breq.be) J->breq.be->destroy(J->breq.be), J->breq.be = NULL; /* no thread pool crosses a fork */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = cpus > jobs ? (int)(cpus / jobs) : 1, status = 0;
@@ -705,11 +718,11 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
     *o = (truth_opts){.coal = "all", .participation = "k", .utility = "accuracy", .R = 1, .jobs = 1};
     cli_opt opts[] = {
         {"coalitions", CLI_STR, &o->coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients), loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients) or sample:M (loo's and M more drawn at random: Shapley and Banzhaf estimated by size strata; 4 to 32 clients)", 0},
-        {"truth-seeds", CLI_INT, &o->R, "R trainings of each coalition, train seeds --seed .. --seed + R - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
+        {"truth-seeds", CLI_INT, &o->R, "N trainings of each coalition, train seeds --seed .. --seed + N - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
         {"participation", CLI_STR, &o->participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
-        {"window", CLI_INT, &o->W, "the last W rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
+        {"window", CLI_INT, &o->W, "the last N rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
         {"utility", CLI_STR, &o->utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
-        {"jobs", CLI_INT, &o->jobs, "coalitions trained at once, each in a process of its own on CPUs / J threads (default 1: one at a time on the backend's threads); the same table", 0},
+        {"jobs", CLI_INT, &o->jobs, "coalitions trained at once, each in a process of its own on CPUs / N threads (default 1: one at a time on the backend's threads); the same table", 0},
         {"resume", CLI_FLAG, &o->resume, "continue the truth in --out: finished coalitions are never trained again", 0},
         {"force", CLI_FLAG, &o->force, "start the truth in --out again (its utilities, values and work are removed)", 0},
         {"quiet", CLI_FLAG, &o->quiet, "no size line and no progress lines", 0},
@@ -903,7 +916,8 @@ static int resume_rows(truth *t, const truth_paths *p, const char *js) {
         return 1;
     }
     for (int r = 0; r < t->R; r++) /* the empty coalition as recorded must be the initial model evaluated now */
-        if (t->rows[r].done && (strcmp(t->rows[r].acc, zero[r].acc) || strcmp(t->rows[r].digest, zero[r].digest))) {
+        if (t->rows[r].done && (strcmp(t->rows[r].acc, zero[r].acc) || strcmp(t->rows[r].loss, zero[r].loss) ||
+                                strcmp(t->rows[r].digest, zero[r].digest))) {
             fprintf(stderr, "%s: %s: the empty coalition's row is not this initial model's (another build or data?); --force starts again\n", prog, p->util);
             return 1;
         }
@@ -921,7 +935,11 @@ static int setup_folder(truth *t, const flce_run_job *J, truth_opts *o, int nres
     char part[17] = "", js[16384];
     flce_err e = {{0}};
     int status = open_folder(t, o, p, lock_fd, made);
-    if (!status) status = empty_rows(t, J, part);
+    if (!status) status = empty_rows(t, J, part); /* opens the backend */
+    if (!status && o->jobs > 1 && J->breq.be && strcmp(J->breq.be->name, "cpu") && strcmp(J->breq.be->name, "reference"))
+        /* a GPU driver's state does not survive a fork: refused before anything is written */
+        status = cli_usage_error(prog, "--jobs %d: the %s backend is not forked; one job a GPU (or mpirun -n P, a process a device)", o->jobs,
+                                 J->breq.be->name);
     if (status) return status;
     if (truth_json(t, nrest, rest, part, J->names[0], js, sizeof js, &e)) return cli_usage_error(prog, "%s", e.msg);
     if (o->force && (rm_tree(p->work) != 0 || (remove(p->util) != 0 && errno != ENOENT) || (remove(p->val) != 0 && errno != ENOENT))) {
@@ -946,8 +964,12 @@ static int finish_truth(const truth *t, const truth_paths *p, int nm) {
     }
     rmdir(p->work); /* empty now (a folder left by hand stays) */
     printf("%6s %12s %12s %12s %12s\n", "client", "shapley", "banzhaf", "loo", "alone");
-    for (int i = 0; i < t->n; i++)
-        printf("%6d %12.6f %12.6f %12.6f %12.6f\n", i, vals[i][0], vals[i][1], vals[i][2], vals[i][3]);
+    for (int i = 0; i < t->n; i++) {
+        printf("%6d", i);
+        for (int k = 0; k < 4; k++) /* no Shapley or Banzhaf from leave-one-out's coalitions: n/a, as values.csv leaves them empty */
+            isnan(vals[i][k]) ? printf(" %12s", "n/a") : printf(" %12.6f", vals[i][k]);
+        printf("\n");
+    }
     printf("(%s of the final global model on the test set; %d coalitions x %d seed%s)\nutilities: %s\nvalues: %s\n", UTILITIES[t->utility], nm, t->R,
            t->R == 1 ? "" : "s", p->util, p->val);
     return 0;

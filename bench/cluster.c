@@ -186,7 +186,9 @@ static int plot(const char *dir, const int *Ps, int nP, double (*all)[3]) {
 /* A truth job (flce truth, --truth): every coalition of n clients, each a training of T rounds of
  * min(K, |S|) clients of `samples` samples (epochs each) and T test evaluations of `test` images;
  * the coalitions dealt to P processes as flce truth deals them (the largest first, to the least
- * loaded); the job's time is the busiest process's. Hours into h [4][nP] for n = 10, 12, 14, 16. */
+ * loaded; flce truth weighs a coalition by its client-rounds alone, the evaluations, the same for
+ * every coalition, are added here); the job's time is the busiest process's. One row of hours for
+ * each n = 10, 12, 14, 16. */
 static void truth_model(double tr_sps, double ev_sps, int K, int T, double samples, int epochs, double test, const int *Ps, int nP) {
     printf("truth job (flce truth): every coalition, %d rounds, min(%d, |S|) clients a round, %.0f samples a client (%d epoch%s), "
            "%.0f test images a round\n\n%5s", T, K, samples, epochs, epochs > 1 ? "s" : "", test, "n");

@@ -91,6 +91,9 @@ expect 1 "line 4: damaged (longer than a row" truth $fed --seed 5 --out "$t/d" -
 expect 2 "differs from the settings" truth $fed --seed 5 --out "$t/a" --resume --lr 0.02
 cp "$u" "$t/d/utilities.csv"; awk -F, -v OFS=, 'NR == 6 { $4 = $4 "0" } { print }' "$u" > "$t/d/utilities.csv" # the same number, another text
 expect 1 "line 6: not as flce truth writes it" truth $fed --seed 5 --out "$t/d" --resume
+cp "$u" "$t/d/utilities.csv"; sed -i '5s/^\(3,0;1,\)5,/\19,/' "$t/d/utilities.csv" # a train seed this truth does not train (a foreign row)
+grep -q '^3,0;1,9,' "$t/d/utilities.csv" || fail "the test did not make its foreign row"
+expect 1 "line 5: damaged, or a coalition or seed this truth does not train" truth $fed --seed 5 --out "$t/d" --resume
 cp "$u" "$t/d/utilities.csv"; printf '{' > "$t/d/truth.json"
 expect 1 "truth.json: damaged (not a JSON object)" truth $fed --seed 5 --out "$t/d" --resume
 expect 2 "--resume: --out $t/none holds no truth" truth $fed --seed 5 --out "$t/none" --resume
@@ -114,6 +117,13 @@ expect 2 "--clients 17: every coalition of at most 16" truth --clients 17 --seed
 mkdir -p "$t/f/utilities.csv"
 expect 1 "utilities.csv: cannot replace: a folder" truth $fed --seed 5 --out "$t/f"
 expect 2 "is the folder of a run" truth $fed --seed 5 --out "$t/plain"
+# a GPU backend cannot be forked into jobs: refused before anything is written (where Vulkan runs)
+if "$flce" check --backend vulkan --op ADD --steps 0 > /dev/null 2>&1; then
+  "$flce" truth $(echo "$fed" | sed 's/--backend cpu/--backend vulkan/') --seed 5 --out "$t/x" --jobs 2 > /dev/null 2> "$t/vj.err"
+  [ $? = 2 ] || fail "--backend vulkan --jobs 2: not status 2: $(cat "$t/vj.err")"
+  [ "$(grep -c '^flce truth:' "$t/vj.err")" = 1 ] && grep -q "^flce truth: --jobs 2: the vulkan backend is not forked" "$t/vj.err" ||
+    fail "--backend vulkan --jobs 2: not one line of refusal (beside the backend's own line): $(cat "$t/vj.err")"
+fi
 [ ! -e "$t/x" ] || fail "a refused truth left $t/x behind"
 
 # two clients, two truth seeds: seed 2's rows are flce run --train-seed's; the spread beside
@@ -131,7 +141,8 @@ awk -F, 'NR == FNR { if (FNR > 1) { a[$1 "," $3] = $4 } ; next } FNR > 1 { i = $
 
 # leave-one-out on four clients: 2n + 2 = 10 coalitions, no Shapley column
 "$flce" truth --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
-  --seed 9 --coalitions loo --out "$t/l" > /dev/null 2> "$t/l.err" || fail "loo: $(cat "$t/l.err")"
+  --seed 9 --coalitions loo --out "$t/l" > "$t/l.log" 2> "$t/l.err" || fail "loo: $(cat "$t/l.err")"
+[ "$(awk '$1 ~ /^[0-9]+$/ && $2 == "n/a" && $3 == "n/a"' "$t/l.log" | wc -l)" = 4 ] || fail "loo: the printed values' Shapley and Banzhaf not n/a: $(cat "$t/l.log")"
 [ "$(awk -F, 'NR > 1 { print $1 }' "$t/l/utilities.csv" | tr '\n' ' ')" = "0 1 2 4 7 8 11 13 14 15 " ] || fail "loo coalitions: $(cut -d, -f1 "$t/l/utilities.csv" | tr '\n' ' ')"
 awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i
     if ($2 != "" || $4 != "") { print "client " i ": a Shapley or Banzhaf value from a partial table"; bad = 1 }
@@ -167,6 +178,15 @@ expect 2 "--coalitions sample:3: the coalitions drawn leave a size stratum empty
 grep -q "leave-one-out coalitions: no Shapley; the quarters against leave-one-out" "$t/repl/report.md" || fail "the loo truth's quarters not said to be against leave-one-out"
 cp -r "$t/l" "$t/lx" && awk -F, -v OFS=, 'NR == 2 { $6 = $6 + 0.01 } { print }' "$t/l/values.csv" > "$t/lx/values.csv"
 expect 1 "lx/values.csv: client 0's loo is" report "$t/l9" "$t/lx" --out "$t/replx"
+# two truth seeds of leave-one-out's coalitions: the report's spread of v(S) over the seeds, the
+# mean over the coalitions of |v_9 - v_10| / sqrt 2, worked out here from utilities.csv
+"$flce" truth --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
+  --seed 9 --coalitions loo --truth-seeds 2 --out "$t/l2" > /dev/null 2> "$t/l2.err" || fail "loo, two seeds: $(cat "$t/l2.err")"
+"$flce" report "$t/l9" "$t/l2" --out "$t/repl2" > /dev/null 2> "$t/repl2.err" || fail "report, loo with two seeds: $(cat "$t/repl2.err")"
+sp_want=$(awk -F, 'NR > 1 { v[$1 "," $3] = $4; m[$1] = 1 } END { for (k in m) { d = v[k ",9"] - v[k ",10"]; if (d < 0) d = -d; s += d / sqrt(2); n++ }
+  printf "%.4f", s / n }' "$t/l2/utilities.csv")
+grep -q "the truth's spread over its 2 seeds: $sp_want in v(S), mean" "$t/repl2/report.md" ||
+  fail "the loo truth's spread over its seeds: $(grep -o "spread over its 2 seeds: [^ ]*" "$t/repl2/report.md"), from utilities.csv $sp_want"
 expect 2 "--coalitions 'sample:0': sample:M takes a whole number M from 1 to 10000" truth $fed --seed 5 --coalitions sample:0 --out "$t/x"
 expect 2 "--coalitions sample:M: with 3 clients leave-one-out's coalitions are all of them" truth $fed --seed 5 --coalitions sample:1 --out "$t/x"
 # flce report over the plain run and the truth: its scores against Pearson, Spearman and the
@@ -217,6 +237,10 @@ grep -q "$t/plain" "$t/rep3/truth_scores.csv" || fail "the K = 2 run was not sco
 # knows when its mean is above the best rule's; FLCE's count over the configurations of arm k
 "$flce" truth $fed --seed 6 --out "$t/a6" > /dev/null 2> "$t/a6.err" || fail "truth seed 6: $(cat "$t/a6.err")"
 "$flce" run $fed --algo flce,fedavg --seed 6 --quiet --out "$t/p6" > /dev/null 2>&1 || fail "flce run seed 6"
+# the same flags, clients, K and rounds, another seed: only the partition's digest tells them apart
+pd() { tr -d ' \t\r\n' < "$1/truth.json" | sed 's/.*"partition_digest":"\([0-9a-f]*\)".*/\1/'; }
+[ "$(pd "$t/a")" != "$(pd "$t/a6")" ] || fail "seeds 5 and 6 made one partition: the digest check below would test nothing"
+expect 2 "a6: no run given is of its federation (partition $(pd "$t/a6"), 3 clients" report "$t/plain" "$t/a6" --out "$t/rep5"
 "$flce" run $fed --algo flce --seed 5 --quiet --out "$t/f5" > /dev/null 2>&1 || fail "flce run seed 5"
 "$flce" report "$t/plain" "$t/f5" "$t/p6" "$t/a" "$t/a6" --out "$t/rep4" > /dev/null 2> "$t/rep4.err" || fail "report, two truths: $(cat "$t/rep4.err")"
 verdict() { # METHOD: "tracks adds" from the csv, as the plan's rule says

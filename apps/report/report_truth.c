@@ -149,7 +149,12 @@ static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
     if (!rc) {
         double x[4][32];
         flce_err ve = {{0}};
-        for (int k = 0; k < u.count; k++) u.sum[k] /= t->R, scale = fmax(scale, fabs(u.sum[k]));
+        double sdsum = 0;
+        for (int k = 0; k < u.count; k++) {
+            u.sum[k] /= t->R, scale = fmax(scale, fabs(u.sum[k]));
+            if (t->R > 1) sdsum += sqrt(fmax(0, (u.s2[k] - t->R * u.sum[k] * u.sum[k]) / (t->R - 1)));
+        }
+        t->mean_vsd = t->R > 1 && u.count ? sdsum / u.count : NAN; /* as a full table's, over the coalitions trained */
         flce_coalitions tab = {u.count, u.mask, u.sum};
         if (flce_values_loo_alone_sparse(t->n, &tab, x[2], x[3], &ve) || (t->sampled && flce_values_sampled(t->n, &tab, x[0], x[1], &ve)))
             rc = 1, snprintf(err, cap, "%s: %s", p, ve.msg);
