@@ -161,6 +161,10 @@ for m in 0 1 2 4 7 8 11 13 14 15; do
     fail "sample:6: coalition $m differs from the loo truth's"
 done
 grep -q '"coalitions":[[:space:]]*"sample:6"' "$t/sm/truth.json" || fail "truth.json: no sample:6"
+cp "$t/sm/utilities.csv" "$t/sm.u" # --resume of the finished sampled truth: every row found again, nothing trained, the same bytes
+"$flce" truth --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
+  --seed 9 --coalitions sample:6 --out "$t/sm" --resume > /dev/null 2> "$t/smr.err" || fail "sample:6 --resume: $(cat "$t/smr.err")"
+grep -q "0 to train (16 done)" "$t/smr.err" && cmp -s "$t/sm.u" "$t/sm/utilities.csv" || fail "sample:6 --resume of a finished truth: $(head -1 "$t/smr.err")"
 awk -F, 'NR == FNR { if (FNR > 1) a[$1] = $4; next } FNR > 1 { i = $1; b = 2 ^ i; sh = 0; bz = 0
     for (S = 0; S < 16; S++) { if (int(S / b) % 2) continue; k = 0; for (j = 0; j < 4; j++) k += int(S / 2 ^ j) % 2
       w = (k == 0 || k == 3) ? 1 / 4 : 1 / 12; d = a[S + b] - a[S]; sh += w * d; bz += d / 8 }
