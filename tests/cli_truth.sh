@@ -211,6 +211,11 @@ want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ 
     m = 7; r = 0; for (k = 0; k < n; k++) { r += v[m] / n; m -= 2 ^ o[k] }
     printf "%.6f,%.6f,%.6f", e / sqrt(f * g), a / sqrt(b * d), r }' "$t/plain/contributions.csv" "$v" "$u")
 [ "$got" = "$want" ] || fail "the report's scores of fedavg: $got; from the files: $want"
+# the other scores of fedavg, from the files by docs/commands/report.md's definitions: Spearman with
+# Banzhaf and with leave-one-out (mid-ranks), the KL of its shares to the Shapley shares (negatives
+# clamped; inf where it credits a client whose Shapley value is not above 0), and the top and bottom
+# quarter (max(1, n / 4) = 1 client: the most valued first, ties the lower client first; the least
+# valued that order reversed)
 # the removal curves' figure data: fedavg's v(N minus its k most valued), k = 0..2, from the files
 rm_got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "fedavg most valued first") c = i; next } { printf "%s ", $c }' "$t/rep/truth01_removal.csv")
 rm_want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ /utilities/ && FNR > 1 { v[$1] = $4 }
@@ -247,6 +252,27 @@ pd() { tr -d ' \t\r\n' < "$1/truth.json" | sed 's/.*"partition_digest":"\([0-9a-
 expect 2 "a6: no run given is of its federation (partition $(pd "$t/a6"), 3 clients" report "$t/plain" "$t/a6" --out "$t/rep5"
 "$flce" run $fed --algo flce --seed 5 --quiet --out "$t/f5" > /dev/null 2>&1 || fail "flce run seed 5"
 "$flce" report "$t/plain" "$t/f5" "$t/p6" "$t/a" "$t/a6" --out "$t/rep4" > /dev/null 2> "$t/rep4.err" || fail "report, two truths: $(cat "$t/rep4.err")"
+other_scores() { # CONTRIBUTIONS VALUES: the scores as the report's columns 7-11 should read
+  awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ /values/ && FNR > 1 { s[$1] = $2; z[$1] = $4; l[$1] = $6 }
+  function rank(x, r,   i, j) { for (i = 0; i < 3; i++) { r[i] = 1; for (j = 0; j < 3; j++) { if (x[j] < x[i]) r[i]++; if (j != i && x[j] == x[i]) r[i] += 0.5 } } }
+  function spear(x, y,   rx, ry, i, mx, my, a, b, d) { rank(x, rx); rank(y, ry); mx = my = 0
+    for (i = 0; i < 3; i++) { mx += rx[i] / 3; my += ry[i] / 3 }
+    a = b = d = 0; for (i = 0; i < 3; i++) { a += (rx[i] - mx) * (ry[i] - my); b += (rx[i] - mx) ^ 2; d += (ry[i] - my) ^ 2 }
+    return b * d > 0 ? sprintf("%.6f", a / sqrt(b * d)) : "nan" }
+  function top(x,   i, b) { b = 0; for (i = 1; i < 3; i++) if (x[i] > x[b]) b = i; return b }
+  function bottom(x,   i, b) { b = 2; for (i = 1; i >= 0; i--) if (x[i] < x[b]) b = i; return b }
+  END { cs = ps = 0; for (i = 0; i < 3; i++) { cs += c[i]; p[i] = s[i] > 0 ? s[i] : 0; ps += p[i] }
+    kl = 0; inf = 0
+    for (i = 0; i < 3; i++) { q = c[i] / cs; pi = ps > 0 ? p[i] / ps : 1 / 3; if (q > 0) { if (pi > 0) kl += q * log(q / pi); else inf = 1 } }
+    printf "%s,%s,%s,%.4f,%.4f", spear(c, z), spear(c, l), inf ? "inf" : sprintf("%.6f", kl), top(c) == top(s), bottom(c) == bottom(s) }' "$1" "$2"; }
+nrow=0
+for row in $(awk -F, 'FNR > 1 && $4 != "" { print $1 "|" $4 "|" $7 "," $8 "," $9 "," $10 "," $11 }' "$t/rep/truth_scores.csv" "$t/rep4/truth_scores.csv"); do
+  tr_=${row%%|*}; rest=${row#*|}; run_=${rest%%|*}; got=${rest#*|}
+  want=$(other_scores "$run_/contributions.csv" "$tr_/values.csv")
+  [ "$got" = "$want" ] || fail "the report's other scores of $run_ against $tr_: $got; from the files: $want"
+  nrow=$((nrow + 1))
+done
+[ "$nrow" = 5 ] || fail "$nrow runs' scores checked, 5 expected (fedavg in rep; flce and fedavg of seeds 5 and 6 in rep4)"
 verdict() { # METHOD: "tracks adds" from the csv, as the plan's rule says
   awk -F, -v m="$1" 'NR > 1 { if ($3 == m) { x[++k] = $5 } if ($3 ~ /[(]rule[)]/ && $5 != "nan") { r[$3] += $5; rn[$3]++ } }
     END { mu = (x[1] + x[2]) / 2; sd = x[1] - x[2]; if (sd < 0) sd = -sd; sd /= sqrt(2); h = 12.706 * sd / sqrt(2)
