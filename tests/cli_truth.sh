@@ -285,6 +285,14 @@ for m in fedavg flce; do
   got=$(echo "$row" | awk -F'|' '{ t = $4 ~ /yes/ ? "yes" : "no"; a = $5 ~ /yes/ ? "yes" : "no"; printf "%s %s", t, a }')
   [ "$got" = "$want" ] || fail "$m over two truths: the report says '$got' ($row), the rule on truth_scores.csv '$want'"
 done
+# the effectiveness claim: FLCE's Spearman minus FedAvg's, paired by truth seed, its mean and 95%
+# half-width (t 12.706 with two seeds): holds above 0, fails below, not shown otherwise
+eff=$(awk -F, 'FNR > 1 && ($3 == "flce" || $3 == "fedavg") { x[$2 "," $3] = $5; sd[$2] = 1 }
+  END { for (q in sd) { d[++k] = x[q ",flce"] - x[q ",fedavg"] }
+    m = (d[1] + d[2]) / 2; s = d[1] - d[2]; if (s < 0) s = -s; s /= sqrt(2); h = 12.706 * s / sqrt(2)
+    printf "%.3f +- %.3f over 2 seeds: **%s**", m, h, m - h > 0 ? "holds" : m + h < 0 ? "fails" : "not shown" }' "$t/rep4/truth_scores.csv")
+grep -qF "paired by seed: $eff" "$t/rep4/report.md" ||
+  fail "the effectiveness claim: the report says '$(grep -o 'paired by seed: [^*]*[*][*][^*]*[*][*]' "$t/rep4/report.md")', from truth_scores.csv '$eff'"
 fl=$(verdict flce | cut -d' ' -f1); [ "$fl" = yes ] && n=1 || n=0
 grep -q "FLCE tracks it in $n of the 1 configuration judged here" "$t/rep4/report.md" ||
   fail "no count of FLCE's configurations ($n of 1): $(grep 'one of the methods' "$t/rep4/report.md")"
