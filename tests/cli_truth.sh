@@ -139,6 +139,12 @@ awk -F, 'NR == FNR { if (FNR > 1) { a[$1 "," $3] = $4 } ; next } FNR > 1 { i = $
     if ((($2 - m) ^ 2) > 1e-14 || (($3 - sd) ^ 2) > 1e-14) { printf "client %d: %s +- %s, by hand %.9g +- %.9g\n", i, $2, $3, m, sd; bad = 1 } }
   END { exit bad }' "$t/r/utilities.csv" "$t/r/values.csv" > "$t/rv" || fail "two seeds' values: $(cat "$t/rv")"
 
+# the report reads a coalition's rows as one a train seed: the same seed twice is refused
+"$flce" run $fed2 --algo fedavg --seed 7 --quiet --out "$t/r7" > /dev/null 2>&1 || fail "flce run of the two-seed truth's federation"
+cp -r "$t/r" "$t/rx"; sed -i 's/^1,0,8,/1,0,7,/' "$t/rx/utilities.csv"
+grep -c '^1,0,7,' "$t/rx/utilities.csv" | grep -qx 2 || fail "the test did not make its repeated seed"
+expect 1 "rx/utilities.csv: damaged or unfinished (each coalition once for each of its 2 train seeds" report "$t/r7" "$t/rx" --out "$t/rrx"
+
 # leave-one-out on four clients: 2n + 2 = 10 coalitions, no Shapley column
 "$flce" truth --clients 4 --train-subset 120 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 1 --backend cpu \
   --seed 9 --coalitions loo --out "$t/l" > "$t/l.log" 2> "$t/l.err" || fail "loo: $(cat "$t/l.err")"

@@ -78,10 +78,11 @@ typedef struct {
     double *sum;    /* [count]: the utility (the truth's column; losses negated, so that more is better) summed over its rows */
     double *s2;     /* [count]: the sum of squares */
     int *rows;      /* [count]: its rows */
+    uint32_t *seen; /* [count]: bit r set once its row of train seed seed + r is read (R <= 32) */
 } utilities_t;
 
 static void utilities_free(utilities_t *u) {
-    free(u->mask), free(u->sum), free(u->s2), free(u->rows);
+    free(u->mask), free(u->sum), free(u->s2), free(u->rows), free(u->seen);
     memset(u, 0, sizeof *u);
 }
 
@@ -92,8 +93,8 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
     char line[2048];
     size_t M = (size_t)1 << t->n, room = t->all ? M : 64;
     u->count = 0, u->mask = malloc(sizeof(uint32_t) * room), u->sum = calloc(room, sizeof(double));
-    u->s2 = calloc(room, sizeof(double)), u->rows = calloc(room, sizeof(int));
-    if (!u->mask || !u->sum || !u->s2 || !u->rows) return snprintf(err, cap, "out of memory"), 1;
+    u->s2 = calloc(room, sizeof(double)), u->rows = calloc(room, sizeof(int)), u->seen = calloc(room, sizeof(uint32_t));
+    if (!u->mask || !u->sum || !u->s2 || !u->rows || !u->seen) return snprintf(err, cap, "out of memory"), 1;
     if (t->all)
         for (size_t m = 0; m < M; m++) u->mask[m] = (uint32_t)m;
     size_t nm = t->all ? M : 0;
@@ -105,8 +106,9 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
     while (!bad && fgets(line, sizeof line, f)) {
         char *fd[10];
         int nf = split_csv(line, fd, 10);
-        double mk, x;
-        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) || !isfinite(x);
+        double mk, x, ts;
+        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[2], &ts) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) ||
+               !isfinite(x) || !(ts >= (double)t->seed && ts < (double)t->seed + t->R) || ts != floor(ts); /* one of the truth's train seeds */
         if (bad) break;
         size_t k = (size_t)mk;
         if (!t->all) { /* a partial table: the slot of this mask, a new one when it is not there */
@@ -121,19 +123,25 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
                 if (q2) u->s2 = q2;
                 int *c2 = q2 ? realloc(u->rows, sizeof(int) * room) : NULL;
                 if (c2) u->rows = c2;
-                if (!c2) {
+                uint32_t *s2 = c2 ? realloc(u->seen, sizeof(uint32_t) * room) : NULL;
+                if (s2) u->seen = s2;
+                if (!s2) {
                     fclose(f);
                     return snprintf(err, cap, "out of memory"), 1;
                 }
             }
-            if (k == nm) u->mask[nm] = (uint32_t)mk, u->sum[nm] = 0, u->s2[nm] = 0, u->rows[nm] = 0, nm++;
+            if (k == nm) u->mask[nm] = (uint32_t)mk, u->sum[nm] = 0, u->s2[nm] = 0, u->rows[nm] = 0, u->seen[nm] = 0, nm++;
         }
-        u->sum[k] += sign * x, u->s2[k] += x * x, u->rows[k]++;
+        uint32_t bit = (uint32_t)1 << (int)(ts - (double)t->seed); /* each coalition once a train seed: R rows of R seeds */
+        bad |= (u->seen[k] & bit) != 0;
+        if (bad) break;
+        u->seen[k] |= bit, u->sum[k] += sign * x, u->s2[k] += x * x, u->rows[k]++;
     }
     fclose(f);
     u->count = (int)nm;
     for (size_t k = 0; k < nm && !bad; k++) bad |= u->rows[k] != t->R;
-    if (bad) return snprintf(err, cap, "%s: damaged or unfinished (each coalition %d time%s, numbers)", p, t->R, t->R == 1 ? "" : "s"), 1;
+    if (bad) return snprintf(err, cap, "%s: damaged or unfinished (each coalition once for each of its %d train seed%s, numbers)", p, t->R,
+                        t->R == 1 ? "" : "s"), 1;
     return 0;
 }
 
@@ -187,7 +195,7 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     }
     if (!cJSON_IsNumber(n) || !cJSON_IsString(co) || !cJSON_IsString(pd) || !cJSON_IsArray(fl) || !cJSON_IsNumber(R) || !cJSON_IsNumber(sd) ||
         !cJSON_IsString(ut) || !cJSON_IsNumber(pr) || !cJSON_IsNumber(rd) || n->valuedouble < 2 || n->valuedouble > 32 ||
-        strlen(pd->valuestring) != 16 || R->valuedouble < 1) {
+        strlen(pd->valuestring) != 16 || R->valuedouble < 1 || R->valuedouble > 32) {
         cJSON_Delete(j);
         return snprintf(err, cap, "%s: not a truth's record (clients, per_round, rounds, coalitions, partition_digest, run_flags)", p), 1;
     }
