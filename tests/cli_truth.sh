@@ -6,7 +6,7 @@
 #     grand coalition is the plain run (no --members); the empty one is the initial model;
 #   - values.csv against exact Shapley, Banzhaf, leave-one-out and client-alone worked out here
 #     from utilities.csv with awk (n = 3: Shapley weights 1/3, 1/6, 1/6, 1/3);
-#   - a kill during a coalition, then --resume, and two jobs at once: the same bytes as one
+#   - a kill during a coalition, then --resume, two jobs at once and one thread: the same bytes as one
 #     truth never killed;
 #   - a damaged row, another federation's truth.json, and the usage errors: one line each;
 #   - flce report's scores of a run against the truth, recomputed here from the files.
@@ -75,6 +75,12 @@ FLCE_TEST_KILL_AFTER=1 "$flce" truth $fed --seed 5 --out "$t/jk" --jobs 2 > /dev
 grep -q "job 1/2 stopped (status 137); the rows written are kept: --resume continues" "$t/jk.err" || fail "a job's kill not said: $(cat "$t/jk.err")"
 "$flce" truth $fed --seed 5 --out "$t/jk" --jobs 2 --resume > /dev/null 2> "$t/jk2.err" || fail "resume --jobs 2: $(cat "$t/jk2.err")"
 cmp -s "$u" "$t/jk/utilities.csv" && cmp -s "$v" "$t/jk/values.csv" || fail "--jobs 2 killed and resumed gives another table"
+
+# one thread (a process bound to one CPU takes one) against the default two: the same bytes
+if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+  taskset -c 0 "$flce" truth $fed --seed 5 --out "$t/t1" > /dev/null 2> "$t/t1.err" || fail "truth on one CPU: $(cat "$t/t1.err")"
+  cmp -s "$u" "$t/t1/utilities.csv" && cmp -s "$v" "$t/t1/values.csv" || fail "one thread gives another table: $(diff "$u" "$t/t1/utilities.csv")"
+fi
 
 # damaged and foreign
 cp -r "$t/a" "$t/d"
