@@ -301,7 +301,13 @@ void flce_eng_gather(engine *E, int k, int64_t i0, int nb, int32_t *y) {
     }
 }
 
-double flce_eng_setting(const engine *E, const flce_setting *s) { return flce_run_cfg_get(E->cfg, s); }
+double flce_eng_setting(const engine *E, const flce_setting *s) {
+    /* a setting the method does not declare reads as its default, whatever the run sets for the
+     * methods beside it (--as-released sets every method's): a shared piece it calls (flce_eng_fedavg's
+     * --aggregation, flce_eng_utility's --utility-set) then computes what its config.json, which
+     * lists its own settings only, says */
+    return flce_method_declares(E->algo, s) ? flce_run_cfg_get(E->cfg, s) : s->def;
+}
 
 flce_status flce_eng_sgd(engine *E, int first, flce_err *e) {
     const flce_run_cfg *c = E->cfg;

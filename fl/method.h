@@ -205,8 +205,11 @@ flce_status flce_engine_state_load(engine *E, int *done, flce_err *e);
 /* Every process's status agreed (several processes): when any failed, every one fails with
  * the message of the lowest failing rank; st itself in one process. */
 flce_status flce_eng_agree(engine *E, flce_status st, flce_err *e);
-/* The value of one of the method's settings for this run (its default when not set). */
+/* The value of one of the method's settings for this run (its default when not set, and for a
+ * setting the method does not declare in its settings). */
 double flce_eng_setting(const engine *E, const flce_setting *s);
+/* 1 when method m lists setting s (the same object or the same flag) among its settings. */
+int flce_method_declares(const flce_method *m, const flce_setting *s);
 /* The default local step: forward and backward of L_CE + lambda L_CL (temperature tau) on E->m
  * (L_CL skipped when lambda is 0, tau then unused), then plain SGD (no momentum, no weight
  * decay) at the run's learning rate. */

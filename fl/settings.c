@@ -47,11 +47,12 @@ const flce_setting *flce_setting_find(const char *flag) {
     return NULL;
 }
 
-static int declares(const flce_method *m, const flce_setting *s) {
-    for (const flce_setting *const *q = m->settings; q && *q; q++)
+int flce_method_declares(const flce_method *m, const flce_setting *s) {
+    for (const flce_setting *const *q = m ? m->settings : NULL; q && *q; q++)
         if (*q == s || !strcmp((*q)->flag, s->flag)) return 1;
     return 0;
 }
+static int declares(const flce_method *m, const flce_setting *s) { return flce_method_declares(m, s); }
 
 int flce_method_has_setting(const char *method, const flce_setting *s) {
     const flce_method *m = flce_method_find(method);

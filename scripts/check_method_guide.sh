@@ -15,7 +15,9 @@ ok() { echo "ok:   $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # the copy: every file git knows or would add (the tree as it is now, edits included)
-git ls-files -z --cached --others --exclude-standard | (cd "$src" && xargs -0 tar cf -) | (mkdir -p "$t/src" && cd "$t/src" && tar xf -) ||
+# (tar reads the names itself: xargs would split a long list into several archives, of which
+# the reading tar takes the first alone)
+git ls-files -z --cached --others --exclude-standard | tar cf - --null -T - | (mkdir -p "$t/src" && cd "$t/src" && tar xf -) ||
   { echo "check_method_guide.sh: cannot copy the source tree" >&2; exit 1; }
 cd "$t/src"
 # section 2: the code block that follows "`fl/methods/fedavgm.c`:"

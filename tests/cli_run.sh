@@ -221,6 +221,18 @@ same_run scale "--algo flce --rounds 2 --lambda 0.5" "--algo flce --rounds 2 --c
 "$flce" run --algo fedavg $tiny --out "$t/size-d" > /dev/null 2>&1 || fail "FedAvg, Dirichlet"
 "$flce" run --algo fedavg $tiny --aggregation mean --out "$t/mean-d" > /dev/null 2>&1 || fail "--aggregation mean, Dirichlet"
 cmp -s "$t/mean-d/digests.txt" "$t/size-d/digests.txt" && fail "--aggregation mean changed nothing on unequal sizes"
+# a method never reads a setting it does not declare (its config.json lists its own only): GTG, whose
+# server step is FedAvg's average and whose utility is flce_eng_utility's, beside FedAvg with
+# --aggregation mean and beside FedSV with --utility-set test trains and values as GTG alone
+# (3 of 4 clients a round and 200 test images: the test set's utilities give GTG other values here)
+g="--clients 4 --train-subset 300 --test-subset 200 --val-size 60 --batch 16 --seed 3 --quiet --per-round 3 --rounds 2"
+"$flce" run --algo gtg $g --out "$t/gtg" > /dev/null 2>&1 || fail "GTG alone"
+"$flce" run --algo fedavg,gtg $g --aggregation mean --out "$t/gtg-m" > /dev/null 2>&1 || fail "FedAvg and GTG, --aggregation mean"
+"$flce" run --algo fedsv,gtg $g --utility-set test --out "$t/gtg-u" > /dev/null 2>&1 || fail "FedSV and GTG, --utility-set test"
+for d in gtg-m gtg-u; do
+  cmp -s "$t/gtg/digests.txt" "$t/$d/gtg/digests.txt" && cmp -s "$t/gtg/contributions.csv" "$t/$d/gtg/contributions.csv" ||
+    fail "$d: GTG beside another method's setting is not GTG alone: $(diff "$t/gtg/digests.txt" "$t/$d/gtg/digests.txt")"
+done
 # every reading of the baselines' contributions recorded, the released code's L2 update norm last
 # (by hand: tests/test_rules.c); in each round its shares of the selected clients sum to 1
 [ "$(head -1 "$t/size-d/contributions_rules.csv")" = "client,cos_global,cos_mean,cos_model,weight,l2_update" ] ||
