@@ -145,6 +145,22 @@ awk -F, 'NR == FNR { if (FNR > 1) { a[$1 "," $3] = $4 } ; next } FNR > 1 { i = $
     if ((($2 - m) ^ 2) > 1e-14 || (($3 - sd) ^ 2) > 1e-14) { printf "client %d: %s +- %s, by hand %.9g +- %.9g\n", i, $2, $3, m, sd; bad = 1 } }
   END { exit bad }' "$t/r/utilities.csv" "$t/r/values.csv" > "$t/rv" || fail "two seeds' values: $(cat "$t/rv")"
 
+# three clients, two truth seeds: the report's heading says how far the truth resolves an order,
+# the Spearman correlation of the two seeds' own Shapley values, worked out here from utilities.csv
+"$flce" truth $fed --seed 5 --truth-seeds 2 --out "$t/a2" > /dev/null 2> "$t/a2.err" || fail "truth, two seeds: $(cat "$t/a2.err")"
+"$flce" report "$t/plain" "$t/a2" --out "$t/repa2" > /dev/null 2> "$t/repa2.err" || fail "report, two seeds: $(cat "$t/repa2.err")"
+ss_want=$(awk -F, 'NR > 1 { v[$3 "," $1] = $4 }
+  END { w[0] = 1/3; w[1] = 1/6; w[2] = 1/3
+    for (r = 5; r <= 6; r++) for (i = 0; i < 3; i++) { b = 2 ^ i; x = 0
+      for (S = 0; S < 8; S++) if (int(S / b) % 2 == 0) { k = (S % 2) + (int(S / 2) % 2) + (int(S / 4) % 2); x += w[k] * (v[r "," (S + b)] - v[r "," S]) }
+      phi[r, i] = x }
+    for (r = 5; r <= 6; r++) for (i = 0; i < 3; i++) { rk[r, i] = 1
+      for (j = 0; j < 3; j++) { if (phi[r, j] < phi[r, i]) rk[r, i]++; if (j != i && phi[r, j] == phi[r, i]) rk[r, i] += 0.5 } }
+    a = b2 = c = 0; for (i = 0; i < 3; i++) { a += (rk[5, i] - 2) * (rk[6, i] - 2); b2 += (rk[5, i] - 2) ^ 2; c += (rk[6, i] - 2) ^ 2 }
+    if (b2 * c > 0) printf "%.3f", a / sqrt(b2 * c); else printf "nan" }' "$t/a2/utilities.csv")
+grep -q "its seeds' own Shapley values agree to a Spearman of $ss_want)" "$t/repa2/report.md" ||
+  fail "the truth's seeds' agreement: $(grep -o "agree to a Spearman of [^)]*" "$t/repa2/report.md"), from utilities.csv $ss_want"
+
 # the report reads a coalition's rows as one a train seed: the same seed twice is refused
 "$flce" run $fed2 --algo fedavg --seed 7 --quiet --out "$t/r7" > /dev/null 2>&1 || fail "flce run of the two-seed truth's federation"
 cp -r "$t/r" "$t/rx"; sed -i 's/^1,0,8,/1,0,7,/' "$t/rx/utilities.csv"

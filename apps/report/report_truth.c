@@ -31,6 +31,8 @@ typedef struct report_truth {
     double *v, *vsd;                           /* [2^n] (all) the seeds' mean utility and its spread; NaN where absent */
     double shap[32], banz[32], loo[32], alone[32], shap_sd[32];
     double mean_vsd;                           /* mean over the coalitions of v's spread over the seeds (NaN: one seed) */
+    double seed_sp;                            /* all coalitions, R > 1: the mean over pairs of seeds of the Spearman
+                                                  correlation of the Shapley values of each seed's own table (else NaN) */
 } truth_t;
 
 static void truth_free(truth_t *t) {
@@ -79,10 +81,11 @@ typedef struct {
     double *s2;     /* [count]: the sum of squares */
     int *rows;      /* [count]: its rows */
     uint32_t *seen; /* [count]: bit r set once its row of train seed seed + r is read (R <= 32) */
+    double *per;    /* a full table only: [R][count], each train seed's utility (as sum's sign), or NULL */
 } utilities_t;
 
 static void utilities_free(utilities_t *u) {
-    free(u->mask), free(u->sum), free(u->s2), free(u->rows), free(u->seen);
+    free(u->mask), free(u->sum), free(u->s2), free(u->rows), free(u->seen), free(u->per);
     memset(u, 0, sizeof *u);
 }
 
@@ -94,7 +97,8 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
     size_t M = (size_t)1 << t->n, room = t->all ? M : 64;
     u->count = 0, u->mask = malloc(sizeof(uint32_t) * room), u->sum = calloc(room, sizeof(double));
     u->s2 = calloc(room, sizeof(double)), u->rows = calloc(room, sizeof(int)), u->seen = calloc(room, sizeof(uint32_t));
-    if (!u->mask || !u->sum || !u->s2 || !u->rows || !u->seen) return snprintf(err, cap, "out of memory"), 1;
+    if (t->all) u->per = calloc(room * (size_t)t->R, sizeof(double));
+    if (!u->mask || !u->sum || !u->s2 || !u->rows || !u->seen || (t->all && !u->per)) return snprintf(err, cap, "out of memory"), 1;
     if (t->all)
         for (size_t m = 0; m < M; m++) u->mask[m] = (uint32_t)m;
     size_t nm = t->all ? M : 0;
@@ -136,6 +140,7 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
         bad |= (u->seen[k] & bit) != 0;
         if (bad) break;
         u->seen[k] |= bit, u->sum[k] += sign * x, u->s2[k] += x * x, u->rows[k]++;
+        if (u->per) u->per[(size_t)(ts - (double)t->seed) * room + k] = sign * x;
     }
     fclose(f);
     u->count = (int)nm;
@@ -254,6 +259,17 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     snprintf(p, sizeof p, "%s/utilities.csv", dir);
     utilities_t u = {0};
     if (utilities_read(t, p, &u, err, cap)) return utilities_free(&u), 1;
+    t->seed_sp = NAN;
+    if (t->R > 1) { /* how far the truth resolves an order: its seeds' Shapley values against each other */
+        double phi[32][32], sp = 0;
+        flce_err pe = {{0}};
+        int pairs = 0, failed = 0;
+        for (int r = 0; r < t->R && !failed; r++) failed = flce_values_shapley(t->n, u.per + (size_t)r * M, phi[r], &pe) != FLCE_OK;
+        for (int r = 0; r < t->R && !failed; r++)
+            for (int q = r + 1; q < t->R; q++) sp += report_spearman(phi[r], phi[q], t->n), pairs++;
+        if (failed) return snprintf(err, cap, "%s: %s", p, pe.msg), utilities_free(&u), 1;
+        t->seed_sp = sp / pairs;
+    }
     t->v = u.sum, t->vsd = u.s2; /* the means and the spreads take the sums' places */
     u.sum = u.s2 = NULL;
     utilities_free(&u);
@@ -487,8 +503,11 @@ void report_truth(report *R) {
         if (gi < 0 && ng < TR_MAX_GROUPS && G && gkey) gi = ng, gfull[ng] = t->full, snprintf(gkey[ng++], sizeof gkey[0], "%s", t->key);
         if (gi < 0) report_over(R, "against the retrained truth: more than %d configurations of truths; %s is not judged over its seeds",
                                 TR_MAX_GROUPS, t->dir);
-        char head[1400], sp[64] = "";
-        if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
+        char head[1400], sp[200] = "";
+        if (t->R > 1 && t->all)
+            snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean; its seeds' own Shapley values agree to a "
+                     "Spearman of %.3f%s", t->R, t->mean_vsd, t->seed_sp, t->R > 2 ? " (mean over pairs)" : "");
+        else if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
         snprintf(head, sizeof head, "%s (%d clients, %s, seed %llu%s)", t->dir, t->n,
                  t->all ? "all coalitions" : t->sampled ? "sampled coalitions: Shapley and Banzhaf estimated"
                         : "leave-one-out coalitions: no Shapley; the quarters against leave-one-out", t->seed, sp);
