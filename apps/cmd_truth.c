@@ -56,6 +56,7 @@ typedef struct {
 typedef struct {
     const char *prog, *out;
     int n, R, K, T, W, full, all, utility, quiet;
+    int mpi;       /* under mpirun: the workers are processes (their lines say "process r/P") */
     int sample;    /* --coalitions sample:M: M coalitions drawn beside leave-one-out's (0: none) */
     uint64_t seed; /* --seed: truth seed r trains with train seed seed + r */
     truth_row *rows;
@@ -485,7 +486,7 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
     double units = 0, units_done = 0, secs = 0;
     int todo = 0, ndone = 0;
     char who[32] = "";
-    if (jobs > 1) snprintf(who, sizeof who, " job %d/%d", me + 1, jobs);
+    if (jobs > 1) snprintf(who, sizeof who, " %s %d/%d", t->mpi ? "process" : "job", me + 1, jobs);
     for (int i = 0; i < t->nrows; i++) {
         if (owner && owner[i] != me) continue;
         if (!t->rows[i].done) todo++, units += row_cost(t, &t->rows[i]);
@@ -589,7 +590,7 @@ static void size_line(const truth *t, const flce_run_job *J, int workers, const 
     if (!t->quiet)
         fprintf(stderr, "%s: %s on %d clients, %d a round, %d rounds: %d coalitions x %d seed%s, %d to train (%d done), %.0f client-rounds "
                 "on %d %s%s (the time they take: after the first)\n", t->prog, J->names[0], t->n, t->K, t->T, t->nrows / t->R, t->R,
-                t->R == 1 ? "" : "s", todo, t->nrows - todo, units, workers, what, workers == 1 ? "" : "s");
+                t->R == 1 ? "" : "s", todo, t->nrows - todo, units, workers, what, workers == 1 ? "" : !strcmp(what, "process") ? "es" : "s");
 }
 
 /* Under mpirun: every rank trains its share (deal), appending its rows; rank 0 reads them all back
@@ -611,11 +612,11 @@ static int rank_stderr = -1; /* a rank > 0's own stderr, set aside while rank 0 
 
 static int run_ranks(truth *t, const flce_run_job *J, flce_comm *comm, const char *p_util, const char *p_work, flce_err *e) {
     int P = comm->size, me = comm->rank, *owner = malloc(sizeof(int) * (size_t)t->nrows), status = 0;
-    if (me > 0 && rank_stderr >= 0) { /* a failing coalition's line from this rank, not progress */
+    if (me > 0 && rank_stderr >= 0) { /* its own stderr again: its progress lines and a failing coalition's line */
         fflush(stderr);
         dup2(rank_stderr, 2);
-        t->quiet = 1;
     }
+    t->mpi = 1;
     if (me == 0) size_line(t, J, P, "process");
     if (!owner || deal(t, P, owner)) status = 1;
     if (!status && me == 0 && flce_mkdirs(p_work) != 0) {

@@ -124,7 +124,11 @@ for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/h/$m/digests.txt
 # the table and the values byte for byte those of one process
 T3="--clients 3 --train-subset 150 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 2 --backend cpu --seed 5 --quiet"
 "$flce" truth $T3 --out "$t/tr1" > /dev/null 2>&1 || fail "flce truth, one process"
-mpi -n 3 "$flce" truth $T3 --out "$t/tr3" > "$t/tr3.log" 2>&1 || fail "mpirun -n 3 flce truth: $(tail -3 "$t/tr3.log")"
+mpi -n 3 "$flce" truth $(echo "$T3" | sed 's/ --quiet//') --out "$t/tr3" > "$t/tr3.log" 2>&1 || fail "mpirun -n 3 flce truth: $(tail -3 "$t/tr3.log")"
+# one progress line per coalition, whichever process trained it; the size line once (rank 0's)
+[ "$(grep -c ': process [123]/3 coalition {' "$t/tr3.log")" = 8 ] || fail "mpirun -n 3 flce truth: not one progress line per coalition: $(cat "$t/tr3.log")"
+[ "$(grep -c '8 coalitions x 1 seed, 8 to train (0 done), 22 client-rounds on 3 processes' "$t/tr3.log")" = 1 ] ||
+  fail "mpirun -n 3 flce truth: not one size line: $(cat "$t/tr3.log")"
 cmp -s "$t/tr1/utilities.csv" "$t/tr3/utilities.csv" || fail "flce truth on 3 processes: another table: $(diff "$t/tr1/utilities.csv" "$t/tr3/utilities.csv")"
 cmp -s "$t/tr1/values.csv" "$t/tr3/values.csv" || fail "flce truth on 3 processes: other values"
 echo "cli_mpi: all checks passed"
