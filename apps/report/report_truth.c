@@ -150,6 +150,10 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
     return 0;
 }
 
+/* The spread of a coalition's utility over the truth's R seeds (R > 1): the sample standard
+ * deviation from the sum of the squares and the mean. */
+static double seed_sd(double sum_sq, double mean, int R) { return sqrt(fmax(0, (sum_sq - R * mean * mean) / (R - 1))); }
+
 /* A leave-one-out or sampled truth: leave-one-out and alone (and the sampled estimates) from the
  * coalitions' mean utilities (each coalition R times in utilities.csv) checked against
  * values.csv; 0, or 1 with why in err. */
@@ -165,7 +169,7 @@ static int partial_check(truth_t *t, const char *dir, char *err, size_t cap) {
         double sdsum = 0;
         for (int k = 0; k < u.count; k++) {
             u.sum[k] /= t->R, scale = fmax(scale, fabs(u.sum[k]));
-            if (t->R > 1) sdsum += sqrt(fmax(0, (u.s2[k] - t->R * u.sum[k] * u.sum[k]) / (t->R - 1)));
+            if (t->R > 1) sdsum += seed_sd(u.s2[k], u.sum[k], t->R);
         }
         t->mean_vsd = t->R > 1 && u.count ? sdsum / u.count : NAN; /* as a full table's, over the coalitions trained */
         flce_coalitions tab = {u.count, u.mask, u.sum};
@@ -277,7 +281,7 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     for (size_t m = 0; m < M; m++) {
         double mean = t->v[m] / t->R;
         t->v[m] = mean;
-        t->vsd[m] = t->R > 1 ? sqrt(fmax(0, (t->vsd[m] - t->R * mean * mean) / (t->R - 1))) : NAN;
+        t->vsd[m] = t->R > 1 ? seed_sd(t->vsd[m], mean, t->R) : NAN;
         sdsum += t->vsd[m];
     }
     t->mean_vsd = sdsum / (double)M;
