@@ -261,6 +261,9 @@ awk -F, -v OFS=, 'NR == 3 { $2 = $2 + 0.01 } { print }' "$t/a/values.csv" > "$t/
 expect 1 "acopy/values.csv: client 1's shapley is" report "$t/plain" "$t/acopy" --out "$t/rep2"
 cp "$t/a/values.csv" "$t/acopy/values.csv"; sed -i 's/"truth_format":\t1/"truth_format":\t2/' "$t/acopy/truth.json"
 expect 1 "truth_format other than 1: this build reads format 1 only" report "$t/plain" "$t/acopy" --out "$t/rep2"
+# a full table of more than 16 clients is beyond the report (a limit: status 2, not damage)
+sed -i 's/"truth_format":\t2/"truth_format":\t1/; s/"clients":\t3/"clients":\t17/' "$t/acopy/truth.json"
+expect 2 "17 clients: a report judges against truths of every coalition of at most 16" report "$t/plain" "$t/acopy" --out "$t/rep2"
 [ ! -e "$t/rep2" ] || fail "a refused report left $t/rep2"
 # a run of the same partition with every client every round (K = n: the full arm's methods) is not
 # one of the K = 2 truth's federation: the report leaves it out of that truth's scores
@@ -268,6 +271,17 @@ expect 1 "truth_format other than 1: this build reads format 1 only" report "$t/
 "$flce" report "$t/plain" "$t/k3" "$t/a" --out "$t/rep3" > /dev/null 2> "$t/rep3.err" || fail "report, K = 2 and K = 3 runs: $(cat "$t/rep3.err")"
 grep -q "$t/k3" "$t/rep3/truth_scores.csv" && fail "the K = 3 run was scored against the K = 2 truth"
 grep -q "$t/plain" "$t/rep3/truth_scores.csv" || fail "the K = 2 run was not scored"
+# every run of the truth's federation has its removal curves, however many (the figure once took
+# the first 23 and left the others out without a word): 24 runs of a tiny federation, 25 curves
+# (the runs' and the Shapley order's) of two columns each
+tiny="--clients 2 --train-subset 40 --test-subset 10 --val-size 4 --batch 16 --per-round 2 --rounds 1 --backend cpu"
+"$flce" truth $tiny --seed 5 --out "$t/tiny" > /dev/null 2>&1 || fail "truth of the tiny federation"
+for lr in 0.01 0.02; do "$flce" run $tiny --algo all --lr "$lr" --seed 5 --quiet --out "$t/lr$lr" > /dev/null 2>&1 || fail "flce run --algo all --lr $lr"; done
+"$flce" run $tiny --algo fedavg,flce --lr 0.03 --seed 5 --quiet --out "$t/lr0.03" > /dev/null 2>&1 || fail "flce run --lr 0.03"
+many="$t/lr0.01 $t/lr0.02 $t/lr0.03"
+"$flce" report $many "$t/tiny" --out "$t/rep6" > /dev/null 2> "$t/rep6.err" || fail "report of 24 runs: $(cat "$t/rep6.err")"
+[ "$(head -1 "$t/rep6/truth01_removal.csv" | awk -F, '{ print NF }')" = 51 ] || fail "truth01_removal.csv of 24 runs: $(head -1 "$t/rep6/truth01_removal.csv")"
+[ "$(grep -c "^$t/tiny,5,[^,]*,$t/lr" "$t/rep6/truth_scores.csv")" = 24 ] || fail "truth_scores.csv: not a row for each of the 24 runs"
 # two truths of one configuration (seeds 5 and 6), FLCE and FedAvg on each: the plan's verdicts,
 # worked out here from truth_scores.csv (Student t, 1 degree of freedom: 12.706): a method tracks
 # the truth when its mean Spearman minus the half-width is above 0, adds to what the server

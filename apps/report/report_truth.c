@@ -19,7 +19,6 @@
 #include "values.h"
 
 #define TR_MAX_N 16 /* the report judges against full tables (exact Shapley) and loo ones up to 32 */
-#define TR_MAX_ROWS 24 /* methods and rules in one truth's table */
 #define TR_MAX_GROUPS 16 /* configurations (truths' flags but --seed) judged over their seeds */
 
 typedef struct report_truth {
@@ -238,7 +237,8 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
                   cJSON_IsNumber(wi) ? wi->valuedouble : 0);
     }
     cJSON_Delete(j);
-    if (t->all && t->n > TR_MAX_N) return snprintf(err, cap, "%s: %d clients, more than a full table holds", p, t->n), 1;
+    if (t->all && t->n > TR_MAX_N) /* a limit of this report, not damage */
+        return snprintf(err, cap, "%s: %d clients: a report judges against truths of every coalition of at most %d", p, t->n, TR_MAX_N), 2;
     /* values.csv */
     snprintf(p, sizeof p, "%s/values.csv", dir);
     FILE *f = flce_fopen_input(p);
@@ -426,17 +426,22 @@ typedef struct {
  * Shapley order, v(N minus the k most valued) and v(N minus the k least valued), k = 0 .. n - 1;
  * truthNN_removal.csv and the figure beside it. */
 static void removal_figure(report *R, const truth_t *t, int ti) {
-    int n = t->n, idx[TR_MAX_ROWS], nm = 0;
-    for (int k = 0; k < R->nr && nm < TR_MAX_ROWS - 1; k++)
+    int n = t->n, nm = 0;
+    int *idx = malloc(sizeof(int) * (size_t)(R->nr + 1));
+    double(*hi)[32] = malloc(sizeof *hi * (size_t)(R->nr + 1)), (*lo)[32] = malloc(sizeof *lo * (size_t)(R->nr + 1));
+    char(*lab)[96] = malloc(sizeof *lab * (size_t)(R->nr + 1));
+    if (!idx || !hi || !lo || !lab) {
+        report_over(R, "against the retrained truth: out of memory for %s's removal curves", t->dir);
+        goto done;
+    }
+    for (int k = 0; k < R->nr; k++) /* every run of its federation, however many */
         if (truth_matches(t, &R->runs[k])) idx[nm++] = k;
-    if (!nm) return;
+    if (!nm) goto done;
     char name[32], p[1300];
     snprintf(name, sizeof name, "truth%02d_removal", ti + 1);
     snprintf(p, sizeof p, "%s/%s.csv", R->out, name);
     FILE *f = report_fopen(p);
-    if (!f) return;
-    double hi[TR_MAX_ROWS][32], lo[TR_MAX_ROWS][32];
-    char lab[TR_MAX_ROWS][96];
+    if (!f) goto done;
     for (int m = 0; m <= nm; m++) { /* the runs, then the truth's Shapley order */
         int o[32];
         order_desc(m < nm ? R->runs[idx[m]].contrib : t->shap, n, o);
@@ -473,6 +478,8 @@ static void removal_figure(report *R, const truth_t *t, int ti) {
                        "</figcaption></figure>\n", name, cap, name, name, name);
     } else R->figs_ok = 0;
     flce_sbuf_free(&b);
+done:
+    free(idx), free(hi), free(lo), free(lab);
 }
 
 void report_truth(report *R) {
@@ -496,9 +503,11 @@ void report_truth(report *R) {
                 "the KL of the method's shares to the Shapley values' (negative values clamped to 0), infinite (inf) wherever a "
                 "client's Shapley value is at most 0 and the method credits it. Data: truth_scores.csv.");
     /* groups over truths of one configuration: per method label, Spearman with Shapley per seed */
-    group_row *G = calloc(TR_MAX_ROWS * TR_MAX_GROUPS, sizeof *G);
+    int grows_cap = R->nr + 4; /* a configuration's rows: at most every run's label and the four rules */
+    group_row *G = calloc((size_t)grows_cap * TR_MAX_GROUPS, sizeof *G);
     char (*gkey)[4096] = calloc(TR_MAX_GROUPS, sizeof *gkey);
     int ng = 0, grow[TR_MAX_GROUPS] = {0}, gfull[TR_MAX_GROUPS] = {0};
+    if (!G || !gkey) report_over(R, "against the retrained truth: out of memory for the verdicts over seeds");
     for (int ti = 0; ti < R->ntruth; ti++) {
         truth_t *t = &R->truth[ti];
         int gi = -1;
@@ -552,9 +561,9 @@ void report_truth(report *R) {
                     if (gi < 0) continue;
                     group_row *row = NULL;
                     for (int g = 0; g < grow[gi]; g++)
-                        if (!strcmp(G[gi * TR_MAX_ROWS + g].label, names[q])) row = &G[gi * TR_MAX_ROWS + g];
-                    if (!row && grow[gi] < TR_MAX_ROWS) {
-                        row = &G[gi * TR_MAX_ROWS + grow[gi]++];
+                        if (!strcmp(G[gi * grows_cap + g].label, names[q])) row = &G[gi * grows_cap + g];
+                    if (!row && grow[gi] < grows_cap) {
+                        row = &G[gi * grows_cap + grow[gi]++];
                         snprintf(row->label, sizeof row->label, "%s", names[q]);
                         row->last = -1;
                     }
@@ -573,7 +582,7 @@ void report_truth(report *R) {
     size_t kwl = 0;
     for (int g = 0; g < ng; g++) {
         int seeds = 0;
-        for (int q = 0; q < grow[g]; q++) seeds = G[g * TR_MAX_ROWS + q].ns > seeds ? G[g * TR_MAX_ROWS + q].ns : seeds;
+        for (int q = 0; q < grow[g]; q++) seeds = G[g * grows_cap + q].ns > seeds ? G[g * grows_cap + q].ns : seeds;
         if (seeds < 2) continue;
         char head[4200];
         snprintf(head, sizeof head, "Over %d truths of one configuration (%s)", seeds, gkey[g]);
@@ -583,7 +592,7 @@ void report_truth(report *R) {
         double best = NAN;
         const char *bestn = NULL;
         for (int q = 0; q < grow[g]; q++) {
-            const group_row *row = &G[g * TR_MAX_ROWS + q];
+            const group_row *row = &G[g * grows_cap + q];
             double m, h;
             if (!strstr(row->label, "(rule)") || !report_mean_ci(row->sp, row->ns, &m, &h) || isnan(m)) continue;
             if (isnan(best) || m > best) best = m, bestn = row->label;
@@ -595,7 +604,7 @@ void report_truth(report *R) {
         const group_row *fl = NULL, *fa = NULL;
         int fl_tracks = 0;
         for (int q = 0; q < grow[g]; q++) {
-            const group_row *row = &G[g * TR_MAX_ROWS + q];
+            const group_row *row = &G[g * grows_cap + q];
             char a[64], tr[80], ad[80];
             report_fmt_ci(a, sizeof a, row->sp, row->ns, 3);
             double m, h;
