@@ -3,7 +3,7 @@
  *           prototype per class (eq:method.z, flce_prototypes): the mean feature of the local
  *           samples of class c that the trained model classifies as c, uploaded with the model;
  *   server: class contribution momentum Q = mass x velocity from the prototypes
- *           (eq:method.prototype_m_norm .. eq:method.prototype_q, flce_round), aggregation
+ *           (eq:method.prototype_m_norm .. eq:method.prototype_p, flce_round), aggregation
  *           weights from it (eq:method.aggregation_model, flce_aggregation_weights); this
  *           round's contribution sum_c b_c Q;
  *   final:  the whole trace evaluated as `flce eval` does (flce_eval_trace: completion of the
