@@ -16,23 +16,25 @@
 #   rounds (small scale only: scripts/main_job.sh runs its seed 1), so that the study's report
 #   holds the main job's configuration over seeds)
 #   SCALE:      small  (Fashion-MNIST, 20 clients, 5 per round, 30 rounds: minutes to an hour
-#                       on a 2-core machine)
+#                       on a 2-core machine; truth: 6 clients, 10 rounds, its plan's)
 #               paper  (50 clients, 10 per round, 1,000 rounds; CIFAR-10, CIFAR-100, EuroSAT
 #                       from $FLCE_DATA/{cifar10,cifar100,eurosat}: for a machine with a GPU)
 # Results go to OUT (default runs/<experiment>-<scale>); OUT/report/report.html at the end.
 # FLCE_PRESET_ROUNDS=N overrides the rounds (a quick smoke test of a preset).
 # FLCE_PRESET_SUBSET=N overrides the training subset (with the test subset and validation set
-# scaled down alike: a smoke test on little data; small scale only).
+# scaled down alike, but for truth, which keeps them: a smoke test on little data; small scale only).
 # FLCE_BIN=PATH runs that flce (and the flce-bench beside it) instead of build/flce.
 # FLCE_PRESET_ABLATION_BASE=0: the ablation alone without FLCE itself (when the normal
 # experiment's runs of the same configurations are in OUT already).
 # FLCE_PRESET_DIRICHLETS="0.1 0.3 1 5": the heterogeneity sweep's parameters (default 0.1 0.3 0.5
 # 1 5; the normal experiment's non-IID runs are the 0.5 point when they are in OUT).
 # FLCE_PRESET_REPORT=0: no report at the end (the study makes one report over all experiments).
-# FLCE_PRESET_PARTS="iid noniid": readings and horizon: only these of their configurations
-# (readings: iid noniid dir0.1 qskew; horizon: iid noniid), to split them over two streams.
+# FLCE_PRESET_PARTS="iid noniid": the studies only: only these of their configurations (readings:
+# iid noniid dir0.1 qskew; horizon: iid noniid; released: iid noniid noise; truth: qskew label
+# noisy dup), to split them over two streams.
 # FLCE_PRESET_SEEDS=N runs every configuration with seeds 1..N (default 3 at small scale, 1 at
-# paper scale), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
+# paper scale; the studies count from their own first seed: readings 101 (default 5), horizon
+# 201, released 301, truth 401), the seeds of one configuration before the next, each into OUT/NAME-sSEED; the
 # report groups them (means, confidence intervals, paired differences).
 set -eu
 cd "$(dirname "$0")/../.."
