@@ -252,6 +252,26 @@ rm_want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME
     m = 7; for (k = 0; k < n; k++) { printf "%.6f ", v[m]; m -= 2 ^ o[k] } }' "$t/plain/contributions.csv" "$u")
 [ "$rm_got" = "$rm_want" ] || fail "truth01_removal.csv, fedavg most valued first: $rm_got; from the files: $rm_want"
 [ -f "$t/rep/truth01_removal.png" ] || fail "no removal curves' figure"
+# the scores come from the table's values at full precision, never from values.csv's 9 digits: an
+# additive game (v(S) the sum of w_i over S, so Shapley, Banzhaf and leave-one-out are w exactly)
+# whose w differ in the tenth digit, which values.csv rounds to one number (0.3)
+cp -r "$t/a" "$t/ad"
+awk -F, -v OFS=, 'NR == 1 { print; next } { m = $1; a = 0; for (i = 0; i < 3; i++) if (int(m / 2 ^ i) % 2) a += 0.3 + (i == 2 ? 3 : i) * 1e-10
+  $4 = sprintf("%.12f", a); $6 = $4; print }' "$t/a/utilities.csv" > "$t/ad/utilities.csv"
+printf 'client,shapley,shapley_sd,banzhaf,banzhaf_sd,loo,loo_sd,alone,alone_sd\n' > "$t/ad/values.csv"
+for i in 0 1 2; do printf '%d,0.3,,0.3,,0.3,,0.3,\n' $i >> "$t/ad/values.csv"; done
+"$flce" report "$t/plain" "$t/ad" --out "$t/repd" > /dev/null 2> "$t/repd.err" || fail "report, an additive truth: $(cat "$t/repd.err")"
+got=$(awk -F, '$3 == "fedavg" { print $5 "," $6 }' "$t/repd/truth_scores.csv")
+want=$(awk -F, 'FNR > 1 { c[$1] = $2 } END { n = 3; w[0] = 0; w[1] = 1; w[2] = 3   # w minus 0.3, in 1e-10
+    for (i = 0; i < n; i++) { rc[i] = 1; for (j = 0; j < n; j++) if (c[j] < c[i]) rc[i]++; for (j = 0; j < n; j++) if (j != i && c[j] == c[i]) rc[i] += 0.5 }
+    for (i = 0; i < n; i++) { mc += c[i] / n; mw += w[i] / n; mr += rc[i] / n }
+    for (i = 0; i < n; i++) { a += (c[i] - mc) * (w[i] - mw); b += (c[i] - mc) ^ 2; d += (w[i] - mw) ^ 2
+      e += (rc[i] - mr) * (i + 1 - 2); f += (rc[i] - mr) ^ 2; g += (i + 1 - 2) ^ 2 }
+    printf "%.6f,%.6f", e / sqrt(f * g), a / sqrt(b * d) }' "$t/plain/contributions.csv")
+sp_got=${got%,*}; sp_want=${want%,*}
+[ "$sp_got" = "$sp_want" ] || fail "Spearman against Shapley values that differ in the tenth digit: $got; from the table: $want"
+awk -v x="${got#*,}" -v y="${want#*,}" 'BEGIN { exit !(x - y < 1e-5 && y - x < 1e-5) }' ||
+  fail "Pearson against Shapley values that differ in the tenth digit: $got; from the table: $want (within 1e-5)"
 expect 2 "no run given is of its federation" report "$t/r8" "$t/a" --out "$t/rep2"
 # one truth given twice, or a copy of it, would count as two seeds: refused; a values.csv that
 # utilities.csv does not give (edited) and a truth_format this build does not read are damaged

@@ -60,15 +60,17 @@ static int split_csv(char *line, char **f, int cap) {
 /* values.csv against the values the table gives (x: Shapley, Banzhaf, leave-one-out, alone of
  * the seeds' mean utilities; only loo and alone where !sv): each within 1e-8 of the utilities'
  * scale (values.csv holds 9 digits), or 1 naming the first client that differs: a values.csv
- * edited, or another table's, is never judged by. */
-static int values_agree(const truth_t *t, const char *dir, double x[4][32], int sv, double scale, char *err, size_t cap) {
+ * edited, or another table's, is never judged by. When they agree, the table's values, at full
+ * precision, replace values.csv's in t: the scores are computed from them, never from 9 digits. */
+static int values_agree(truth_t *t, const char *dir, double x[4][32], int sv, double scale, char *err, size_t cap) {
     static const char *const name[4] = {"shapley", "banzhaf", "loo", "alone"};
-    const double *got[4] = {t->shap, t->banz, t->loo, t->alone};
+    double *got[4] = {t->shap, t->banz, t->loo, t->alone};
     for (int k = sv ? 0 : 2; k < 4; k++)
         for (int i = 0; i < t->n; i++)
             if (!(fabs(got[k][i] - x[k][i]) <= 1e-8 * scale))
                 return snprintf(err, cap, "%s/values.csv: client %d's %s is %.9g, and utilities.csv gives %.9g: edited, or another table's", dir, i,
                                 name[k], got[k][i], x[k][i]), 1;
+    for (int k = sv ? 0 : 2; k < 4; k++) memcpy(got[k], x[k], sizeof(double) * (size_t)t->n);
     return 0;
 }
 
