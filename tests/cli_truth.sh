@@ -4,6 +4,7 @@
 #   - each row of utilities.csv is what `flce run --members S --test-loss` gives (the final
 #     round's accuracy and test loss as metrics.csv writes them, the final model's digest); the
 #     grand coalition is the plain run (no --members); the empty one is the initial model;
+#   - a coalition of at most K clients: the same row as a truth with every member every round;
 #   - values.csv against exact Shapley, Banzhaf, leave-one-out and client-alone worked out here
 #     from utilities.csv with awk (n = 3: Shapley weights 1/3, 1/6, 1/6, 1/3);
 #   - a kill during a coalition, then --resume, two jobs at once and one thread: the same bytes as one
@@ -38,6 +39,14 @@ done
 "$flce" run $fed --algo fedavg --seed 5 --quiet --out "$t/plain" > /dev/null 2>&1 || fail "flce run (plain)"
 [ "$(sed -n 's/^final_model //p' "$t/plain/digests.txt")" = "$(awk -F, '$1 == 7 { print $8 }' "$u")" ] || fail "the grand coalition is not the plain run"
 [ "$(sed -n 's/^initial_model //p' "$t/plain/digests.txt")" = "$(awk -F, '$1 == 0 { print $8 }' "$u")" ] || fail "the empty coalition is not the initial model"
+# min(K, |S|) of a coalition a round: a coalition of at most K = 2 trains every member every round,
+# so its row equals, byte for byte, the row of a truth with every member every round (K = 3); the
+# grand coalition, 2 of 3 a round against all 3, must differ
+"$flce" truth $(echo "$fed" | sed 's/--per-round 2/--per-round 3/') --participation full --seed 5 --out "$t/af" > /dev/null 2> "$t/af.err" ||
+  fail "truth --participation full: $(cat "$t/af.err")"
+same=$(awk -F, 'FNR > 1 { if (FILENAME == ARGV[1]) a[$1] = $0; else if ($1 != 7) { n++; e += a[$1] == $0 } else g = a[$1] != $0 }
+  END { print e "/" n "/" g }' "$u" "$t/af/utilities.csv")
+[ "$same" = "7/7/1" ] || fail "K = 2 against every member (equal rows of the 7 coalitions of at most 2 / of 7, the grand coalition differs): $same"
 json_has "$t/a/truth.json" "\"partition_digest\":\"$(sed -n 's/^partition //p' "$t/plain/digests.txt")\"" || fail "truth.json: not the run's partition"
 
 # the values, from the table, by the formulas (weights of n = 3 by hand)
