@@ -3,8 +3,10 @@
 # tree (tracked and new files, not build folders), write fl/methods/fedavgm.c from the guide's
 # code block, add the registry word, and change nothing else; build flce; check what the guide
 # promises (help, flags, limits, config.json, a killed run resumed to the plain run's digests,
-# a run beside FedAvg); remove the copy. One line per check; exit 1 on any failure. About 3
-# minutes on 2 cores (a release build and four 3-round runs on 1,000 images).
+# a run beside FedAvg) and, with flce-bench built too, that docs_commands fails until
+# scripts/command_docs.sh rewrites docs/commands/run.md and passes after; remove the copy. One
+# line per check; exit 1 on any failure. About 3 minutes on 2 cores (a release build and four
+# 3-round runs on 1,000 images).
 set -u
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -39,6 +41,20 @@ f=./b/flce
 "$f" run --help > "$t/help" 2>&1
 grep -q '^  fedavgm ' "$t/help" && ok "--help lists fedavgm" || bad "--help does not list fedavgm"
 grep -q -- '--fedavgm-beta .*0.9 .*fedavgm' "$t/help" && ok "--help's settings table has --fedavgm-beta 0.9 fedavgm" || bad "--help: no --fedavgm-beta in the settings table"
+# section 5: docs/commands/run.md's Options section is flce run --help: docs_commands names the
+# new flag until scripts/command_docs.sh rewrites the pages (the copy's), then passes
+cmake --build b -j"$(nproc)" --target flce-bench > "$t/bench.log" 2>&1 ||
+  { bad "flce-bench did not build: $(grep -m3 -i error "$t/bench.log")"; exit 1; }
+msg=$(sh tests/docs_commands.sh b/flce b/flce-bench docs 2>&1); rc=$?
+[ $rc != 0 ] && echo "$msg" | grep -q -- "run.md: --help lists .*--fedavgm-beta" && ok "docs_commands before the pages are rewritten: $msg" ||
+  bad "docs_commands before the pages are rewritten: status $rc: $msg"
+if sh scripts/command_docs.sh b > "$t/docs.log" 2>&1; then
+  pages=$(for f in docs/commands/*.md; do cmp -s "$src/$f" "$f" || printf '%s ' "$f"; done)
+  msg=$(sh tests/docs_commands.sh b/flce b/flce-bench docs 2>&1) && ok "scripts/command_docs.sh rewrote ${pages:-no page}; docs_commands passes" ||
+    bad "docs_commands after scripts/command_docs.sh: $msg"
+else
+  bad "scripts/command_docs.sh failed: $(tail -2 "$t/docs.log")"
+fi
 tiny="--dataset fmnist --clients 6 --per-round 3 --rounds 3 --iid --train-subset 1000 --test-subset 200 --val-size 50 --batch 32 --seed 5 --quiet"
 msg=$("$f" run --algo fedavgm --fedavgm-beta 1.5 $tiny --out "$t/x" 2>&1); rc=$?
 [ $rc = 2 ] && echo "$msg" | grep -q -- "--fedavgm-beta 1.5: must be >= 0, at most 1" && ok "--fedavgm-beta 1.5 refused: $msg" || bad "--fedavgm-beta 1.5: status $rc: $msg"
