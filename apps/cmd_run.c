@@ -92,14 +92,6 @@ static void progress(void *ud, const flce_round_metrics *m, int rounds, double e
 
 /* Every method of the list into OUT/<method> (OUT itself for one), then the summary table
  * and summary.csv; the exit status. */
-/* One method's run of the settings: FLCE's ablations for FLCE only, and with --as-released (no
- * --schedule) the selection its released code makes. */
-static void method_cfg(flce_run_cfg *t) {
-    if (strcmp(t->algo, "flce")) t->ablate = (flce_ablation){0}, t->ablate_cl = 0;
-    int rs = flce_method_released_schedule(t->algo);
-    if (t->schedule_released) t->schedule_sweep = rs == 1, t->schedule_window = rs == 2;
-}
-
 static int run_methods(const char *prog, const flce_run_cfg *c, char **names, int nm, const char *out, int quiet) {
     flce_err e = {{0}};
     prog_ctx pc = {NULL, NULL, isatty(2), quiet, c->comm, 0, 0};
@@ -124,8 +116,7 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
     }
     for (int i = 0; i < nm; i++) { /* every method's settings before the first runs (Ditto refuses momentum, say) */
         flce_run_cfg t = *c;
-        t.algo = names[i];
-        method_cfg(&t);
+        flce_run_job_method_cfg(&t, names[i]);
         if (flce_run_check(&t, &e)) {
             if (!c->comm || c->comm->rank == 0) fprintf(stderr, "%s: %s\n", prog, e.msg);
             return 2;
@@ -133,8 +124,7 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
     }
     for (int i = 0; i < nm; i++) {
         flce_run_cfg t = *c;
-        t.algo = names[i];
-        method_cfg(&t);
+        flce_run_job_method_cfg(&t, names[i]);
         if (nm > 1) snprintf(dirs[i], sizeof dirs[i], "%s/%s", out, names[i]);
         else snprintf(dirs[i], sizeof dirs[i], "%s", out);
         t.out = dirs[i];

@@ -17,10 +17,12 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +30,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "data.h"
 #include "json.h"
 #include "run_job.h"
 #include "values.h"
@@ -467,8 +470,7 @@ static int split_args(int argc, char **argv, char **own, int *nown, char **rest,
 /* The job's settings for its one method, as flce run gives them to it (run_methods). */
 static flce_run_cfg method_cfg(const flce_run_job *J) {
     flce_run_cfg c = J->c;
-    c.algo = J->names[0];
-    if (strcmp(c.algo, "flce")) c.ablate = (flce_ablation){0}, c.ablate_cl = 0;
+    flce_run_job_method_cfg(&c, J->names[0]);
     c.estimate = 0; /* the truth says its own (after its first coalition) */
     return c;
 }
@@ -672,9 +674,13 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = cpus > jobs ? (int)(cpus / jobs) : 1, status = 0;
     fflush(stdout), fflush(stderr);
+    pid_t parent = getpid();
     for (int w = 0; w < jobs; w++) {
         pid[w] = fork();
         if (pid[w] == 0) {
+            /* a job ends with its parent: a SIGKILL of flce truth once left its jobs training to the
+             * end, holding the folder's lock, so that --resume was refused until they were done */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
             flce_backend_set_cpu_threads(threads);
             int rc = train_rows(t, J, p_util, p_work, owner, w, jobs, e);
             if (J->breq.be) J->breq.be->destroy(J->breq.be);
@@ -779,6 +785,7 @@ static int check_run_flags(const char *prog, int nrest, char **rest, int *has_al
 static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, const char *prog, int *nm) {
     if (J->nm != 1) return cli_usage_error(prog, "--algo: one method (the table is of one training rule)");
     if (J->ns) return cli_usage_error(prog, "--seeds: flce truth takes one --seed (--truth-seeds: several trainings of each coalition)");
+    if (flce_run_job_released_selection(prog, &J->c, J->names[0], "a coalition")) return 2; /* its rows: flce run --members's */
     if (J->c.schedule_sweep || J->c.schedule_window)
         return cli_usage_error(prog, "--schedule %s: selects clients outside a coalition; a truth selects only its members",
                                J->c.schedule_sweep ? "sweep" : "window");
@@ -1005,6 +1012,7 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     int lock_fd = -1, made = 0, nm = 0; /* made: OUT made here, removed again when refused before any row */
     flce_err e = {{0}};
     rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
+    flce_dataset_keep(1); /* every coalition trains on the same data: its files read and decoded once */
     int status = rc < 0 ? 0 : rc;
     if (!rc) status = plan_truth(&t, J, &o, prog, &nm);
     if (!rc && !status && t.full && has_k && J->c.per_round < t.n) /* a K below n under full: said, not recorded and ignored */
@@ -1035,6 +1043,7 @@ done:
         if (stat(p.util, &ub) != 0) remove(p.json), remove(p.lock), rmdir(t.out); /* a row written: all kept for --resume */
     }
     flce_run_job_free(J);
+    flce_dataset_keep(0);
     free(t.rows), free(own), free(rest);
     return status;
 }

@@ -107,9 +107,12 @@ static int parse_members(const char *prog, const char *members_s, const char *pa
     for (;;) {
         char *end;
         long v = strtol(q, &end, 10);
-        if (end == q || (*end && *end != ',') || v < 0 || v >= c->clients || c->nmembers == 64 || *q == '-' ||
+        /* plain decimal indices only: strtol's own '+', '-', spaces and leading zeros are refused */
+        int plain = *q >= '0' && *q <= '9' && !(*q == '0' && q[1] >= '0' && q[1] <= '9');
+        if (!plain || end == q || (*end && *end != ',') || v < 0 || v >= c->clients || c->nmembers == 64 ||
             (c->nmembers && v <= c->members[c->nmembers - 1]))
-            return cli_usage_error(prog, "--members '%s': clients 0..%d, ascending, each once, at most 64", members_s, c->clients - 1);
+            return cli_usage_error(prog, "--members '%s': clients 0..%d, ascending, each once, at most 64, as plain decimal numbers", members_s,
+                                   c->clients - 1);
         c->members[c->nmembers++] = (int)v;
         if (!*end) break;
         q = end + 1;
@@ -365,6 +368,20 @@ static int check_flce_flags(const char *prog, run_flags *w, flce_run_cfg *c, cha
     return 0;
 }
 
+void flce_run_job_method_cfg(flce_run_cfg *t, const char *algo) {
+    t->algo = algo;
+    if (strcmp(algo, "flce")) t->ablate = (flce_ablation){0}, t->ablate_cl = 0;
+    int rs = flce_method_released_schedule(algo);
+    if (t->schedule_released) t->schedule_sweep = rs == 1, t->schedule_window = rs == 2;
+}
+
+int flce_run_job_released_selection(const char *prog, const flce_run_cfg *c, const char *algo, const char *what) {
+    int rs = c->schedule_released ? flce_method_released_schedule(algo) : 0;
+    if (!rs) return 0;
+    return cli_usage_error(prog, "--as-released: %s's released selection (--schedule %s) takes clients outside %s; "
+                           "give --schedule random to select only its members", algo, rs == 1 ? "sweep" : "window", what);
+}
+
 int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm, int say_fd, flce_run_job *J) {
     memset(J, 0, sizeof *J);
     run_flags *w = calloc(1, sizeof *w);
@@ -387,6 +404,7 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
     if (nm < 0) rc = 2;
     if (!rc) rc = check_method_settings(prog, w, &c, J->names, nm);
     if (!rc) rc = check_flce_flags(prog, w, &c, J->names, nm);
+    for (int i = 0; !rc && c.nmembers && i < nm; i++) rc = flce_run_job_released_selection(prog, &c, J->names[i], "the coalition (--members)");
     if (!rc && c.per_round > c.clients) rc = cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
     if (!rc && !w->iid && !(c.part.dirichlet > 0)) rc = cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);
     if (!rc && !flce_dataset_classes(c.dataset)) rc = cli_usage_error(prog, "--dataset '%s': unknown (%s)", c.dataset, flce_dataset_names());

@@ -35,4 +35,13 @@ typedef struct {
 int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm, int say_fd, flce_run_job *J);
 void flce_run_job_free(flce_run_job *J);
 
+/* One method's run of the job's settings, as every program gives them to it: algo, FLCE's
+ * ablations for FLCE only, and with --as-released (no --schedule) the selection the method's
+ * released code makes (sweep, window or random). */
+void flce_run_job_method_cfg(flce_run_cfg *t, const char *algo);
+/* 0 where c's selection for algo stays inside a coalition; else 2 after a usage error under prog
+ * (--as-released with no --schedule gives FLCE the sweep and FedSV the window, which select
+ * clients outside `what`, the coalition). */
+int flce_run_job_released_selection(const char *prog, const flce_run_cfg *c, const char *algo, const char *what);
+
 #endif

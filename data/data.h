@@ -32,6 +32,11 @@ int flce_dataset_classes(const char *name);
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir,
                               uint64_t seed, flce_err *e);
 void flce_dataset_free(flce_dataset *ds);
+/* While on, flce_dataset_load keeps a copy of the last dataset it read and answers a load of the
+ * same name, folder and seed with a copy of it, the files not read again (a process that trains
+ * many coalitions of one federation, flce truth, decodes its files once; a change to them meanwhile
+ * goes unseen). Off frees the copy. */
+void flce_dataset_keep(int on);
 /* Per-channel mean and std of the training split (double, fixed order). */
 void flce_dataset_compute_stats(flce_dataset *ds);
 /* Replace split (train when which = 0, test when 1) by a seeded stratified subset of

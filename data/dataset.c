@@ -588,6 +588,42 @@ int flce_dataset_classes(const char *name) {
     return 0;
 }
 
+/* flce_dataset_keep's copy: the last dataset read while on, and the seed it was read with */
+static struct {
+    int on, valid;
+    uint64_t seed;
+    flce_dataset ds;
+} kept;
+
+void flce_dataset_keep(int on) {
+    kept.on = on;
+    if (!on && kept.valid) flce_dataset_free(&kept.ds), kept.valid = 0;
+}
+
+/* a copy of split s into d (its own arrays); 0, or -1 out of memory (d left empty) */
+static int split_copy(flce_split *d, const flce_split *s) {
+    size_t img = (size_t)s->c * s->h * s->w;
+    *d = *s;
+    d->pixels = malloc(img * (size_t)s->n + 1), d->labels = malloc((size_t)s->n + 1);
+    if (!d->pixels || !d->labels) {
+        split_free(d);
+        return -1;
+    }
+    memcpy(d->pixels, s->pixels, img * (size_t)s->n), memcpy(d->labels, s->labels, (size_t)s->n);
+    return 0;
+}
+
+static int dataset_copy(flce_dataset *d, const flce_dataset *s) {
+    *d = *s;
+    d->train.pixels = d->train.labels = d->test.pixels = d->test.labels = NULL;
+    if (split_copy(&d->train, &s->train) || split_copy(&d->test, &s->test)) {
+        flce_dataset_free(d);
+        memset(d, 0, sizeof *d);
+        return -1;
+    }
+    return 0;
+}
+
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
                               flce_err *e) {
     memset(ds, 0, sizeof *ds);
@@ -596,6 +632,8 @@ flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *di
             return flce_fail(e, FLCE_ERR_ARG, "--dataset %s needs --data DIR (only fmnist has a default place)", name);
         dir = FLCE_FMNIST_DIR;
     }
+    if (kept.on && kept.valid && kept.seed == seed && !strcmp(kept.ds.name, name) && !strcmp(kept.ds.dir, dir))
+        return dataset_copy(ds, &kept.ds) ? flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for a copy of the dataset", dir) : FLCE_OK;
     if (!dir_exists(dir)) return flce_fail(e, FLCE_ERR_IO, "%s: no such directory (dataset %s)", dir, name);
     snprintf(ds->name, sizeof ds->name, "%s", name);
     snprintf(ds->dir, sizeof ds->dir, "%s", dir);
@@ -610,6 +648,10 @@ flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *di
     }
     ds->train.classes = ds->test.classes = ds->train.classes ? ds->train.classes : 10;
     flce_dataset_compute_stats(ds);
+    if (kept.on) { /* the copy kept for the next load (none where memory is short: read again then) */
+        if (kept.valid) flce_dataset_free(&kept.ds), kept.valid = 0;
+        kept.valid = !dataset_copy(&kept.ds, ds), kept.seed = seed;
+    }
     return FLCE_OK;
 }
 

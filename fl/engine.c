@@ -387,7 +387,17 @@ static flce_status final_contributions(engine *E, double *CE, double comp_s[2], 
 static flce_status engine_alloc(engine *E, flce_err *e) {
     const flce_run_cfg *cfg = E->cfg;
     flce_status st;
-    int MB = cfg->batch > cfg->eval_batch ? cfg->batch : cfg->eval_batch;
+    int n = E->n, K = E->K, C = E->C, d = E->d;
+    int64_t maxk = 0;
+    for (int k = 0; k < n; k++) maxk = E->part.offsets[k + 1] - E->part.offsets[k] > maxk ? E->part.offsets[k + 1] - E->part.offsets[k] : maxk;
+    /* the largest batch a model takes: a training batch, or an evaluation batch of at most eval_batch
+     * samples of the largest set evaluated (a client's data, the validation or the test set); the
+     * batches run are the same whatever the model was built for, so the bits are too, and a small
+     * run no longer allocates and clears the activations of 256 samples */
+    int64_t most = maxk > E->n_test ? maxk : E->n_test;
+    most = most > E->n_val ? most : E->n_val;
+    int MB = cfg->eval_batch < most ? cfg->eval_batch : (int)most;
+    MB = E->MB = MB > cfg->batch ? MB : cfg->batch;
     if ((st = flce_model_create(&E->m, E->be, E->ds.train.c, E->ds.train.h, E->ds.train.w, E->C, MB, e))) return st;
     flce_model_init(&E->m, flce_train_seed(cfg));
     E->S = flce_model_state_size(&E->m);
@@ -398,9 +408,6 @@ static flce_status engine_alloc(engine *E, flce_err *e) {
         memset(E->trainable + o, E->m.p[i].trainable ? 1 : 0, E->m.p[i].n);
         E->P += E->m.p[i].trainable ? E->m.p[i].n : 0;
     }
-    int n = E->n, K = E->K, C = E->C, d = E->d;
-    int64_t maxk = 0;
-    for (int k = 0; k < n; k++) maxk = E->part.offsets[k + 1] - E->part.offsets[k] > maxk ? E->part.offsets[k + 1] - E->part.offsets[k] : maxk;
     E->global = malloc(E->S * 4), E->states = malloc(E->S * 4 * (size_t)K), E->newg = malloc(E->S * 4);
     E->sel = malloc(sizeof(int) * (size_t)K), E->protos = malloc(sizeof(float) * (size_t)n * C * d);
     E->protos_alt = malloc(sizeof(float) * (size_t)n * C * d);

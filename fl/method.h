@@ -167,6 +167,7 @@ struct engine {
     size_t aux_fn, aux_dn;
     void *priv;                    /* what the method's open made (not saved), freed by its close */
     /* scratch */
+    int MB;                        /* the largest batch a model of the run takes (flce_eng_max_batch) */
     float *bx, *logits, *feat, *dzx, *tmp_state;
     int32_t *by;
     int *perm;

@@ -128,14 +128,15 @@ static flce_status same_settings(engine *E, const cJSON *now, flce_err *e) {
         st = flce_fail(e, FLCE_ERR_FORMAT, "--resume: %s records data digest %.16s, but the data given has %.16s: not the data "
                        "this run used", p, od, nd);
     } else if (!flce_json_equal(old, now)) {
-        const char *which = "(the members)";
-        for (const cJSON *m = now->child; m; m = m->next)
-            if (!flce_json_equal(cJSON_GetObjectItemCaseSensitive(old, m->string), m)) {
-                which = m->string;
-                break;
-            }
-        st = flce_fail(e, FLCE_ERR_ARG, "--resume: the settings differ from those of the run in %s (%s; see its config.json)",
-                       E->dir, which);
+        /* the field that differs: one set now and not as recorded, else one recorded and not set now
+         * (a train seed of another truth's coalition, say) */
+        const char *which = NULL, *how = "";
+        for (const cJSON *m = now->child; m && !which; m = m->next)
+            if (!flce_json_equal(cJSON_GetObjectItemCaseSensitive(old, m->string), m)) which = m->string;
+        for (const cJSON *m = old->child; m && !which; m = m->next)
+            if (m->string && !cJSON_GetObjectItemCaseSensitive(now, m->string)) which = m->string, how = ": recorded there, not set now";
+        st = flce_fail(e, FLCE_ERR_ARG, "--resume: the settings differ from those of the run in %s (%s%s; see its config.json)",
+                       E->dir, which ? which : "a field given twice", how);
     }
     cJSON_Delete(old);
     return st;

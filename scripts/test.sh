@@ -11,8 +11,10 @@ export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0"
 
 run_ctest() {
   rc=0
+  t0=$(date +%s)
   ctest --test-dir "$1" --output-on-failure -j"$j" > "$1/ctest.log" 2>&1 || rc=$?
   cat "$1/ctest.log"
+  echo "test.sh: $1: ctest took $(( $(date +%s) - t0 )) s of wall time" | tee -a "$walls"
   [ "$rc" = 0 ] || exit "$rc"
   skipped=$(grep -c '\*\*\*Skipped\|Not Run' "$1/ctest.log" || true)
   if [ -n "${CI:-}${FLCE_CI:-}" ] && [ "$skipped" != 0 ]; then
@@ -40,9 +42,11 @@ if [ ! -d tests/browser/node_modules/playwright-core ] && command -v npm > /dev/
   (cd tests/browser && npm install --no-audit --no-fund --silent > /dev/null 2>&1) ||
     echo "test.sh: npm could not install playwright-core: the browser test will be skipped" >&2
 fi
+walls=$(mktemp); trap 'rm -f "$walls"' EXIT # each suite's wall time, said again at the end
 [ -d build ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null; }
 cmake --build build -j"$j"
 run_ctest build
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLCE_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$j"
 run_ctest build-asan
+cat "$walls"

@@ -16,8 +16,8 @@ flce=$1
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 t=$(mktemp -d /tmp/flce-learn-XXXXXX); trap 'rm -rf "$t"' EXIT
-"$flce" run --algo all --dataset fmnist --clients 5 --per-round 5 --rounds 6 --iid --train-subset 1000 \
-  --test-subset 500 --val-size 100 --batch 32 --lr 0.05 --seed 7 --out "$t/r" --quiet > "$t/log" 2>&1 ||
+"$flce" run --algo all --dataset fmnist --clients 5 --per-round 5 --rounds 6 --iid --train-subset 800 \
+  --test-subset 400 --val-size 80 --batch 32 --lr 0.05 --seed 7 --out "$t/r" --quiet > "$t/log" 2>&1 ||
   fail "flce run --algo all: $(cat "$t/log")"
 best() { awk -F, 'NR > 1 && $2 > b { b = $2 } END { printf "%.6f", b }' "$t/r/$1/metrics.csv"; }
 fa=$(best fedavg)

@@ -20,7 +20,7 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 # with -n 1 (twice the plain run's time): no binding, as with more processes than cores
 export OMPI_MCA_hwloc_base_binding_policy=none
 mpi() { mpirun -q --oversubscribe "$@"; }
-A="--algo flce,fedavg,ditto,moon,fedsv,fedfv,qfedavg,cgsv --clients 8 --per-round 4 --rounds 2 --train-subset 600 --test-subset 100
+A="--algo flce,fedavg,ditto,moon,fedsv,fedfv,qfedavg,cgsv --clients 8 --per-round 4 --rounds 2 --train-subset 360 --test-subset 60
    --val-size 40 --batch 32 --seed 5 --backend cpu --quiet"
 "$flce" run $A --out "$t/plain" > /dev/null 2>&1 || fail "the plain run"
 for P in 1 3; do
@@ -38,7 +38,7 @@ done
 # the shared completion under the readings that change what a rank completes from: the ablation
 # M (rank 0's momentum sent as it is), --missing unobserved (which prototypes were there sent too),
 # and without completion (CMC); with 2 and 4 processes
-F="--algo flce --clients 8 --per-round 4 --rounds 3 --train-subset 600 --test-subset 100 --val-size 40 --batch 32 --seed 7
+F="--algo flce --clients 8 --per-round 4 --rounds 3 --train-subset 360 --test-subset 60 --val-size 40 --batch 32 --seed 7
    --backend cpu --quiet"
 for V in "--ablate M --missing unobserved" "--ablate CMC"; do
   "$flce" run $F $V --out "$t/f1" --force > /dev/null 2>&1 || fail "plain run with $V"
@@ -67,7 +67,7 @@ R="--algo flce,fedavg,fedsv --clients 6 --per-round 3 --rounds 2 --train-subset 
 mpi -n 3 "$flce" run $R --out "$t/r3" > /dev/null 2>&1 || fail "3 processes, as released"
 for m in flce fedavg fedsv; do cmp -s "$t/r1/$m/digests.txt" "$t/r3/$m/digests.txt" || fail "as released, $m: 1 and 3 processes differ"; done
 # killed after round 1 with 2 processes, resumed with 3
-B="--algo flce,fedavg --clients 8 --per-round 4 --rounds 3 --train-subset 600 --test-subset 100 --val-size 40 --batch 32 --seed 6
+B="--algo flce,fedavg --clients 8 --per-round 4 --rounds 3 --train-subset 360 --test-subset 60 --val-size 40 --batch 32 --seed 6
    --backend cpu --quiet"
 "$flce" run $B --out "$t/b-plain" > /dev/null 2>&1 || fail "plain run B"
 FLCE_TEST_KILL_AFTER=1 mpi -x FLCE_TEST_KILL_AFTER -n 2 "$flce" run $B --out "$t/b" > /dev/null 2>&1 && fail "the killed run did not stop"
@@ -104,22 +104,26 @@ for other in "--lr 0.02 --seed 1" "--lr 0.01 --seed 2" "--lr 0.01 --seed 1 --den
   [ -e "$t/s/config.json" ] && fail "a refused run wrote config.json"
 done
 # no wait is endless (issue 35): a rank stopped (SIGSTOP) after round 1 once hung the job for
-# good; with --mpi-timeout 90 the job ends within seconds of it, one line names the rank and the
-# round, no process is left, and the run resumes to the digests of the plain run (90 s: far longer
-# than the others' training of a round even on one loaded core under the sanitizers, so that only
-# the stopped rank is silent when the roll is called: 20 s was the margin of a fast machine)
+# good; with --mpi-timeout 30 the job ends within seconds of it, one line names the rank and the
+# round, no process is left, and the run resumes to the digests of the plain run. A federation
+# whose round trains in well under a second here, so that only the stopped rank is silent when
+# the roll is called, even on one loaded core (a round of federation B under --mpi-timeout 20 was
+# once the margin of a fast machine: 90 s then, idle for a minute and a half of every run)
+S="--algo flce,fedavg --clients 4 --per-round 2 --rounds 2 --train-subset 80 --test-subset 20 --val-size 8 --batch 16 --seed 6
+   --backend cpu --quiet"
 "$flce" run $B --mpi-timeout -1 --out "$t/x" > /dev/null 2>&1; [ $? = 2 ] || fail "--mpi-timeout -1: not a usage error"
+"$flce" run $S --out "$t/s-plain" > /dev/null 2>&1 || fail "plain run S"
 FLCE_TEST_STOP_AFTER=1 FLCE_TEST_STOP_RANK=1 timeout 300 mpirun -q --oversubscribe -x FLCE_TEST_STOP_AFTER -x FLCE_TEST_STOP_RANK -n 3 \
-  "$flce" run $B --mpi-timeout 90 --out "$t/h" > "$t/h.log" 2>&1; rc=$?
+  "$flce" run $S --mpi-timeout 30 --out "$t/h" > "$t/h.log" 2>&1; rc=$?
 [ $rc = 124 ] && fail "a stopped rank hung the job (300 s)"
 [ $rc = 0 ] && fail "a stopped rank: exit 0"
-[ "$(grep -c '^flce' "$t/h.log")" = 1 ] && grep -q '^flce run: rank 1 did not answer for 90 s (--mpi-timeout) during round 2: the job ends' "$t/h.log" ||
+[ "$(grep -c '^flce' "$t/h.log")" = 1 ] && grep -q '^flce run: rank 1 did not answer for 30 s (--mpi-timeout) during round 2: the job ends' "$t/h.log" ||
   fail "a stopped rank: $(cat "$t/h.log")"
 i=0 # the processes' exit is polled (a loaded machine takes its time), up to 60 s
 while pgrep -f "$t/h" > /dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 pgrep -f "$t/h" > /dev/null && { pkill -9 -f "$t/h"; fail "a stopped rank: processes left behind after 60 s"; }
-"$flce" run $B --out "$t/h" --resume > /dev/null 2>&1 || fail "resume after a stopped rank"
-for m in flce fedavg; do cmp -s "$t/b-plain/$m/digests.txt" "$t/h/$m/digests.txt" || fail "resumed after a stopped rank, $m: digests differ"; done
+"$flce" run $S --out "$t/h" --resume > /dev/null 2>&1 || fail "resume after a stopped rank"
+for m in flce fedavg; do cmp -s "$t/s-plain/$m/digests.txt" "$t/h/$m/digests.txt" || fail "resumed after a stopped rank, $m: digests differ"; done
 # flce truth spread over 3 processes (issue 63): the coalitions dealt to the ranks, rank 0 gathers;
 # the table and the values byte for byte those of one process
 T3="--clients 3 --train-subset 150 --test-subset 30 --val-size 12 --batch 16 --per-round 2 --rounds 2 --backend cpu --seed 5 --quiet"

@@ -51,6 +51,14 @@ expect 2 "--out $t/mine/report.md: a file, not a folder" report "$t/b" --out "$t
 # one folder named twice would be a "repeat" of itself: refused, nothing written
 expect 2 "are the same run folder" report "$t/b" "$t/o" "$t/b/." --out "$t/rep-twice"
 [ -e "$t/rep-twice" ] && fail "a refused report left $t/rep-twice behind"
+# a run folder that lost a file every run writes (clients.csv, round_contributions.csv): refused,
+# status 1, the file named, nothing written (a lost clients.csv once gave every client 0 samples and
+# a data share of 1/n, and the report exited 0)
+for f in clients.csv round_contributions.csv; do
+  rm -rf "$t/lost" && cp -r "$t/b" "$t/lost" && rm "$t/lost/$f"
+  expect 1 "$t/lost/$f: missing (every run writes it): the run folder is damaged or incomplete" report "$t/b" "$t/lost" --out "$t/rep-lost"
+  [ ! -e "$t/rep-lost" ] || fail "a report refused for a lost $f left $t/rep-lost"
+done
 sed -i -E "s/\"algo\":[[:space:]]*\"flce\"/\"algo\": \"x'.system('touch PWNED2').'\"/" "$t/c/config.json"
 grep -q "PWNED2" "$t/c/config.json" || fail "the test could not plant the algo name"
 expect 1 '"algo" holds a character no name of this harness has' report "$t/c" --out "$t/rep-c"

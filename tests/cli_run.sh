@@ -76,6 +76,12 @@ FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce $tiny --out "$t/k" > /dev/null 2>
 "$flce" eval "$t/k/trace" --out "$t/ev" --rounds 1 > /dev/null || fail "the trace of a killed run is not valid for its round done"
 "$flce" run --algo flce $tiny --out "$t/k" --resume > /dev/null || fail "resume"
 cmp -s "$t/a/digests.txt" "$t/k/digests.txt" || fail "resumed run differs: $(diff "$t/a/digests.txt" "$t/k/digests.txt")"
+# --resume with a setting recorded there and not given now (a truth's coalition of another train
+# seed): the message names the field (it said "(the members)")
+FLCE_TEST_KILL_AFTER=1 "$flce" run --algo fedavg $tiny --backend cpu --train-seed 2 --out "$t/ts" > /dev/null 2>&1
+[ $? = 137 ] || fail "the kill hook did not fire (--train-seed 2)"
+expect 2 "the settings differ from those of the run in $t/ts (train_seed: recorded there, not set now;" run --algo fedavg $tiny --backend cpu --out "$t/ts" --resume
+expect 2 "the settings differ from those of the run in $t/ts (train_seed;" run --algo fedavg $tiny --backend cpu --train-seed 3 --out "$t/ts" --resume
 # several methods killed in the first one, then resumed: the second starts, both match
 FLCE_TEST_KILL_AFTER=1 "$flce" run --algo flce,fedavg $tiny --out "$t/km" > /dev/null 2>&1
 "$flce" run --algo flce,fedavg $tiny --out "$t/km" --resume > /dev/null || fail "resume of several methods"

@@ -8,7 +8,9 @@
 #   - values.csv against exact Shapley, Banzhaf, leave-one-out and client-alone worked out here
 #     from utilities.csv with awk (n = 3: Shapley weights 1/3, 1/6, 1/6, 1/3);
 #   - a kill during a coalition, then --resume, two jobs at once and one thread: the same bytes as one
-#     truth never killed;
+#     truth never killed; the jobs of --jobs end with their parent, so that --resume works at once;
+#   - --as-released, whose FLCE and FedSV select outside a coalition, refused (and trained with
+#     --schedule random, each row flce run --members's); --members only plain decimal indices;
 #   - a damaged row, another federation's truth.json, and the usage errors: one line each;
 #   - flce report's scores of a run against the truth, recomputed here from the files.
 set -u
@@ -84,6 +86,23 @@ FLCE_TEST_KILL_AFTER=1 "$flce" truth $fed --seed 5 --out "$t/jk" --jobs 2 > /dev
 grep -q "job 1/2 stopped (status 137); the rows written are kept: --resume continues" "$t/jk.err" || fail "a job's kill not said: $(cat "$t/jk.err")"
 "$flce" truth $fed --seed 5 --out "$t/jk" --jobs 2 --resume > /dev/null 2> "$t/jk2.err" || fail "resume --jobs 2: $(cat "$t/jk2.err")"
 cmp -s "$u" "$t/jk/utilities.csv" && cmp -s "$v" "$t/jk/values.csv" || fail "--jobs 2 killed and resumed gives another table"
+
+# the jobs of --jobs end with their parent: its SIGKILL once left them training to the end, holding
+# the folder's lock, so that --resume was refused until they were done. The jobs are stopped
+# (SIGSTOP) before the parent is killed, so that a job that outlived it would stay for good
+"$flce" truth $fed --seed 5 --out "$t/pk" --jobs 2 --quiet > /dev/null 2>&1 &
+pk=$!
+i=0 # until both jobs run (a coalition's folder under work/), polled up to 5 minutes
+while [ "$(pgrep -P "$pk" | wc -l)" -lt 2 ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(pgrep -P "$pk" | wc -l)" = 2 ] || { kill -9 "$pk"; fail "truth --jobs 2 did not start its two jobs"; }
+jobs_=$(pgrep -P "$pk" | tr '\n' ' ')
+kill -STOP $jobs_; kill -9 "$pk"; wait "$pk" 2> /dev/null
+alive() { ps -o stat= -p "$(echo $jobs_ | tr ' ' ',')" 2> /dev/null | grep -vc '^Z'; } # (a zombie has ended)
+i=0 # the jobs' end is polled (a loaded machine takes its time), up to 60 s
+while [ "$(alive)" != 0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(alive)" != 0 ] && { kill -9 $jobs_; fail "the jobs of a killed flce truth --jobs 2 outlived it"; }
+"$flce" truth $fed --seed 5 --out "$t/pk" --jobs 2 --resume > /dev/null 2> "$t/pk.err" || fail "resume at once after the parent's kill: $(cat "$t/pk.err")"
+cmp -s "$u" "$t/pk/utilities.csv" && cmp -s "$v" "$t/pk/values.csv" || fail "--jobs 2, parent killed and resumed, gives another table"
 
 # one thread (a process bound to one CPU takes one) against the default two: the same bytes
 if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
@@ -305,6 +324,31 @@ grep -q "$t/plain" "$t/rep3/truth_scores.csv" || fail "the K = 2 run was not sco
 # (the runs' and the Shapley order's) of two columns each
 tiny="--clients 2 --train-subset 40 --test-subset 10 --val-size 4 --batch 16 --per-round 2 --rounds 1 --backend cpu"
 "$flce" truth $tiny --seed 5 --out "$t/tiny" > /dev/null 2>&1 || fail "truth of the tiny federation"
+# issue 82: a truth never labelled as what it did not train. --as-released gives FLCE the released
+# sweep and FedSV the window, which select clients outside a coalition: refused in one line before
+# anything is written, as flce run --members refuses them; with --schedule random beside it the
+# truth trains, and its rows are flce run --as-released --schedule random --members's
+for a in "flce:sweep" "fedsv:window"; do
+  expect 2 "--as-released: ${a%%:*}'s released selection (--schedule ${a#*:}) takes clients outside a coalition; give --schedule random" \
+    truth $tiny --algo "${a%%:*}" --as-released --local-steps 1 --seed 5 --out "$t/x"
+  expect 2 "--as-released: ${a%%:*}'s released selection (--schedule ${a#*:}) takes clients outside the coalition (--members)" \
+    run $tiny --algo "${a%%:*}" --as-released --local-steps 1 --seed 5 --members 1 --out "$t/x"
+done
+[ ! -e "$t/x" ] || fail "a refused --as-released truth left $t/x behind"
+"$flce" truth $tiny --algo flce --as-released --schedule random --local-steps 1 --seed 5 --out "$t/asr" > /dev/null 2> "$t/asr.err" ||
+  fail "truth --as-released --schedule random: $(cat "$t/asr.err")"
+json_has "$t/asr/truth.json" '"--as-released"' || fail "truth.json does not record --as-released"
+for mask in 1 3; do
+  mem=$(awk -F, -v m="$mask" 'NR > 1 && $1 == m { print $2 }' "$t/asr/utilities.csv" | tr ';' ',')
+  "$flce" run $tiny --algo flce --as-released --schedule random --local-steps 1 --seed 5 --members "$mem" --test-loss --quiet --out "$t/asr$mask" \
+    > /dev/null 2>&1 || fail "flce run --as-released --schedule random --members $mem"
+  [ "$(awk -F, -v m="$mask" 'NR > 1 && $1 == m { print $8 }' "$t/asr/utilities.csv")" = "$(sed -n 's/^final_model //p' "$t/asr$mask/digests.txt")" ] ||
+    fail "coalition $mem of the --as-released truth is not flce run --members's model"
+done
+# --members takes plain decimal indices only (strtol's '+', spaces and leading zeros were taken as 1)
+for m in "+1" " 1" "01" "0, 1" "0x1"; do
+  expect 2 "--members '$m': clients 0..1, ascending, each once, at most 64, as plain decimal numbers" run $tiny --algo fedavg --seed 5 --members "$m" --out "$t/x"
+done
 for lr in 0.01 0.02; do "$flce" run $tiny --algo all --lr "$lr" --seed 5 --quiet --out "$t/lr$lr" > /dev/null 2>&1 || fail "flce run --algo all --lr $lr"; done
 "$flce" run $tiny --algo fedavg,flce --lr 0.03 --seed 5 --quiet --out "$t/lr0.03" > /dev/null 2>&1 || fail "flce run --lr 0.03"
 many="$t/lr0.01 $t/lr0.02 $t/lr0.03"

@@ -279,9 +279,9 @@ static int claims_against_baselines(run_t *runs, report_group *g, int ng, char *
             if (c[k].v.pairs) claim_row(md, ht, c[k].claim, conf, c[k].paper, &c[k].v, c[k].comps), rows++;
         if (lack) lack_add("%s: %d of its %d baseline runs lack %s", conf, lack, need, "the L2 rule");
         if (elack && nbase) lack_add("%s: %d of its %d FLCE runs lack %s", conf, elack, g[a].n, "the released evaluation");
-        if (undef && nbase) /* all contributions equal, or a client's without clients.csv's noise where noisy: left out of the released rows */
+        if (undef && nbase) /* all contributions equal: left out of the released rows */
             lack_add("%s: %d of its %d runs have %s", conf, undef, nall,
-                     "no released KL (their contributions all equal, or clients.csv missing where clients are noisy)");
+                     "no released KL (their contributions all equal)");
     return rows;
 }
 

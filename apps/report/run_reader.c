@@ -193,7 +193,13 @@ static int load_released(run_t *r, const char *dir, flce_err *e) {
     return load_column(r, dir, "released/" FLCE_RELEASED_EVAL "/contributions.csv", "contribution", &r->rel_eval, e);
 }
 
-/* contributions.csv, round_contributions.csv (optional) and clients.csv (optional). */
+/* A file every run writes, missing: the folder is damaged or incomplete, never read with defaults
+ * in its place (a lost clients.csv once gave every client 0 samples and a data share of 1/n). */
+static int missing_file(const char *dir, const char *file, flce_err *e) {
+    return flce_fail(e, FLCE_ERR_FORMAT, "%s/%s: missing (every run writes it): the run folder is damaged or incomplete", dir, file), 1;
+}
+
+/* contributions.csv, round_contributions.csv and clients.csv, each required and read whole. */
 static int load_clients(run_t *r, const char *dir, flce_err *e) {
     char p[1200], line[1024];
     FILE *f;
@@ -233,7 +239,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
     snprintf(p, sizeof p, "%s/round_contributions.csv", dir);
     f = flce_fopen_input(p);
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
-    if (f) {
+    if (!f) return missing_file(dir, "round_contributions.csv", e);
+    {
         r->rc = malloc(sizeof(double) * (size_t)r->T * r->clients);
         int *per = calloc((size_t)r->T + 1, sizeof *per);
         if (!r->rc || !per) {
@@ -271,7 +278,8 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
     snprintf(p, sizeof p, "%s/clients.csv", dir);
     f = flce_fopen_input(p);
     if (!f && flce_input_why[0]) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s", p, flce_input_why), 1;
-    if (f) {
+    if (!f) return missing_file(dir, "clients.csv", e);
+    {
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
         const char *bad = NULL;
         int row = 1, seen = 0;
@@ -290,7 +298,6 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
         fclose(f);
         if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
         if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
-        r->has_clients = 1;
     }
     return load_released(r, dir, e);
 }
@@ -410,7 +417,6 @@ void flce_run_finish(run_t *r, int window) {
 }
 
 double flce_run_kl_released(const run_t *r, const double *c) {
-    if ((r->label_noise > 0 || r->feature_noise > 0) && !r->has_clients) return NAN; /* which clients are noisy: unknown */
     int n = r->clients, *noise = malloc(sizeof *noise * (size_t)(n > 0 ? n : 1));
     double *q = malloc(sizeof *q * (size_t)(n > 0 ? n : 1)), k = NAN;
     if (noise && q && n > 0) {

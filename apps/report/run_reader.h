@@ -23,7 +23,6 @@ typedef struct {
     double *contrib, *samples;
     int *held;
     int *noisy_k;      /* [clients] 1 where the client's data were made noisy (clients.csv) */
-    int has_clients;   /* clients.csv was there (and read whole) */
     double fin_acc, fin_f1, kl_final, kl_div, srv_mean;
     double *l2;        /* [clients] the released code's contribution rule, the normalised L2 norm of each
                         * update (contributions_rules.csv's l2_update); NULL where the run did not

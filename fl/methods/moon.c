@@ -34,7 +34,7 @@ static void moon_close(engine *E) {
 }
 
 static flce_status moon_open(engine *E, flce_err *e) {
-    int MB = E->cfg->batch > E->cfg->eval_batch ? E->cfg->batch : E->cfg->eval_batch;
+    int MB = E->MB; /* the engine's model's: the same batches */
     const flce_split *tr = &E->ds.train;
     moon_priv *p = flce_calloc(1, sizeof *p);
     if (!p) return flce_fail(e, FLCE_ERR_NOMEM, "MOON: out of memory");
