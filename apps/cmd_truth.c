@@ -834,9 +834,11 @@ static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, cons
     return 0;
 }
 
+enum { MADE_OUT = 1, MADE_LOCK = 2, MADE_JSON = 4 }; /* what a truth made, removed again when refused before any row */
+
 /* the folder, before any work: it takes files, none of the truth's files is a folder, it is no
  * run's folder, it holds no truth unless --resume or --force, and one with --resume; made and
- * locked (*made: OUT made here). */
+ * locked (*made: MADE_* of what was made here; 0 where another truth holds the lock). */
 static int open_folder(const truth *t, truth_opts *o, const truth_paths *p, int *lock_fd, int *made) {
     const char *prog = t->prog;
     char where[1200], cj[1200];
@@ -847,27 +849,36 @@ static int open_folder(const truth *t, truth_opts *o, const truth_paths *p, int 
         return 1;
     }
     const char *files[3] = {p->util, p->val, p->json};
-    for (int i = 0; i < 3; i++)
-        if (stat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
-            fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i], S_ISDIR(sb.st_mode) ? "a folder, not a file" : "not a regular file");
+    for (int i = 0; i < 3; i++) /* lstat: a link is refused here, before --force removes anything (the writer refuses it) */
+        if (lstat(files[i], &sb) == 0 && !S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "%s: %s: cannot replace: %s\n", prog, files[i],
+                    S_ISDIR(sb.st_mode) ? "a folder, not a file" : S_ISLNK(sb.st_mode) ? "a symbolic link, not a file" : "not a regular file");
             return 1;
         }
     snprintf(cj, sizeof cj, "%s/config.json", t->out);
     if (stat(cj, &sb) == 0) return cli_usage_error(prog, "--out %s is the folder of a run (config.json); use another folder", t->out);
+    snprintf(cj, sizeof cj, "%s/summary.csv", t->out);
+    if (stat(cj, &sb) == 0) return cli_usage_error(prog, "--out %s is a folder of runs (summary.csv); use another folder", t->out);
     int exists = stat(p->json, &sb) == 0 || stat(p->util, &sb) == 0;
     if (exists && !o->resume && !o->force) return cli_usage_error(prog, "--out %s holds a truth: --resume continues it, --force starts it again", t->out);
     if (o->resume && !exists) /* as flce run --resume: a mistyped --out never trains a whole truth afresh */
         return cli_usage_error(prog, "--resume: --out %s holds no truth (no truth.json or utilities.csv): nothing to continue", t->out);
-    *made = stat(t->out, &sb) != 0;
+    int out_made = stat(t->out, &sb) != 0;
     if (flce_mkdirs(t->out) != 0) {
         fprintf(stderr, "%s: --out %s: cannot create: %s\n", prog, t->out, strerror(errno));
         return 1;
     }
+    const char *wait_for = getenv("FLCE_TEST_TRUTH_LOCK_AFTER"); /* tests: the race of two truths made certain */
+    for (int i = 0; wait_for && i < 6000 && access(wait_for, F_OK) != 0; i++) usleep(100000);
+    int lock_made = lstat(p->lock, &sb) != 0, json_made = lstat(p->json, &sb) != 0;
     *lock_fd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX | LOCK_NB) != 0) {
         fprintf(stderr, "%s: %s: %s\n", prog, p->lock, *lock_fd < 0 ? strerror(errno) : "another flce truth is writing this folder");
+        /* the folder is another truth's (which may have made it a moment ago): nothing of it removed */
+        if (*lock_fd >= 0) close(*lock_fd), *lock_fd = -1;
         return 1;
     }
+    *made = (out_made ? MADE_OUT : 0) | (lock_made ? MADE_LOCK : 0) | (json_made ? MADE_JSON : 0);
     return 0;
 }
 
@@ -1009,7 +1020,7 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     flce_run_job J0, *J = &J0;
     truth t = {0};
     truth_paths p;
-    int lock_fd = -1, made = 0, nm = 0; /* made: OUT made here, removed again when refused before any row */
+    int lock_fd = -1, made = 0, nm = 0; /* made: MADE_* of what this truth made, removed again when refused before any row */
     flce_err e = {{0}};
     rc = flce_run_job_parse(prog, nrun, rest, NULL, 2, J);
     flce_dataset_keep(1); /* every coalition trains on the same data: its files read and decoded once */
@@ -1038,9 +1049,13 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     if (!status && root) status = finish_truth(&t, &p, nm);
 done:
     if (lock_fd >= 0) close(lock_fd);
-    if (status && made) { /* refused (a setting the engine checks, the data): nothing of it left */
+    if (status && made) { /* refused (a setting the engine checks, the data): nothing it made is left */
         struct stat ub;
-        if (stat(p.util, &ub) != 0) remove(p.json), remove(p.lock), rmdir(t.out); /* a row written: all kept for --resume */
+        if (stat(p.util, &ub) != 0) { /* a row written: all kept for --resume */
+            if (made & MADE_JSON) remove(p.json);
+            if (made & MADE_LOCK) remove(p.lock);
+            if (made & MADE_OUT) rmdir(t.out);
+        }
     }
     flce_run_job_free(J);
     flce_dataset_keep(0);

@@ -270,6 +270,8 @@ static int check_training(const char *prog, run_flags *w, flce_run_cfg *c) {
     if (settings_from_flags(prog, w->opts, c, &w->ablate)) return 2;
     if (w->schedule && strcmp(w->schedule, "random") && strcmp(w->schedule, "sweep") && strcmp(w->schedule, "window"))
         return cli_usage_error(prog, "--schedule '%s': random, sweep or window", w->schedule);
+    if (seen(w, "local-steps") && seen(w, "epochs")) /* --epochs 1, the default's value, was taken and ignored */
+        return cli_usage_error(prog, "--local-steps and --epochs: give one (steps replace epochs)");
     if (seen(w, "local-steps") && c->local_steps == 0) /* 0 is the engine's "epochs": never a value given for it */
         return cli_usage_error(prog, "--local-steps 0: must be 1..1000000 (without the flag, --epochs counts the local training)");
     if (w->as_released) {

@@ -104,6 +104,32 @@ while [ "$(alive)" != 0 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 "$flce" truth $fed --seed 5 --out "$t/pk" --jobs 2 --resume > /dev/null 2> "$t/pk.err" || fail "resume at once after the parent's kill: $(cat "$t/pk.err")"
 cmp -s "$u" "$t/pk/utilities.csv" && cmp -s "$v" "$t/pk/values.csv" || fail "--jobs 2, parent killed and resumed, gives another table"
 
+# the round of hostile inputs of 2026-12-06 (docs/development.md), one check a finding:
+# - a truth refused for another's lock removes nothing: B found --out absent, A made it and took
+#   the lock, B was refused and removed A's truth.lock and folder, so that A failed (a race; the
+#   hook FLCE_TEST_TRUTH_LOCK_AFTER holds B before its lock until A has made its own)
+FLCE_TEST_TRUTH_LOCK_AFTER="$t/race/truth.lock" "$flce" truth $fed --seed 5 --out "$t/race" --quiet > /dev/null 2> "$t/raceB.err" &
+rb=$!
+i=0; while [ ! -d "$t/race" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+"$flce" truth $fed --seed 5 --out "$t/race" --quiet > /dev/null 2> "$t/raceA.err" & # the folder B made, empty
+ra=$!
+wait "$rb"; rcb=$?; wait "$ra"; rca=$?
+[ $rcb = 1 ] && grep -q "truth.lock: another flce truth is writing this folder" "$t/raceB.err" || fail "the truth refused for the lock: status $rcb, $(cat "$t/raceB.err")"
+[ $rca = 0 ] || fail "the truth holding the lock failed beside a refused one: $(cat "$t/raceA.err")"
+cmp -s "$u" "$t/race/utilities.csv" && [ -f "$t/race/truth.json" ] || fail "a refused truth removed files of the one holding the lock"
+# - a refused truth leaves nothing in a folder that was there: no truth.lock, no truth.json (a
+#   file named work, which the truth cannot replace, is the folder's own)
+mkdir -p "$t/e1" "$t/e2" && echo x > "$t/e2/work"
+expect 2 "--dataset cifar10 needs --data DIR" truth $fed --dataset cifar10 --seed 5 --out "$t/e1"
+"$flce" truth $fed --seed 5 --out "$t/e2" --quiet > /dev/null 2> "$t/e2.err"; [ $? = 1 ] || fail "a file where work/ goes: $(cat "$t/e2.err")"
+[ "$(ls -A "$t/e1")" = "" ] && [ "$(ls -A "$t/e2")" = "work" ] || fail "a refused truth left files: $(ls -A "$t/e1" "$t/e2")"
+# - --force over a truth whose truth.json is a symbolic link: refused before the table is removed
+cp -r "$t/a" "$t/fl" && mv "$t/fl/truth.json" "$t/fl.json" && ln -s "$t/fl.json" "$t/fl/truth.json"
+expect 1 "truth.json: cannot replace: a symbolic link, not a file" truth $fed --seed 5 --out "$t/fl" --force
+cmp -s "$u" "$t/fl/utilities.csv" && cmp -s "$v" "$t/fl/values.csv" || fail "--force refused for a linked truth.json removed the table"
+# - a folder of several methods' runs (summary.csv) is no place for a truth, as a run's folder is not
+mkdir -p "$t/several" && echo method > "$t/several/summary.csv"
+expect 2 "--out $t/several is a folder of runs (summary.csv); use another folder" truth $fed --seed 5 --out "$t/several"
 # one thread (a process bound to one CPU takes one) against the default two: the same bytes
 if command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
   taskset -c 0 "$flce" truth $fed --seed 5 --out "$t/t1" > /dev/null 2> "$t/t1.err" || fail "truth on one CPU: $(cat "$t/t1.err")"
@@ -405,7 +431,10 @@ done
 eff=$(awk -F, 'FNR > 1 && ($3 == "flce" || $3 == "fedavg") { x[$2 "," $3] = $5; sd[$2] = 1 }
   END { for (q in sd) { d[++k] = x[q ",flce"] - x[q ",fedavg"] }
     m = (d[1] + d[2]) / 2; s = d[1] - d[2]; if (s < 0) s = -s; s /= sqrt(2); h = 12.706 * s / sqrt(2)
-    printf "%.3f +- %.3f over 2 seeds: **%s**", m, h, m - h > 0 ? "holds" : m + h < 0 ? "fails" : "not shown" }' "$t/rep4/truth_scores.csv")
+    printf "%.3f +- %.3f over 2 seeds: **%s**", m, h, (m - h > 0) ? "holds" : (m + h < 0) ? "fails" : "not shown" }' "$t/rep4/truth_scores.csv")
+# (the conditions in parentheses: unbracketed, awk's '>' wrote the verdict into a file named after
+# it and left $eff empty, so that the check below compared the report with nothing)
+[ -n "$eff" ] || fail "the effectiveness claim: nothing worked out from truth_scores.csv"
 grep -qF "paired by seed: $eff" "$t/rep4/report.md" ||
   fail "the effectiveness claim: the report says '$(grep -o 'paired by seed: [^*]*[*][*][^*]*[*][*]' "$t/rep4/report.md")', from truth_scores.csv '$eff'"
 fl=$(verdict flce | cut -d' ' -f1); [ "$fl" = yes ] && n=1 || n=0
