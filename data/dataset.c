@@ -605,10 +605,7 @@ static int split_copy(flce_split *d, const flce_split *s) {
     size_t img = (size_t)s->c * s->h * s->w;
     *d = *s;
     d->pixels = malloc(img * (size_t)s->n + 1), d->labels = malloc((size_t)s->n + 1);
-    if (!d->pixels || !d->labels) {
-        split_free(d);
-        return -1;
-    }
+    if (!d->pixels || !d->labels) return split_free(d), -1;
     memcpy(d->pixels, s->pixels, img * (size_t)s->n), memcpy(d->labels, s->labels, (size_t)s->n);
     return 0;
 }
@@ -616,11 +613,7 @@ static int split_copy(flce_split *d, const flce_split *s) {
 static int dataset_copy(flce_dataset *d, const flce_dataset *s) {
     *d = *s;
     d->train.pixels = d->train.labels = d->test.pixels = d->test.labels = NULL;
-    if (split_copy(&d->train, &s->train) || split_copy(&d->test, &s->test)) {
-        flce_dataset_free(d);
-        memset(d, 0, sizeof *d);
-        return -1;
-    }
+    if (split_copy(&d->train, &s->train) || split_copy(&d->test, &s->test)) return flce_dataset_free(d), -1; /* (freed: emptied) */
     return 0;
 }
 

@@ -15,7 +15,7 @@ b=$src/build-cov
 j=$(nproc)
 cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=Release -DFLCE_WERROR=OFF -DCMAKE_C_FLAGS=--coverage \
   -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage > /dev/null
-cmake --build "$b" -j"$j" > "$b.build.log" 2>&1 || { tail -20 "$b.build.log" >&2; exit 1; }
+cmake --build "$b" -j"$j" > "$b/build.log" 2>&1 || { tail -20 "$b/build.log" >&2; exit 1; }
 find "$b" -name '*.gcda' -delete
 rc=0
 LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0" ctest --test-dir "$b" -j"$j" > "$b/ctest.log" 2>&1 || rc=$?

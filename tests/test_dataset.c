@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <jpeglib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,6 +94,24 @@ static void expect_idx_error(const char *path, int labels, const char *needle) {
     cr_assert(strstr(e.msg, needle), "message '%s' lacks '%s'", e.msg, needle);
     free(s.pixels);
     free(s.labels);
+}
+
+/* a file longer than any header of its kind allows is refused as it is read, raw or gzip (label
+ * files: 8 + 10,000,000 bytes at most), not read whole first */
+Test(idx, refuses_more_than_any_header_allows) {
+    char dir[64], p[128];
+    tu_tmpdir(dir, sizeof dir);
+    size_t n = 8 + (size_t)10000000 + 1;
+    unsigned char *buf = calloc(n, 1);
+    cr_assert(buf);
+    buf[2] = 8, buf[3] = 1, buf[7] = 5; /* magic 0x801, 5 labels */
+    snprintf(p, sizeof p, "%s/big-labels", dir);
+    tu_write(p, buf, n);
+    expect_idx_error(p, 1, "oversized: more data than any header allows");
+    snprintf(p, sizeof p, "%s/big-labels.gz", dir);
+    tu_write_gz(p, buf, n);
+    expect_idx_error(p, 1, "oversized: more data than any header allows");
+    free(buf);
 }
 
 Test(idx, rejects_bad_files_with_one_line) {
