@@ -327,7 +327,7 @@ int flce_api_trace_write(const char *dir, int T, int n, int C, int d, const floa
     if (!st) st = flce_npy_write(tmp[2], FLCE_NPY_U8, 2, ss, selected, &e);
     if (!st) st = flce_npy_write(tmp[3], FLCE_NPY_I64, 1, sn, sizes, &e);
     if (!st && class_weights) st = flce_npy_write(tmp[4], FLCE_NPY_F64, 1, sc, class_weights, &e);
-    if (!st) st = flce_completion_record(tmp[5], &cc, "", 0, NULL, &e); /* as flce run writes it before its first round */
+    if (!st) st = flce_completion_record(tmp[5], &cc, "", 0, NULL, NULL, &e); /* as flce run writes it before its first round */
     int swapped = 0;
     if (!st && sibling && renameat2(AT_FDCWD, tmpd, AT_FDCWD, real, RENAME_EXCHANGE) == 0) {
         /* tmpd holds the old folder now: anything in it that is not a trace's (put there meanwhile

@@ -702,11 +702,8 @@ static flce_status finish_run(engine *E, uint64_t d_part, uint64_t d_init, flce_
         flce_digest_hex(d_part, h[0]);
         flce_digest_hex(d_init, h[1]);
         flce_digest_hex(flce_digest(E->global, E->S * 4), h[2]);
-        snprintf(p, sizeof p, "%s/trace/prototypes.npy", E->dir);
-        uint64_t tp = (E->algo->flags & FLCE_M_PROTOTYPES) ? eng_file_digest(p) : 0;
-        snprintf(p, sizeof p, "%s/trace/selected.npy", E->dir);
-        uint64_t ts = (E->algo->flags & FLCE_M_PROTOTYPES) ? eng_file_digest(p) : 0;
-        flce_digest_hex(tp ^ (ts * 0x9E3779B97F4A7C15ull), h[3]);
+        snprintf(p, sizeof p, "%s/trace", E->dir);
+        flce_digest_hex((E->algo->flags & FLCE_M_PROTOTYPES) ? flce_trace_digest(p) : 0, h[3]);
         flce_digest_hex(flce_digest(CE, sizeof(double) * (size_t)n), h[4]);
         snprintf(dg, sizeof dg,
                  "partition %s\ninitial_model %s\nfinal_model %s\ntrace %s\ncontributions %s\n", h[0], h[1], h[2],

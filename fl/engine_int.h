@@ -49,7 +49,6 @@ cJSON *eng_config_json(engine *E);
 flce_status eng_evaluate(engine *E, flce_model *model, const float *x, const int32_t *y, int n, double *acc, double *f1,
                             double *loss, int spread, flce_err *e);
 
-uint64_t eng_file_digest(const char *path);
 
 /* The first setting in which two settings texts (settings_text) differ, as "its lr is 0.02, this
  * run's 0.01", into out. */

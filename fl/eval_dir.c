@@ -375,8 +375,10 @@ flce_status flce_eval_write(const char *out, const flce_eval_run *r, flce_err *e
         char ablate_s[32];
         snprintf(ablate_s, sizeof ablate_s, "%s%s%s%s", r->ab_rec.no_mass ? "M " : "", r->ab_rec.no_velocity ? "V " : "",
                  r->ab_rec.no_momentum ? "Q " : "", r->ab_rec.no_completion ? "CMC" : "");
+        char td[17] = ""; /* the trace evaluated, named by digests.txt's digest of it */
+        if (r->dir[0]) flce_digest_hex(flce_trace_digest(r->dir), td);
         snprintf(p, sizeof p, "%s/completion_eval.json", out);
-        st = flce_completion_record(p, &r->cc, ablate_s, C, res, e);
+        st = flce_completion_record(p, &r->cc, ablate_s, C, res, r->dir[0] ? td : NULL, e);
     }
     if (st) { /* the four files, whole or not at all: a failed write (a full disk) removes them all, and the folder where
                  this call made it */

@@ -390,20 +390,6 @@ flce_status eng_make_dir(engine *E, flce_err *e) {
     return FLCE_OK;
 }
 
-uint64_t eng_file_digest(const char *path) {
-    FILE *f = flce_fopen_regular(path, NULL, 0);
-    if (!f) return 0;
-    XXH3_state_t *s = XXH3_createState();
-    XXH3_64bits_reset(s);
-    unsigned char buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) XXH3_64bits_update(s, buf, n);
-    fclose(f);
-    uint64_t d = XXH3_64bits_digest(s);
-    XXH3_freeState(s);
-    return d;
-}
-
 /* The run folder's files before the first round: config.json (or, with --resume, the check
  * that it holds these settings and the state to continue from: the rounds done into *done),
  * device.txt, clients.csv, the trace of a method that uploads prototypes, the method's own

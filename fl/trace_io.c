@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 flce_status flce_read_weights(const char *path, int len, double **out, flce_err *e) {
     *out = NULL;
@@ -239,8 +240,30 @@ int flce_completion_settings_add(cJSON *o, const flce_completion_cfg *cc) {
            (!cc->initial_model || cJSON_AddStringToObject(o, "initial_prototypes", "initial-model")); /* only where set */
 }
 
+static uint64_t file_digest(const char *path) {
+    FILE *f = flce_fopen_regular(path, NULL, 0);
+    if (!f) return 0;
+    XXH3_state_t *s = XXH3_createState();
+    XXH3_64bits_reset(s);
+    unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) XXH3_64bits_update(s, buf, n);
+    fclose(f);
+    uint64_t d = XXH3_64bits_digest(s);
+    XXH3_freeState(s);
+    return d;
+}
+
+uint64_t flce_trace_digest(const char *trace_dir) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/prototypes.npy", trace_dir);
+    uint64_t tp = file_digest(p);
+    snprintf(p, sizeof p, "%s/selected.npy", trace_dir);
+    return tp ^ (file_digest(p) * 0x9E3779B97F4A7C15ull);
+}
+
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
-                                   const flce_eval_result *res, flce_err *e) {
+                                   const flce_eval_result *res, const char *trace_digest, flce_err *e) {
     cJSON *o = cJSON_CreateObject(), *classes = NULL;
     /* the round's rules beside the completion's settings (config.json has them from FLCE's own
      * settings table) */
@@ -248,6 +271,7 @@ flce_status flce_completion_record(const char *path, const flce_completion_cfg *
              flce_completion_settings_add(o, cc) &&
              cJSON_AddStringToObject(o, "velocity", cc->rules.velocity_distance ? "distance" : "squared") &&
              cJSON_AddStringToObject(o, "absent_class", cc->rules.forget_absent ? "forget" : "keep") && (!res || flce_json_add_number(o, "seconds", res->seconds)) &&
+             (!trace_digest || cJSON_AddStringToObject(o, "trace_digest", trace_digest)) &&
              (classes = cJSON_AddArrayToObject(o, "classes"));
     for (int c = 0; ok && c < C && res; c++) {
         cJSON *k = cJSON_CreateObject();

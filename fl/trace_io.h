@@ -50,7 +50,12 @@ int flce_completion_settings_add(cJSON *obj, const flce_completion_cfg *cc);
 /* A completion record: {"seed", "ablate", the settings, and per class the rank and mu used and,
  * with auto, the held-out error of the choice and of every candidate}, into path (atomic). */
 flce_status flce_completion_record(const char *path, const flce_completion_cfg *cc, const char *ablate, int C,
-                                   const flce_eval_result *res, flce_err *e);
+                                   const flce_eval_result *res, const char *trace_digest, flce_err *e);
+/* A trace folder's digest as digests.txt's `trace` line gives it: xxh3-64 of prototypes.npy xor
+ * 0x9E3779B97F4A7C15 times xxh3-64 of selected.npy (a file that cannot be read counts 0). flce
+ * eval records it in completion_eval.json (`trace_digest`, with trace_digest above), so that an
+ * evaluation names the trace it was made of. */
+uint64_t flce_trace_digest(const char *trace_dir);
 
 /* What a completion.json says (flce eval takes it where its command line does not): the seed,
  * the ablations and the settings, as text for flce_completion_parse ("" where absent). */

@@ -50,10 +50,18 @@ for top in "$@"; do
       esac
       out="$run/released/$dep"
       if [ -f "$out/contributions.csv" ]; then done_n=$((done_n + 1)); continue; fi
+      made=""; [ -d "$out" ] || made=1
       mkdir -p "$out"
       # shellcheck disable=SC2086
-      "$flce" eval "$run/trace" --out "$out" $flags > "$out/eval.txt.tmp" ||
-        { echo "released_eval.sh: flce eval failed on $run ($dep): $(tail -1 "$out/eval.txt.tmp")" >&2; exit 1; }
+      if ! "$flce" eval "$run/trace" --out "$out" $flags > "$out/eval.txt.tmp" 2> "$out/eval.err.tmp"; then
+        # one line, flce eval's reason in it; nothing left of this evaluation (a folder without its
+        # contributions.csv is a damaged one to flce report)
+        why=$(tail -1 "$out/eval.err.tmp")
+        rm -f "$out/eval.txt.tmp" "$out/eval.err.tmp"
+        [ -z "$made" ] || rmdir "$out" 2> /dev/null
+        echo "released_eval.sh: flce eval failed on $run ($dep): ${why#flce eval: }" >&2; exit 1
+      fi
+      rm -f "$out/eval.err.tmp"
       rm -f "$out/Q.npy" "$out/X_completed.npy" # the completion's matrices: large, and made again by the same command
       mv "$out/eval.txt.tmp" "$out/eval.txt"
       new_n=$((new_n + 1))

@@ -73,6 +73,28 @@ nocmc() { # NAME ARM FILE (SEED for the seed)
   rd=$(awk -F, -v arm="$2" 'index($0, arm) { print $NF; exit }' "$t/rep/released_nocmc.csv")
   [ "$rd" = "${want#* }" ] || fail "$1: released_nocmc.csv reads '$rd', the interval worked out here '${want#* }'"
 }
+# another run's evaluations in a run's released/ (the --cl-scale arm's, of the same seed and
+# readings, under the text's run): refused, status 1, the folder named (they were taken, and changed
+# the table "Without completion"); an evaluation names its trace by digests.txt's digest of it
+json_has "$t/text-s1/flce/released/nocmc/completion_eval.json" "\"trace_digest\":\"$(sed -n 's/^trace //p' "$t/text-s1/flce/digests.txt")\"" ||
+  fail "completion_eval.json does not name the trace it evaluated"
+cp -r "$t/text-s1" "$t/tf" && rm -r "$t/tf/flce/released" && cp -r "$t/cls-s1/released" "$t/tf/flce/released"
+"$flce" report "$t/tf" "$t"/rel-s* --out "$t/rep-foreign" > /dev/null 2> "$t/foreign.err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$t/foreign.err")" = 1 ] &&
+  grep -q "tf/flce/released/[a-z-]*: its completion_eval.json names trace [0-9a-f]* and the run's digests.txt [0-9a-f]*: another run's evaluation" "$t/foreign.err" ||
+  fail "another run's released evaluations: status $rc, $(cat "$t/foreign.err")"
+[ ! -e "$t/rep-foreign" ] || fail "a report refused for another run's evaluations left $t/rep-foreign"
+# an evaluation folder without its contributions.csv (unfinished or damaged) is refused, never read
+# as an evaluation not made; released_eval.sh on a trace flce eval refuses says so in one line and
+# leaves no such folder behind
+cp -r "$t/text-s1" "$t/tn" && rm "$t/tn/flce/released/nocmc/contributions.csv"
+expect 1 "tn/flce/released/nocmc: no contributions.csv (an evaluation unfinished or damaged" report "$t/tn" "$t"/rel-s* --out "$t/rep-tn"
+[ ! -e "$t/rep-tn" ] || fail "a report refused for an unfinished evaluation left $t/rep-tn"
+cp -r "$t/text-s1" "$t/te" && rm -r "$t/te/flce/released" && : > "$t/te/flce/trace/completion.json"
+FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t/te" > /dev/null 2> "$t/te.err" && fail "released_eval.sh over an empty completion.json: status 0"
+[ "$(wc -l < "$t/te.err")" = 1 ] && grep -q "^released_eval.sh: flce eval failed on .*te/flce ([a-z-]*): .*completion.json" "$t/te.err" ||
+  fail "released_eval.sh over an empty completion.json: $(cat "$t/te.err")"
+[ -z "$(ls -A "$t/te/flce/released")" ] || fail "released_eval.sh left $(ls -A "$t/te/flce/released") after flce eval failed"
 [ -f "$t/rep/released_nocmc.csv" ] || fail "no released_nocmc.csv"
 grep -q "^### Without completion" "$t/rep/report.md" || fail "no table Without completion"
 nocmc "without completion as released" "(b) as released" "$t/rel-sSEED/flce/contributions.csv"

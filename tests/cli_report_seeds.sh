@@ -230,6 +230,8 @@ PY
 rm "$t/nz2/fedavg/clients.csv"
 expect 1 "nz2/fedavg/clients.csv: missing (every run writes it)" report "$t/nz1" "$t/nz2" "$t/nz3" --out "$t/repnz2"
 [ ! -e "$t/repnz2" ] || fail "a report refused for a lost clients.csv left $t/repnz2"
+sed '1s/,l2_update//' "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contributions_rules.csv" # a header that lost a name
+expect 1 "old2/fedavg/contributions_rules.csv: row 2: more values than its header has columns: damaged" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repbad"
 sed '3s/,[^,]*$/,oops/' "$t/s2/fedavg/contributions_rules.csv" > "$t/old2/fedavg/contributions_rules.csv"
 "$flce" report "$t/old1" "$t/old2" "$t/old3" --out "$t/repbad" > /dev/null 2> "$t/err"; rc=$?
 [ $rc = 1 ] && grep -q "old2/fedavg/contributions_rules.csv: row 3: not a finite number" "$t/err" ||

@@ -93,8 +93,8 @@ cmp -s "$u" "$t/jk/utilities.csv" && cmp -s "$v" "$t/jk/values.csv" || fail "--j
 "$flce" truth $fed --seed 5 --out "$t/pk" --jobs 2 --quiet > /dev/null 2>&1 &
 pk=$!
 i=0 # until both jobs run (a coalition's folder under work/), polled up to 5 minutes
-while [ "$(pgrep -P "$pk" | wc -l)" -lt 2 ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
-[ "$(pgrep -P "$pk" | wc -l)" = 2 ] || { kill -9 "$pk"; fail "truth --jobs 2 did not start its two jobs"; }
+while [ "$(pgrep -P "$pk" | wc -l)" -lt 2 ] && kill -0 "$pk" 2> /dev/null && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(pgrep -P "$pk" | wc -l)" = 2 ] || { kill -9 "$pk" 2> /dev/null; fail "truth --jobs 2: its two jobs not seen running (ended already, or never started)"; }
 jobs_=$(pgrep -P "$pk" | tr '\n' ' ')
 kill -STOP $jobs_; kill -9 "$pk"; wait "$pk" 2> /dev/null
 alive() { ps -o stat= -p "$(echo $jobs_ | tr ' ' ',')" 2> /dev/null | grep -vc '^Z'; } # (a zombie has ended)
@@ -335,6 +335,14 @@ awk -F, -v OFS=, 'NR == 3 { $2 = $2 + 0.01 } { print }' "$t/a/values.csv" > "$t/
 expect 1 "acopy/values.csv: client 1's shapley is" report "$t/plain" "$t/acopy" --out "$t/rep2"
 cp "$t/a/values.csv" "$t/acopy/values.csv"; sed -i 's/"truth_format":\t1/"truth_format":\t2/' "$t/acopy/truth.json"
 expect 1 "truth_format other than 1: this build reads format 1 only" report "$t/plain" "$t/acopy" --out "$t/rep2"
+# a row of utilities.csv not as flce truth writes it (a mask 3.5, members not the mask's, a digest
+# ZZZ) is damage to flce report, status 1 (they were read as good)
+for e in 's/^3,0;1,5,/3.5,0;1,5,/' 's/^3,0;1,5,/3,0;2,5,/' '5s/,[0-9a-f]*$/,ZZZ/'; do
+  rm -rf "$t/ud" && cp -r "$t/a" "$t/ud" && sed -i "$e" "$t/ud/utilities.csv"
+  cmp -s "$u" "$t/ud/utilities.csv" && fail "the test did not damage utilities.csv ($e)"
+  expect 1 "ud/utilities.csv: damaged or unfinished" report "$t/plain" "$t/ud" --out "$t/rep-ud"
+done
+[ ! -e "$t/rep-ud" ] || fail "a report refused for a damaged utilities.csv left $t/rep-ud"
 # a full table of more than 16 clients is beyond the report (a limit: status 2, not damage)
 sed -i 's/"truth_format":\t2/"truth_format":\t1/; s/"clients":\t3/"clients":\t17/' "$t/acopy/truth.json"
 expect 2 "17 clients: a report judges against truths of every coalition of at most 16" report "$t/plain" "$t/acopy" --out "$t/rep2"

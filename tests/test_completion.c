@@ -270,7 +270,7 @@ Test(completion_cv, record_of_a_full_grid) {
     tu_tmpdir(dir, sizeof dir);
     snprintf(p, sizeof p, "%s/completion.json", dir);
     flce_err e;
-    cr_assert_eq(flce_completion_record(p, &cc, "M V Q CMC", C, &res, &e), FLCE_OK, "%s", e.msg);
+    cr_assert_eq(flce_completion_record(p, &cc, "M V Q CMC", C, &res, NULL, &e), FLCE_OK, "%s", e.msg);
     /* the whole record reads back: every class with its choice and its full grid, numbers exact */
     flce_status st;
     cJSON *o = flce_json_read(p, 1 << 20, &st, &e);

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "flce_eq.h"
@@ -215,7 +216,12 @@ static const run_t *member(report *R, const rconf *c, int a, int m, int s) {
 static int released_csv(report *R, const run_t *r, const char *dep, double *out) {
     char p[1300], why[300];
     snprintf(p, sizeof p, "%s/released/%s/contributions.csv", r->dir, dep);
-    if (access(p, F_OK)) return 0;
+    if (access(p, F_OK)) { /* not made; or its folder there without it: unfinished or damaged, never read as not made */
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/released/%s", r->dir, dep);
+        if (lstat(p, &sb) == 0) report_damaged(R, "%s: no contributions.csv (an evaluation unfinished or damaged; scripts/released_eval.sh makes it again)", p);
+        return 0;
+    }
     if (!flce_run_released_eval_ok(r, dep, why, sizeof why)) {
         report_damaged(R, "%s/released/%s: %s", r->dir, dep, why);
         return 0;

@@ -90,6 +90,25 @@ static void utilities_free(utilities_t *u) {
     memset(u, 0, sizeof *u);
 }
 
+/* A row's fields as flce truth writes them, past the mask and train seed read by the caller: a
+ * whole mask of n clients, its members listed (ascending, ';'), the four measures numbers (or
+ * printf's nan and inf: a training that diverged), a model digest of 16 hex digits. A row with a
+ * mask of 3.5, other members or a digest ZZZ was once read as good. */
+static int row_fields_ok(char **fd, double mk, int n) {
+    char want[512] = "";
+    size_t len = 0;
+    if (mk != floor(mk)) return 0;
+    for (int i = 0; i < n; i++)
+        if ((uint64_t)mk >> i & 1) len += (size_t)snprintf(want + len, sizeof want - len, "%s%d", len ? ";" : "", i);
+    if (strcmp(fd[1], want)) return 0;
+    for (int c = 3; c <= 6; c++) {
+        double x;
+        const char *v = fd[c] + (fd[c][0] == '-');
+        if (!(field_num(fd[c], &x) && fd[c][0]) && strcmp(v, "nan") && strcmp(v, "inf")) return 0;
+    }
+    return strlen(fd[7]) == 16 && strspn(fd[7], "0123456789abcdef") == 16;
+}
+
 /* Read p (a truth's utilities.csv) into u: 0, or 1 with why in err (missing, a damaged row, a
  * mask out of range, a coalition not R times, out of memory). The caller frees u, also on
  * failure. */
@@ -113,7 +132,8 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
         int nf = split_csv(line, fd, 10);
         double mk, x, ts;
         bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[2], &ts) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) ||
-               !isfinite(x) || !(ts >= (double)t->seed && ts < (double)t->seed + t->R) || ts != floor(ts); /* one of the truth's train seeds */
+               !isfinite(x) || !(ts >= (double)t->seed && ts < (double)t->seed + t->R) || ts != floor(ts) || /* one of the truth's train seeds */
+               !row_fields_ok(fd, mk, t->n);
         if (bad) break;
         size_t k = (size_t)mk;
         if (!t->all) { /* a partial table: the slot of this mask, a new one when it is not there */

@@ -112,9 +112,16 @@ static int load_column(run_t *r, const char *dir, const char *file, const char *
         for (char *tok = line; tok; tok = strchr(tok, ','), tok = tok ? tok + 1 : NULL, j++)
             if (!strncmp(tok, name, ln) && strchr(",\r\n", tok[ln] ? tok[ln] : '\n')) col = j;
     }
-    if (col < 1) {
+    if (col < 1) { /* e.g. a run made before the released L2 rule: it has the other readings only; but
+                    * rows with more values than its header have lost a column name (damaged) */
+        int more = 0;
+        if (fgets(line, sizeof line, f)) {
+            int k = 1;
+            for (const char *q = line; *q; q++) k += *q == ',';
+            more = k > j;
+        }
         fclose(f);
-        return 0; /* e.g. a run made before the released L2 rule: it has the other readings only */
+        return more ? flce_fail(e, FLCE_ERR_FORMAT, "%s: row 2: more values than its header has columns: damaged", p), 1 : 0;
     }
     double *v = *out = malloc(sizeof(double) * (size_t)r->clients);
     if (!v) {
@@ -163,8 +170,14 @@ int flce_run_released_eval_ok(const run_t *r, const char *dep, char *why, size_t
     const char *ab = flce_json_str(o, "ablate");
     int ok = 1, cmc = strstr(dep, "nocmc") != NULL || strstr(r->ablate, "CMC") != NULL;
     double ts = flce_json_num(r->cfg, "train_seed"), want_seed = isnan(ts) ? (double)r->seed : ts; /* the completion's: flce_train_seed */
+    const char *td = flce_json_str(o, "trace_digest"), *tl = strstr(r->digests, "\ntrace ");
+    char run_td[17] = "";
+    if (tl) sscanf(tl + 1, "trace %16s", run_td);
     if (!cJSON_IsNumber(sd) || sd->valuedouble != want_seed)
         ok = 0, snprintf(why, cap, "its completion_eval.json's seed is not the run's (%.17g): another run's evaluation", want_seed);
+    else if (td && strcmp(td, run_td)) /* (evaluations made before 2026-12-06 name no trace) */
+        ok = 0, snprintf(why, cap, "its completion_eval.json names trace %s and the run's digests.txt %s: another run's evaluation", td,
+                         run_td[0] ? run_td : "none");
     else if (!ab || (strstr(ab, "CMC") != NULL) != cmc)
         ok = 0, snprintf(why, cap, "its completion_eval.json records ablate '%s', and the evaluation %s the completion", ab ? ab : "(none)",
                          cmc ? "leaves out" : "runs");

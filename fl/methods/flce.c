@@ -78,7 +78,7 @@ static flce_status flce_open(engine *E, flce_err *e) {
     flce_completion_cfg cc = run_cc(E);
     ablate_text(E->cfg, ab, sizeof ab);
     snprintf(p, sizeof p, "%s/trace/completion.json", E->dir);
-    return flce_completion_record(p, &cc, ab, 0, NULL, e);
+    return flce_completion_record(p, &cc, ab, 0, NULL, NULL, e);
 }
 
 static flce_status flce_local_step(engine *E, int slot, int nb, int first, flce_losses *l, flce_err *e) {
@@ -359,7 +359,7 @@ static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err 
             memcpy(CE, res.CE, sizeof *CE * (size_t)n);
             snprintf(p, sizeof p, "%s/trace/completion.json", E->dir); /* the settings, and what auto chose */
             ablate_text(E->cfg, ab, sizeof ab);
-            st = flce_completion_record(p, &cc, ab, E->C, &res, e);
+            st = flce_completion_record(p, &cc, ab, E->C, &res, NULL, e);
             int64_t shp[3] = {E->T, n, E->C};
             snprintf(p, sizeof p, "%s/trace/Q.npy", E->dir);
             if (!st) st = flce_npy_write(p, FLCE_NPY_F64, 3, shp, res.Q, e);
