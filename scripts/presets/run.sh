@@ -178,7 +178,8 @@ for ds in $datasets; do
     # issue 63 (docs/decisions.md, "The ground-truth study"): per configuration and seed, the
     # truth with K = 3 of a coalition a round (two truth seeds for label skew: the truth's own
     # spread), every method on the same federation; then the same with full participation
-    # (FLCE_PRESET_TRUTH_FULL=0 leaves that arm out). Seeds 401-403. FLCE_PRESET_TRUTH_JOBS: flce
+    # (FLCE_PRESET_TRUTH_FULL=0 leaves that arm out). Seeds 401-403 (FLCE_PRESET_SEEDS=10: to 410,
+    # the extension; scripts/truth_extend.sh runs it seed by seed). FLCE_PRESET_TRUTH_JOBS: flce
     # truth --jobs (default 1).
     first=401; keep=$seeds; seeds=$((400 + ${FLCE_PRESET_SEEDS:-3})); keepc=$common
     tcommon="--clients 6 --rounds ${FLCE_PRESET_ROUNDS:-10} --train-subset ${FLCE_PRESET_SUBSET:-900} --test-subset 1000 --val-size 60 --batch 32 --lr 0.05"
@@ -195,7 +196,9 @@ for ds in $datasets; do
         case " ${FLCE_PRESET_PARTS:-qskew label noisy dup} " in *" $tag "*) ;; *) continue;; esac
         ts=$first # not s: run() walks its seeds in s (the loop once skipped seed 402)
         while [ "$ts" -le "$seeds" ]; do
-          R=1; [ "$tag" = label ] && [ "$arm" = k ] && R=2
+          # two truth seeds: label skew's in arm k (the original plan), and from seed 404 on every
+          # configuration's in arm k (the ten-seed extension, docs/results/fmnist-truth/PLAN.md)
+          R=1; [ "$arm" = k ] && { [ "$tag" = label ] || [ "$ts" -ge 404 ]; } && R=2
           if [ "$arm" = k ]; then
             truth "$ds-truth-$tag-k-s$ts" --dataset "$ds" $df $tcommon --per-round 3 $flag --seed "$ts" --truth-seeds "$R"
             common="$tcommon --per-round 3"
