@@ -11,7 +11,9 @@
 set -u
 [ $# = 1 ] || { echo "usage: scripts/check_claims.sh CLAIMS_CSV" >&2; exit 2; }
 [ -r "$1" ] || { echo "check_claims.sh: cannot read $1" >&2; exit 2; }
-head -1 "$1" | grep -qx 'claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict' ||
+# (reports since 2026-12-06 add the power columns sd,detectable_difference,seeds_to_decide after
+# claim_verdict; tests/tquant.py checks those)
+head -1 "$1" | grep -qxE 'claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict(,sd,detectable_difference,seeds_to_decide)?' ||
   { echo "check_claims.sh: $1: not a claims.csv (header: $(head -1 "$1" | cut -c 1-120))" >&2; exit 2; }
 # quoted fields hold no '"': split at it; $2 claim, $4 configuration, $6 comparison, $7 the numbers
 awk -F'"' 'NR > 1 {

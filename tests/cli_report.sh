@@ -230,13 +230,13 @@ close "$(sp_row "$t/sprep-up" flce)" "- 1 -" || fail "Spearman of sizes increasi
 grep -q "^The paper's claims need at least two seeds of a configuration" "$t/sprep/report.md" || fail "one seed: the claims do not say they need two seeds"
 grep -q "<details class='claims'><summary>The paper's claims need at least two seeds" "$t/sprep/report.html" || fail "one seed: the claims are not folded in report.html"
 # the two as seeds of one configuration: Spearman beside KL over the seeds, 1 and -1: mean 0,
-# half-width t(0.975, 1) sqrt(2) / sqrt(2) = 12.706; no clients section, the claims unfolded
+# half-width t(0.975, 1) sqrt(2) / sqrt(2) = tan(0.475 pi) = 12.706204736; no clients section, the claims unfolded
 "$flce" report "$t/sp-up" "$t/sp-down" --out "$t/sprep2" > /dev/null 2>&1 || fail "flce report of two seeds"
 col=$(head -1 "$t/sprep2/seeds.csv" | tr ',' '\n' | grep -n '^spearman_data_shares$' | cut -d: -f1)
 [ -n "$col" ] || fail "seeds.csv has no Spearman column: $(head -1 "$t/sprep2/seeds.csv")"
 got=$(awk -F, -v c="$col" '$1 == "flce" && $3 == 2 { print $c, $(c + 1) }' "$t/sprep2/seeds.csv")
-awk -v g="$got" 'BEGIN { split(g, a, " "); exit !(g != "" && a[1] ^ 2 < 1e-12 && (a[2] - 12.706) ^ 2 < 1e-9) }' ||
-  fail "Spearman over the seeds 1 and -1: '$got', worked out by hand 0 12.706"
+awk -v g="$got" 'BEGIN { split(g, a, " "); exit !(g != "" && a[1] ^ 2 < 1e-12 && (a[2] - 12.706204736174707) ^ 2 < 1e-9) }' ||
+  fail "Spearman over the seeds 1 and -1: '$got', worked out by hand 0 12.706204736 (tan(0.475 pi))"
 grep -q '^| method | n | accuracy | macro-F1 | KL | Spearman with data shares |' "$t/sprep2/report.md" || fail "no Spearman beside KL in the configuration's table"
 grep -q '^## Clients' "$t/sprep2/report.md" && fail "a report of two seeds has the clients section"
 grep -q "<details class='claims'>" "$t/sprep2/report.html" && fail "a report of two seeds folds the claims"

@@ -27,6 +27,10 @@ FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t"/text-s* "$t"/c
 grep -q "^## The paper's text and its released code" "$t/rep/report.md" || fail "no section"
 csv=$t/rep/released_claims.csv
 [ -f "$csv" ] || fail "no released_claims.csv"
+# the power columns (issue 80), worked out by tools/tquant.py from each row's difference, half-width and n
+n=$(python3 "$(dirname "$0")/../tools/tquant.py" check "$csv" mean_difference half_width_95 n sd detectable_difference seeds_to_decide) ||
+  fail "released_claims.csv's power columns: $n"
+[ "$n" -ge 10 ] || fail "released_claims.csv: only $n rows to check the power columns of"
 # KL(P || Q) of the contributions in column $2 of file $1 against Q: the data shares (clients.csv
 # of run $3) or, with $4 = minmax, uniform after the released rescaling to [0.01, 1]; with $4 =
 # quality, the released quality reference instead of uniform (1 a clean client, 1e-6 one with
@@ -134,11 +138,11 @@ grep -q "all samples\|prototypes from all" "$csv" && fail "a run of the readings
 "$flce" report "$t"/text-s* "$t"/rel-s1 "$t"/rel-s2 "$t/wd-s1" "$t"/cls-s1 "$t"/cls-s2 --out "$t/rep2" > /dev/null 2>&1 || fail "flce report, (b) on two seeds"
 # a trained arm on two of the three seeds compares on those two: its FLCE never taken from (a)
 # on the third (only the methods the arm does not train come from (a))
-awk -F, '/L_CL times tau/ && $(NF - 1) != 2 { print; bad = 1 } END { exit bad }' "$t/rep2/released_claims.csv" > "$t/cls.bad" ||
+awk -F, '/L_CL times tau/ && $(NF - 4) != 2 { print; bad = 1 } END { exit bad }' "$t/rep2/released_claims.csv" > "$t/cls.bad" ||
   fail "the --cl-scale arm on 2 seeds compared on other counts: $(cat "$t/cls.bad")"
-awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $5 }' "$t/rep2/report.md" | grep -q "2 of the 3 seeds)" ||
+awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $5 }' "$t/rep2/report.md" | grep -q "2 of the 3 seeds[;)]" ||
   fail "(b) on 2 of 3 seeds not marked: $(grep 'accuracy at least' "$t/rep2/report.md")"
-awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $4 }' "$t/rep2/report.md" | grep -q "seeds" &&
+awk -F'|' '/^\| .*FLCE.s accuracy at least/ { print $4 }' "$t/rep2/report.md" | grep -q "of the [0-9]* seeds" &&
   fail "(a) on all 3 seeds marked as partial: $(grep 'accuracy at least' "$t/rep2/report.md")"
 grep -q "local training: 50 steps" "$t/rep2/released_claims.csv" || fail "a run with --weight-decay alone is not the local-training arm"
 # the local-training arm's comparisons against FedSV (from (a)) are said not to be like for like,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cli_report_seeds.sh: seeds as a dimension of a report (issue 16). Three seeds of FLCE and
 # FedAvg on a tiny configuration, and one FedAvg run that differs in the rounds: the report
-# groups the seeds, and its means, 95% intervals (Student t, 2 degrees of freedom: 4.303) and
+# groups the seeds, and its means, 95% intervals (Student t, 2 degrees of freedom: 0.95 / sqrt(0.04875) = 4.302652730) and
 # paired differences equal those worked out here with awk from each run's metrics.csv; the run
 # that differs is named with the field that keeps it apart.
 set -u
@@ -38,7 +38,7 @@ acc() { awk -F, 'NR > 1 { s += $2; n++ } END { printf "%.10f", s / n }' "$1/metr
 for m in flce fedavg; do
   a1=$(acc "$t/s1/$m"); a2=$(acc "$t/s2/$m"); a3=$(acc "$t/s3/$m")
   want=$(awk -v a="$a1" -v b="$a2" -v c="$a3" 'BEGIN { m = (a + b + c) / 3; sd = sqrt(((a-m)^2 + (b-m)^2 + (c-m)^2) / 2);
-    printf "%.6f %.6f", m, 4.303 * sd / sqrt(3) }')
+    printf "%.6f %.6f", m, 4.302652729749464 * sd / sqrt(3) }')
   got=$(awk -F, -v m="$m" '$1 == m && $3 == 3 { printf "%.6f %.6f", $4, $5 }' "$t/rep/seeds.csv")
   [ -n "$got" ] || fail "seeds.csv has no row of $m with n = 3: $(cat "$t/rep/seeds.csv")"
   awk -v w="$want" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); exit !((a[1]-b[1])^2 < 1e-12 && (a[2]-b[2])^2 < 1e-12) }' ||
@@ -46,7 +46,7 @@ for m in flce fedavg; do
 done
 # FLCE minus FedAvg, seed by seed
 d=$(for s in 1 2 3; do awk -v a="$(acc "$t/s$s/flce")" -v b="$(acc "$t/s$s/fedavg")" 'BEGIN { printf "%.10f\n", a - b }'; done |
-  awk '{ x[NR] = $1; s += $1 } END { m = s / 3; sd = sqrt(((x[1]-m)^2 + (x[2]-m)^2 + (x[3]-m)^2) / 2); printf "%.6f %.6f", m, 4.303 * sd / sqrt(3) }')
+  awk '{ x[NR] = $1; s += $1 } END { m = s / 3; sd = sqrt(((x[1]-m)^2 + (x[2]-m)^2 + (x[3]-m)^2) / 2); printf "%.6f %.6f", m, 4.302652729749464 * sd / sqrt(3) }')
 got=$(awk -F, '$1 == "fedavg" && $3 == 3 { printf "%.6f %.6f", $4, $5 }' "$t/rep/paired.csv")
 awk -v w="$d" -v g="$got" 'BEGIN { split(w, a, " "); split(g, b, " "); exit !((a[1]-b[1])^2 < 1e-12 && (a[2]-b[2])^2 < 1e-12) }' ||
   fail "paired FLCE - FedAvg accuracy: $got, worked out here $d"
@@ -71,12 +71,20 @@ grep -q '^## Reference rules and a second ground truth' "$t/rep/report.md" || fa
 grep -q '^Verdicts: each comparison is FLCE against one method' "$t/rep/report.md" || fail "no rule under the claims table"
 want=$(awk -v w="$d" 'BEGIN { split(w, a, " "); print (a[1] - a[2] > 0) ? "holds" : (a[1] + a[2] < 0) ? "does not hold" : "inconclusive" }')
 row=$(grep "^| FLCE's accuracy at least every baseline's |" "$t/rep/report.md") || fail "no accuracy claim"
-case "$row" in *"**$want** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
+case "$row" in *"**$want** |"|*"**$want: "*"** |") ;; *) fail "accuracy claim: '$row', the rule gives $want";; esac
+# beside an inconclusive verdict, what deciding would take (issue 80)
+case "$want:$row" in inconclusive:*"decides at about "*" seeds"*"** |"|inconclusive:*" seeds run detect only |d| >= "*) ;; inconclusive:*)
+  fail "accuracy claim inconclusive without what deciding would take: '$row'";; esac
 # claims.csv, the comparisons behind the table: the accuracy comparison is the paired difference
 # worked out above; every comparison's verdict follows from its interval, and every claim's from
 # its comparisons, by the rule (checked here line by line, with quoted fields split at '"')
-[ "$(head -1 "$t/rep/claims.csv")" = "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict" ] ||
+[ "$(head -1 "$t/rep/claims.csv")" = "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict,sd,detectable_difference,seeds_to_decide" ] ||
   fail "claims.csv header: $(head -1 "$t/rep/claims.csv")"
+# the power columns, worked out by tools/tquant.py (t quantiles from their closed forms) from the
+# difference, the half-width and n of each row
+n=$(python3 "$(dirname "$0")/../tools/tquant.py" check "$t/rep/claims.csv" difference half_width n sd detectable_difference seeds_to_decide) ||
+  fail "claims.csv's power columns: $n"
+[ "$n" -ge 3 ] || fail "claims.csv: only $n rows with a half-width to check the power columns of"
 line=$(grep "^\"FLCE's accuracy at least every baseline's\",.*,\"FLCE - fedavg\"," "$t/rep/claims.csv") || fail "no accuracy comparison in claims.csv"
 printf '%s\n' "$line" | awk -F'"' -v w="$d" -v v="$want" '{ split($7, f, ","); split(w, a, " ");
   cv = v == "holds" ? "holds" : v == "does not hold" ? "fails" : "inconclusive"
@@ -125,7 +133,7 @@ for claim, fcol in (("Released metric: FLCE's min-max KL the lowest except FedSV
         fa = kl_mm(column('%s/s%d/fedavg/%s' % (t, s, 'contributions.csv' if fcol == 'contribution' else 'contributions_rules.csv'), fcol))
         d.append(fl - fa)
     m = sum(d) / 3
-    half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+    half = 4.302652729749464 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
     v = 'holds' if -m - half > 0 else 'fails' if -m + half < 0 else 'inconclusive'
     r = rows.get(claim)
     if r is None: sys.exit('no row "%s"' % claim)
@@ -170,7 +178,7 @@ def kl_mm(c):
 d = [kl_mm(column('%s/ev%d/flce/released/velocity-absent-nocmc/contributions.csv' % (t, s))) -
      kl_mm(column('%s/ev%d/fedavg/contributions.csv' % (t, s))) for s in (1, 2, 3)]
 m = sum(d) / 3
-half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+half = 4.302652729749464 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
 rows = [r for r in csv.DictReader(open(t + '/repev/claims.csv')) if r['claim'].startswith('Released evaluation and metric')]
 if len(rows) != 1: sys.exit('%d released-evaluation rows' % len(rows))
 r = rows[0]
@@ -217,7 +225,7 @@ for s in (1, 2, 3):
     a = [float(r['contribution']) for r in rows('%s/nz%d/fedavg/contributions.csv' % (t, s))]
     d.append(kl_q(f, q) - kl_q(a, q))
 m = sum(d) / 3
-half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+half = 4.302652729749464 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
 r = [r for r in csv.DictReader(open(t + '/repnz/claims.csv')) if r['claim'] == "Released metric: FLCE's min-max KL to the quality reference the lowest under noise"]
 if len(r) != 1: sys.exit('%d noise rows under the released metric' % len(r))
 r = r[0]
@@ -256,7 +264,8 @@ done
 # FedAvg: inconclusive; beyond: does not hold), FedAvg's seconds per round from its metrics.csv
 fa=$(for s in 1 2 3; do awk -F, 'NR > 1 { s += $6; n++ } END { printf "%.10f\n", s / n }' "$t/s$s/fedavg/metrics.csv"; done | awk '{ m += $1 / 3 } END { printf "%.10f", m }')
 want=$(awk -v f="$wantp" -v a="$fa" 'BEGIN { print (f / a <= 10 ? "inconclusive" : "does not hold") }')
-printf '%s\n' "$row" | grep -q "no FedSV run | \*\*$want\*\* |$" || fail "server cost without FedSV: want $want: $row"
+w2=$want; [ "$want" = inconclusive ] && w2="inconclusive: decides with a FedSV run beside" # what deciding would take
+printf '%s\n' "$row" | grep -q "no FedSV run | \*\*$w2\*\* |$" || fail "server cost without FedSV: want $w2: $row"
 grep -q 'configurations, not one over seeds: they differ in `rounds`\.' "$t/rep/runs.md" || fail "the run that differs in rounds is not named: $(grep 'not one over seeds' "$t/rep/runs.md")"
 for f in conf01_rounds.png conf01_rounds.svg conf02_rounds.png forest.png; do [ -s "$t/rep/$f" ] || fail "missing $f"; done
 # the completion sensitivity section (issue 21): its numbers are flce eval's on the same trace
@@ -327,7 +336,7 @@ grep -q 'digests identical, bit for bit' "$t/rep2/runs.md" || fail "the repeat w
 # issue 30: the claims by reading. FLCE's runs evaluated under every reading
 # (scripts/readings_eval.sh), FedAvg's under every contribution rule (contributions_rules.csv):
 # each reading's mean difference of KL to the data shares (FLCE minus FedAvg, over the three
-# seeds) and its 95% half-width (t = 4.303, 2 degrees of freedom, as the report's table) worked out here from the files, and the
+# seeds) and its 95% half-width (t = 0.95 / sqrt(0.04875) = 4.302652730, 2 degrees of freedom, as the report's table) worked out here from the files, and the
 # summary's counts from the verdicts
 # (and the horizon section at rounds 2 and 3 of these 3-round runs: FLCE's KL at round 2 from
 # flce eval --rounds 2, FedAvg's from its metrics.csv at round 2; every round's KL of both, the
@@ -350,6 +359,9 @@ FLCE_REPORT_HORIZON=2,3 "$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep3" >
 grep -q "^## The horizon" "$t/rep3/report.md" || fail "report.md has no section The horizon"
 [ -s "$t/rep3/horizon01.png" ] || fail "no horizon figure"
 [ -s "$t/rep3/readings_claims.csv" ] || fail "no readings_claims.csv"
+n=$(python3 "$(dirname "$0")/../tools/tquant.py" check "$t/rep3/readings_claims.csv" mean_difference half_width_95 n sd detectable_difference seeds_to_decide) ||
+  fail "readings_claims.csv's power columns: $n"
+[ "$n" -ge 8 ] || fail "readings_claims.csv: only $n rows to check the power columns of"
 grep -q "^## Claims by reading" "$t/rep3/report.md" || fail "report.md has no section Claims by reading"
 python3 - "$t" <<'PY' || fail "readings_claims.csv does not match what the run files give"
 import csv, math, sys
@@ -370,7 +382,7 @@ for miss in ("zero", "unobserved"):
             b = column(f"{t}/s{s}/fedavg/contributions_rules.csv", rule)
             d.append(kl(f, q) - kl(b, q))
         m = sum(d) / 3
-        half = 4.303 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
+        half = 4.302652729749464 * math.sqrt(sum((x - m) ** 2 for x in d) / 2) / math.sqrt(3)
         r = rows[(f"correct/{miss}/{rule}", "fedavg")]
         assert abs(float(r["mean_difference"]) - m) < 1e-9 and abs(float(r["half_width_95"]) - half) < 1e-9, (miss, rule, r, m, half)
         v = "holds" if m + half < 0 else "fails" if m - half > 0 else "inconclusive"

@@ -390,7 +390,7 @@ many="$t/lr0.01 $t/lr0.02 $t/lr0.03"
 [ "$(head -1 "$t/rep6/truth01_removal.csv" | awk -F, '{ print NF }')" = 51 ] || fail "truth01_removal.csv of 24 runs: $(head -1 "$t/rep6/truth01_removal.csv")"
 [ "$(grep -c "^$t/tiny,5,[^,]*,$t/lr" "$t/rep6/truth_scores.csv")" = 24 ] || fail "truth_scores.csv: not a row for each of the 24 runs"
 # two truths of one configuration (seeds 5 and 6), FLCE and FedAvg on each: the plan's verdicts,
-# worked out here from truth_scores.csv (Student t, 1 degree of freedom: 12.706): a method tracks
+# worked out here from truth_scores.csv (Student t, 1 degree of freedom: tan(0.475 pi) = 12.706204736): a method tracks
 # the truth when its mean Spearman minus the half-width is above 0, adds to what the server
 # knows when its mean is above the best rule's; FLCE's count over the configurations of arm k
 "$flce" truth $fed --seed 6 --out "$t/a6" > /dev/null 2> "$t/a6.err" || fail "truth seed 6: $(cat "$t/a6.err")"
@@ -424,7 +424,7 @@ done
 [ "$nrow" = 5 ] || fail "$nrow runs' scores checked, 5 expected (fedavg in rep; flce and fedavg of seeds 5 and 6 in rep4)"
 verdict() { # METHOD: "tracks adds" from the csv, as the plan's rule says
   awk -F, -v m="$1" 'NR > 1 { if ($3 == m) { x[++k] = $5 } if ($3 ~ /[(]rule[)]/ && $5 != "nan") { r[$3] += $5; rn[$3]++ } }
-    END { mu = (x[1] + x[2]) / 2; sd = x[1] - x[2]; if (sd < 0) sd = -sd; sd /= sqrt(2); h = 12.706 * sd / sqrt(2)
+    END { mu = (x[1] + x[2]) / 2; sd = x[1] - x[2]; if (sd < 0) sd = -sd; sd /= sqrt(2); h = 12.706204736174707 * sd / sqrt(2)
       best = -2; for (q in r) if (r[q] / rn[q] > best) best = r[q] / rn[q]
       printf "%s %s", (mu - h > 0) ? "yes" : "no", (mu > best) ? "yes" : "no" }' "$t/rep4/truth_scores.csv"
 }
@@ -435,10 +435,10 @@ for m in fedavg flce; do
   [ "$got" = "$want" ] || fail "$m over two truths: the report says '$got' ($row), the rule on truth_scores.csv '$want'"
 done
 # the effectiveness claim: FLCE's Spearman minus FedAvg's, paired by truth seed, its mean and 95%
-# half-width (t 12.706 with two seeds): holds above 0, fails below, not shown otherwise
+# half-width (t = tan(0.475 pi) = 12.706204736 with two seeds): holds above 0, fails below, not shown otherwise
 eff=$(awk -F, 'FNR > 1 && ($3 == "flce" || $3 == "fedavg") { x[$2 "," $3] = $5; sd[$2] = 1 }
   END { for (q in sd) { d[++k] = x[q ",flce"] - x[q ",fedavg"] }
-    m = (d[1] + d[2]) / 2; s = d[1] - d[2]; if (s < 0) s = -s; s /= sqrt(2); h = 12.706 * s / sqrt(2)
+    m = (d[1] + d[2]) / 2; s = d[1] - d[2]; if (s < 0) s = -s; s /= sqrt(2); h = 12.706204736174707 * s / sqrt(2)
     printf "%.3f +- %.3f over 2 seeds: **%s**", m, h, (m - h > 0) ? "holds" : (m + h < 0) ? "fails" : "not shown" }' "$t/rep4/truth_scores.csv")
 # (the conditions in parentheses: unbracketed, awk's '>' wrote the verdict into a file named after
 # it and left $eff empty, so that the check below compared the report with nothing)
@@ -449,4 +449,26 @@ fl=$(verdict flce | cut -d' ' -f1); [ "$fl" = yes ] && n=1 || n=0
 grep -q "FLCE tracks it in $n of the 1 configuration judged here" "$t/rep4/report.md" ||
   fail "no count of FLCE's configurations ($n of 1): $(grep 'one of the methods' "$t/rep4/report.md")"
 grep "one of the methods" "$t/rep4/report.md" | grep -q "not yet decided" || fail "one configuration of four decided the plan's answer"
+# the verdicts over truths with what deciding would take (issue 80): the power columns worked out
+# by tools/tquant.py from each row's difference, half-width and n; the report's words beside them
+v=$t/rep4/truth_verdicts.csv
+[ "$(head -1 "$v")" = "configuration,test,method_or_rule,difference,half_width,n,verdict,sd,detectable_difference,seeds_to_decide" ] ||
+  fail "truth_verdicts.csv header: $(head -1 "$v")"
+n=$(python3 "$(dirname "$0")/../tools/tquant.py" check "$v" difference half_width n sd detectable_difference seeds_to_decide) ||
+  fail "truth_verdicts.csv's power columns: $n"
+[ "$n" -ge 3 ] || fail "truth_verdicts.csv: only $n rows to check"
+grep -q ',flce minus fedavg,flce,' "$v" || fail "truth_verdicts.csv: no effectiveness row"
+case "$eff" in *"not shown"*) grep "paired by seed: " "$t/rep4/report.md" | grep -q "not shown[^.]*; \(decides at about [0-9]* seeds\|the 2 seeds run detect only\)" ||
+  fail "the effectiveness claim not shown, without what deciding would take: $(grep 'paired by seed' "$t/rep4/report.md")";; esac
+# with a truth of two truth seeds in the configuration (seed 5's, in place of its one-seed truth),
+# the report says whether the configuration informs the question (the ten-seed plan: the truth's
+# own seeds agree to a Spearman of 0.5 or more) and gives that plan's answer
+"$flce" report "$t/plain" "$t/f5" "$t/p6" "$t/a2" "$t/a6" --out "$t/rep7" > /dev/null 2> "$t/rep7.err" || fail "report, a truth of two seeds beside one of one: $(cat "$t/rep7.err")"
+self=$(grep -o "agree to a Spearman of [-0-9.]* (mean over the 1 truth with two truth seeds)" "$t/rep7/report.md" | awk '{ print $6 }')
+[ -n "$self" ] || fail "no agreement of the truth's own seeds over the configuration: $(grep -c Spearman "$t/rep7/report.md")"
+want=$(awk -v s="$self" 'BEGIN { print (s >= 0.5) ? "informs the question" : "cannot inform the question" }')
+grep -q "the configuration $want\|\*\*the configuration $want" "$t/rep7/report.md" || fail "the agreement $self: the report does not say the configuration $want"
+grep -q "The ten-seed plan's answer" "$t/rep7/report.md" || fail "no ten-seed plan's answer where every configuration measured its truth's agreement"
+grep -q "The ten-seed plan's answer" "$t/rep4/report.md" && fail "the ten-seed plan's answer where no truth has two truth seeds"
+expect 2 "are one truth (seed 5 of one federation and settings)" report "$t/plain" "$t/a" "$t/a2" --out "$t/rep8"
 echo "cli_truth: ok"

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "report_stats.h"
 #include "run_reader.h"
 
 /* What every section of the report reads and writes (cmd_report.c walks the sections). */
@@ -109,17 +110,10 @@ int gnuplot(const char *dir, const char *name, const char *body);
 /* ... at w x h pixels (gnuplot: 860 x 480). */
 int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *body);
 
-/* The mean of v [n] (NaN entries left out) and the half-width of its 95% confidence interval
- * (Student t, n - 1 degrees of freedom; NaN with one value); returns how many counted. */
-int report_mean_ci(const double *v, int n, double *mean, double *half);
-/* "m ± h", "m (n=1)" or "n/a", with `digits` decimals. */
-void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits);
 /* Text of the report's own (never from run files) for both formats: as it is into md, as a <p>
  * into ht with & < > escaped and each **bold** made <b>bold</b> (report.html once showed the
  * asterisks). */
 void report_para(FILE *md, FILE *ht, const char *text);
-/* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
-double report_spearman(const double *x, const double *y, int n);
 /* A method's name in the tables: its algorithm, its ablation, its prototype reading ("flce (all
  * samples)"; report_reference.c). */
 const char *report_method_label(const run_t *r, char *o, size_t cap);
@@ -210,13 +204,12 @@ int report_horizon(report *R);
 /* A part of a long report done: one line on stdout where it took 2 s or more (report_util.c). */
 void report_progress(report *R, const char *part);
 
-/* Seeds as a dimension (report_seeds.c): a configuration's runs over its seeds; the two-sided
- * 95% quantile of Student's t with df degrees of freedom; a run's method and ablations as a label. */
+/* Seeds as a dimension (report_seeds.c): a configuration's runs over its seeds; a run's method
+ * and ablations as a label. */
 typedef struct {
     const char *key;            /* config.json without its seed line */
     int m[REPORT_MAX_SEEDS], n; /* member runs */
 } report_group;
-double report_t95(int df);
 const char *report_base_label(const run_t *r, char *o, size_t cap);
 
 /* The claims (report_claims.c): every claim of the paper judged for each group of runs in order

@@ -30,6 +30,7 @@ typedef struct {
         double d, half; /* the mean paired difference as named (A minus B), its 95% half-width */
         int sign, n, verdict; /* +1 where the claim wants d above 0, -1 below; 1 holds, -1 fails, 0 inconclusive */
     } cmp[16];
+    report_decide dec; /* what deciding would take: the inconclusive comparison that needs the most seeds */
 } verdict_t;
 
 /* claims.csv, the numbers behind the claims table: one line per comparison (report_claims opens it) */
@@ -51,7 +52,10 @@ static void claims_csv_line(const char *claim, const char *conf, const char *cmp
     if (sign) fprintf(claims_csv, "%+d", sign);
     fputc(',', claims_csv);
     if (!isnan(half)) fprintf(claims_csv, "%.10g", half); /* empty: one seed, or a ratio */
-    fprintf(claims_csv, ",%d,%s,%s\n", n, verdict > 0 ? "holds" : verdict < 0 ? "fails" : "inconclusive", claim_verdict);
+    fprintf(claims_csv, ",%d,%s,%s", n, verdict > 0 ? "holds" : verdict < 0 ? "fails" : "inconclusive", claim_verdict);
+    report_power_t pw = report_power(d, half, n); /* empty where half is: one seed, or a ratio */
+    report_power_csv(claims_csv, &pw);
+    fputc('\n', claims_csv);
 }
 
 static double metric(const run_t *r, int m, const double *shd, int idx) {
@@ -81,6 +85,7 @@ static void compare(run_t *runs, const report_group *A, const report_group *B, i
     v->pairs += n;
     int verdict = n < 2 || isnan(half) ? 0 : mean - half > 0 ? 1 : mean + half < 0 ? -1 : 0;
     v->hold += verdict == 1, v->fail += verdict == -1, v->undecided += verdict == 0;
+    report_decide_add(&v->dec, mean, half, n, verdict, name);
     if (v->ncmp < (int)(sizeof v->cmp / sizeof v->cmp[0])) {
         snprintf(v->cmp[v->ncmp].name, sizeof v->cmp[0].name, "%s", name);
         v->cmp[v->ncmp].d = sign * mean, v->cmp[v->ncmp].sign = sign, v->cmp[v->ncmp].half = n > 1 ? half : NAN;
@@ -124,12 +129,12 @@ static void forest_add(const char *panel, const char *row, const verdict_t *v, c
 /* The claims table's rows, kept until the table is written grouped by claim (each claim's rows
  * together, in the order the claims first appear; within a claim, the configurations' order). */
 typedef struct {
-    char claim[112], conf[176], cnt[64], meas[480], verdict[16];
+    char claim[112], conf[176], cnt[64], meas[480], verdict[16], decide[96];
 } claim_line;
 static claim_line *clines;
 static int nclines, capclines;
 
-static void cline_add(const char *claim, const char *conf, const char *cnt, const char *meas, const char *w) {
+static void cline_add(const char *claim, const char *conf, const char *cnt, const char *meas, const char *w, const char *decide) {
     if (nclines == capclines) {
         int c = capclines ? 2 * capclines : 128;
         claim_line *n = realloc(clines, sizeof *n * (size_t)c);
@@ -139,6 +144,7 @@ static void cline_add(const char *claim, const char *conf, const char *cnt, cons
     claim_line *l = &clines[nclines++];
     snprintf(l->claim, sizeof l->claim, "%s", claim), snprintf(l->conf, sizeof l->conf, "%s", conf);
     snprintf(l->cnt, sizeof l->cnt, "%s", cnt), snprintf(l->meas, sizeof l->meas, "%s", meas), snprintf(l->verdict, sizeof l->verdict, "%s", w);
+    snprintf(l->decide, sizeof l->decide, "%s", strcmp(w, "inconclusive") ? "" : decide);
 }
 
 static void clines_write(rtable *t) {
@@ -155,7 +161,9 @@ static void clines_write(rtable *t) {
             rt_cell(t, l->conf, NULL, NULL, 0);
             rt_cell(t, l->cnt, NULL, NULL, 0);
             rt_cell(t, l->meas, NULL, NULL, 0);
-            rt_cell(t, l->verdict, NULL, cls, 1);
+            char vc[128];
+            snprintf(vc, sizeof vc, "%s%s%s", l->verdict, l->decide[0] ? ": " : "", l->decide);
+            rt_cell(t, vc, NULL, cls, 1);
             rt_row_end(t);
         }
     }
@@ -186,7 +194,8 @@ static void claim_row_in(FILE *md, FILE *ht, const char *claim, const char *conf
     paper_add(claim, paper);
     char cnt[64];
     snprintf(cnt, sizeof cnt, "%d / %d / %d of %d", v->hold, v->fail, v->undecided, comps);
-    cline_add(claim, conf, cnt, v->worst, w);
+    char dec[96];
+    cline_add(claim, conf, cnt, v->worst, w, report_decide_words(&v->dec, 4, dec, sizeof dec));
     for (int i = 0; i < v->ncmp; i++)
         claims_csv_line(claim, conf, v->cmp[i].name, v->cmp[i].d, v->cmp[i].sign, v->cmp[i].half, v->cmp[i].n, v->cmp[i].verdict, w);
 }
@@ -353,7 +362,7 @@ static int claim_server_cost(run_t *runs, report_group *g, int ng, char **ckeys,
         if (!isnan(ss)) claims_csv_line(cl, conf, "FedSV / FedAvg server seconds per round (at least 100)", ss / sa, 0, NAN,
                                         g[a].n, ss / sa >= 100 ? 1 : -1, w);
         paper_add(cl, "FLCE close to FedAvg; FedSV far above (computational cost table)");
-        cline_add(cl, conf, "ratios", meas, w);
+        cline_add(cl, conf, "ratios", meas, w, unrec_p ? "decides once every FLCE run times its completion" : "decides with a FedSV run beside");
         rows++;
     }
     return rows;
@@ -402,6 +411,7 @@ static int claims_heterogeneity(run_t *runs, report_group *g, int ng, FILE *md, 
             v.ncmp = 1, v.cmp[0].d = mh - ml, v.cmp[0].sign = k ? 1 : -1, v.cmp[0].half = half;
             v.worst_d = d, v.worst_half = half;
             v.cmp[0].n = nl < nh ? nl : nh, v.cmp[0].verdict = verdict;
+            report_decide_add(&v.dec, d, half, v.cmp[0].n, verdict, NULL);
             snprintf(v.cmp[0].name, sizeof v.cmp[0].name, "Dirichlet %g minus Dirichlet %g (unpaired)", runs[g[hi].m[0]].dirichlet,
                      runs[g[lo].m[0]].dirichlet);
             snprintf(v.worst, sizeof v.worst, "Dirichlet %g: %.4f, %g: %.4f; difference %+.4f ± %.4f (%d sweep points)",
@@ -422,7 +432,9 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
     char path[1100];
     snprintf(path, sizeof path, "%s/claims.csv", out);
     claims_csv = report_fopen(path); /* a missing CSV loses no verdict: the table is the report */
-    if (claims_csv) fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict\n");
+    if (claims_csv)
+        fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict,sd,"
+                            "detectable_difference,seeds_to_decide\n");
     npapers = 0, nforest = 0, nlacks = 0, nlacks_over = 0;
     static const char *heads[] = {"claim", "configuration", "hold / fail / inconclusive of n", "furthest from the claim", "verdict"};
     rtable t;
@@ -497,7 +509,11 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
         report_fclose(claims_csv), claims_csv = NULL;
         static const char *csv_note = "Each comparison behind the table: its mean difference as named (A minus B), the "
                                       "direction the claim wants (+1 above 0, -1 below; empty for a ratio against the "
-                                      "threshold in its name), the 95% half-width, n and its verdict: ";
+                                      "threshold in its name), the 95% half-width (Student t, exact quantiles), n, its "
+                                      "verdict, and what deciding would take: the spread of one seed's difference (sd), the "
+                                      "smallest difference the seeds run detect with probability 0.8, and the seeds a new "
+                                      "study would need at this difference and spread (a plug-in estimate; beside each "
+                                      "inconclusive verdict above, for the comparison that needs the most): ";
         fprintf(md, "\n%s[claims.csv](claims.csv).\n", csv_note);
         fprintf(ht, "<p>%s<a href=\"claims.csv\">claims.csv</a>.</p>\n", csv_note);
     }

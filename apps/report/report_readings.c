@@ -205,7 +205,7 @@ static int collect(report *R, rconf *cf) {
  * baseline's", paired over seeds; the comparison furthest from the claim into worst. Returns 1
  * holds, -1 does not hold, 0 inconclusive, 2 nothing to compare. */
 static int judge(const rconf *c, const double *fl, double (*base)[MAXS], int sign, char *worst, size_t cap, FILE *csv,
-                 const char *claim, const char *conf, const char *reading) {
+                 const char *claim, const char *conf, const char *reading, report_decide *dec) {
     int any = 0, fail = 0, open = 0;
     double wd = INFINITY;
     worst[0] = '\0';
@@ -219,6 +219,11 @@ static int judge(const rconf *c, const double *fl, double (*base)[MAXS], int sig
         report_mean_ci(d, n, &mean, &half);
         int v = n < 2 || isnan(half) ? 0 : sign * mean - half > 0 ? 1 : sign * mean + half < 0 ? -1 : 0;
         any = 1, fail |= v < 0, open |= v == 0;
+        if (dec) {
+            char nm[64];
+            snprintf(nm, sizeof nm, "FLCE - %s", c->base[b]);
+            report_decide_add(dec, mean, half, n, v, nm);
+        }
         if (sign * mean < wd) {
             wd = sign * mean;
             if (n > 1) snprintf(worst, cap, "FLCE - %s %+.4f ± %.4f (n=%d)", c->base[b], mean, half, n);
@@ -227,7 +232,10 @@ static int judge(const rconf *c, const double *fl, double (*base)[MAXS], int sig
         if (csv) {
             fprintf(csv, "%s,%s,%s,%s,%.10g,", csv_q(claim), csv_q(conf), csv_q(reading), csv_q(c->base[b]), mean);
             if (n > 1 && !isnan(half)) fprintf(csv, "%.10g", half); /* empty: one seed */
-            fprintf(csv, ",%d,%s\n", n, v > 0 ? "holds" : v < 0 ? "fails" : "inconclusive");
+            fprintf(csv, ",%d,%s", n, v > 0 ? "holds" : v < 0 ? "fails" : "inconclusive");
+            report_power_t pw = report_power(mean, n > 1 ? half : NAN, n);
+            report_power_csv(csv, &pw);
+            fputc('\n', csv);
         }
     }
     return !any ? 2 : fail ? -1 : open ? 0 : 1;
@@ -241,7 +249,7 @@ static int judged(const rconf *c) {
                 double bk[MAXB][MAXS];
                 char w[200];
                 for (int b = 0; b < c->nb; b++) memcpy(bk[b], c->base_kl[b][q], sizeof bk[b]);
-                if (judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL) != 2) return 1;
+                if (judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL, NULL) != 2) return 1;
             }
     return 0;
 }
@@ -259,7 +267,8 @@ int report_readings(report *R) {
     FILE *md = R->md, *ht = R->ht, *csv = NULL;
     char p[1200];
     snprintf(p, sizeof p, "%s/readings_claims.csv", R->out);
-    if ((csv = report_fopen(p))) fprintf(csv, "claim,configuration,reading,baseline,mean_difference,half_width_95,n,verdict\n");
+    if ((csv = report_fopen(p))) fprintf(csv, "claim,configuration,reading,baseline,mean_difference,half_width_95,n,verdict,sd,"
+                                               "detectable_difference,seeds_to_decide\n");
     fprintf(md, "\n## Claims by reading\n\n");
     fprintf(ht, "<h2>Claims by reading</h2>\n");
     const char *intro =
@@ -290,7 +299,7 @@ int report_readings(report *R) {
                     snprintf(rd, sizeof rd, "%s/%s/%s", PS[a], MISS[m], RULE[q]);
                     double bk[MAXB][MAXS];
                     for (int b = 0; b < c->nb; b++) memcpy(bk[b], c->base_kl[b][q], sizeof bk[b]);
-                    int v = judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, csv, claim, conf, rd);
+                    int v = judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, csv, claim, conf, rd, NULL);
                     if (v == 2) continue;
                     int slot = v > 0 ? 0 : v < 0 ? 1 : 2;
                     cnt[slot]++;
@@ -333,12 +342,17 @@ int report_readings(report *R) {
                     snprintf(rd, sizeof rd, "%s/%s/%s", PS[a], MISS[m], RULE[q]);
                     double bk[MAXB][MAXS];
                     for (int b = 0; b < c->nb; b++) memcpy(bk[b], c->base_kl[b][q], sizeof bk[b]);
-                    int v = judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL);
+                    report_decide dec = {0};
+                    int v = judge(c, c->flce[a][a][m], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL, &dec);
+                    char vw[128], dw[96];
+                    report_decide_words(&dec, 4, dw, sizeof dw);
+                    snprintf(vw, sizeof vw, "%s%s%s", v > 0 ? "holds" : v < 0 ? "does not hold" : "inconclusive", v == 0 && dw[0] ? ": " : "",
+                             v == 0 ? dw : "");
                     if (v == 2) continue;
                     report_fmt_ci(kl, sizeof kl, c->flce[a][a][m], c->ns, 4);
                     rt_row_begin(&t, NULL);
                     rt_cell(&t, rd, NULL, NULL, 0), rt_cell(&t, kl, NULL, NULL, 0), rt_cell(&t, w, NULL, NULL, 0);
-                    rt_cell(&t, v > 0 ? "holds" : v < 0 ? "does not hold" : "inconclusive", NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
+                    rt_cell(&t, vw, NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
                     rt_row_end(&t);
                 }
         rt_end(&t);
@@ -528,7 +542,10 @@ static void horizon_table(report *R, const hconf *h, const int *rounds, int nrou
             tmp.ns = h->ns, tmp.nb = h->nb;
             memcpy(tmp.base, h->base, sizeof tmp.base);
             char w[200], cell[64], rd[16];
-            int v = judge(&tmp, h->flce[a][q], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL);
+            report_decide dec = {0};
+            int v = judge(&tmp, h->flce[a][q], bk, -1, w, sizeof w, NULL, NULL, NULL, NULL, &dec);
+            char dw[96];
+            report_decide_words(&dec, 4, dw, sizeof dw);
             snprintf(rd, sizeof rd, "%d", rounds[q]);
             rt_row_begin(&t, NULL);
             rt_cell(&t, rd, NULL, NULL, 0), rt_cell(&t, PS[a], NULL, NULL, 0);
@@ -538,8 +555,9 @@ static void horizon_table(report *R, const hconf *h, const int *rounds, int nrou
                 report_fmt_ci(cell, sizeof cell, h->base_kl[b][q], h->ns, 4);
                 rt_cell(&t, cell, NULL, NULL, 0);
             }
-            char vw[260];
-            snprintf(vw, sizeof vw, "%s: %s", v > 0 ? "holds" : v < 0 ? "does not hold" : v == 0 ? "inconclusive" : "n/a", w);
+            char vw[380];
+            snprintf(vw, sizeof vw, "%s: %s%s%s", v > 0 ? "holds" : v < 0 ? "does not hold" : v == 0 ? "inconclusive" : "n/a", w,
+                     v == 0 && dw[0] ? "; " : "", v == 0 ? dw : "");
             rt_cell(&t, vw, NULL, v > 0 ? "holds" : v < 0 ? "fails" : "open", 0);
             rt_row_end(&t);
         }

@@ -248,13 +248,14 @@ typedef struct {
     int nmin;
     double mean, half;
     const char *vs;
+    report_decide dec; /* what deciding would take (report_stats.h) */
 } judged;
 
 /* The claim's comparisons in arm a: each baseline's paired differences, in the claim's direction
  * (> 0: as claimed), over the seeds; the claim's verdict returned (1 holds, -1 fails, 0
  * inconclusive, 2 nothing to compare), what decided it in *j. */
 static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char *conf, judged *j) {
-    j->nmin = 0, j->mean = j->half = NAN, j->vs = NULL;
+    j->nmin = 0, j->mean = j->half = NAN, j->vs = NULL, j->dec = (report_decide){0};
     if (cl == 4 && (a == A_REL || a == A_G0 + 5 || a >= A_EVEL)) return 2; /* no completion there to judge (or no evaluation of it) */
     int nb = cl <= 1 ? 2 : 1, verdict = 1, any = 0, nfew = MAXS + 1;
     for (int b = 1; b <= nb; b++) {
@@ -287,10 +288,17 @@ static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char
         int v = n >= 2 && mean - half > 0 ? 1 : n >= 2 && mean + half < 0 ? -1 : 0;
         if (v < 0) verdict = -1;
         else if (v == 0 && verdict > 0) verdict = 0;
-        if (csv)
-            fprintf(csv, "%s,%s,%s,%s,%.10g,%.10g,%d,%s\n", csv_q(CLAIM[cl]), csv_q(conf), csv_q(ARM[a]),
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%s", cl == 4 ? "" : "against ", cl == 4 ? "without completion" : b == 1 ? "FedAvg" : "FedSV");
+        report_decide_add(&j->dec, mean, half, n, v, nm);
+        if (csv) {
+            fprintf(csv, "%s,%s,%s,%s,%.10g,%.10g,%d,%s", csv_q(CLAIM[cl]), csv_q(conf), csv_q(ARM[a]),
                     cl == 4 ? "without completion" : METH[b], mean, half, n,
                     v > 0 ? "holds" : v < 0 ? "fails" : "inconclusive");
+            report_power_t pw = report_power(mean, half, n);
+            report_power_csv(csv, &pw);
+            fputc('\n', csv);
+        }
     }
     j->nmin = any ? nfew : 0;
     return any ? verdict : 2;
@@ -308,6 +316,8 @@ static void verdict_text(char *o, size_t cap, int v, const judged *j, int ns, co
     if (isnan(j->half)) flce_catf(o, cap, &l, " (%+.3g against %s", j->mean, j->vs);
     else flce_catf(o, cap, &l, " (%+.3g +- %.2g against %s", j->mean, j->half, j->vs);
     if (j->nmin < ns) flce_catf(o, cap, &l, "; %d of the %d seeds", j->nmin, ns);
+    char dw[96];
+    if (v == 0 && report_decide_words(&j->dec, 3, dw, sizeof dw)[0]) flce_catf(o, cap, &l, "; %s", dw);
     flce_catf(o, cap, &l, ")");
 }
 
@@ -418,7 +428,8 @@ int report_released(report *R) {
     FILE *md = R->md, *ht = R->ht, *csv = NULL;
     char p[1200];
     snprintf(p, sizeof p, "%s/released_claims.csv", R->out);
-    if ((csv = report_fopen(p))) fprintf(csv, "claim,configuration,arm,comparison,mean_difference,half_width_95,n,verdict\n");
+    if ((csv = report_fopen(p))) fprintf(csv, "claim,configuration,arm,comparison,mean_difference,half_width_95,n,verdict,sd,"
+                                               "detectable_difference,seeds_to_decide\n");
     fprintf(md, "\n## The paper's text and its released code\n\n");
     fprintf(ht, "<h2>The paper's text and its released code</h2>\n");
     report_para(md, ht,
@@ -457,7 +468,7 @@ int report_released(report *R) {
                 if (n < ns) flce_catf(flips, sizeof flips, &fl, "; %d of the %d seeds", n, ns); /* a part of the arm so far */
                 flce_catf(flips, sizeof flips, &fl, ")");
             }
-            char vas[160], vbs[192], claim[300];
+            char vas[280], vbs[300], claim[300];
             verdict_text(vas, sizeof vas, va, &ja, ns, "");
             verdict_text(vbs, sizeof vbs, vb, &jb, ns, vb == 1 && va != 1 ? " (produced)" : "");
             /* where clients are noisy the KL claims are the noise claim (the contributions' distance
@@ -480,7 +491,9 @@ int report_released(report *R) {
     report_para(md, ht, "Each comparison's numbers: released_claims.csv (claim, configuration, arm, the baseline, the mean paired "
                         "difference in the claim's direction, positive as claimed: FLCE minus the baseline for accuracy and "
                         "macro-F1, the baseline's KL minus FLCE's for the KL claims, FLCE's KL without completion minus its KL for "
-                        "the completion; its 95% half-width, the seeds, the comparison's verdict).");
+                        "the completion; its 95% half-width, the seeds, the comparison's verdict; what deciding would take: the spread "
+                        "of one seed's difference, the smallest difference the seeds run detect with probability 0.8, the seeds a new "
+                        "study would need at this difference and spread, a plug-in estimate).");
     if (csv) report_fclose(csv);
     without_completion(R, cf, nc);
     for (int k = 0; k < nc; k++) free(cf[k].key);

@@ -16,36 +16,6 @@
 #define MAXG 256
 
 
-/* Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; 1.96 beyond. */
-double report_t95(int df) {
-    static const double t[31] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201, 2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
-                                 2.074, 2.069,  2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-    return df < 1 ? NAN : df <= 30 ? t[df] : 1.96;
-}
-
-/* mean and half-width of the 95% interval of v [n] (NaN entries left out); returns the count */
-int report_mean_ci(const double *v, int n, double *mean, double *half) {
-    double s = 0;
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!isnan(v[i])) s += v[i], k++;
-    *mean = k ? s / k : NAN;
-    double ss = 0;
-    for (int i = 0; i < n; i++)
-        if (!isnan(v[i])) ss += (v[i] - *mean) * (v[i] - *mean);
-    *half = k > 1 ? report_t95(k - 1) * sqrt(ss / (k - 1)) / sqrt((double)k) : NAN;
-    return k;
-}
-
-void report_fmt_ci(char *o, size_t cap, const double *v, int n, int digits) {
-    double m, h;
-    int k = report_mean_ci(v, n, &m, &h);
-    if (!k) snprintf(o, cap, "n/a");
-    else if (k == 1) snprintf(o, cap, "%.*f (n=1)", digits, m);
-    else snprintf(o, cap, "%.*f ± %.*f", digits, m, digits, h);
-}
-
 /* the method and its ablation, as one name for all seeds (the report's labels are made unique) */
 const char *report_base_label(const run_t *r, char *o, size_t cap) {
     snprintf(o, cap, "%s%s%s", r->algo, r->ablate[0] ? " -" : "", r->ablate);

@@ -252,11 +252,12 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
         if (!strncmp(a->valuestring, "--seed=", 7)) continue;
         flce_catf(t->key, sizeof t->key, &kl, "%s ", a->valuestring);
     }
-    { /* and the truth's own settings: truths that differ in them are not seeds of one configuration */
+    { /* and the truth's own settings: truths that differ in them are not seeds of one configuration
+       * (the number of truth seeds is not one of them: it is how closely each federation's truth
+       * is measured, and the ten-seed plan gives the later federations two where the first had one) */
         const cJSON *pa = cJSON_GetObjectItemCaseSensitive(j, "participation"), *wi = cJSON_GetObjectItemCaseSensitive(j, "window");
-        flce_catf(t->key, sizeof t->key, &kl, "| %s, %s, participation %s, %d truth seed%s, window %g", co->valuestring,
-                  ut->valuestring, cJSON_IsString(pa) ? pa->valuestring : "?", t->R, t->R == 1 ? "" : "s",
-                  cJSON_IsNumber(wi) ? wi->valuedouble : 0);
+        flce_catf(t->key, sizeof t->key, &kl, "| %s, %s, participation %s, window %g", co->valuestring, ut->valuestring,
+                  cJSON_IsString(pa) ? pa->valuestring : "?", cJSON_IsNumber(wi) ? wi->valuedouble : 0);
     }
     cJSON_Delete(j);
     if (t->all && t->n > TR_MAX_N) /* a limit of this report, not damage */
@@ -504,10 +505,221 @@ done:
     free(idx), free(hi), free(lo), free(lab);
 }
 
-void report_truth(report *R) {
-    if (!R->ntruth) return;
+/* The truths grouped by configuration (their flags but --seed): per method label and rule, the
+ * Spearman with Shapley of each seed; how far each configuration's truths agree with themselves. */
+typedef struct {
+    int cap, ng;       /* rows a configuration can hold; configurations */
+    group_row *G;      /* [TR_MAX_GROUPS][cap] */
+    char (*key)[4096]; /* [TR_MAX_GROUPS] */
+    int grow[TR_MAX_GROUPS], full[TR_MAX_GROUPS];
+    double self_sp[TR_MAX_GROUPS]; /* the sum over its truths with two truth seeds or more of seed_sp */
+    int self_n[TR_MAX_GROUPS];     /* ... and how many */
+} truth_groups;
+
+/* The smallest mean Spearman between a truth's own seeds at which its configuration informs the
+ * question (the ten-seed plan, docs/results/fmnist-truth/PLAN.md). */
+#define TR_INFORMS 0.5
+
+/* Truth ti's table of scores (truth_scores.csv's rows into csv), its removal curves, and its
+ * Spearman correlations into its configuration's group. */
+static void truth_table(report *R, int ti, truth_groups *TG, FILE *csv) {
     static const char *heads[] = {"method or rule", "Spearman Shapley", "Pearson Shapley", "Spearman Banzhaf", "Spearman LOO",
                                   "KL to Shapley shares", "top quarter", "bottom quarter", "removal: most valued first", "removal: least valued first"};
+    truth_t *t = &R->truth[ti];
+    int gi = -1;
+    for (int g = 0; g < TG->ng; g++)
+        if (!strcmp(TG->key[g], t->key)) gi = g;
+    if (gi < 0 && TG->ng < TR_MAX_GROUPS && TG->G && TG->key)
+        gi = TG->ng, TG->full[TG->ng] = t->full, snprintf(TG->key[TG->ng++], sizeof TG->key[0], "%s", t->key);
+    if (gi < 0) report_over(R, "against the retrained truth: more than %d configurations of truths; %s is not judged over its seeds",
+                            TR_MAX_GROUPS, t->dir);
+    if (gi >= 0 && t->R > 1 && t->all && !isnan(t->seed_sp)) TG->self_sp[gi] += t->seed_sp, TG->self_n[gi]++;
+    char head[1400], sp[200] = "";
+    if (t->R > 1 && t->all)
+        snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean; its seeds' own Shapley values agree to a "
+                 "Spearman of %.3f%s", t->R, t->mean_vsd, t->seed_sp, t->R > 2 ? " (mean over pairs)" : "");
+    else if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
+    snprintf(head, sizeof head, "%s (%d clients, %s, seed %llu%s)", t->dir, t->n,
+             t->all ? "all coalitions" : t->sampled ? "sampled coalitions: Shapley and Banzhaf estimated"
+                    : "leave-one-out coalitions: no Shapley; the quarters against leave-one-out", t->seed, sp);
+    fprintf(R->md, "\n### Truth %s\n\n", MD(head));
+    fprintf(R->ht, "<h3>Truth %s</h3>\n", H(head));
+    rtable tb;
+    rt_begin(&tb, R->md, R->ht, 10, heads);
+    int done_rules = 0;
+    for (int k = 0; k < R->nr; k++) {
+        const run_t *r = &R->runs[k];
+        if (!truth_matches(t, r)) continue;
+        char lab[96];
+        report_method_label(r, lab, sizeof lab);
+        for (int pass = 0; pass < 2; pass++) { /* the method, then (once a truth) the rules from its selections */
+            double tr[4 * 32], sel[32], rows[5][32];
+            const char *names[5];
+            int nrow = 0;
+            if (pass == 0) {
+                memcpy(rows[0], r->contrib, sizeof(double) * (size_t)t->n), names[0] = lab, nrow = 1;
+            } else {
+                if (done_rules || !report_trivial_rules(r, tr, sel)) continue;
+                done_rules = 1;
+                static const char *rn[] = {"uniform (rule)", "rounds selected (rule)", "size weights over the rounds selected (rule)"};
+                for (int q = 0; q < 3; q++) memcpy(rows[q], tr + q * t->n, sizeof(double) * (size_t)t->n), names[q] = rn[q];
+                memcpy(rows[3], r->samples, sizeof(double) * (size_t)t->n), names[3] = "data sizes (rule)";
+                nrow = 4;
+            }
+            for (int q = 0; q < nrow; q++) {
+                scores s = score(t, rows[q]);
+                char c[9][32];
+                fmt(c[0], 32, s.sp_shap, 3), fmt(c[1], 32, s.pe_shap, 3), fmt(c[2], 32, s.sp_banz, 3), fmt(c[3], 32, s.sp_loo, 3);
+                fmt(c[4], 32, s.kl, 4), fmt(c[5], 32, s.top, 2), fmt(c[6], 32, s.bottom, 2), fmt(c[7], 32, s.rm_hi, 4);
+                fmt(c[8], 32, s.rm_lo, 4);
+                rt_rowt(&tb, names[q], 0, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+                if (csv)
+                    fprintf(csv, "%s,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.6f,%.6f\n", csv_q(t->dir), t->seed, csv_q(names[q]),
+                            pass ? "" : csv_q(r->dir), s.sp_shap, s.pe_shap, s.sp_banz, s.sp_loo, s.kl, s.top, s.bottom, s.rm_hi, s.rm_lo);
+                if (gi < 0) continue;
+                group_row *row = NULL;
+                for (int g = 0; g < TG->grow[gi]; g++)
+                    if (!strcmp(TG->G[gi * TG->cap + g].label, names[q])) row = &TG->G[gi * TG->cap + g];
+                if (!row && TG->grow[gi] < TG->cap) {
+                    row = &TG->G[gi * TG->cap + TG->grow[gi]++];
+                    snprintf(row->label, sizeof row->label, "%s", names[q]);
+                    row->last = -1;
+                }
+                if (row && row->ns < REPORT_MAX_SEEDS && row->last != ti) row->seed[row->ns] = t->seed, row->sp[row->ns++] = s.sp_shap, row->last = ti;
+            }
+        }
+    }
+    rt_end(&tb);
+    if (t->all) removal_figure(R, t, ti);
+}
+
+/* One verdict over truths into truth_verdicts.csv: the test, its difference (the mean), half-width,
+ * seeds, verdict and what deciding would take. */
+static void verdict_csv(FILE *vc, const char *conf, const char *test, const char *label, double m, double h, int n, const char *v) {
+    if (!vc) return;
+    fprintf(vc, "%s,%s,%s,%.10g,", csv_q(conf), test, csv_q(label), m);
+    if (n > 1 && !isnan(h)) fprintf(vc, "%.10g", h);
+    fprintf(vc, ",%d,%s", n, v);
+    report_power_t pw = report_power(m, n > 1 ? h : NAN, n);
+    report_power_csv(vc, &pw);
+    fputc('\n', vc);
+}
+
+/* Configuration g over its truths: each method's and rule's mean Spearman with its interval and
+ * the plan's verdicts with what deciding would take, then the paired effectiveness claim. Sets
+ * *fl_tracks (FLCE tracks the truth) and returns FLCE's row, or NULL. */
+static const group_row *truth_over_seeds(report *R, const truth_groups *TG, int g, FILE *vc, int *fl_tracks) {
+    int seeds = 0;
+    *fl_tracks = 0;
+    for (int q = 0; q < TG->grow[g]; q++) seeds = TG->G[g * TG->cap + q].ns > seeds ? TG->G[g * TG->cap + q].ns : seeds;
+    if (seeds < 2) return NULL;
+    char head[4200];
+    snprintf(head, sizeof head, "Over %d truths of one configuration (%s)", seeds, TG->key[g]);
+    fprintf(R->md, "\n### %s\n\n", MD(head));
+    fprintf(R->ht, "<h3>%s</h3>\n", H(head));
+    if (TG->self_n[g]) {
+        char txt[400];
+        double self = TG->self_sp[g] / TG->self_n[g];
+        snprintf(txt, sizeof txt, "The truth's own seeds agree to a Spearman of %.3f (mean over the %d truth%s with two truth seeds): %s.",
+                 self, TG->self_n[g], TG->self_n[g] == 1 ? "" : "s",
+                 self >= TR_INFORMS ? "the configuration informs the question (at least 0.5, the ten-seed plan's criterion)"
+                                    : "**the configuration cannot inform the question** (below 0.5, the ten-seed plan's criterion: "
+                                      "the truth does not order its clients reproducibly)");
+        report_para(R->md, R->ht, txt);
+    }
+    /* the best trivial rule: the highest mean Spearman of the rules (the uniform rule has none) */
+    double best = NAN;
+    const char *bestn = NULL;
+    for (int q = 0; q < TG->grow[g]; q++) {
+        const group_row *row = &TG->G[g * TG->cap + q];
+        double m, h;
+        if (!strstr(row->label, "(rule)") || !report_mean_ci(row->sp, row->ns, &m, &h) || isnan(m)) continue;
+        if (isnan(best) || m > best) best = m, bestn = row->label;
+    }
+    static const char *h2[] = {"method or rule", "Spearman with Shapley, mean and 95% interval over truths",
+                               "tracks the truth (interval above 0)", "adds to what the server knows (mean above the best rule's)"};
+    rtable tb;
+    rt_begin(&tb, R->md, R->ht, 4, h2);
+    const group_row *fl = NULL, *fa = NULL;
+    for (int q = 0; q < TG->grow[g]; q++) {
+        const group_row *row = &TG->G[g * TG->cap + q];
+        char a[64], tr[200], ad[80], dw[96];
+        report_fmt_ci(a, sizeof a, row->sp, row->ns, 3);
+        double m, h;
+        int k = report_mean_ci(row->sp, row->ns, &m, &h);
+        int tracks = k >= 2 && m - h > 0, below = k >= 2 && m + h < 0;
+        report_power_t pw = report_power(m, h, k);
+        snprintf(tr, sizeof tr, "%s", k < 2 ? "n/a" : tracks ? "**yes**" : below ? "no (below 0)" : "no (the interval contains 0");
+        if (k >= 2 && !tracks && !below) snprintf(tr + strlen(tr), sizeof tr - strlen(tr), "; %s)", report_power_words(&pw, k, 3, dw, sizeof dw));
+        if (k >= 2 && k < seeds) snprintf(tr + strlen(tr), sizeof tr - strlen(tr), " (%d of the %d seeds)", k, seeds);
+        if (strstr(row->label, "(rule)")) snprintf(ad, sizeof ad, "%s", row->label == bestn ? "(the best rule)" : "");
+        else snprintf(ad, sizeof ad, "%s", !k || isnan(m) || isnan(best) ? "n/a" : m > best ? "**yes**" : "no");
+        rt_rowt(&tb, row->label, 0, "%s\t%s\t%s", a, tr, ad);
+        if (k >= 1) verdict_csv(vc, TG->key[g], "tracks", row->label, m, h, k, k < 2 ? "n/a" : tracks ? "holds" : below ? "fails" : "inconclusive");
+        if (!strcmp(row->label, "flce")) fl = row, *fl_tracks = tracks;
+        if (!strcmp(row->label, "fedavg")) fa = row;
+    }
+    rt_end(&tb);
+    if (fl && fa) { /* paired by seed */
+        double d[REPORT_MAX_SEEDS];
+        int nd = 0;
+        for (int i = 0; i < fl->ns; i++)
+            for (int j = 0; j < fa->ns && nd < REPORT_MAX_SEEDS; j++)
+                if (fl->seed[i] == fa->seed[j] && !isnan(fl->sp[i]) && !isnan(fa->sp[j])) {
+                    d[nd++] = fl->sp[i] - fa->sp[j];
+                    break; /* one pair a seed */
+                }
+        double m, h;
+        int c = report_mean_ci(d, nd, &m, &h);
+        char txt[800], dw[96];
+        if (c >= 2) {
+            report_power_t pw = report_power(m, h, c);
+            const char *v = m - h > 0 ? "holds" : m + h < 0 ? "fails" : "inconclusive";
+            verdict_csv(vc, TG->key[g], "flce minus fedavg", "flce", m, h, c, v);
+            snprintf(txt, sizeof txt, "**The paper's effectiveness claim against the retrained truth** (FLCE's contributions track what "
+                     "clients are worth better than FedAvg's): FLCE's Spearman with Shapley minus FedAvg's, paired by seed: %.3f +- %.3f "
+                     "over %d seeds: %s%s%s.", m, h, c, m - h > 0 ? "**holds**" : m + h < 0 ? "**fails** (FedAvg tracks it better)" : "**not shown** (the interval contains 0)",
+                     m - h > 0 || m + h < 0 ? "" : "; ", m - h > 0 || m + h < 0 ? "" : report_power_words(&pw, c, 3, dw, sizeof dw));
+        } else snprintf(txt, sizeof txt, "The paired comparison of FLCE and FedAvg needs two seeds with both; %d here.", c);
+        report_para(R->md, R->ht, txt);
+    }
+    return fl;
+}
+
+/* The plans' answers to "is FLCE one of the methods that track what clients are worth", over the
+ * configurations of arm k (K of n a round) judged: the original plan's (at least 3 of the 4) and
+ * the ten-seed plan's (at least three quarters of those that inform the question, where every
+ * configuration's truths measured their agreement with themselves). */
+static void truth_answer(report *R, const truth_groups *TG, const int *judged, const int *tracks, const int *fewest) {
+    int karms = 0, ktracks = 0, kpartial = 0, inf = 0, inf_tracks = 0, measured = 1;
+    char kwhich[1200] = "";
+    size_t kwl = 0;
+    for (int g = 0; g < TG->ng; g++) {
+        if (TG->full[g] || !judged[g]) continue;
+        karms++, ktracks += tracks[g], kpartial |= fewest[g] < 3;
+        flce_catf(kwhich, sizeof kwhich, &kwl, "%s%s", kwl ? "; " : "", tracks[g] ? "tracks" : "does not track");
+        if (!TG->self_n[g]) measured = 0;
+        else if (TG->self_sp[g] / TG->self_n[g] >= TR_INFORMS) inf++, inf_tracks += tracks[g];
+    }
+    if (!karms) return;
+    char txt[2400];
+    snprintf(txt, sizeof txt, "**Is FLCE one of the methods that track what clients are worth?** (the plan's answer: yes where FLCE "
+             "tracks the truth in at least 3 of the 4 configurations with K of n a round): FLCE tracks it in %d of the %d "
+             "configuration%s judged here (in the order above: %s)%s: %s.", ktracks, karms, karms == 1 ? "" : "s", kwhich,
+             kpartial ? "; some on fewer than 3 seeds" : "",
+             ktracks >= 3 ? "**yes**" : ktracks + (4 - karms > 0 ? 4 - karms : 0) < 3 ? "**no**" : "not yet decided (the study's other configurations are not here)");
+    report_para(R->md, R->ht, txt);
+    if (!measured) return;
+    snprintf(txt, sizeof txt, "**The ten-seed plan's answer** (docs/results/fmnist-truth/PLAN.md: yes where FLCE tracks the truth in at "
+             "least three quarters of the configurations that inform the question, those whose truths agree with themselves to a "
+             "Spearman of 0.5 or more): %d of the %d configuration%s %s it%s, FLCE tracks the truth in %d of them: %s.", inf, karms,
+             karms == 1 ? "" : "s", inf == 1 ? "informs" : "inform", karms < 4 ? " (of those judged here)" : "", inf_tracks,
+             inf < 2 ? "**cannot be decided** (fewer than two inform it)" : 4 * inf_tracks >= 3 * inf ? "**yes**" : "**no**");
+    report_para(R->md, R->ht, txt);
+}
+
+void report_truth(report *R) {
+    if (!R->ntruth) return;
     char p[1200];
     snprintf(p, sizeof p, "%s/truth_scores.csv", R->out);
     FILE *csv = report_fopen(p);
@@ -523,156 +735,23 @@ void report_truth(report *R) {
                 "method found who matters) and without the k it values least (higher is better), k = 0 to n - 1, read from the table. "
                 "The truth's own spread over its seeds says how far apart two methods must be to differ. KL to Shapley shares: "
                 "the KL of the method's shares to the Shapley values' (negative values clamped to 0), infinite (inf) wherever a "
-                "client's Shapley value is at most 0 and the method credits it. Data: truth_scores.csv.");
-    /* groups over truths of one configuration: per method label, Spearman with Shapley per seed */
-    int grows_cap = R->nr + 4; /* a configuration's rows: at most every run's label and the four rules */
-    group_row *G = calloc((size_t)grows_cap * TR_MAX_GROUPS, sizeof *G);
-    char (*gkey)[4096] = calloc(TR_MAX_GROUPS, sizeof *gkey);
-    int ng = 0, grow[TR_MAX_GROUPS] = {0}, gfull[TR_MAX_GROUPS] = {0};
-    if (!G || !gkey) report_over(R, "against the retrained truth: out of memory for the verdicts over seeds");
-    for (int ti = 0; ti < R->ntruth; ti++) {
-        truth_t *t = &R->truth[ti];
-        int gi = -1;
-        for (int g = 0; g < ng; g++)
-            if (!strcmp(gkey[g], t->key)) gi = g;
-        if (gi < 0 && ng < TR_MAX_GROUPS && G && gkey) gi = ng, gfull[ng] = t->full, snprintf(gkey[ng++], sizeof gkey[0], "%s", t->key);
-        if (gi < 0) report_over(R, "against the retrained truth: more than %d configurations of truths; %s is not judged over its seeds",
-                                TR_MAX_GROUPS, t->dir);
-        char head[1400], sp[200] = "";
-        if (t->R > 1 && t->all)
-            snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean; its seeds' own Shapley values agree to a "
-                     "Spearman of %.3f%s", t->R, t->mean_vsd, t->seed_sp, t->R > 2 ? " (mean over pairs)" : "");
-        else if (t->R > 1) snprintf(sp, sizeof sp, "; the truth's spread over its %d seeds: %.4f in v(S), mean", t->R, t->mean_vsd);
-        snprintf(head, sizeof head, "%s (%d clients, %s, seed %llu%s)", t->dir, t->n,
-                 t->all ? "all coalitions" : t->sampled ? "sampled coalitions: Shapley and Banzhaf estimated"
-                        : "leave-one-out coalitions: no Shapley; the quarters against leave-one-out", t->seed, sp);
-        fprintf(R->md, "\n### Truth %s\n\n", MD(head));
-        fprintf(R->ht, "<h3>Truth %s</h3>\n", H(head));
-        rtable tb;
-        rt_begin(&tb, R->md, R->ht, 10, heads);
-        int done_rules = 0;
-        for (int k = 0; k < R->nr; k++) {
-            const run_t *r = &R->runs[k];
-            if (!truth_matches(t, r)) continue;
-            char lab[96];
-            report_method_label(r, lab, sizeof lab);
-            for (int pass = 0; pass < 2; pass++) { /* the method, then (once a truth) the rules from its selections */
-                double tr[4 * 32], sel[32], rows[5][32];
-                const char *names[5];
-                int nrow = 0;
-                if (pass == 0) {
-                    memcpy(rows[0], r->contrib, sizeof(double) * (size_t)t->n), names[0] = lab, nrow = 1;
-                } else {
-                    if (done_rules || !report_trivial_rules(r, tr, sel)) continue;
-                    done_rules = 1;
-                    static const char *rn[] = {"uniform (rule)", "rounds selected (rule)", "size weights over the rounds selected (rule)"};
-                    for (int q = 0; q < 3; q++) memcpy(rows[q], tr + q * t->n, sizeof(double) * (size_t)t->n), names[q] = rn[q];
-                    memcpy(rows[3], r->samples, sizeof(double) * (size_t)t->n), names[3] = "data sizes (rule)";
-                    nrow = 4;
-                }
-                for (int q = 0; q < nrow; q++) {
-                    scores s = score(t, rows[q]);
-                    char c[9][32];
-                    fmt(c[0], 32, s.sp_shap, 3), fmt(c[1], 32, s.pe_shap, 3), fmt(c[2], 32, s.sp_banz, 3), fmt(c[3], 32, s.sp_loo, 3);
-                    fmt(c[4], 32, s.kl, 4), fmt(c[5], 32, s.top, 2), fmt(c[6], 32, s.bottom, 2), fmt(c[7], 32, s.rm_hi, 4);
-                    fmt(c[8], 32, s.rm_lo, 4);
-                    rt_rowt(&tb, names[q], 0, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
-                    if (csv)
-                        fprintf(csv, "%s,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.6f,%.6f\n", csv_q(t->dir), t->seed, csv_q(names[q]),
-                                pass ? "" : csv_q(r->dir), s.sp_shap, s.pe_shap, s.sp_banz, s.sp_loo, s.kl, s.top, s.bottom, s.rm_hi, s.rm_lo);
-                    if (gi < 0) continue;
-                    group_row *row = NULL;
-                    for (int g = 0; g < grow[gi]; g++)
-                        if (!strcmp(G[gi * grows_cap + g].label, names[q])) row = &G[gi * grows_cap + g];
-                    if (!row && grow[gi] < grows_cap) {
-                        row = &G[gi * grows_cap + grow[gi]++];
-                        snprintf(row->label, sizeof row->label, "%s", names[q]);
-                        row->last = -1;
-                    }
-                    if (row && row->ns < REPORT_MAX_SEEDS && row->last != ti) row->seed[row->ns] = t->seed, row->sp[row->ns++] = s.sp_shap, row->last = ti;
-                }
-            }
-        }
-        rt_end(&tb);
-        if (t->all) removal_figure(R, t, ti);
-    }
+                "client's Shapley value is at most 0 and the method credits it. Data: truth_scores.csv; the verdicts over truths "
+                "with what deciding would take: truth_verdicts.csv.");
+    truth_groups TG = {.cap = R->nr + 4}; /* a configuration's rows: at most every run's label and the four rules */
+    TG.G = calloc((size_t)TG.cap * TR_MAX_GROUPS, sizeof *TG.G);
+    TG.key = calloc(TR_MAX_GROUPS, sizeof *TG.key);
+    if (!TG.G || !TG.key) report_over(R, "against the retrained truth: out of memory for the verdicts over seeds");
+    for (int ti = 0; ti < R->ntruth; ti++) truth_table(R, ti, &TG, csv);
     if (csv) report_fclose(csv);
-    /* over the truths of each configuration: means and intervals, the plan's verdicts
-     * (docs/decisions.md, "The ground-truth study"), and the paired claim */
-    int karms = 0, ktracks = 0, kpartial = 0;
-    char kwhich[1200] = "";
-    size_t kwl = 0;
-    for (int g = 0; g < ng; g++) {
-        int seeds = 0;
-        for (int q = 0; q < grow[g]; q++) seeds = G[g * grows_cap + q].ns > seeds ? G[g * grows_cap + q].ns : seeds;
-        if (seeds < 2) continue;
-        char head[4200];
-        snprintf(head, sizeof head, "Over %d truths of one configuration (%s)", seeds, gkey[g]);
-        fprintf(R->md, "\n### %s\n\n", MD(head));
-        fprintf(R->ht, "<h3>%s</h3>\n", H(head));
-        /* the best trivial rule: the highest mean Spearman of the rules (the uniform rule has none) */
-        double best = NAN;
-        const char *bestn = NULL;
-        for (int q = 0; q < grow[g]; q++) {
-            const group_row *row = &G[g * grows_cap + q];
-            double m, h;
-            if (!strstr(row->label, "(rule)") || !report_mean_ci(row->sp, row->ns, &m, &h) || isnan(m)) continue;
-            if (isnan(best) || m > best) best = m, bestn = row->label;
-        }
-        static const char *h2[] = {"method or rule", "Spearman with Shapley, mean and 95% interval over truths",
-                                   "tracks the truth (interval above 0)", "adds to what the server knows (mean above the best rule's)"};
-        rtable tb;
-        rt_begin(&tb, R->md, R->ht, 4, h2);
-        const group_row *fl = NULL, *fa = NULL;
-        int fl_tracks = 0;
-        for (int q = 0; q < grow[g]; q++) {
-            const group_row *row = &G[g * grows_cap + q];
-            char a[64], tr[80], ad[80];
-            report_fmt_ci(a, sizeof a, row->sp, row->ns, 3);
-            double m, h;
-            int k = report_mean_ci(row->sp, row->ns, &m, &h);
-            int tracks = k >= 2 && m - h > 0;
-            snprintf(tr, sizeof tr, "%s", k < 2 ? "n/a" : tracks ? "**yes**" : m + h < 0 ? "no (below 0)" : "no (the interval contains 0)");
-            if (k >= 2 && k < seeds) snprintf(tr + strlen(tr), sizeof tr - strlen(tr), " (%d of the %d seeds)", k, seeds);
-            if (strstr(row->label, "(rule)")) snprintf(ad, sizeof ad, "%s", row->label == bestn ? "(the best rule)" : "");
-            else snprintf(ad, sizeof ad, "%s", !k || isnan(m) || isnan(best) ? "n/a" : m > best ? "**yes**" : "no");
-            rt_rowt(&tb, row->label, 0, "%s\t%s\t%s", a, tr, ad);
-            if (!strcmp(row->label, "flce")) fl = row, fl_tracks = tracks;
-            if (!strcmp(row->label, "fedavg")) fa = row;
-        }
-        rt_end(&tb);
-        if (!gfull[g] && fl) { /* arm k: the plan's answer to "is FLCE one of them" counts these */
-            karms++, ktracks += fl_tracks, kpartial |= fl->ns < 3;
-            flce_catf(kwhich, sizeof kwhich, &kwl, "%s%s", kwl ? "; " : "", fl_tracks ? "tracks" : "does not track");
-        }
-        if (fl && fa) { /* paired by seed */
-            double d[REPORT_MAX_SEEDS];
-            int nd = 0;
-            for (int i = 0; i < fl->ns; i++)
-                for (int j = 0; j < fa->ns && nd < REPORT_MAX_SEEDS; j++)
-                    if (fl->seed[i] == fa->seed[j] && !isnan(fl->sp[i]) && !isnan(fa->sp[j])) {
-                        d[nd++] = fl->sp[i] - fa->sp[j];
-                        break; /* one pair a seed */
-                    }
-            double m, h;
-            int c = report_mean_ci(d, nd, &m, &h);
-            char txt[600];
-            if (c >= 2)
-                snprintf(txt, sizeof txt, "**The paper's effectiveness claim against the retrained truth** (FLCE's contributions track what "
-                         "clients are worth better than FedAvg's): FLCE's Spearman with Shapley minus FedAvg's, paired by seed: %.3f +- %.3f "
-                         "over %d seeds: %s.", m, h, c, m - h > 0 ? "**holds**" : m + h < 0 ? "**fails** (FedAvg tracks it better)" : "**not shown** (the interval contains 0)");
-            else snprintf(txt, sizeof txt, "The paired comparison of FLCE and FedAvg needs two seeds with both; %d here.", c);
-            report_para(R->md, R->ht, txt);
-        }
+    snprintf(p, sizeof p, "%s/truth_verdicts.csv", R->out);
+    FILE *vc = report_fopen(p);
+    if (vc) fprintf(vc, "configuration,test,method_or_rule,difference,half_width,n,verdict,sd,detectable_difference,seeds_to_decide\n");
+    int judged[TR_MAX_GROUPS] = {0}, tracks[TR_MAX_GROUPS] = {0}, fewest[TR_MAX_GROUPS] = {0};
+    for (int g = 0; g < TG.ng; g++) {
+        const group_row *fl = truth_over_seeds(R, &TG, g, vc, &tracks[g]);
+        if (fl) judged[g] = 1, fewest[g] = fl->ns;
     }
-    if (karms) { /* the plan's question: does FLCE track the truth in at least 3 of the 4 configurations of arm k */
-        char txt[1600];
-        snprintf(txt, sizeof txt, "**Is FLCE one of the methods that track what clients are worth?** (the plan's answer: yes where FLCE "
-                 "tracks the truth in at least 3 of the 4 configurations with K of n a round): FLCE tracks it in %d of the %d "
-                 "configuration%s judged here (in the order above: %s)%s: %s.", ktracks, karms, karms == 1 ? "" : "s", kwhich,
-                 kpartial ? "; some on fewer than 3 seeds" : "",
-                 ktracks >= 3 ? "**yes**" : ktracks + (4 - karms > 0 ? 4 - karms : 0) < 3 ? "**no**" : "not yet decided (the study's other configurations are not here)");
-        report_para(R->md, R->ht, txt);
-    }
-    free(G), free(gkey);
+    if (vc) report_fclose(vc);
+    truth_answer(R, &TG, judged, tracks, fewest);
+    free(TG.G), free(TG.key);
 }

@@ -409,23 +409,6 @@ void report_para(FILE *md, FILE *ht, const char *text) {
     fputs(bold ? "</b></p>\n" : "</p>\n", ht);
 }
 
-/* Spearman's rank correlation of x and y [n] (ties: average ranks); NaN when either is constant. */
-double report_spearman(const double *x, const double *y, int n) {
-    double *rx = malloc(sizeof(double) * (size_t)n * 2), *ry = rx ? rx + n : NULL;
-    if (!rx) return NAN;
-    for (int i = 0; i < n; i++) {
-        double lx = 0, ex = 0, ly = 0, ey = 0;
-        for (int j = 0; j < n; j++) lx += x[j] < x[i], ex += x[j] == x[i], ly += y[j] < y[i], ey += y[j] == y[i];
-        rx[i] = lx + (ex + 1) / 2, ry[i] = ly + (ey + 1) / 2;
-    }
-    /* average ranks always sum to n (n + 1) / 2: the mean exactly, so that a constant vector
-     * gives sxx = 0 exactly (summing rx[i] / n once gave 1e-16 and a correlation of 0, not NaN) */
-    double mx = (n + 1) / 2.0, my = mx, sxy = 0, sxx = 0, syy = 0;
-    for (int i = 0; i < n; i++) sxy += (rx[i] - mx) * (ry[i] - my), sxx += (rx[i] - mx) * (rx[i] - mx), syy += (ry[i] - my) * (ry[i] - my);
-    free(rx);
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
-}
-
 int report_class_shares(const run_t *r, double *share, double *wshare, int cap) {
     char p[1200];
     snprintf(p, sizeof p, "%s/trace/X_completed.npy", r->dir);
