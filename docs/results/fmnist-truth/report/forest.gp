@@ -14,7 +14,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.9843
   set bmargin at screen 0.8969
   set title 'FLCE accuracy at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.127917:0.124665]
+  set xrange [-0.12791:0.124656]
   set yrange [-0.6:7.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -22,7 +22,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.8615
   set bmargin at screen 0.7741
   set title 'FLCE macro-F1 at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.164:0.138584]
+  set xrange [-0.163992:0.138575]
   set yrange [-0.6:7.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -30,7 +30,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.7387
   set bmargin at screen 0.6709
   set title 'FLCE KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.161754:0.119591]
+  set xrange [-0.161749:0.119583]
   set yrange [-0.6:5.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.6356
   set bmargin at screen 0.5481
   set title 'FLCE closer to canonical Shapley than the other non-Shapley methods' font ',10' offset 0,-0.4
-  set xrange [-6.14292:6.4629]
+  set xrange [-6.14241:6.46239]
   set yrange [-0.6:7.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -46,7 +46,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.5128
   set bmargin at screen 0.4253
   set title 'FLCE second only to FedSV under diversity-weighted KL' font ',10' offset 0,-0.4
-  set xrange [-2.05229:0.838205]
+  set xrange [-2.05218:0.838088]
   set yrange [-0.6:7.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -54,7 +54,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.3900
   set bmargin at screen 0.3222
   set title 'Released metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.45339:0.490241]
+  set xrange [-0.453352:0.490203]
   set yrange [-0.6:5.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -62,7 +62,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.2868
   set bmargin at screen 0.2289
   set title 'Released metric and L2 rule: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.429424:0.375638]
+  set xrange [-0.429392:0.375606]
   set yrange [-0.6:4.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -70,7 +70,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.1935
   set bmargin at screen 0.1650
   set title 'FLCE KL the lowest under noise' font ',10' offset 0,-0.4
-  set xrange [-0.0409737:0.0606456]
+  set xrange [-0.0409696:0.0606415]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -78,7 +78,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.1297
   set bmargin at screen 0.1012
   set title 'Released metric: FLCE min-max KL to the quality reference the lowest under noise' font ',10' offset 0,-0.4
-  set xrange [-3.88248:8.52765]
+  set xrange [-3.88226:8.5273]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -86,7 +86,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.0658
   set bmargin at screen 0.0373
   set title 'Released metric and L2 rule: FLCE min-max KL to the quality reference the lowest under noise' font ',10' offset 0,-0.4
-  set xrange [-2.422:9.45524]
+  set xrange [-2.4216:9.45477]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
