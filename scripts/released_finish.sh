@@ -53,8 +53,13 @@ t0=$(date +%s)
 t1=$(date +%s)
 grep -q "^## The paper's text and its released code" "$tmp/report/report.md" ||
   { echo "released_finish.sh: the report has no section The paper's text and its released code" >&2; exit 1; }
-# every comparison's verdict from its numbers (mean, half-width, n: the last four fields)
-awk -F, 'NR > 1 { v = $NF; n = $(NF - 1); h = $(NF - 2); m = $(NF - 3)
+# every comparison's verdict from its numbers (mean_difference, half_width_95, n and verdict, counted
+# from the end of the line, as the header places them: the quoted text fields before them may hold
+# commas; reports since 2026-12-06 add sd,detectable_difference,seeds_to_decide after the verdict,
+# which tools/tquant.py check checks)
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) e[$i] = NF - i
+    if (!("mean_difference" in e) || !("half_width_95" in e) || !("n" in e) || !("verdict" in e)) { print "released_claims.csv: header " $0; bad = 1; exit } }
+  NR > 1 { v = $(NF - e["verdict"]); n = $(NF - e["n"]); h = $(NF - e["half_width_95"]); m = $(NF - e["mean_difference"])
     want = (n >= 2 && m - h > 0) ? "holds" : (n >= 2 && m + h < 0) ? "fails" : "inconclusive"
     if (v != want) { print "released_claims.csv line " NR ": " v ", the rule says " want; bad = 1 } }
   END { exit bad }' "$tmp/report/released_claims.csv" ||
