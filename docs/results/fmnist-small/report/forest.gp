@@ -14,7 +14,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.9877
   set bmargin at screen 0.9037
   set title 'FLCE accuracy at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.094684:0.0684332]
+  set xrange [-0.0946797:0.0684279]
   set yrange [-0.6:9.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -22,7 +22,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.8760
   set bmargin at screen 0.7920
   set title 'FLCE macro-F1 at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.117187:0.0814807]
+  set xrange [-0.117182:0.0814748]
   set yrange [-0.6:9.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -30,7 +30,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.7643
   set bmargin at screen 0.7034
   set title 'FLCE KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.45959:0.192195]
+  set xrange [-0.459577:0.192185]
   set yrange [-0.6:6.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.6757
   set bmargin at screen 0.5917
   set title 'FLCE closer to canonical Shapley than the other non-Shapley methods' font ',10' offset 0,-0.4
-  set xrange [-2.68682:5.6875]
+  set xrange [-2.68667:5.68733]
   set yrange [-0.6:9.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -46,7 +46,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.5639
   set bmargin at screen 0.4800
   set title 'FLCE second only to FedSV under diversity-weighted KL' font ',10' offset 0,-0.4
-  set xrange [-1.54507:0.163256]
+  set xrange [-1.54502:0.163197]
   set yrange [-0.6:9.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -54,7 +54,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.4522
   set bmargin at screen 0.3914
   set title 'Released metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.26301:0.299033]
+  set xrange [-0.262991:0.299015]
   set yrange [-0.6:6.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -62,7 +62,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.3636
   set bmargin at screen 0.3413
   set title 'Released evaluation and metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.142478:0.117029]
+  set xrange [-0.142467:0.117019]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -70,7 +70,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.3136
   set bmargin at screen 0.2296
   set title 'each ablation raises KL' font ',10' offset 0,-0.4
-  set xrange [-0.0594836:0.0955047]
+  set xrange [-0.0594774:0.0954984]
   set yrange [-0.6:9.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -78,7 +78,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.2018
   set bmargin at screen 0.1718
   set title 'FLCE KL the lowest under noise' font ',10' offset 0,-0.4
-  set xrange [-0.126553:0.00716336]
+  set xrange [-0.126548:0.00716309]
   set yrange [-0.6:2.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -86,7 +86,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.1441
   set bmargin at screen 0.1140
   set title 'Released metric: FLCE min-max KL to the quality reference the lowest under noise' font ',10' offset 0,-0.4
-  set xrange [-3.87227:2.51342]
+  set xrange [-3.87201:2.51316]
   set yrange [-0.6:2.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -94,7 +94,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.0863
   set bmargin at screen 0.0716
   set title 'FLCE KL falls as the Dirichlet parameter grows' font ',10' offset 0,-0.4
-  set xrange [-0.0371888:0.657002]
+  set xrange [-0.0371875:0.65698]
   set yrange [-0.6:0.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -102,7 +102,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.0439
   set bmargin at screen 0.0293
   set title 'FLCE accuracy rises as the Dirichlet parameter grows' font ',10' offset 0,-0.4
-  set xrange [-0.0161273:0.284915]
+  set xrange [-0.016127:0.284911]
   set yrange [-0.6:0.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
