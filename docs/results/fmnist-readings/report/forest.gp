@@ -14,7 +14,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.9721
   set bmargin at screen 0.8866
   set title 'FLCE accuracy at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.0799336:0.0335067]
+  set xrange [-0.0799369:0.033513]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -22,7 +22,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.8237
   set bmargin at screen 0.7382
   set title 'FLCE macro-F1 at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.0785987:0.0290684]
+  set xrange [-0.0786018:0.0290754]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -30,7 +30,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.6754
   set bmargin at screen 0.5899
   set title 'FLCE KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.953008:0.116445]
+  set xrange [-0.953037:0.116449]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.5271
   set bmargin at screen 0.4415
   set title 'FLCE second only to FedSV under diversity-weighted KL' font ',10' offset 0,-0.4
-  set xrange [-0.992702:0.118692]
+  set xrange [-0.992733:0.118696]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -46,7 +46,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.3787
   set bmargin at screen 0.2932
   set title 'Released metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.19923:0.130761]
+  set xrange [-0.199255:0.130778]
   set yrange [-0.6:3.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -54,7 +54,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.2304
   set bmargin at screen 0.1798
   set title 'FLCE KL falls as the Dirichlet parameter grows' font ',10' offset 0,-0.4
-  set xrange [-0.027779:0.450823]
+  set xrange [-0.0278114:0.450859]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -62,7 +62,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.1169
   set bmargin at screen 0.0663
   set title 'FLCE accuracy rises as the Dirichlet parameter grows' font ',10' offset 0,-0.4
-  set xrange [-0.0116174:0.205242]
+  set xrange [-0.011618:0.205252]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
