@@ -14,7 +14,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.9534
   set bmargin at screen 0.8688
   set title 'FLCE accuracy at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.0296537:0.00167851]
+  set xrange [-0.0296532:0.00167849]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -22,7 +22,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.7638
   set bmargin at screen 0.6793
   set title 'FLCE macro-F1 at least every baseline' font ',10' offset 0,-0.4
-  set xrange [-0.041818:0.00236706]
+  set xrange [-0.041817:0.002367]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -30,7 +30,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.5743
   set bmargin at screen 0.4898
   set title 'FLCE KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.232509:0.0802732]
+  set xrange [-0.232496:0.0802605]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -38,7 +38,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.3848
   set bmargin at screen 0.3003
   set title 'FLCE second only to FedSV under diversity-weighted KL' font ',10' offset 0,-0.4
-  set xrange [-0.234675:0.093041]
+  set xrange [-0.234662:0.0930278]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
@@ -46,7 +46,7 @@ do for [fmt in 'png svg'] {
   set tmargin at screen 0.1953
   set bmargin at screen 0.1108
   set title 'Released metric: FLCE min-max KL the lowest except FedSV' font ',10' offset 0,-0.4
-  set xrange [-0.205154:0.13797]
+  set xrange [-0.205141:0.137963]
   set yrange [-0.6:1.4]
   unset arrow
   set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'
