@@ -38,12 +38,23 @@ What it checks:
    values (each seed's table alone; the mean over pairs of seeds); the pairing of
    truths with runs; and, over the truths of one configuration (truth.json equal but for the seed
    and the partition digest), report.md's table: each method's and rule's mean Spearman with its
-   95% half-width (Student t, n - 1 degrees of freedom, the quantile to three decimals as the report tabulates it), "tracks" (interval above 0), "adds"
+   95% half-width (Student t, n - 1 degrees of freedom, the exact quantile: 4.302653 for 3
+   truths; tools/tquant.py works it out from the closed forms of the t distribution), "tracks"
+   (interval above 0), "adds"
    (mean above the best trivial rule's mean; the uniform rule has no Spearman), the paired-seed
    effectiveness claim (FLCE minus FedAvg: holds above 0, fails below, not shown otherwise) and
    the count of configurations with K of n a round (participation k) in which FLCE tracks, with
    the plan's answer (yes at 3 of 4; no where the configurations left cannot reach 3; otherwise
    not yet decided).
+   What deciding would take (docs/commands/report.md, "What deciding would take"; reports since
+   2026-12-06): each row of truth_verdicts.csv (configuration, test `tracks` or `flce minus
+   fedavg`, method or rule, difference, half-width, n, verdict holds / fails / inconclusive) to
+   the digits written (%.10g), and its sd, detectable_difference and seeds_to_decide as
+   tools/tquant.py's power(d, h, n)
+   gives them; beside each inconclusive verdict of report.md's table and effectiveness sentence,
+   the words "decides at about m seeds" or "the n seeds run detect only |d| >= x".
+   A report made before then (no truth_verdicts.csv) tabulated its quantiles to three decimals
+   (4.303 for 3 truths): its half-widths are checked against those, and the rest as before.
    With --runs, beside the report, the truths' own claims about the runs (docs/decisions.md):
    v(empty)'s model digest is every run's initial_model, and for a truth of one train seed with
    participation k, v(N)'s row is the federation's own run of the truth's method (its final
@@ -78,6 +89,9 @@ Example (the study's archive: scripts/truth_pack.sh unpack runs/truth):
   tools/truth_recheck.py $T-s401 $T-s402 --report /tmp/truth-report --runs $T-runs-s401 $T-runs-s402
 """
 import csv, json, math, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tquant import power, t_quantile  # noqa: E402  (closed forms of the t distribution)
 
 PROG = 'truth_recheck.py'
 USAGE = f'usage: {PROG} TRUTH_DIR... [--report REPORT_DIR --runs RUNS_DIR...]'
@@ -527,30 +541,16 @@ def rules(t, runs):
 
 
 # ---------------------------------------------------------------- Student t
-def t_two_sided(p, df):
-    """The t with P(|T| <= t) = p for df degrees of freedom (closed forms of the t CDF for an integer
-    df, Abramowitz and Stegun 26.7.3-4, and bisection)."""
-    def A(t):
-        th = math.atan(t / math.sqrt(df))
-        c, s = math.cos(th), math.sin(th)
-        if df % 2:
-            if df == 1:
-                return 2 * th / math.pi
-            term, tot = c, c
-            for k in range(3, df - 1, 2):
-                term *= c * c * (k - 1) / k
-                tot += term
-            return 2 / math.pi * (th + s * tot)
-        term, tot = 1.0, 1.0
-        for k in range(2, df - 1, 2):
-            term *= c * c * (k - 1) / k
-            tot += term
-        return s * tot
-    lo, hi = 0.0, 1e4
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if A(mid) < p else (lo, mid)
-    return (lo + hi) / 2
+# The report's 0.975 quantile of Student t with df degrees of freedom: the exact one
+# (tools/tquant.py) in reports since 2026-12-06, which write truth_verdicts.csv; before, the
+# three-decimal table (the exact value rounded, 4.303 for 2 degrees of freedom; 1.96 beyond 30).
+EXACT = True
+
+
+def t975(df):
+    if EXACT:
+        return t_quantile(0.975, df)
+    return round(t_quantile(0.975, df), 3) if df <= 30 else 1.96
 
 
 def mean_ci(xs):
@@ -558,9 +558,27 @@ def mean_ci(xs):
     m = math.fsum(xs) / n
     if n < 2:
         return m, None
-    # the report's quantiles are the three-decimal table's (docs/decisions.md: "The intervals use
-    # the report's t quantiles, the three-decimal table values"), 4.303 for 2 degrees of freedom
-    return m, round(t_two_sided(0.95, n - 1), 3) * sd(xs) / math.sqrt(n)
+    return m, t975(n - 1) * sd(xs) / math.sqrt(n)
+
+
+def power_words(d, h, n):
+    """The words beside an inconclusive verdict (docs/commands/report.md), and the number they hold."""
+    p_sd, det, seeds = power(d, h, n)
+    if p_sd == 0:
+        return 'every seed gives the same difference', None
+    if seeds not in ('>100', 'n/a'):
+        return f'decides at about {seeds} seeds', None
+    return f'the {n} seeds run detect only |d| >= ', det
+
+
+def has_words(text, d, h, n):
+    """Whether text holds the power words of (d, h, n), their number to the decimals written."""
+    words, x = power_words(d, h, n)
+    text = text.replace('\\|', '|').replace('&gt;', '>')  # as report.md escapes them
+    if x is None:
+        return words in text
+    mm = re.search(re.escape(words) + r'([0-9]+(?:\.[0-9]+)?)', text)
+    return bool(mm) and same(mm.group(1), x)
 
 
 # ---------------------------------------------------------------- the report
@@ -728,7 +746,13 @@ def check_report(truths, vals, rdir, runs, tally):
     for k, r in enumerate(rows):
         if k not in used:
             tally.skip(f'{path} line {k + 2}: {r[0]} {r[2]}', 'a truth not given here, or a row of no run among the --runs')
-    check_verdicts(truths, spear, sections, md, rdir, tally)
+    # a report with truth_verdicts.csv (since 2026-12-06) uses the exact t quantiles, one before it
+    # the three-decimal table
+    global EXACT
+    EXACT = os.path.isfile(os.path.join(rdir, 'truth_verdicts.csv'))
+    verdicts = check_verdicts(truths, spear, sections, md, rdir, tally)
+    if EXACT:
+        check_truth_verdicts(verdicts, rdir, tally)
 
 
 def verdict(m, h):
@@ -737,8 +761,14 @@ def verdict(m, h):
     return 'above' if m - h > 0 else ('below' if m + h < 0 else 'contains')
 
 
+WORDS = ('decides at about', 'detect only', 'every seed gives the same difference')
+
+
 def check_verdicts(truths, spear, sections, md, rdir, tally):
+    """report.md's verdicts over the truths of each configuration; returns what it recomputed,
+    {(run flags, test, method or rule): (difference, half-width, n)}, for truth_verdicts.csv."""
     mdp = f'{rdir}/report.md'
+    verdicts = {}
     groups = {}
     for t in truths:
         if t.name in spear:
@@ -788,9 +818,15 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
                 if not mm or not same(mm.group(1), m) or not same(mm.group(2), h):
                     bad.append(f'mean ± h {c[1]!r}, mine {m:.3f} ± {h:.3f}')
                 v = verdict(m, h)
+                verdicts[(flags, 'tracks', name)] = (m, h, len(ts))
                 want = 'yes' if v == 'above' else 'no'
                 if c[2].split(' ')[0].strip('*') != want:
                     bad.append(f'tracks {c[2]!r}, mine {want} (interval {v} 0)')
+                if EXACT and v == 'contains' and not has_words(c[2], m, h, len(ts)):
+                    w, x = power_words(m, h, len(ts))
+                    bad.append(f'tracks {c[2]!r}, mine beside it "{w}{"" if x is None else f"{x:.3f}"}"')
+                if v != 'contains' and any(w in c[2] for w in WORDS):
+                    bad.append(f'tracks {c[2]!r}: what deciding would take beside a decided verdict')
                 if name.endswith('(rule)'):
                     want = '(the best rule)' if name == best else ''
                 else:
@@ -811,11 +847,22 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
             tally.skip(f'{label}: the effectiveness claim', f'{len(d)} seeds with both FLCE and FedAvg')
         else:
             m, h = mean_ci(d)
+            verdicts[(flags, 'flce minus fedavg', 'flce')] = (m, h, len(d))
             v = {'above': 'holds', 'below': 'fails', 'contains': 'not shown'}[verdict(m, h)]
             ok = bool(mm) and same(mm.group(1), m) and same(mm.group(2), h) and mm.group(3) == str(len(d)) \
                 and mm.group(4) == v
+            words = ''
+            if EXACT and mm:  # what deciding would take, in the sentence after the verdict
+                sentence = next((ln for ln in lines if mm.group(0) in ln), text)
+                after = sentence[sentence.find('**' + mm.group(4) + '**'):]
+                if v == 'not shown':
+                    w, x = power_words(m, h, len(d))
+                    words = f'; {w}{"" if x is None else f"{x:.3f}"}'
+                    ok = ok and has_words(after, m, h, len(d))
+                else:
+                    ok = ok and not any(w in after for w in WORDS)
             tally.item(f'{label}: the effectiveness claim (FLCE minus FedAvg)', ok,
-                       f'{m:.3f} +- {h:.3f} over {len(d)} seeds: {v}' + ('' if ok else
+                       f'{m:.3f} +- {h:.3f} over {len(d)} seeds: {v}{words}' + ('' if ok else
                        f'; report: {mm.group(0) if mm else "no such sentence"}'))
         if ts[0].part == 'k' and stats.get('flce'):
             judged += 1
@@ -836,6 +883,56 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
         tally.item(f'{mdp}: FLCE tracks the truth in {flce_tracks} of {judged} configuration(s) with K of n a round: '
                    f'{ans}' + (' (some on fewer than 3 seeds)' if fewer else ''), ok,
                    '' if ok else f'report: {line!r}')
+    return verdicts
+
+
+TVHEADER = 'configuration,test,method_or_rule,difference,half_width,n,verdict,sd,detectable_difference,seeds_to_decide'.split(',')
+
+
+def same_g(text, mine):
+    """A number truth_verdicts.csv writes with %.10g against mine: to its decimals, or 1e-9 relative
+    where it is written with an exponent."""
+    t = text.strip()
+    if 'e' in t.lower() and t.lower() not in ('inf', '-inf', 'nan'):
+        try:
+            return abs(float(t) - mine) <= 1e-9 * max(abs(mine), 1e-300)
+        except ValueError:
+            return False
+    return same(t, mine)
+
+
+def check_truth_verdicts(verdicts, rdir, tally):
+    """truth_verdicts.csv: each row's difference, half-width, n and verdict against mine, and what
+    deciding would take (sd, detectable_difference, seeds_to_decide) as tools/tquant.py gives it."""
+    path = os.path.join(rdir, 'truth_verdicts.csv')
+    _, rows = read_csv(path, TVHEADER)
+    seen = set()
+    for k, r in enumerate(rows, 2):
+        conf, test, name = r[0], r[1], r[2]
+        keys = [key for key in verdicts if key[1] == test and key[2] == name and conf.startswith(key[0] + ' |')]
+        label = f'{path} line {k}: {conf.split(" |")[0][-40:]} | {test} | {name}'
+        if len(keys) != 1:
+            tally.skip(label, 'no such configuration, test and method or rule recomputed here' if not keys else
+                       f'{len(keys)} configurations of these flags')
+            continue
+        seen.add(keys[0])
+        m, h, n = verdicts[keys[0]]
+        v = {'above': 'holds', 'below': 'fails', 'contains': 'inconclusive'}[verdict(m, h)]
+        p_sd, det, seeds = power(m, h, n)
+        bad = [f'{col} {r[j]} mine {mine}' for j, col, mine in ((3, 'difference', m), (4, 'half_width', h),
+                                                               (7, 'sd', p_sd), (8, 'detectable_difference', det))
+               if not same_g(r[j], mine)]
+        if r[5] != str(n):
+            bad.append(f'n {r[5]} mine {n}')
+        if r[6] != v:
+            bad.append(f'verdict {r[6]} mine {v}')
+        if r[9] != seeds:
+            bad.append(f'seeds_to_decide {r[9]} mine {seeds}')
+        tally.item(label, not bad, '; '.join(bad) if bad else
+                   f'{m:+.4f} +- {h:.4f} (n={n}) {v}; sd {p_sd:.4f}, detectable {det:.4f}, seeds {seeds}')
+    for key in verdicts:
+        if key not in seen:
+            tally.item(f'{path}: {key[0][-40:]} | {key[1]} | {key[2]}', False, 'recomputed here, no row in the report')
 
 
 # ---------------------------------------------------------------- main
