@@ -41,9 +41,13 @@ What is recomputed, and where each definition comes from:
   completion, RUN/released/nocmc, minus its KL for "the completion helps"; docs/decisions.md, "The
   report", the forest plot's direction, and scripts/released_finish.sh), mean m and half-width
   h = t sd / sqrt(n) (sd with n - 1; t Student's 0.975 quantile with n - 1 degrees of freedom,
-  to three decimals as tabulated: 4.303 for 3 seeds), verdict "holds" when n >= 2 and m - h > 0,
-  "fails" when n >= 2 and m + h < 0, "inconclusive" otherwise (scripts/released_finish.sh). Each
-  row of released_claims.csv is one comparison.
+  exact: 4.3026527 for 3 seeds, tools/tquant.py's t_quantile from the closed forms of the t
+  distribution), verdict "holds" when n >= 2 and m - h > 0, "fails" when n >= 2 and m + h < 0,
+  "inconclusive" otherwise (scripts/released_finish.sh). Each row of released_claims.csv is one
+  comparison. What deciding would take (docs/commands/report.md, "What deciding would take"), where
+  released_claims.csv has the columns (reports since 2026-12-06): sd, detectable_difference and
+  seeds_to_decide of each row as tools/tquant.py's power(m, h, n) gives them from the m and h
+  recomputed here (all three empty where n < 2).
 - "Without completion" (released_nocmc.csv): FLCE's KL to the data shares without completion per
   arm ((a) RUN/flce/released/nocmc; (b) its own contributions.csv; a trained arm its
   released/nocmc; an evaluated departure (a)'s released/nocmc-<departure>), kl_mean and n_kl over
@@ -51,15 +55,19 @@ What is recomputed, and where each definition comes from:
   the balancing step and the released noise make another partition, each KL to its own), with its
   interval: "lowers it" below 0, "raises it" above, "no clear change" otherwise; (a)'s row has no
   difference, n_pairs 0 and no reading (docs/decisions.md, "Without completion").
-Numbers agree within 1e-6 relative (1e-12 absolute near 0); n and verdicts exactly. A half-width
-with n < 2 is not compared. Arms and claims are recognised by the words of their labels; a label
-not recognised, or a configuration with no folders, is reported NOT RECOMPUTED.
-The docs say "Student t" and no more; the report's half-widths are those of the three-decimal
-table (4.303), not of the exact quantile (4.3026527..., which tests/cli_report_released.sh uses
-for its readings): 8e-5 relative apart, so this script uses the table, as tools/horizon_recheck.py
-and scripts/completion_seed_verdicts.py do.
+Numbers agree within 1e-6 relative (1e-12 absolute near 0); n, seeds_to_decide and verdicts
+exactly. A half-width with n < 2 is not compared. Arms and claims are recognised by the words of
+their labels; a label not recognised, or a configuration with no folders, is reported NOT
+RECOMPUTED.
+Reports made before 2026-12-06 (released_claims.csv without the three columns) took t from a
+table to three decimals (4.303 for 3 seeds; 1.96 beyond 30 degrees of freedom), 8e-5 relative
+from the exact quantile: for such a report this script takes the exact quantile rounded the same
+way, so that old reports check as before.
 """
 import csv, json, math, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tquant import power, t_quantile  # noqa: E402  (closed forms of the t distribution)
 
 PROG = 'released_recheck.py'
 RTOL, ATOL = 1e-6, 1e-12
@@ -77,13 +85,16 @@ class Unjudged(Exception):
     """A row this script has no definition for (reported NOT RECOMPUTED)."""
 
 
-# ---- Student t: the 0.975 quantiles to three decimals, by degrees of freedom (the report's) ----
-T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+# ---- Student t: the exact 0.975 quantile (tools/tquant.py); a report made before 2026-12-06
+# (no power columns) used the three-decimal table, the exact value rounded (1.96 beyond 30) ----
+EXACT = True
+POWER_COLS = ('sd', 'detectable_difference', 'seeds_to_decide')
 
 
 def t975(df):
-    return T975[df] if df < len(T975) else 1.960
+    if EXACT:
+        return t_quantile(0.975, df)
+    return round(t_quantile(0.975, df), 3) if df <= 30 else 1.96
 
 
 def interval(ds):
@@ -398,7 +409,18 @@ def check_claims(study, path, tally):
         if n >= 2 and not close(h, rh): bad.append('half-width')
         if n != rn: bad.append('n')
         if v != rv: bad.append('verdict')
-        line = (f'{head}: mean {g(m)} [{g(rm)}] half-width {g(h)} [{g(rh)}] n {n} [{rn}] {v} [{rv}]'
+        pw = ''
+        if all(c in r for c in POWER_COLS):  # what deciding would take, from the m and h recomputed here
+            if n >= 2:
+                p_sd, det, seeds = power(m, h, n)
+            else:
+                p_sd = det = None; seeds = ''
+            rsd, rdet = fnum(r['sd'], path, i, 'sd'), fnum(r['detectable_difference'], path, i, 'detectable_difference')
+            if not close(p_sd, rsd): bad.append('sd')
+            if not close(det, rdet): bad.append('detectable_difference')
+            if seeds != r['seeds_to_decide']: bad.append('seeds_to_decide')
+            pw = f' sd {g(p_sd)} [{g(rsd)}] detectable {g(det)} [{g(rdet)}] seeds {seeds or "-"} [{r["seeds_to_decide"] or "-"}]'
+        line = (f'{head}: mean {g(m)} [{g(rm)}] half-width {g(h)} [{g(rh)}] n {n} [{rn}] {v} [{rv}]{pw}'
                 + (f' (left out: {"; ".join(notes)})' if notes else ''))
         tally['bad' if bad else 'ok'] += 1
         print(('DIFFERS (' + ', '.join(bad) + ')  ' if bad else 'agree  ') + line)
@@ -469,6 +491,12 @@ def main(argv):
     if not os.path.isfile(claims):
         print(f'{PROG}: {claims}: no such file', file=sys.stderr); return 2
     tally = {'ok': 0, 'bad': 0, 'skip': 0}
+    global EXACT
+    with open(claims, newline='') as f:
+        header = next(csv.reader(f), None) or []
+    EXACT = all(c in header for c in POWER_COLS)
+    print(f'(t quantiles: {"exact" if EXACT else "the three-decimal table of reports before 2026-12-06"}; '
+          f'what deciding would take: {"checked" if EXACT else "no columns"})')
     try:
         study = Study(root)
         check_claims(study, claims, tally)
