@@ -8,6 +8,7 @@ import sysconfig
 import zipfile
 
 NAME, VERSION = "flce", "0.1.0"  # flce --version: one number for the project
+REQUIRES = ["numpy"]  # every import of flce/__init__.py outside the standard library (pyproject.toml's dependencies)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -29,7 +30,8 @@ def get_requires_for_build_wheel(config_settings=None):
 
 def _metadata():
     return ("Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: FLCE contribution evaluation from Python "
-            "(traces, prototypes, flce eval's contributions bit for bit)\nRequires-Python: >=3.9\n" % (NAME, VERSION))
+            "(traces, prototypes, flce eval's contributions bit for bit)\nRequires-Python: >=3.9\n" % (NAME, VERSION)
+            + "".join("Requires-Dist: %s\n" % r for r in REQUIRES))
 
 
 def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):

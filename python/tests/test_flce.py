@@ -376,9 +376,11 @@ def test_step_against_pytorch(tmp_path, shape):
 
 
 def test_pip_install_without_network(tmp_path):
-    """pip install ./python (no index, no build requirement): the package and its libflce.so"""
+    """pip install --target ./python (no index, no build requirement): the package and its libflce.so;
+    --no-deps, as --target ignores the NumPy already installed (the venv install, with NumPy
+    resolved, is tests/python_venv.sh)"""
     lib = os.environ.get("FLCE_LIB", os.path.join(ROOT, "build", "libflce.so"))
-    p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-cache-dir", "--target", str(tmp_path / "site"),
+    p = subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--no-cache-dir", "--target", str(tmp_path / "site"),
                         os.path.join(ROOT, "python")], capture_output=True, text=True, env=dict(os.environ, FLCE_LIB=lib))
     assert p.returncode == 0, p.stdout + p.stderr
     env = {k: v for k, v in os.environ.items() if k != "FLCE_LIB"}
@@ -430,6 +432,32 @@ def test_one_version_number():
         assert re.search(r'^version = "%s"$' % re.escape(want), f.read(), re.M), want
     with open(os.path.join(ROOT, "python", "flce_build.py")) as f:
         assert ('"%s"' % want) in f.read(), want
+
+
+def test_dependencies_are_declared():
+    """Every import of the package outside the standard library is a dependency, the same in
+    pyproject.toml and in the metadata flce_build.py writes: NumPy was imported and not declared
+    (pip installed flce into a venv without NumPy, and `import flce` failed)."""
+    import ast
+    import re
+    from conftest import ROOT
+    if not hasattr(sys, "stdlib_module_names"):
+        pytest.skip("Python < 3.10: no sys.stdlib_module_names")
+    with open(os.path.join(ROOT, "python", "flce", "__init__.py")) as f:
+        tree = ast.parse(f.read())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+    third = imported - set(sys.stdlib_module_names) - {"flce"}
+    with open(os.path.join(ROOT, "python", "pyproject.toml")) as f:
+        deps = re.search(r"^dependencies = \[(.*)\]$", f.read(), re.M).group(1)
+    declared = {re.match(r"[A-Za-z0-9_.-]+", d.strip().strip('"')).group(0) for d in deps.split(",") if d.strip()}
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    try:
+        import flce_build
+    finally:
+        sys.path.pop(0)
+    assert third == declared == set(flce_build.REQUIRES), (third, declared, flce_build.REQUIRES)
+    assert "Requires-Dist: numpy\n" in flce_build._metadata()
 
 
 def test_prototypes_first_as_released():
