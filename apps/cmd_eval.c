@@ -18,6 +18,7 @@
 #include "flce_eq.h"
 #include "npy.h"
 #include "eval_dir.h"
+#include "json.h"
 #include "trace_io.h"
 
 static const char *USAGE =
@@ -180,6 +181,20 @@ int flce_cmd_eval(int argc, char **argv) {
         goto fail;
     }
     flce_data_shares(r.tf.sizes, NULL, C, n, shares);
+    { /* an attacked run (config.json beside the trace names attacks, docs/attacks.md): said first */
+        char cp[4200];
+        snprintf(cp, sizeof cp, "%s/../config.json", dir);
+        flce_status js;
+        flce_err je = {{0}};
+        cJSON *cfg = flce_json_read(cp, 1 << 20, &js, &je);
+        const cJSON *at = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "attacks") : NULL, *a;
+        if (cJSON_IsArray(at) && cJSON_GetArraySize(at) > 0) {
+            printf("an attacked run (docs/attacks.md):");
+            cJSON_ArrayForEach(a, at) if (cJSON_IsString(a)) printf(" %s", a->valuestring);
+            printf("; its trace holds what the clients uploaded and the counts they reported (the data shares below)\n");
+        }
+        cJSON_Delete(cfg);
+    }
     if (tr.prototypes) printf("trace %s: T %d rounds, n %d clients, C %d classes, d %d\n", dir, T, n, C, d);
     else printf("trace %s: T %d rounds, n %d clients, C %d classes; from Q.npy (no prototypes.npy): the completion and totals redone\n", dir, T, n, C);
     print_completion(&r.cc, &r.ab, &r.res, C);

@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacks.h"
 #include "backend_select.h"
 #include "cli.h"
 #include "comm.h"
 #include "commands.h"
 #include "engine.h"
 #include "eval_dir.h"
+#include "method.h"
 #include "run_job.h"
 #include "trace_io.h"
 
@@ -20,6 +22,7 @@ static const char *USAGE =
     "                [--clients 50] [--per-round 10] [--rounds T] [--dirichlet 0.5 | --iid | --quantity-skew A]\n"
     "                [--label-noise R] [--feature-noise S] [--noisy-clients F] [--noisy-choice draw|last]\n"
     "                [--label-noise-map other|next] [--feature-noise-std given|data] [--dirichlet-balance]\n"
+    "                [--attack KIND:CLIENT[:STRENGTH]]...\n"
     "                [--epochs 1] [--batch 64] [--lr 0.01]\n"
     "                [--local-steps S] [--momentum M] [--weight-decay W] [--clip-norm G]\n"
     "                [--schedule random|sweep|window]\n"
@@ -132,7 +135,7 @@ static int parse_members(const char *prog, const char *members_s, const char *pa
 typedef struct {
     const char *algos, *out, *cw_path, *device, *comp_rank, *comp_mu, *comp_solver, *comp_kind, *denorm, *backend, *proto_s,
         *missing_s, *schedule, *noisy_choice, *label_map, *seeds_s, *members_s, *participation, *duplicate_s, *noise_std;
-    cli_list ablate;
+    cli_list ablate, attack;
     int iid, quiet, as_released, test_loss;
     double rank_timeout;
     flce_denorm_mode dmode;
@@ -168,6 +171,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
         {"noisy-choice", CLI_STR, &w->noisy_choice, "which clients are noisy: draw (seeded, default) or last (the released code: the last ones)", 0},
         {"label-noise-map", CLI_STR, &w->label_map, "a flipped label becomes: other (a uniformly drawn other class, default) or next ((y + 1) mod C, the released code)", 0},
         {"feature-noise-std", CLI_STR, &w->noise_std, "given (the std is --feature-noise, added to the normalised pixels; default) or data (--feature-noise times the client's own pixels' std, added to its pixels, then min-max rescaled to 0..255: the released code)", 0},
+        {"attack", CLI_LIST, &w->attack, "a strategic client KIND:CLIENT[:STRENGTH] (repeatable, one a client; docs/attacks.md): replicate, random-data, shuffle-labels, flip-labels, free-rider, inflate-count or forge-prototypes", 0},
         {"duplicate", CLI_STR, &w->duplicate_s, "A:B: client B holds a copy of client A's data (labels and noise too; B's own samples are left out)", 0},
         {"dirichlet-balance", CLI_FLAG, &c->part.balance, "Dirichlet: a client holding N/n samples gets no share of later classes (the released code's balancing step)", 0},
         {"epochs", CLI_INT, &c->epochs, "local epochs E (default 1)", 0},
@@ -320,6 +324,32 @@ static int check_partition(const char *prog, run_flags *w, flce_run_cfg *c) {
     return 0;
 }
 
+/* --attack (fl/attacks.c): each spec read, its client in range and named once, none that --duplicate
+ * names, and each kind felt by some method of the run (forge-prototypes by one that takes
+ * prototypes, inflate-count by one that reads counts); 0 or 2. */
+static int check_attacks(const char *prog, run_flags *w, flce_run_cfg *c, char **names, int nm) {
+    if (w->attack.n > FLCE_MAX_ATTACKS) return cli_usage_error(prog, "--attack: %d given, at most %d", w->attack.n, FLCE_MAX_ATTACKS);
+    for (int i = 0; i < w->attack.n; i++) {
+        char why[256];
+        if (flce_attack_parse(w->attack.items[i], &c->attacks[i], why, sizeof why))
+            return cli_usage_error(prog, "--attack '%s': %s", w->attack.items[i], why);
+        c->nattacks = i + 1;
+        unsigned felt = 0;
+        for (int m = 0; m < nm; m++) {
+            const flce_method *M = flce_method_find(names[m]);
+            felt |= M && flce_attack_felt(c->attacks[i].kind, M->flags);
+        }
+        if (!felt)
+            return cli_usage_error(prog, "--attack '%s': no method of the run feels it (%s: %s)", w->attack.items[i],
+                                   flce_attack_name(c->attacks[i].kind),
+                                   c->attacks[i].kind == FLCE_ATTACK_FORGE_PROTOTYPES ? "only a method that takes prototypes, FLCE"
+                                                                                      : "only a method that reads the clients' sample counts");
+    }
+    flce_err e = {{0}};
+    if (flce_attacks_check(c, &e)) return cli_usage_error(prog, "%s", e.msg);
+    return 0;
+}
+
 /* Each method setting given: its value checked, and a method run that has it; with
  * --as-released, the released code's word where none is given; 0 or 2. */
 static int check_method_settings(const char *prog, run_flags *w, flce_run_cfg *c, char **names, int nm) {
@@ -406,6 +436,7 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
     if (nm < 0) rc = 2;
     if (!rc) rc = check_method_settings(prog, w, &c, J->names, nm);
     if (!rc) rc = check_flce_flags(prog, w, &c, J->names, nm);
+    if (!rc) rc = check_attacks(prog, w, &c, J->names, nm);
     for (int i = 0; !rc && c.nmembers && i < nm; i++) rc = flce_run_job_released_selection(prog, &c, J->names[i], "the coalition (--members)");
     if (!rc && c.per_round > c.clients) rc = cli_usage_error(prog, "--per-round %d exceeds --clients %d", c.per_round, c.clients);
     if (!rc && !w->iid && !(c.part.dirichlet > 0)) rc = cli_usage_error(prog, "--dirichlet %g: must be > 0", c.part.dirichlet);

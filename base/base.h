@@ -113,6 +113,7 @@ typedef enum {
     FLCE_RNG_VALSET,        /* server validation set */
     FLCE_RNG_BENCH,         /* synthetic benchmark inputs */
     FLCE_RNG_COALITIONS,    /* flce truth --coalitions sample:M: which coalitions */
+    FLCE_RNG_ATTACK,        /* a strategic client's own draws (fl/attacks.c): which samples, random pixels, noise */
 } flce_rng_purpose;
 
 typedef struct {

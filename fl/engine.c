@@ -11,6 +11,7 @@
  * (a run spread over several processes), sharing engine_int.h; the helpers the methods share
  * (flce_eng_*) are in method.c, the methods' settings in settings.c. */
 #include "engine.h"
+#include "attacks.h"
 #include "baselines.h"
 #include "method.h"
 #include "trace_io.h"
@@ -126,7 +127,9 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     double lsum = 0, first_loss = 0;
     int nbatches = 0, first = 1;
     int steps = cfg->local_steps; /* 0: epochs */
-    for (int ep = 0; steps ? nbatches < steps : ep < cfg->epochs; ep++) {
+    int ride = cfg->nattacks ? flce_attack_free_ride(E, k) : 0; /* a free-rider trains nothing (fl/attacks.c) */
+    if (ride < 0) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    for (int ep = 0; !ride && (steps ? nbatches < steps : ep < cfg->epochs); ep++) {
         flce_rng_permutation(&r, (int)nk, E->perm);
         for (int64_t b0 = 0; b0 < nk && (!steps || nbatches < steps); b0 += cfg->batch) {
             int nb = (int)(nk - b0 < cfg->batch ? nk - b0 : cfg->batch);
@@ -146,6 +149,7 @@ flce_status eng_client_update(engine *E, int slot, flce_err *e) {
     }
     E->losses[slot] = nbatches ? lsum / nbatches : 0;
     if (M->client_end && (st = M->client_end(E, slot, e))) return st;
+    if (cfg->nattacks) flce_attack_upload(E, slot);
     float *up = E->states + (size_t)slot * E->S;
     flce_model_get_state(&E->m, up);
     /* A diverged client (weights overflowed to inf or NaN) would make every later number of the
@@ -175,6 +179,8 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     *algo = c->method ? c->method : flce_method_find(c->algo);
     if (!*algo) return flce_fail(e, FLCE_ERR_ARG, "--algo '%s': unknown (%s)", c->algo, flce_method_names());
     if (!(*algo)->server) return flce_fail(e, FLCE_ERR_ARG, "method '%s': no server step", (*algo)->name);
+    flce_status ast = flce_attacks_check(c, e);
+    if (ast) return ast;
     if (c->clients < 2) return flce_fail(e, FLCE_ERR_ARG, "--clients %d: must be at least 2", c->clients);
     if (c->per_round < 1 || c->per_round > c->clients)
         return flce_fail(e, FLCE_ERR_ARG, "--per-round %d: must be between 1 and --clients (%d)", c->per_round, c->clients);
@@ -295,6 +301,7 @@ static flce_status setup_data(engine *E, flce_err *e) {
     free(rest.labels);
     if (!st) /* partition indices are into `rest`: map them to training indices */
         for (int64_t j = 0; j < E->part.offsets[c->clients]; j++) E->part.index[j] = map[E->part.index[j]];
+    if (!st && c->nattacks) st = flce_attacks_partition(&E->part, c, e); /* strategic clients' data (fl/attacks.c) */
     free(counts), free(pick), free(members), free(isval);
     if (st) return st;
     /* normalised inputs; a noisy client's samples get their feature noise here, keyed by
@@ -344,7 +351,7 @@ static flce_status setup_data(engine *E, flce_err *e) {
     }
     free(cc);
     E->n_test = E->ds.test.n;
-    return FLCE_OK;
+    return c->nattacks ? flce_attacks_data(E, e) : FLCE_OK;
 }
 
 static void engine_free(engine *E) {
@@ -354,7 +361,7 @@ static void engine_free(engine *E) {
     if (E->algo && E->algo->close) E->algo->close(E);
     flce_dataset_free(&E->ds);
     flce_partition_free(&E->part);
-    free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->held);
+    free(E->train_x), free(E->entry_y), free(E->val_idx), free(E->test_x), free(E->test_y), free(E->sizes), free(E->data_sizes), free(E->held);
     free(E->trainable), free(E->global), free(E->states), free(E->newg), free(E->sel), free(E->protos), free(E->protos_alt), free(E->protos_first), free(E->present), free(E->losses);
     free(E->omega), free(E->rc), free(E->contrib_sum), free(E->bx), free(E->logits), free(E->feat);
     free(E->by), free(E->perm), free(E->vcache), free(E->metrics), free(E->test_loss), free(E->rep_loss), free(E->rep_acc);
@@ -516,7 +523,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         free(Qd), free(run), free(all), free(selrow);
         return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     }
-    flce_data_shares(E->sizes, NULL, C, n, Qd);
+    flce_data_shares(E->data_sizes ? E->data_sizes : E->sizes, NULL, C, n, Qd); /* the samples held, not a count reported */
     for (int k = 0; k < n; k++) all[k] = 1;
     for (; E->t < E->T && !st; E->t++) {
         if (E->comm) ((flce_comm *)E->comm)->round = E->t + 1;
@@ -610,9 +617,10 @@ static void summary_kl(engine *E, const double *CE, flce_run_summary *sum) {
     double *shares = malloc(sizeof(double) * (size_t)n);
     sum->kl = sum->kl_div = NAN;
     if (!shares) return;
-    flce_data_shares(E->sizes, NULL, E->C, n, shares);
+    const double *held = E->data_sizes ? E->data_sizes : E->sizes; /* the samples held, not a count reported */
+    flce_data_shares(held, NULL, E->C, n, shares);
     sum->kl = flce_kl(CE, shares, n, NULL);
-    flce_data_shares(E->sizes, E->held, E->C, n, shares);
+    flce_data_shares(held, E->held, E->C, n, shares);
     sum->kl_div = flce_kl(CE, shares, n, NULL);
     free(shares);
 }

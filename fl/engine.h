@@ -46,6 +46,22 @@ typedef struct flce_setting {
 } flce_setting;
 #define FLCE_MAX_SETTINGS 32
 
+/* A strategic client (docs/attacks.md): what it does, which client, how strongly. */
+typedef enum {
+    FLCE_ATTACK_REPLICATE = 1, /* its data copied STRENGTH times (a whole number, 1 ..100) */
+    FLCE_ATTACK_RANDOM_DATA,   /* a fraction STRENGTH of its samples' pixels replaced by uniform noise */
+    FLCE_ATTACK_SHUFFLE_LABELS,/* a fraction STRENGTH of its samples' labels shuffled among them */
+    FLCE_ATTACK_FLIP_LABELS,   /* a fraction STRENGTH of its labels y made C - 1 - y */
+    FLCE_ATTACK_FREE_RIDER,    /* trains nothing: returns the global model (plus noise of std STRENGTH / t) */
+    FLCE_ATTACK_INFLATE_COUNT, /* reports STRENGTH times its sample count to the methods that read counts */
+    FLCE_ATTACK_FORGE_PROTOTYPES, /* uploads STRENGTH p for each prototype p */
+} flce_attack_kind;
+typedef struct {
+    int kind, client;
+    double strength;
+} flce_attack;
+#define FLCE_MAX_ATTACKS 8
+
 typedef struct {
     const char *algo;         /* a method of the registry (flce_method_names()) */
     const struct flce_method *method; /* or a method given directly (method.h); NULL: by the name in algo */
@@ -68,6 +84,9 @@ typedef struct {
     /* a coalition trained alone (flce truth, issue 63): only these clients are ever selected, K of them
      * a round by the seeded stream (per_round is then at most their number); 0 members: every client */
     int members[64], nmembers;
+    /* strategic clients (--attack KIND:CLIENT[:STRENGTH], fl/attacks.c, docs/attacks.md): none by default */
+    flce_attack attacks[FLCE_MAX_ATTACKS];
+    int nattacks;
     flce_partition_cfg part;
     double lr;
     int proto_first;          /* FLCE: a prototype is the first correctly classified sample of its class (the

@@ -33,6 +33,8 @@ typedef struct engine engine;
 
 enum {
     FLCE_M_PROTOTYPES = 1, /* clients upload class prototypes (E->protos, E->present): the engine writes the trace */
+    FLCE_M_COUNTS = 256,   /* its aggregation or its scores read the clients' sample counts (E->sizes) beyond a
+                              fallback: flce_eng_data_size_weights, flce_eng_coalition_weights, flce_eng_compose */
     FLCE_M_CLAMP = 2,      /* running contributions are clamped at 0 before normalising (Shapley methods) */
     FLCE_M_PERSONAL = 4,   /* reports the mean test accuracy of personal models (metrics.csv's personal_accuracy) */
     FLCE_M_CLIENT_STATE = 8, /* state per client: aux_f [n][S] and aux_d [n], changed by the client hooks of that client
@@ -132,7 +134,9 @@ struct engine {
     uint64_t data_digest;          /* xxh3-64 of the dataset as loaded (config.json "data_digest") */
     float *test_x;
     int32_t *test_y;
-    double *sizes;       /* [n] */
+    double *sizes;       /* [n] the sample counts the methods read: the clients' own, or what a client
+                          * reports (an inflate-count attack, fl/attacks.c) */
+    double *data_sizes;  /* [n] the samples each client holds, where they differ from sizes; NULL: sizes */
     int *held;           /* [n] classes held */
     flce_backend *be;
     flce_model m;                  /* the model that trains */

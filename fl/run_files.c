@@ -2,6 +2,7 @@
  * settings, the per-round files (metrics.csv, round_contributions*.csv), the trace's .npy files
  * written in place round by round and checked on --resume, the folder's checks before a run. */
 #include "engine.h"
+#include "attacks.h"
 #include "baselines.h"
 #include "method.h"
 #include "trace_io.h"
@@ -77,6 +78,16 @@ cJSON *eng_config_json(engine *E) {
     if (c->part.noisy_last) STR("noisy_choice", "last");
     if (c->part.label_next) STR("label_noise_map", "next");
     if (c->part.noise_data_std) STR("feature_noise_std", "data");
+    if (c->nattacks) { /* strategic clients (fl/attacks.c): only where set */
+        cJSON *arr = cJSON_CreateArray();
+        ok = ok && arr && cJSON_AddItemToObject(o, "attacks", arr);
+        for (int i = 0; i < c->nattacks && ok; i++) {
+            char w[64];
+            flce_attack_words(&c->attacks[i], w, sizeof w);
+            cJSON *x = cJSON_CreateString(w);
+            ok = x && cJSON_AddItemToArray(arr, x);
+        }
+    }
     if (c->part.duplicate) { /* only where set */
         char dup[40];
         snprintf(dup, sizeof dup, "%d:%d", c->part.dup_from, c->part.dup_to);
@@ -443,13 +454,22 @@ flce_status eng_open_run_files(engine *E, int *done_out, flce_err *e) {
              E->be->name, E->be->device, E->be->ftz ? "ftz" : "preserve");
     if (!finished) eng_write_text(E, "device.txt", p, NULL);
     if (!finished) { /* the clients: samples, classes held, noisy (for data shares and reports) */
-        size_t cap = 64 + (size_t)n * 40, len = 0;
+        size_t cap = 64 + (size_t)n * 104, len = 0;
         char *cs = malloc(cap);
         if (!cs) {
             return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
         }
-        flce_catf(cs, cap, &len, "client,samples,classes_held,noisy\n");
-        for (int k = 0; k < n; k++) flce_catf(cs, cap, &len, "%d,%.0f,%d,%d\n", k, E->sizes[k], E->held[k], E->part.noisy[k]);
+        /* the samples each client holds (not a count it reports); an attacked run marks its
+         * attackers in a last column (only then: an honest run's file is as before) */
+        const double *held = E->data_sizes ? E->data_sizes : E->sizes;
+        flce_catf(cs, cap, &len, "client,samples,classes_held,noisy%s\n", cfg->nattacks ? ",attack" : "");
+        for (int k = 0; k < n; k++) {
+            flce_catf(cs, cap, &len, "%d,%.0f,%d,%d", k, held[k], E->held[k], E->part.noisy[k]);
+            const flce_attack *a = cfg->nattacks ? flce_attack_on(cfg, k) : NULL;
+            char w[64] = "";
+            if (a) flce_attack_words(a, w, sizeof w);
+            flce_catf(cs, cap, &len, "%s%s\n", cfg->nattacks ? "," : "", w);
+        }
         st = eng_write_text(E, "clients.csv", cs, e);
         free(cs);
         if (st) return st;

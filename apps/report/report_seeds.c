@@ -54,6 +54,11 @@ const char *report_configuration_base(const run_t *r, char *o, size_t cap) {
     const cJSON *lr = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "lr") : NULL; /* said where not the paper's 0.01 */
     if (cJSON_IsNumber(lr) && lr->valuedouble != 0.01) flce_catf(o, cap, &n, "; lr %g", lr->valuedouble);
     if (r->cw) flce_catf(o, cap, &n, "; class weights");
+    const cJSON *at = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "attacks") : NULL, *a; /* strategic clients (docs/attacks.md) */
+    if (cJSON_IsArray(at)) {
+        flce_catf(o, cap, &n, "; attacked:");
+        cJSON_ArrayForEach(a, at) if (cJSON_IsString(a)) flce_catf(o, cap, &n, " %s", a->valuestring);
+    }
     flce_catf(o, cap, &n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
     return o;
 }

@@ -294,6 +294,9 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
     if (!f) return missing_file(dir, "clients.csv", e);
     {
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        /* an attacked run's last column names each attacker's attack (docs/attacks.md): a word of
+         * the kind's letters, '-', ':' and digits, or empty */
+        int attacked = !strncmp(line, "client,samples,classes_held,noisy,attack", 40);
         const char *bad = NULL;
         int row = 1, seen = 0;
         for (int k = 0; k < r->clients; k++) r->samples[k] = -1;
@@ -301,8 +304,12 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
             int k, h, nz, used = 0;
             double sm;
             row++;
-            if (sscanf(line, "%d,%lf,%d,%d%n", &k, &sm, &h, &nz, &used) != 4 || line[used + strspn(line + used, " \r\n")] != '\0')
-                bad = "not four numbers";
+            const char *rest = NULL;
+            if (sscanf(line, "%d,%lf,%d,%d%n", &k, &sm, &h, &nz, &used) == 4 && attacked && line[used] == ',')
+                rest = line + used + 1 + strspn(line + used + 1, "abcdefghijklmnopqrstuvwxyz-:.0123456789");
+            if (sscanf(line, "%d,%lf,%d,%d%n", &k, &sm, &h, &nz, &used) != 4 ||
+                (rest ? rest[strspn(rest, " \r\n")] != '\0' : attacked || line[used + strspn(line + used, " \r\n")] != '\0'))
+                bad = attacked ? "not four numbers and an attack" : "not four numbers";
             else if (k < 0 || k >= r->clients) bad = "a client out of range";
             else if (r->samples[k] >= 0) bad = "a repeated client";
             else if (!(sm >= 0) || h < 0 || nz < 0) bad = "an impossible count";

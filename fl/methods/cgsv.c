@@ -41,7 +41,7 @@ const flce_method flce_method_cgsv = {
     .name = "cgsv",
     .summary = "CGSV: reputation-weighted normalised updates; the reputations as contributions",
     .color = "#e377c2",
-    .flags = FLCE_M_RULE_READINGS,
+    .flags = FLCE_M_RULE_READINGS | FLCE_M_COUNTS,
     .state_size = cgsv_state_size,
     .server = cgsv_server,
 };

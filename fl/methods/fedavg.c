@@ -10,7 +10,7 @@ const flce_method flce_method_fedavg = {
     .name = "fedavg",
     .summary = "FedAvg: data-size-weighted average; cosine-rule contributions",
     .color = "#1f77b4",
-    .flags = FLCE_M_COSINE_RULES,
+    .flags = FLCE_M_COSINE_RULES | FLCE_M_COUNTS,
     .settings = SETTINGS,
     .server = flce_eng_fedavg_cosine,
 };

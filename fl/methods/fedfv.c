@@ -84,6 +84,6 @@ const flce_method flce_method_fedfv = {
     .color = "#8c564b",
     .state_size = fedfv_state_size,
     .client_begin = fedfv_client_begin,
-    .flags = FLCE_M_COSINE_RULES,
+    .flags = FLCE_M_COSINE_RULES | FLCE_M_COUNTS,
     .server = fedfv_server,
 };

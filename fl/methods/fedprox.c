@@ -15,7 +15,7 @@ static flce_status fedprox_local_step(engine *E, int slot, int nb, int first, fl
 
 const flce_method flce_method_fedprox = {
     .name = "fedprox",
-    .flags = FLCE_M_COSINE_RULES,
+    .flags = FLCE_M_COSINE_RULES | FLCE_M_COUNTS,
     .summary = "FedProx: FedAvg with a proximal term in local training; cosine-rule contributions",
     .color = "#ff7f0e",
     .settings = SETTINGS,

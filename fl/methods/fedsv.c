@@ -164,7 +164,7 @@ const flce_method flce_method_fedsv = {
     .name = "fedsv",
     .summary = "FedSV: FedAvg; per-round Shapley values (exact, or Monte-Carlo) summed as contributions",
     .color = "#17becf",
-    .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP,
+    .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP | FLCE_M_COUNTS,
     .released_schedule = 2, /* algorithms/fedsharplyavg.py 81-91: clients k..k+4 (k = 0, 5, ..., 45, 0, ...) and 5 of the rest at random */
     .settings = SETTINGS,
     .check = fedsv_check,

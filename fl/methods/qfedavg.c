@@ -27,7 +27,7 @@ const flce_method flce_method_qfedavg = {
     .name = "qfedavg",
     .summary = "q-FedAvg: loss-weighted (q = 1) update; F^q / sum h summed as contributions",
     .color = "#7f7f7f",
-    .flags = FLCE_M_RULE_READINGS,
+    .flags = FLCE_M_RULE_READINGS | FLCE_M_COUNTS,
     .client_begin = qfedavg_client_begin,
     .server = qfedavg_server,
 };

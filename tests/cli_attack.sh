@@ -1,0 +1,133 @@
+#!/bin/sh
+# cli_attack.sh FLCE: strategic clients (--attack, fl/attacks.c, docs/attacks.md). An honest run
+# keeps the bits of the build before attacks existed (its digests, written down from that build,
+# commit 3f7f1aa); an attack with a strength that changes nothing gives those bits too; each kind
+# does what docs/attacks.md says, checked on the run's own files (prototypes read from the trace
+# here, sample counts, the partition and model digests); every bad input is one line, status 2,
+# nothing written.
+PROG=$1
+flce=$1
+. "$(dirname "$0")/lib.sh"
+t=$(mktemp -d /tmp/flce-attack-XXXXXX); trap 'rm -rf "$t"' EXIT
+B="--clients 4 --per-round 2 --rounds 2 --train-subset 200 --test-subset 40 --val-size 16 --batch 16 --dirichlet 0.5 --seed 3 --backend cpu"
+dig() { awk -v k="$2" '$1 == k { print $2 }' "$1/digests.txt"; }
+
+# the honest run: the digests of the build before --attack (commit 3f7f1aa), written down here
+"$flce" run --algo flce,fedavg $B --quiet --out "$t/hon" > /dev/null 2>&1 || fail "honest run"
+for kv in partition:a64ce2fa9ba21408 initial_model:12ff96b7155f7f8c final_model:9c388304957673bf trace:699d0861f262a99d \
+          contributions:bf746f77fa2033bb; do
+  [ "$(dig "$t/hon/flce" "${kv%%:*}")" = "${kv#*:}" ] || fail "honest FLCE run: ${kv%%:*} $(dig "$t/hon/flce" "${kv%%:*}"), before --attack ${kv#*:}"
+done
+[ "$(dig "$t/hon/fedavg" final_model)" = 0be01ae70b9bb967 ] && [ "$(dig "$t/hon/fedavg" contributions)" = cfe12da479816fe9 ] ||
+  fail "honest FedAvg run: $(cat "$t/hon/fedavg/digests.txt")"
+[ "$(head -1 "$t/hon/flce/clients.csv")" = "client,samples,classes_held,noisy" ] || fail "an honest run's clients.csv gained a column"
+grep -q '"attacks"' "$t/hon/flce/config.json" && fail "an honest run's config.json names attacks"
+
+# a strength that changes nothing: the honest bytes, digest by digest
+for a in replicate:0:1 random-data:1:0 shuffle-labels:2:0 flip-labels:3:0 inflate-count:0:1 forge-prototypes:2:1; do
+  "$flce" run --algo flce,fedavg $B --attack "$a" --quiet --out "$t/id" --force > /dev/null 2> "$t/id.err" || fail "--attack $a: $(cat "$t/id.err")"
+  for m in flce fedavg; do cmp -s "$t/hon/$m/digests.txt" "$t/id/$m/digests.txt" || fail "--attack $a changes nothing, yet $m's digests differ"; done
+  json_has "$t/id/flce/config.json" "\"attacks\":[\"$a\"]" || fail "--attack $a: config.json does not record it"
+  rm -rf "$t/id"
+done
+
+# replicate: client 0 holds its samples three times; inflate-count: it holds its own, and FedAvg
+# (which weighs counts) changes
+s0=$(awk -F, '$1 == 0 { print $2 }' "$t/hon/fedavg/clients.csv")
+"$flce" run --algo fedavg $B --attack replicate:0:3 --quiet --out "$t/rep" > /dev/null 2>&1 || fail "replicate"
+[ "$(awk -F, '$1 == 0 { print $2 "," $5 }' "$t/rep/clients.csv")" = "$((3 * s0)),replicate:0:3" ] ||
+  fail "replicate:0:3: clients.csv says $(awk -F, '$1 == 0' "$t/rep/clients.csv"), 3 x $s0 expected"
+"$flce" run --algo fedavg $B --attack inflate-count:0:3 --quiet --out "$t/inf" > /dev/null 2>&1 || fail "inflate-count"
+[ "$(awk -F, '$1 == 0 { print $2 }' "$t/inf/clients.csv")" = "$s0" ] || fail "inflate-count: clients.csv's samples are not the samples held"
+[ "$(dig "$t/inf" partition)" = "$(dig "$t/hon/fedavg" partition)" ] || fail "inflate-count changed the partition"
+[ "$(dig "$t/inf" final_model)" != "$(dig "$t/hon/fedavg" final_model)" ] || fail "inflate-count:0:3: FedAvg's model is the honest one"
+
+# the label attacks change the partition's labels, not who holds what: the classes held by a
+# flip (a bijection of the labels) and a shuffle stay; random data changes pixels only
+for a in flip-labels:1:1 shuffle-labels:1:1 random-data:1:1; do
+  "$flce" run --algo fedavg $B --attack "$a" --quiet --out "$t/lab" --force > /dev/null 2>&1 || fail "$a"
+  h=$(awk -F, '$1 == 1 { print $2 "," $3 }' "$t/hon/fedavg/clients.csv"); g=$(awk -F, '$1 == 1 { print $2 "," $3 }' "$t/lab/clients.csv")
+  case "$a" in
+    random-data*) [ "$(dig "$t/lab" partition)" = "$(dig "$t/hon/fedavg" partition)" ] || fail "$a changed the partition";;
+    *) [ "$g" = "$h" ] || fail "$a: client 1 holds $g (samples, classes), honest $h"
+       [ "$(dig "$t/lab" partition)" != "$(dig "$t/hon/fedavg" partition)" ] || fail "$a left the partition's labels as they were";;
+  esac
+  [ "$(dig "$t/lab" final_model)" != "$(dig "$t/hon/fedavg" final_model)" ] || fail "$a: the model is the honest one (client 1 trains in round 1)"
+done
+
+# forge-prototypes: client 2 (selected in round 1) uploads twice each prototype; the trace holds
+# what it uploaded, read here from prototypes.npy (float32 [T][n][C][d]; NaN where absent)
+# (prototypes from all samples: every class a client holds has one, so that the two clients of
+# a round compete for each class's momentum; with the text's reading one of them has none here)
+"$flce" run --algo flce $B --proto-samples all --quiet --out "$t/honall" > /dev/null 2>&1 || fail "flce, all samples"
+"$flce" run --algo flce $B --proto-samples all --attack forge-prototypes:2:2 --quiet --out "$t/forge" > /dev/null 2>&1 || fail "forge-prototypes"
+python3 - "$t/honall/trace/prototypes.npy" "$t/forge/trace/prototypes.npy" <<'PY' || fail "forge-prototypes: the trace's prototypes are not twice the honest ones"
+import ast, math, struct, sys
+def load(p):
+    b = open(p, "rb").read()
+    hl = struct.unpack("<H", b[8:10])[0]
+    h = ast.literal_eval(b[10:10 + hl].decode())
+    assert h["descr"] == "<f4" and not h["fortran_order"], h
+    n = 1
+    for s in h["shape"]:
+        n *= s
+    return h["shape"], struct.unpack("<%df" % n, b[10 + hl:10 + hl + 4 * n])
+sh, a = load(sys.argv[1])
+_, b = load(sys.argv[2])
+T, n, C, d = sh
+per = C * d
+seen = 0
+for i in range(per):  # round 1, client 2: twice; round 1, client 1: as honest
+    x, y = a[2 * per + i], b[2 * per + i]
+    assert (math.isnan(x) and math.isnan(y)) or y == 2 * x, (i, x, y)
+    seen += not math.isnan(x)
+    x, y = a[1 * per + i], b[1 * per + i]
+    assert (math.isnan(x) and math.isnan(y)) or x == y, ("client 1", i, x, y)
+assert seen > 0, "client 2 uploaded no prototype in round 1"
+PY
+[ "$(dig "$t/forge" contributions)" != "$(dig "$t/honall" contributions)" ] || fail "forge-prototypes:2:2: FLCE's contributions are the honest ones"
+# and client 2's share of round 1 (its sum over classes of Q over C, round_contributions.csv) grows
+r1() { awk -F, '$1 == 1 && $2 == 2 { print $3 }' "$1/round_contributions.csv"; }
+awk -v h="$(r1 "$t/honall")" -v f="$(r1 "$t/forge")" 'BEGIN { exit !(h != "" && f + 0 > h + 0) }' ||
+  fail "forge-prototypes:2:2: client 2's round-1 share $(r1 "$t/forge"), honest $(r1 "$t/honall"): not above"
+
+# flce eval and flce report of an attacked run say so
+"$flce" eval "$t/forge/trace" --out "$t/forge-ev" > "$t/ev.out" 2>&1 || fail "flce eval of an attacked run: $(cat "$t/ev.out")"
+grep -q "^an attacked run (docs/attacks.md): forge-prototypes:2:2;" "$t/ev.out" || fail "flce eval does not say the run was attacked: $(head -2 "$t/ev.out")"
+"$flce" report "$t/forge" "$t/rep" --out "$t/rp" --quiet > /dev/null 2> "$t/rp.err" || fail "flce report of attacked runs: $(cat "$t/rp.err")"
+grep -q "attacked: forge-prototypes:2:2" "$t/rp/report.md" && grep -q "attacked: replicate:0:3" "$t/rp/report.md" ||
+  fail "the report does not name the attacks"
+sed 's/,replicate:0:3$/,replicate:0:3;rm -rf x/' "$t/rep/clients.csv" > "$t/cl" && cp "$t/cl" "$t/rep/clients.csv"
+expect 1 "clients.csv: row 2: not four numbers and an attack" report "$t/rep" --out "$t/rp2"
+
+# a free-rider alone in its coalition: the global model never moves (no noise), or moves (noise)
+"$flce" run --algo fedavg $B --members 0 --attack free-rider:0 --quiet --out "$t/fr" > /dev/null 2>&1 || fail "free-rider"
+[ "$(dig "$t/fr" final_model)" = "$(dig "$t/fr" initial_model)" ] || fail "a free-rider alone moved the model"
+"$flce" run --algo fedavg $B --members 0 --attack free-rider:0:0.5 --quiet --out "$t/frn" > /dev/null 2>&1 || fail "free-rider with noise"
+[ "$(dig "$t/frn" final_model)" != "$(dig "$t/frn" initial_model)" ] || fail "a disguised free-rider's noise left the model as it was"
+
+# flce truth takes the same attacks (each coalition trained as flce run --members would)
+"$flce" truth --clients 3 --per-round 2 --rounds 1 --train-subset 120 --test-subset 20 --val-size 10 --batch 16 --seed 4 --backend cpu \
+  --attack flip-labels:1 --quiet --out "$t/tr" > /dev/null 2> "$t/tr.err" || fail "truth with --attack: $(cat "$t/tr.err")"
+"$flce" run --algo fedavg --clients 3 --per-round 2 --rounds 1 --train-subset 120 --test-subset 20 --val-size 10 --batch 16 --seed 4 \
+  --backend cpu --attack flip-labels:1 --members 0,1 --quiet --out "$t/trm" > /dev/null 2>&1 || fail "run --members with --attack"
+grep -q ",$(dig "$t/trm" final_model)\$\|,$(dig "$t/trm" final_model)," "$t/tr/utilities.csv" ||
+  fail "the truth's row of {0,1} is not flce run --members 0,1's model ($(dig "$t/trm" final_model)): $(cat "$t/tr/utilities.csv")"
+
+# bad input: one line, status 2, nothing written
+for bad in "nosuch:0|not a kind of attack" "replicate|KIND:CLIENT" "replicate:+1|not a plain decimal index" "replicate: 1|not a plain decimal" \
+           "replicate:01|not a plain decimal" "replicate:4|no client 4 of 0..3" "replicate:0:1.5|a whole number from 1 to 100" \
+           "random-data:0:2|0 to 1" "free-rider:0:-1|0 to 10" "forge-prototypes:0:0|above 0" "inflate-count:0:0.5|1 to 1000" \
+           "flip-labels:0:0x1|0 to 1" "flip-labels:0:nan|0 to 1" "shuffle-labels:0:|0 to 1"; do
+  expect 2 "${bad#*|}" run --algo flce,fedavg $B --attack "${bad%%|*}" --out "$t/bad"
+  [ -e "$t/bad" ] && fail "--attack ${bad%%|*}: refused, yet $t/bad was made"
+done
+expect 2 "client 1 named twice" run --algo fedavg $B --attack flip-labels:1 --attack replicate:1 --out "$t/bad"
+expect 2 "also named by --duplicate 0:1" run --algo fedavg $(echo "$B" | sed "s/--dirichlet 0.5/--iid/") --duplicate 0:1 --attack flip-labels:1 --out "$t/bad"
+expect 2 "no method of the run feels it" run --algo fedavg,cgsv $B --attack forge-prototypes:0 --out "$t/bad"
+expect 2 "no method of the run feels it" run --algo flce,fedfa $B --attack inflate-count:0 --out "$t/bad"
+expect 2 "no method of the run feels it" truth --clients 3 --per-round 2 --rounds 1 --seed 4 --attack forge-prototypes:0 --out "$t/bad"
+set -- ; for i in 0 1 2 3 4 5 6 7 8; do set -- "$@" --attack "flip-labels:$i"; done
+expect 2 "--attack: 9 given, at most 8" run --algo fedavg $(echo "$B" | sed "s/--clients 4/--clients 10/") "$@" --out "$t/bad"
+[ -e "$t/bad" ] && fail "a refused --attack made $t/bad"
+echo "cli_attack: ok"
