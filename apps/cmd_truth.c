@@ -834,6 +834,42 @@ static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, cons
     return 0;
 }
 
+/* A coalition of more than K members draws K of them a round by position (the engine's selection
+ * stream, flce run --members): in a short run a member may never be drawn, and the coalition's
+ * model is then its drawn members' alone. Said in one line before any training, the coalitions
+ * named (docs/commands/truth.md); nothing where every member trains every round. */
+static void warn_unselected(const truth *t) {
+    if (t->full) return;
+    char list[600] = "";
+    size_t ll = 0;
+    int hit = 0;
+    for (int i = 0; i < t->nrows; i++) {
+        uint64_t mask = t->rows[i].mask, seen = 0;
+        int m = popcount64(mask), mem[64], K = t->K < m ? t->K : m, sel[64];
+        if (K >= m) continue;
+        for (int k = 0, j = 0; k < t->n; k++)
+            if (mask >> k & 1) mem[j++] = k;
+        for (int r = 0; r < t->T; r++) {
+            flce_rng g;
+            flce_rng_init(&g, t->seed + (uint64_t)t->rows[i].seed, FLCE_RNG_SELECT, (uint32_t)r, 0);
+            flce_rng_sample(&g, m, K, sel);
+            for (int q = 0; q < K; q++) seen |= (uint64_t)1 << mem[sel[q]];
+        }
+        if (seen == mask) continue;
+        char c[200], u[200];
+        members_text(mask, t->n, c, sizeof c), members_text(mask & ~seen, t->n, u, sizeof u);
+        if (hit++ < 6) {
+            flce_catf(list, sizeof list, &ll, "%s{%s} (never %s", hit > 1 ? "; " : "", c, u);
+            if (t->R > 1) flce_catf(list, sizeof list, &ll, ", train seed %llu", (unsigned long long)(t->seed + (uint64_t)t->rows[i].seed));
+            flce_catf(list, sizeof list, &ll, ")");
+        }
+    }
+    if (hit)
+        fprintf(stderr, "%s: warning: in %d coalition training%s a member is never selected (%d of a coalition a round, %d rounds): %s%s; "
+                "each such coalition's model is its selected members' alone (docs/commands/truth.md)\n", t->prog, hit, hit == 1 ? "" : "s",
+                t->K, t->T, list, hit > 6 ? "; ..." : "");
+}
+
 enum { MADE_OUT = 1, MADE_LOCK = 2, MADE_JSON = 4 }; /* what a truth made, removed again when refused before any row */
 
 /* the folder, before any work: it takes files, none of the truth's files is a folder, it is no
@@ -1030,6 +1066,7 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
         status = cli_usage_error(prog, "--participation full: every member every round, and --per-round %d is below the %d clients "
                                  "(--per-round %d, or none)", J->c.per_round, t.n, t.n);
     if (rc || status) goto done;
+    if (root) warn_unselected(&t);
     snprintf(p.util, sizeof p.util, "%s/utilities.csv", t.out), snprintf(p.val, sizeof p.val, "%s/values.csv", t.out);
     snprintf(p.json, sizeof p.json, "%s/truth.json", t.out), snprintf(p.work, sizeof p.work, "%s/work", t.out);
     snprintf(p.lock, sizeof p.lock, "%s/truth.lock", t.out);

@@ -31,6 +31,8 @@ need=""
 [ -x /usr/bin/chromium ] || need="chromium"
 # the Python package's tests (ctest python): Debian's NumPy, pytest and PyTorch for /usr/bin/python3
 /usr/bin/python3 -c "import numpy, pytest, torch, pip" 2> /dev/null || need="$need python3-numpy python3-pytest python3-torch python3-pip"
+# ... and a clean venv of it (ctest python_venv: the documented install, docs/python.md)
+/usr/bin/python3 -c "import ensurepip, venv" 2> /dev/null || need="$need python3-venv"
 command -v node > /dev/null || need="$need nodejs"
 command -v npm > /dev/null || need="$need npm"
 if [ -n "$need" ]; then

@@ -471,4 +471,14 @@ grep -q "the configuration $want\|\*\*the configuration $want" "$t/rep7/report.m
 grep -q "The ten-seed plan's answer" "$t/rep7/report.md" || fail "no ten-seed plan's answer where every configuration measured its truth's agreement"
 grep -q "The ten-seed plan's answer" "$t/rep4/report.md" && fail "the ten-seed plan's answer where no truth has two truth seeds"
 expect 2 "are one truth (seed 5 of one federation and settings)" report "$t/plain" "$t/a" "$t/a2" --out "$t/rep8"
+# a member that the coalition's draws never select (K = 2 of 4 by position, 3 rounds, seed 4): the
+# truth warns in one line naming it, and flce run --members, which trains the row, agrees
+w4="--clients 4 --per-round 2 --rounds 3 --train-subset 120 --test-subset 20 --val-size 8 --batch 16 --seed 4 --backend cpu"
+"$flce" truth $w4 --coalitions loo --quiet --out "$t/w4" > /dev/null 2> "$t/w4.err" || fail "truth of 4 clients: $(cat "$t/w4.err")"
+[ "$(grep -c 'warning: in 1 coalition training a member is never selected (2 of a coalition a round, 3 rounds): {0;1;2;3} (never 0)' "$t/w4.err")" = 1 ] ||
+  fail "no warning of client 0 never selected in {0;1;2;3}: $(cat "$t/w4.err")"
+"$flce" run --algo fedavg $w4 --members 0,1,2,3 --quiet --out "$t/w4r" > /dev/null 2>&1 || fail "run --members 0,1,2,3"
+awk -F, 'NR > 1 && $2 == 0 { exit 1 }' "$t/w4r/round_contributions.csv" || fail "the warning says client 0 is never selected, the run selected it"
+"$flce" truth $(echo "$w4" | sed "s/--per-round 2/--per-round 4/") --coalitions loo --participation full --quiet --out "$t/w4f" > /dev/null 2> "$t/w4f.err" || fail "truth, full: $(cat "$t/w4f.err")"
+grep -q warning "$t/w4f.err" && fail "a warning with every member every round: $(cat "$t/w4f.err")"
 echo "cli_truth: ok"
