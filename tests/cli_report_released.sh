@@ -171,6 +171,15 @@ done
 awk -F, 'NR > 1 { n += $4 } END { exit n != 2 }' "$t/nrel-s1/flce/clients.csv" || fail "as released: not 2 of 5 clients noisy"
 awk -F, 'NR > 1 && $4 && $1 < 3 { bad = 1 } END { exit bad }' "$t/nrel-s1/flce/clients.csv" || fail "as released: a noisy client not among the last 40%"
 "$flce" report "$t"/ntext-s* "$t"/nrel-s* --out "$t/nrep" > /dev/null 2>&1 || fail "flce report, the noise configuration"
+# each row of released_claims.csv names the configuration its arm ran: (b) at label noise 1, (a) at 0.3
+python3 - "$t/nrep/released_claims.csv" <<'PY' || fail "released_claims.csv labels an arm by another arm's noise"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = {"(b) as released": "noise L1 F0", "(a) the text": "noise L0.3 F0"}
+bad = [r for r in rows if r["arm"] in want and want[r["arm"]] not in r["configuration"]]
+n = sum(r["arm"] in want for r in rows)
+assert n >= 4 and not bad, (n, bad[:2])
+PY
 csv=$t/nrep/released_claims.csv seeds="1 2"
 grep -q "the noise claim: FLCE's KL below FedAvg's (the released metric: min-max KL to the quality reference" "$t/nrep/report.md" ||
   fail "the noise configuration's released KL claim is not the noise claim: $(grep 'KL below' "$t/nrep/report.md")"

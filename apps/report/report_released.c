@@ -258,6 +258,12 @@ static int judge(report *R, const rconf *c, int a, int cl, FILE *csv, const char
     j->nmin = 0, j->mean = j->half = NAN, j->vs = NULL, j->dec = (report_decide){0};
     if (cl == 4 && (a == A_REL || a == A_G0 + 5 || a >= A_EVEL)) return 2; /* no completion there to judge (or no evaluation of it) */
     int nb = cl <= 1 ? 2 : 1, verdict = 1, any = 0, nfew = MAXS + 1;
+    /* the configuration as the arm's FLCE runs ran it (as released, the noise is the released
+     * code's: its rows once carried (a)'s "noise L0.3" where they ran at label noise 1) */
+    char confa[200];
+    const run_t *F0 = NULL;
+    for (int s = 0; s < c->ns && !F0; s++) F0 = member(R, c, a, 0, s);
+    if (F0) conf = report_configuration_base(F0, confa, sizeof confa);
     for (int b = 1; b <= nb; b++) {
         double d[MAXS];
         int n = 0;
