@@ -9,7 +9,7 @@ flce=$1; bench=$2; docs=$3
 fail() { echo "FAIL: $*"; exit 1; }
 flags() { grep -o -- '--[a-z][a-z0-9-]*' | grep -vx -- --help | sort -u; }
 # flags of other programs that the pages mention (mpirun, cmake/ctest, npm, the browser test)
-FOREIGN="--oversubscribe --hostfile --bind-to --output-on-failure --test-dir --no-audit --no-fund --silent --help"
+FOREIGN="--oversubscribe --hostfile --bind-to --output-on-failure --test-dir --no-audit --no-fund --silent --help --system-site-packages --no-index --no-deps"
 t=$(mktemp -d /tmp/flce-docs-XXXXXX); trap 'rm -rf "$t"' EXIT
 : > "$t/all"
 check() { # check PAGE "PROG CMD"...
