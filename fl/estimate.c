@@ -1,7 +1,7 @@
 /* estimate.c: the time a run will take on this machine, said before it starts (flce run's size
- * line): after a warm-up, one training step and one evaluation of a batch of a scratch model (the
- * run's shape, classes, backend and batch) timed, times the steps and evaluations the settings ask
- * for. The run's own model, random streams and files are untouched: the bits are the same with or
+ * line): after a warm-up, three training steps and evaluations of a batch of a scratch model (the
+ * run's shape, classes, backend and batch; one on a GPU backend) timed, the median of each times
+ * the steps and evaluations the settings ask for. The run's own model, random streams and files are untouched: the bits are the same with or
  * without it. */
 #include <math.h>
 #include <stdlib.h>
@@ -33,9 +33,13 @@ double flce_eng_estimate(engine *E, double *step_s, int *partial) {
         for (int i = 0; i < nb; i++) y[i] = i % E->m.classes;
         const char *a = E->algo->name;
         float lambda = !strcmp(a, "flce") ? 1.0f : 0.0f; /* FLCE's contrastive term; the others' cross-entropy alone */
-        double ts = INFINITY, te = INFINITY;
+        double ts = INFINITY, te = INFINITY, tss[3], tes[3];
         int ok = 1;
-        for (int r = 0; r < 2; r++) { /* a warm-up, then one of each (on a CPU's Vulkan a step takes seconds) */
+        /* a warm-up, then three of each, the median of each kept: one timing alone, taken as another
+         * job woke, once said "about 4 min" of a run that took 112 s (on a CPU's Vulkan, whose step
+         * takes seconds, one) */
+        int reps = strcmp(E->be->name, "cpu") ? 1 : 3;
+        for (int r = 0; r <= reps; r++) {
             double t0 = now_s();
             flce_model_forward_backward(&m, B, x, y, lambda, 0.5f, NULL, NULL);
             flce_model_sgd(&m, 0.01f, 0, 0, r == 0);
@@ -43,8 +47,14 @@ double flce_eng_estimate(engine *E, double *step_s, int *partial) {
             double t1 = now_s();
             if (ok) ok = !flce_model_eval(&m, B, x, logits, NULL, &e);
             double t2 = now_s();
-            if (r) ts = t1 - t0, te = (t2 - t1) * EB / B; /* an evaluation batch of EB */
+            if (r) tss[r - 1] = t1 - t0, tes[r - 1] = (t2 - t1) * EB / B; /* an evaluation batch of EB */
         }
+        for (int i = 0; i < reps; i++) /* sorted: the median is the middle one */
+            for (int j = i + 1; j < reps; j++) {
+                if (tss[j] < tss[i]) ts = tss[i], tss[i] = tss[j], tss[j] = ts;
+                if (tes[j] < tes[i]) te = tes[i], tes[i] = tes[j], tes[j] = te;
+            }
+        ts = tss[reps / 2], te = tes[reps / 2];
         if (!ok) te = ts * EB / (3.0 * B); /* no evaluation timed: a third of a training step a sample */
         /* a round: K clients of the mean size, each its local steps (or epochs of its data); FLCE also
          * runs its data through the model for the prototypes, Ditto trains two models and tests each
