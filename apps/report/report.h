@@ -110,6 +110,10 @@ int gnuplot(const char *dir, const char *name, const char *body);
 /* ... at w x h pixels (gnuplot: 860 x 480). */
 int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *body);
 
+/* The step of the tics on an axis of rounds 1..T: a whole number of rounds (1 up to 10 rounds,
+ * about ten tics beyond), never a tic at round 2.5. */
+static inline int report_round_tics(int T) { return T <= 10 ? 1 : (T + 9) / 10; }
+
 /* Text of the report's own (never from run files) for both formats: as it is into md, as a <p>
  * into ht with & < > escaped and each **bold** made <b>bold</b> (report.html once showed the
  * asterisks). */

@@ -550,7 +550,7 @@ int report_forest_figure(const char *out, int *width, int *height) {
     *width = W;
     flce_sbuf b = {0};
     flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n  set grid xtics\n"
-                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9'\n"
+                         "  set key off\n  set xtics font ',9'\n  set ytics font ',9' noenhanced\n  set format x '%%g'\n"
                          "  set xlabel 'mean paired difference, turned: right of 0 is the claim side' font ',9' offset 0,0.5\n", lm, 1 - 30.0 / W);
     int y = top_px;
     for (int p = 0; p < np; p++) {
@@ -564,8 +564,14 @@ int report_forest_figure(const char *out, int *width, int *height) {
         for (int i = 0; i < nforest; i++) {
             if (strcmp(forest[i].panel, panels[p])) continue;
             double h = isnan(forest[i].half) ? 0 : forest[i].half, d = forest[i].d;
-            int col = forest[i].verdict > 0 ? 0x2ca02c : forest[i].verdict < 0 ? 0xd62728 : 0x7f7f7f;
-            fprintf(f, "%d,%.6g,%.6g,%.6g,%d,%s,%s\n", k - 1 - r, d, d - h, d + h, col, csv_q(gp_safe(forest[i].row)),
+            /* Okabe-Ito's bluish green and vermillion (told apart with any colour vision), grey */
+            int col = forest[i].verdict > 0 ? 0x009e73 : forest[i].verdict < 0 ? 0xd55e00 : 0x7f7f7f;
+            char row[128]; /* the row's label as gp_safe makes it, its semicolons kept (the tics are
+                            * not enhanced text: a '_' for ';' once set the next character as a subscript) */
+            snprintf(row, sizeof row, "%s", gp_safe(forest[i].row));
+            for (size_t q = 0; row[q] && forest[i].row[q]; q++)
+                if (forest[i].row[q] == ';') row[q] = ';';
+            fprintf(f, "%d,%.6g,%.6g,%.6g,%d,%s,%s\n", k - 1 - r, d, d - h, d + h, col, csv_q(row),
                     forest[i].verdict > 0 ? "holds" : forest[i].verdict < 0 ? "does not hold" : "inconclusive");
             lo = fmin(lo, d - h), hi = fmax(hi, d + h), r++;
         }

@@ -606,7 +606,7 @@ static void horizon_rounds_csv(report *R, const hconf *h, const char *rname, int
 static void horizon_figure(report *R, const hconf *h, int nrounds, const char *conf, const char *name, const char *rname, const int *has) {
     flce_sbuf b = {0};
     flce_sbuf_printf(&b, "  set datafile separator ','\n  set xlabel 'round'\n  set ylabel 'KL(contributions || data shares)'\n"
-                         "  set logscale y\n  set xrange [1:%g]\n  set grid\n  set key top right font ',9'\n  plot ", h->minT * 1.02 + 0.1);
+                         "  set logscale y\n  set xrange [1:%g]\n  set grid\n  set key below horizontal maxcols 2 font ',10'\n  plot ", h->minT * 1.02 + 0.1);
     int curves = 0;
     for (int L = 0; L < NPS + h->nb; L++) {
         if (!has[L]) continue;
@@ -627,15 +627,16 @@ static void horizon_figure(report *R, const hconf *h, int nrounds, const char *c
                          a ? "FLCE (all samples), with completion, at the rounds judged" : "FLCE (correct samples), with completion, at the rounds judged");
     }
     flce_sbuf_printf(&b, "\n");
-    if (curves && !b.oom && gnuplot_sized(R->out, name, 860, 380, b.s) == 0) {
+    int fig_h = 380 + 18 * ((curves + 1) / 2); /* the key below the curves (inside, it covered them), two entries a row */
+    if (curves && !b.oom && gnuplot_sized(R->out, name, 860, fig_h, b.s) == 0) {
         const char *cap = "Every round: each method's KL of its running contributions (FLCE's: from the observed prototypes, "
                           "without completion), the mean over seeds with a band from the smallest to the largest seed. "
                           "Points: FLCE's contributions with completion (what it reports) at the rounds judged, mean and range over seeds";
         fprintf(R->md, "\n![KL every round: %s](%s.png)\n\n%s ([SVG](%s.svg); data: [every round](%s.csv), [the rounds judged](%s.csv)).\n",
                 MD(conf), name, cap, name, rname, name);
-        fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"KL every round\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>; data: "
-                       "<a href=\"%s.csv\">every round</a>, <a href=\"%s.csv\">the rounds judged</a>)</figcaption></figure>\n",
-                name, cap, name, rname, name);
+        fprintf(R->ht, "<figure><img src='%s.svg' width='860' height='%d' alt='KL every round'><figcaption>%s (<a href='%s.png'>PNG</a>; data: "
+                       "<a href='%s.csv'>every round</a>, <a href='%s.csv'>the rounds judged</a>)</figcaption></figure>\n",
+                name, fig_h, cap, name, rname, name);
     } else if (curves) R->figs_ok = 0;
     flce_sbuf_free(&b);
 }

@@ -282,25 +282,27 @@ static int clients_figure(const clients_view *v) {
     flce_sbuf b = {0};
     flce_sbuf_printf(&b, "  set xlabel 'client'\n  set ylabel 'share (each series sums to 1)'\n  set key %s\n"
                          "  set yrange [0:*]\n  set xrange [-0.6:%d.6]\n  set xtics %d\n  set grid ytics\n  set style fill solid 0.85 noborder\n"
-                         "  plot '%s.csv' skip 1 using ($1%+.4f):3:(%.4f) with boxes lc rgb '#aaaaaa' title 'data share'",
+                         "  plot '%s.csv' skip 1 using ($1%+.4f):3:(%.4f) with boxes lc rgb '#333333' lw 1.5 fs empty border title 'data share'",
                      key_below ? "below horizontal maxcols 6" : "outside right top", N - 1, N <= 25 ? 1 : 5, v->name, -(K - 1) / 2.0 * w, w);
     for (int s = 0; s < v->nb; s++) {
         const run_t *r = &runs[v->use[v->bars[s]]];
         flce_sbuf_printf(&b, ", \\\n       '' skip 1 using ($1%+.4f):%d:(%.4f) with boxes lc rgb '%s' title '%s'", (s + 1 - (K - 1) / 2.0) * w,
                          4 + v->bars[s], w, color_of(r->algo), gp_safe(report_method_label(r, lab, sizeof lab)));
     }
-    if (v->rules)
-        flce_sbuf_printf(&b, ", \\\n       '' skip 1 using 1:%d with points pt 6 ps 1.1 lw 1.5 lc rgb '#000000' title 'rule: rounds selected'"
+    if (v->rules) /* the marks black on a white halo: seen on any bar, a black one (GTG's) too */
+        flce_sbuf_printf(&b, ", \\\n       '' skip 1 using 1:%d with points pt 6 ps 1.1 lw 4 lc rgb '#ffffff' notitle"
+                             ", \\\n       '' skip 1 using 1:%d with points pt 2 ps 1.1 lw 4 lc rgb '#ffffff' notitle"
+                             ", \\\n       '' skip 1 using 1:%d with points pt 6 ps 1.1 lw 1.5 lc rgb '#000000' title 'rule: rounds selected'"
                              ", \\\n       '' skip 1 using 1:%d with points pt 2 ps 1.1 lw 1.5 lc rgb '#000000' title 'rule: data-size weights'"
                              ", \\\n       %.9g with lines dt 2 lw 1.5 lc rgb '#555555' title 'rule: uniform'",
-                         4 + v->nu + 1, 4 + v->nu + 2, 1.0 / N);
+                         4 + v->nu + 1, 4 + v->nu + 2, 4 + v->nu + 1, 4 + v->nu + 2, 1.0 / N);
     flce_sbuf_printf(&b, "\n");
     int ok = !b.oom && gnuplot_sized(v->R->out, v->name, 980, fig_h, b.s) == 0;
     flce_sbuf_free(&b);
     fprintf(v->R->md, "\n### %s (seed %s)\n\n![each client's contribution beside its data share: %s](%s.png) ([SVG](%s.svg); data: `%s.csv`)\n",
             MD(v->conf), v->seed, MD(v->conf), v->name, v->name, v->name);
     fprintf(v->R->ht, "<h3>%s (seed %s)</h3>\n<figure><img src='%s.svg' width='980' height='%d' alt='each client&#39;s contribution beside its "
-                      "data share, %s'><figcaption>Each client: its share of the training data (grey), each method's share of the final "
+                      "data share, %s'><figcaption>Each client: its share of the training data (the hollow bar), each method's share of the final "
                       "contributions, and the rules that need no method (circle: the rounds it was selected; cross: the data-size "
                       "weights summed over those rounds; dashed: uniform). Data: <a href='%s.csv'>%s.csv</a>.</figcaption></figure>\n",
             H(v->conf), v->seed, v->name, fig_h, H(v->conf), v->name, v->name);

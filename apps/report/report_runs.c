@@ -93,9 +93,12 @@ static int section_curves(report *R) {
         for (int w = 0; w < 3; w++) remove_figure(what[w][0]);
         return 0;
     }
+    int T = 1;
+    for (int i = 0; i < nr; i++) T = runs[i].T > T ? runs[i].T : T;
     for (int w = 0; w < 3; w++) { /* one curve per run */
         flce_sbuf b = {0};
-        flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n  set key outside right\n  set grid\n  plot ", what[w][2]);
+        flce_sbuf_printf(&b, "  set xlabel 'round'\n  set ylabel '%s'\n  set xtics %d\n  set key outside right\n  set grid\n  plot ", what[w][2],
+                         report_round_tics(T));
         for (int i = 0; i < nr; i++)
             flce_sbuf_printf(&b, "%s'run%02d_metrics.csv' skip 1 using 1:%s with linespoints lw 2 pt 7 ps 0.5 lc rgb '%s'%s title '%s'",
                              i ? ", \\\n       " : "", i, what[w][1], color_of(runs[i].algo), runs[i].ablate[0] ? " dt 2" : "",
@@ -429,19 +432,21 @@ static void class_figures(report *R) {
             for (int c = 0; c < C; c++) fprintf(fc, "%d,%.6f,%.6f\n", c, tot > 0 ? g[c] / tot : 0, bw[c] / btot);
             report_fclose(fc);
         }
-        /* the bars from 0 (autoscaled, they once began at 0.04: a small class looked like none);
-         * the heat map a cell per client and class, drawn as rectangles (pixels), white at 0: the
-         * SVG once held a 10 x N bitmap that the browser stretched into a blur */
+        /* the bars from 0 (autoscaled, they once began at 0.04: a small class looked like none),
+         * their key below the panel (inside, it covered a bar); the heat map a cell per client and
+         * class, drawn as rectangles (pixels), white at 0: the SVG once held a 10 x N bitmap that
+         * the browser stretched into a blur; its ranges half a cell past the first and the last
+         * (autoscaled to the cells' centres, client 0's row and the last were drawn half high) */
         snprintf(body, sizeof body,
                  "  set multiplot layout 1,2 title 'FLCE class contributions: %s'\n"
-                 "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key top left\n"
+                 "  set style data histograms\n  set style fill solid 0.85\n  set xlabel 'class'\n  set ylabel 'share'\n  set key below horizontal\n"
                  "  set yrange [0:*]\n"
-                 "  plot 'class_global_%02d.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '#d62728', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'\n"
-                 "  set style data lines\n  set xtics 1\n  set ytics %s\n  set autoscale xfix\n  set autoscale yfix\n  set xlabel 'class'\n"
+                 "  plot 'class_global_%02d.csv' skip 1 using 2:xtic(1) title 'contribution' lc rgb '%s', '' skip 1 using 3 title 'class weight' lc rgb '#bbbbbb'\n"
+                 "  set style data lines\n  set xtics 1\n  set ytics %s\n  set xrange [-0.5:%d.5]\n  set yrange [-0.5:%d.5]\n  set xlabel 'class'\n"
                  "  set ylabel 'client'\n  unset key\n  set cblabel 'b_c sum_t X'\n  set cbrange [0:*]\n"
                  "  set palette defined (0 '#ffffff', 0.35 '#fdbb84', 0.7 '#e34a33', 1 '#7f0000')\n"
                  "  plot 'class_contributions_%02d.csv' matrix rowheaders columnheaders using 1:2:3 with image pixels\n  unset multiplot\n",
-                 gp_safe(r->label), i, N <= 25 ? "1" : "autofreq", i);
+                 gp_safe(r->label), i, color_of(r->algo), N <= 25 ? "1" : "autofreq", C - 1, N - 1, i);
         char nm[32];
         snprintf(nm, sizeof nm, "class_contributions_%02d", i);
         R->figs_ok &= gnuplot(out, nm, body) == 0;

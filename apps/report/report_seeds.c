@@ -320,8 +320,8 @@ int report_verdicts(report *R) {
     if (report_forest_rows()) {
         static const char *cap = "Each row: a claim in one configuration; the dot is the mean paired difference of the comparison "
                                  "furthest from the claim (FLCE minus that baseline, or a variant minus FLCE), turned so that "
-                                 "right of the dashed zero line is the claim's side; the bar its 95% interval. Green: the claim "
-                                 "holds there, red: it does not hold, grey: inconclusive. Each panel has its own units (accuracy, "
+                                 "right of the dashed zero line is the claim's side; the bar its 95% interval. Bluish green: the "
+                                 "claim holds there, vermillion (orange-red): it does not hold, grey: inconclusive. Each panel has its own units (accuracy, "
                                  "KL, distance). Server cost is a ratio: in the table.";
         fprintf(R->md, "![The claims: FLCE minus the baseline furthest from each claim, 95%% intervals](forest.png) ([SVG](forest.svg))\n\n%s\n", cap);
         fprintf(R->ht, "<figure class='verdicts'><img src='forest.svg' width='%d' height='%d' alt='forest plot of the claims'>"
@@ -418,10 +418,23 @@ static void conf_paired(seeds_ctx *S, int c, FILE *md, FILE *ht, FILE *pc) {
     if (rows) rt_end(&t), fprintf(ht, "</details>\n");
 }
 
+/* The lines of configuration c's per-round figure (variants: 1, FLCE and its variants; 0, the
+ * plain methods). */
+static int conf_rounds_lines(const seeds_ctx *S, int c, int variants) {
+    int n = 0;
+    for (int j = 0; j < S->ng; j++) {
+        const run_t *r0 = &S->runs[S->g[j].m[0]];
+        n += S->conf_of[j] == c && !(variants ? strcmp(r0->algo, "flce") : r0->ablate[0] != 0);
+    }
+    return n;
+}
+
 /* Configuration c's per-round figures: the seed mean and min-max band of each method (variants:
- * ablations 0, only the plain methods; 1, FLCE and its variants), accuracy and KL side by side;
- * the figure's name into name, 0 when it failed, -1 when it has no line. */
-static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, size_t cap) {
+ * ablations 0, only the plain methods; 1, FLCE and its variants), accuracy and KL side by side,
+ * each panel with its legend below it (three entries a row: the figure grows a row's height for
+ * each row); the figure's name into name and its height into *height, 0 when it failed, -1 when
+ * it has no line. */
+static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, size_t cap, int *height) {
     run_t *runs = S->runs;
     char lab[96], path[1400];
     snprintf(name, cap, "conf%02d_%s", c + 1, variants ? "ablations" : "rounds");
@@ -430,13 +443,17 @@ static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, siz
         for (int j = 0; j < S->ng; j++) any |= S->conf_of[j] == c && runs[S->g[j].m[0]].ablate[0];
         if (!any) return -1;
     }
+    *height = 310 + 18 * ((conf_rounds_lines(S, c, variants) + 2) / 3);
+    int T = 1;
+    for (int j = 0; j < S->ng; j++)
+        for (int q = 0; q < S->g[j].n; q++)
+            if (S->conf_of[j] == c && runs[S->g[j].m[q]].T > T) T = runs[S->g[j].m[q]].T;
     flce_sbuf b = {0};
-    flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set xlabel 'round'\n  set grid\n  set style fill transparent solid 0.15 noborder\n"
-                         "  set key font ',9' spacing 0.9\n");
+    flce_sbuf_printf(&b, "  set multiplot layout 1,2\n  set xlabel 'round'\n  set xtics %d\n  set grid\n  set style fill transparent solid 0.15 noborder\n"
+                         "  set key below horizontal maxcols 3 font ',10' spacing 0.9\n", report_round_tics(T));
     int lines = 0;
     for (int w = 0; w < 2; w++) {
-        flce_sbuf_printf(&b, "  set ylabel '%s'\n  set key %s\n  plot ", w ? "KL(running contributions || data shares)" : "test accuracy",
-                         w ? "top right" : "bottom right");
+        flce_sbuf_printf(&b, "  set ylabel '%s'\n  plot ", w ? "KL(running contributions || data shares)" : "test accuracy");
         int curves = 0;
         for (int j = 0; j < S->ng; j++) {
             const run_t *r0 = &runs[S->g[j].m[0]];
@@ -465,8 +482,8 @@ static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, siz
                 static const char *dts[] = {" dt 2", " dt 3", " dt 4", " dt 5", " dt (8,4,2,4)"};
                 dt = dts[curves % 5];
             }
-            char title[140] = "notitle"; /* the legend once, in the KL panel: each method named once */
-            if (w) snprintf(title, sizeof title, "title '%s (n=%d)'", gp_safe(report_base_label(r0, lab, sizeof lab)), S->g[j].n);
+            char title[140]; /* each panel its legend (the accuracy panel once had none) */
+            snprintf(title, sizeof title, "title '%s (n=%d)'", gp_safe(report_base_label(r0, lab, sizeof lab)), S->g[j].n);
             flce_sbuf_printf(&b, "%s'%s_%02d.csv' skip 1 using 1:%d:%d with filledcurves lc rgb '%s' notitle, "
                                  "'' skip 1 using 1:%d with lines lw 2 lc rgb '%s'%s %s",
                              curves ? ", \\\n       " : "", name, j, w ? 6 : 3, w ? 7 : 4, col, w ? 5 : 2, col, dt, title);
@@ -477,7 +494,7 @@ static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, siz
         lines += curves;
     }
     flce_sbuf_printf(&b, "  unset multiplot\n");
-    int ok = lines == 0 ? -1 : !b.oom && gnuplot_sized(S->out, name, 980, 310, b.s) == 0;
+    int ok = lines == 0 ? -1 : !b.oom && gnuplot_sized(S->out, name, 980, *height, b.s) == 0;
     flce_sbuf_free(&b);
     return ok;
 }
@@ -485,6 +502,7 @@ static int conf_rounds_figure(seeds_ctx *S, int c, int variants, char *name, siz
 /* The class contributions of configuration c's FLCE runs (plain FLCE): each class's share of the
  * completed matrix (weighted by b_c), the mean over seeds with its range, against the class
  * weights' shares; 0 when it failed, -1 when there is nothing to draw. */
+#define CLASS_FIG_H 270 /* its height: 250, and a row for the key below */
 static int conf_class_figure(seeds_ctx *S, int c, char *name, size_t cap) {
     run_t *runs = S->runs;
     int j = 0;
@@ -509,15 +527,15 @@ static int conf_class_figure(seeds_ctx *S, int c, char *name, size_t cap) {
         fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f\n", k, s / n, lo, hi, wshare[k]);
     }
     report_fclose(f);
-    char body[1200];
+    char body[1200]; /* the key below the bars (inside, it covered one), no text below 9 px */
     snprintf(body, sizeof body,
-             "  set style data histograms\n  set style histogram errorbars gap 1 lw 1\n  set style fill solid 0.85\n  set xlabel 'class'\n"
-             "  set ylabel 'share' font ',9'\n  set key top right\n  set yrange [0:*]\n"
-             "  set key font ',8'\n  set xtics font ',8'\n  set ytics font ',8'\n"
+             "  set style data histograms\n  set style histogram errorbars gap 1 lw 1\n  set style fill solid 0.85\n  set xlabel 'class' font ',10'\n"
+             "  set ylabel 'share' font ',10'\n  set key below horizontal font ',10'\n  set yrange [0:*]\n"
+             "  set xtics font ',9'\n  set ytics font ',9'\n"
              "  plot '%s.csv' skip 1 using 2:3:4:xtic(1) title 'FLCE (%d seed%s)' lc rgb '%s', "
              "'' skip 1 using 5:5:5 title 'class weight' lc rgb '#bbbbbb'\n",
              name, n, n > 1 ? "s" : "", color_of("flce"));
-    return gnuplot_sized(S->out, name, 330, 250, body) == 0;
+    return gnuplot_sized(S->out, name, 330, CLASS_FIG_H, body) == 0;
 }
 
 int report_configurations(report *R) {
@@ -551,12 +569,12 @@ int report_configurations(report *R) {
         fprintf(md, "\n### %s\n\n<a id='conf-%d'></a>Seeds %s.\n", MD(conf), c + 1, seeds);
         fprintf(ht, "<h3 id='conf-%d'>%s</h3><p>Seeds %s.</p>\n", c + 1, H(conf), H(seeds));
         for (int v = 0; v < 2; v++) {
-            int f = conf_rounds_figure(S, c, v, name, sizeof name);
+            int fh = 310, f = conf_rounds_figure(S, c, v, name, sizeof name, &fh);
             if (f < 0) continue;
             ok &= f;
             const char *what = v ? "FLCE and its ablations" : "Accuracy and KL per round";
             fprintf(md, "\n![%s: %s](%s.png) ([SVG](%s.svg))\n", what, MD(conf), name, name);
-            fprintf(ht, "<img class='rounds' src='%s.svg' width='980' height='310' alt='%s per round, %s'>\n", name, what, H(conf));
+            fprintf(ht, "<img class='rounds' src='%s.svg' width='980' height='%d' alt='%s per round, %s'>\n", name, fh, what, H(conf));
         }
         /* the means table and FLCE's class contributions side by side in HTML (they wrap on a narrow screen) */
         fprintf(ht, "<div class='pair'><div>");
@@ -567,9 +585,9 @@ int report_configurations(report *R) {
             ok &= f;
             fprintf(md, "\nFLCE's class contributions (the completed matrix, weighted by b_c, summed over rounds and clients): "
                         "![class contributions](%s.png) ([SVG](%s.svg))\n", name, name);
-            fprintf(ht, "<figure><img src='%s.svg' width='330' height='250' alt='class contributions, %s'><figcaption>FLCE's class "
+            fprintf(ht, "<figure><img src='%s.svg' width='330' height='%d' alt='class contributions, %s'><figcaption>FLCE's class "
                         "contributions: each class's share of the completed matrix (weighted by b_c), seed mean and range, against "
-                        "the class weights' shares (grey)</figcaption></figure>", name, H(conf));
+                        "the class weights' shares (grey)</figcaption></figure>", name, CLASS_FIG_H, H(conf));
         }
         fprintf(ht, "</div>\n");
         conf_paired(S, c, md, ht, pc);

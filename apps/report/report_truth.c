@@ -481,24 +481,30 @@ static void removal_figure(report *R, const truth_t *t, int ti) {
         fprintf(f, "\n");
     }
     report_fclose(f);
+    /* each panel's key below it (three entries a row: the figure grows a row's height for each
+     * row), never over the curves; a tic at each whole client removed (once at 0.5 and 1.5);
+     * the exact Shapley order dashed grey with open points: black is a method's colour */
+    int fig_h = 400 + 18 * ((nm + 1 + 2) / 3);
     flce_sbuf b = {0};
     for (int panel = 0; panel < 2; panel++) {
         flce_sbuf_printf(&b, "%s  set datafile separator ','\n  set xlabel 'clients removed'\n  set ylabel '%s'\n  set grid\n"
-                             "  set key %s font ',8'\n  set title '%s' font ',10'\n  plot ",
-                         panel ? "" : "  set multiplot layout 1,2\n", gp_safe(t->utility), panel ? "bottom left" : "top right",
+                             "  set xrange [0:%d]\n  set xtics 1\n  set format x '%%.0f'\n"
+                             "  set key below horizontal maxcols 3 font ',10'\n  set title '%s' font ',11'\n  plot ",
+                         panel ? "" : "  set multiplot layout 1,2\n", gp_safe(t->utility), n - 1,
                          panel ? "the least valued removed first (higher: better)" : "the most valued removed first (lower: better)");
         for (int m = 0; m <= nm; m++)
-            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d with linespoints lw 2 pt 7 ps 0.7 lc rgb '%s'%s title '%s'", m ? ", \\\n       " : "",
-                             name, 2 + 2 * m + panel, m < nm ? color_of(R->runs[idx[m]].algo) : "#000000", m < nm ? "" : " dt 2", gp_safe(lab[m]));
+            flce_sbuf_printf(&b, "%s'%s.csv' skip 1 using 1:%d with linespoints lw 2 pt %d ps 0.7 lc rgb '%s'%s title '%s'", m ? ", \\\n       " : "",
+                             name, 2 + 2 * m + panel, m < nm ? 7 : 6, m < nm ? color_of(R->runs[idx[m]].algo) : "#777777", m < nm ? "" : " dt 2",
+                             gp_safe(lab[m]));
         flce_sbuf_printf(&b, "\n");
     }
     flce_sbuf_printf(&b, "  unset multiplot\n");
-    if (!b.oom && gnuplot_sized(R->out, name, 1000, 400, b.s) == 0) {
+    if (!b.oom && gnuplot_sized(R->out, name, 1000, fig_h, b.s) == 0) {
         const char *cap = "Removal curves from the table: the utility of the federation without the k clients each method values most "
-                          "(left) and least (right); dashed: the order of the exact Shapley values";
+                          "(left) and least (right); dashed grey: the order of the exact Shapley values";
         fprintf(R->md, "\n![removal curves](%s.png)\n\n%s ([SVG](%s.svg); data: [%s.csv](%s.csv)).\n", name, cap, name, name, name);
-        fprintf(R->ht, "<figure><img src=\"%s.png\" alt=\"removal curves\"><figcaption>%s (<a href=\"%s.svg\">SVG</a>; data: <a href=\"%s.csv\">%s.csv</a>)"
-                       "</figcaption></figure>\n", name, cap, name, name, name);
+        fprintf(R->ht, "<figure><img src='%s.svg' width='1000' height='%d' alt='removal curves'><figcaption>%s (<a href='%s.png'>PNG</a>; data: "
+                       "<a href='%s.csv'>%s.csv</a>)</figcaption></figure>\n", name, fig_h, cap, name, name, name);
     } else R->figs_ok = 0;
     flce_sbuf_free(&b);
 done:

@@ -378,8 +378,11 @@ int gnuplot_sized(const char *dir, const char *name, int w, int h, const char *b
     snprintf(p, sizeof p, "%s/%s.gp", dir, name);
     FILE *f = report_fopen(p);
     if (!f) return -1;
-    fprintf(f, "# made by flce report\nset datafile separator ','\n"
+    /* each format from gnuplot's defaults (reset): the PNG's settings once carried into the SVG
+     * (its last panel's "unset key", "set autoscale yfix" and y label drawn on every panel) */
+    fprintf(f, "# made by flce report\n"
                "do for [fmt in 'png svg'] {\n"
+               "  reset\n  set datafile separator ','\n"
                "  if (fmt eq 'png') { set terminal pngcairo size %d,%d font ',11' } else { set terminal svg size %d,%d }\n"
                "  set output '%s.'.fmt\n%s}\n", w, h, w, h, name, body);
     if (report_fclose(f) != 0) return -1;
