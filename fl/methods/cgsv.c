@@ -40,7 +40,7 @@ static flce_status cgsv_server(engine *E, flce_err *e) {
 const flce_method flce_method_cgsv = {
     .name = "cgsv",
     .summary = "CGSV: reputation-weighted normalised updates; the reputations as contributions",
-    .color = "#e377c2",
+    .color = "#ff9da7",
     .flags = FLCE_M_RULE_READINGS | FLCE_M_COUNTS,
     .state_size = cgsv_state_size,
     .server = cgsv_server,

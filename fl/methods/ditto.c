@@ -73,7 +73,7 @@ static void ditto_report(engine *E, flce_round_metrics *m) {
 const flce_method flce_method_ditto = {
     .name = "ditto",
     .summary = "Ditto: FedAvg on the global copies beside personal models; cosine-rule contributions",
-    .color = "#2ca02c",
+    .color = "#59a14f",
     .flags = FLCE_M_PERSONAL | FLCE_M_CLIENT_STATE | FLCE_M_COSINE_RULES | FLCE_M_COUNTS,
     .settings = SETTINGS,
     .check = ditto_check,

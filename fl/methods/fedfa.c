@@ -38,7 +38,7 @@ static flce_status fedfa_server(engine *E, flce_err *e) {
 const flce_method flce_method_fedfa = {
     .name = "fedfa",
     .summary = "FedFa: accuracy- and frequency-weighted average with server momentum; the weights summed",
-    .color = "#bcbd22",
+    .color = "#edc948",
     .state_size = fedfa_state_size,
     .client_begin = fedfa_client_begin,
     .server = fedfa_server,

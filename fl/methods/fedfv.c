@@ -81,7 +81,7 @@ static flce_status fedfv_server(engine *E, flce_err *e) {
 const flce_method flce_method_fedfv = {
     .name = "fedfv",
     .summary = "FedFV: conflict-projected update directions; cosine-rule contributions on them",
-    .color = "#8c564b",
+    .color = "#9c755f",
     .state_size = fedfv_state_size,
     .client_begin = fedfv_client_begin,
     .flags = FLCE_M_COSINE_RULES | FLCE_M_COUNTS,

@@ -163,7 +163,7 @@ static flce_status fedsv_server(engine *E, flce_err *e) {
 const flce_method flce_method_fedsv = {
     .name = "fedsv",
     .summary = "FedSV: FedAvg; per-round Shapley values (exact, or Monte-Carlo) summed as contributions",
-    .color = "#17becf",
+    .color = "#76b7b2",
     .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP | FLCE_M_COUNTS,
     .released_schedule = 2, /* algorithms/fedsharplyavg.py 81-91: clients k..k+4 (k = 0, 5, ..., 45, 0, ...) and 5 of the rest at random */
     .settings = SETTINGS,

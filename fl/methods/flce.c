@@ -375,7 +375,7 @@ static flce_status flce_final(engine *E, double *CE, double comp_s[2], flce_err 
 const flce_method flce_method_flce = {
     .name = "flce",
     .summary = "FLCE: class contribution momentum from prototypes; aggregation and completed contributions from it",
-    .color = "#d62728",
+    .color = "#e15759",
     .flags = FLCE_M_PROTOTYPES,
     .released_schedule = 1, /* algorithms/flce.py 107-120: rounds 1-5 take clients 0-9, ..., 40-49 */
     .settings = SETTINGS,

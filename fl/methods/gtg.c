@@ -70,7 +70,7 @@ static flce_status gtg_server(engine *E, flce_err *e) {
 const flce_method flce_method_gtg = {
     .name = "gtg",
     .summary = "GTG-Shapley: FedAvg; guided, truncated Monte-Carlo Shapley values summed as contributions",
-    .color = "#393b79",
+    .color = "#000000",
     .flags = FLCE_M_SHAPLEY | FLCE_M_CLAMP | FLCE_M_COUNTS,
     .settings = SETTINGS,
     .check = gtg_check,

@@ -86,7 +86,7 @@ static flce_status moon_client_end(engine *E, int slot, flce_err *e) {
 const flce_method flce_method_moon = {
     .name = "moon",
     .summary = "MOON: FedAvg with a model-contrastive local loss; cosine-rule contributions",
-    .color = "#9467bd",
+    .color = "#b07aa1",
     .flags = FLCE_M_CLIENT_STATE | FLCE_M_COSINE_RULES | FLCE_M_COUNTS,
     .settings = SETTINGS,
     .state_size = moon_state_size,

@@ -26,7 +26,7 @@ static flce_status qfedavg_server(engine *E, flce_err *e) {
 const flce_method flce_method_qfedavg = {
     .name = "qfedavg",
     .summary = "q-FedAvg: loss-weighted (q = 1) update; F^q / sum h summed as contributions",
-    .color = "#7f7f7f",
+    .color = "#bab0ac",
     .flags = FLCE_M_RULE_READINGS | FLCE_M_COUNTS,
     .client_begin = qfedavg_client_begin,
     .server = qfedavg_server,
