@@ -297,7 +297,8 @@ want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ 
 # Banzhaf and with leave-one-out (mid-ranks), the KL of its shares to the Shapley shares (negatives
 # clamped; inf where it credits a client whose Shapley value is not above 0), and the top and bottom
 # quarter (max(1, n / 4) = 1 client: the most valued first, ties the lower client first; the least
-# valued that order reversed)
+# valued that order reversed); and the Jensen-Shannon divergence of the shares (both clamped at 0 and
+# renormalised, uniform where none is above 0; natural log): truth_scores.csv's last column
 # the removal curves' figure data: fedavg's v(N minus its k most valued), k = 0..2, from the files
 rm_got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "fedavg most valued first") c = i; next } { printf "%s ", $c }' "$t/rep/truth01_removal.csv")
 rm_want=$(awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ /utilities/ && FNR > 1 { v[$1] = $4 }
@@ -401,7 +402,7 @@ pd() { tr -d ' \t\r\n' < "$1/truth.json" | sed 's/.*"partition_digest":"\([0-9a-
 expect 2 "a6: no run given is of its federation (partition $(pd "$t/a6"), 3 clients" report "$t/plain" "$t/a6" --out "$t/rep5"
 "$flce" run $fed --algo flce --seed 5 --quiet --out "$t/f5" > /dev/null 2>&1 || fail "flce run seed 5"
 "$flce" report "$t/plain" "$t/f5" "$t/p6" "$t/a" "$t/a6" --out "$t/rep4" > /dev/null 2> "$t/rep4.err" || fail "report, two truths: $(cat "$t/rep4.err")"
-other_scores() { # CONTRIBUTIONS VALUES: the scores as the report's columns 7-11 should read
+other_scores() { # CONTRIBUTIONS VALUES: the scores as the report's columns 7-11 and 14 should read
   awk -F, 'FILENAME ~ /contributions/ && FNR > 1 { c[$1] = $2 } FILENAME ~ /values/ && FNR > 1 { s[$1] = $2; z[$1] = $4; l[$1] = $6 }
   function rank(x, r,   i, j) { for (i = 0; i < 3; i++) { r[i] = 1; for (j = 0; j < 3; j++) { if (x[j] < x[i]) r[i]++; if (j != i && x[j] == x[i]) r[i] += 0.5 } } }
   function spear(x, y,   rx, ry, i, mx, my, a, b, d) { rank(x, rx); rank(y, ry); mx = my = 0
@@ -413,9 +414,12 @@ other_scores() { # CONTRIBUTIONS VALUES: the scores as the report's columns 7-11
   END { cs = ps = 0; for (i = 0; i < 3; i++) { cs += c[i]; p[i] = s[i] > 0 ? s[i] : 0; ps += p[i] }
     kl = 0; inf = 0
     for (i = 0; i < 3; i++) { q = c[i] / cs; pi = ps > 0 ? p[i] / ps : 1 / 3; if (q > 0) { if (pi > 0) kl += q * log(q / pi); else inf = 1 } }
-    printf "%s,%s,%s,%.4f,%.4f", spear(c, z), spear(c, l), inf ? "inf" : sprintf("%.6f", kl), top(c) == top(s), bottom(c) == bottom(s) }' "$1" "$2"; }
+    js = 0; qs = 0; for (i = 0; i < 3; i++) { x[i] = c[i] > 0 ? c[i] : 0; qs += x[i] }
+    for (i = 0; i < 3; i++) { q = qs > 0 ? x[i] / qs : 1 / 3; pi = ps > 0 ? p[i] / ps : 1 / 3; mi = (q + pi) / 2
+      if (q > 0) js += q * log(q / mi) / 2; if (pi > 0) js += pi * log(pi / mi) / 2 }
+    printf "%s,%s,%s,%.4f,%.4f,%.6f", spear(c, z), spear(c, l), inf ? "inf" : sprintf("%.6f", kl), top(c) == top(s), bottom(c) == bottom(s), js }' "$1" "$2"; }
 nrow=0
-for row in $(awk -F, 'FNR > 1 && $4 != "" { print $1 "|" $4 "|" $7 "," $8 "," $9 "," $10 "," $11 }' "$t/rep/truth_scores.csv" "$t/rep4/truth_scores.csv"); do
+for row in $(awk -F, 'FNR > 1 && $4 != "" { print $1 "|" $4 "|" $7 "," $8 "," $9 "," $10 "," $11 "," $14 }' "$t/rep/truth_scores.csv" "$t/rep4/truth_scores.csv"); do
   tr_=${row%%|*}; rest=${row#*|}; run_=${rest%%|*}; got=${rest#*|}
   want=$(other_scores "$run_/contributions.csv" "$tr_/values.csv")
   [ "$got" = "$want" ] || fail "the report's other scores of $run_ against $tr_: $got; from the files: $want"

@@ -373,7 +373,21 @@ static void order_desc(const double *x, int n, int *o) {
 
 typedef struct {
     double sp_shap, pe_shap, sp_banz, sp_loo, kl, top, bottom, rm_hi, rm_lo;
+    double js; /* Jensen-Shannon divergence of the shares to the Shapley shares: finite where KL is inf */
 } scores;
+
+/* The Jensen-Shannon divergence of distributions p and q [n], natural log: the mean KL of each to
+ * their mean m = (p + q) / 2; from 0 (equal) to ln 2 (disjoint), finite wherever one puts mass
+ * where the other puts none (the KL then infinite). */
+static double js_divergence(const double *p, const double *q, int n) {
+    double d = 0;
+    for (int i = 0; i < n; i++) {
+        double m = (p[i] + q[i]) / 2;
+        if (p[i] > 0) d += p[i] * log(p[i] / m) / 2;
+        if (q[i] > 0) d += q[i] * log(q[i] / m) / 2;
+    }
+    return d;
+}
 
 /* The removal curves of the order ox [n] (the most valued first) from a full table: hi[k] =
  * v(N minus the first k of the order), lo[k] = v(N minus the last k), k = 0 .. n - 1. */
@@ -396,7 +410,7 @@ static scores score(const truth_t *t, const double *x) {
     s.pe_shap = shap ? pearson(x, t->shap, n) : NAN;
     s.sp_banz = shap ? report_spearman(x, t->banz, n) : NAN;
     s.sp_loo = report_spearman(x, t->loo, n);
-    s.kl = NAN;
+    s.kl = s.js = NAN;
     flce_err se;
     if (shap && !flce_values_shares(n, x, shx, &se) && !flce_values_shares(n, t->shap, shs, &se)) {
         double k = 0;
@@ -409,6 +423,7 @@ static scores score(const truth_t *t, const double *x) {
             k += shx[i] * log(shx[i] / shs[i]);
         }
         s.kl = k;
+        s.js = js_divergence(shx, shs, n);
     }
     const double *ref = shap ? t->shap : t->loo;
     int varies = 0;
@@ -530,7 +545,8 @@ typedef struct {
  * Spearman correlations into its configuration's group. */
 static void truth_table(report *R, int ti, truth_groups *TG, FILE *csv) {
     static const char *heads[] = {"method or rule", "Spearman Shapley", "Pearson Shapley", "Spearman Banzhaf", "Spearman LOO",
-                                  "KL to Shapley shares", "top quarter", "bottom quarter", "removal: most valued first", "removal: least valued first"};
+                                  "KL to Shapley shares", "JS to Shapley shares", "top quarter", "bottom quarter", "removal: most valued first",
+                                  "removal: least valued first"};
     truth_t *t = &R->truth[ti];
     int gi = -1;
     for (int g = 0; g < TG->ng; g++)
@@ -551,7 +567,7 @@ static void truth_table(report *R, int ti, truth_groups *TG, FILE *csv) {
     fprintf(R->md, "\n### Truth %s\n\n", MD(head));
     fprintf(R->ht, "<h3>Truth %s</h3>\n", H(head));
     rtable tb;
-    rt_begin(&tb, R->md, R->ht, 10, heads);
+    rt_begin(&tb, R->md, R->ht, 11, heads);
     int done_rules = 0;
     for (int k = 0; k < R->nr; k++) {
         const run_t *r = &R->runs[k];
@@ -574,14 +590,14 @@ static void truth_table(report *R, int ti, truth_groups *TG, FILE *csv) {
             }
             for (int q = 0; q < nrow; q++) {
                 scores s = score(t, rows[q]);
-                char c[9][32];
+                char c[10][32];
                 fmt(c[0], 32, s.sp_shap, 3), fmt(c[1], 32, s.pe_shap, 3), fmt(c[2], 32, s.sp_banz, 3), fmt(c[3], 32, s.sp_loo, 3);
-                fmt(c[4], 32, s.kl, 4), fmt(c[5], 32, s.top, 2), fmt(c[6], 32, s.bottom, 2), fmt(c[7], 32, s.rm_hi, 4);
-                fmt(c[8], 32, s.rm_lo, 4);
-                rt_rowt(&tb, names[q], 0, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
-                if (csv)
-                    fprintf(csv, "%s,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.6f,%.6f\n", csv_q(t->dir), t->seed, csv_q(names[q]),
-                            pass ? "" : csv_q(r->dir), s.sp_shap, s.pe_shap, s.sp_banz, s.sp_loo, s.kl, s.top, s.bottom, s.rm_hi, s.rm_lo);
+                fmt(c[4], 32, s.kl, 4), fmt(c[5], 32, s.js, 4), fmt(c[6], 32, s.top, 2), fmt(c[7], 32, s.bottom, 2);
+                fmt(c[8], 32, s.rm_hi, 4), fmt(c[9], 32, s.rm_lo, 4);
+                rt_rowt(&tb, names[q], 0, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]);
+                if (csv) /* the JS divergence last: the earlier columns keep their places */
+                    fprintf(csv, "%s,%llu,%s,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.4f,%.4f,%.6f,%.6f,%.6f\n", csv_q(t->dir), t->seed, csv_q(names[q]),
+                            pass ? "" : csv_q(r->dir), s.sp_shap, s.pe_shap, s.sp_banz, s.sp_loo, s.kl, s.top, s.bottom, s.rm_hi, s.rm_lo, s.js);
                 if (gi < 0) continue;
                 group_row *row = NULL;
                 for (int g = 0; g < TG->grow[gi]; g++)
@@ -731,7 +747,7 @@ void report_truth(report *R) {
     FILE *csv = report_fopen(p);
     if (csv)
         fprintf(csv, "truth,seed,method_or_rule,run,spearman_shapley,pearson_shapley,spearman_banzhaf,spearman_loo,kl_shapley_shares,"
-                     "top_quarter,bottom_quarter,removal_high_mean,removal_low_mean\n");
+                     "top_quarter,bottom_quarter,removal_high_mean,removal_low_mean,js_shapley_shares\n");
     fprintf(R->md, "\n## Against the retrained ground truth\n\n");
     fprintf(R->ht, "<h2>Against the retrained ground truth</h2>\n");
     report_para(R->md, R->ht,
@@ -741,8 +757,11 @@ void report_truth(report *R) {
                 "method found who matters) and without the k it values least (higher is better), k = 0 to n - 1, read from the table. "
                 "The truth's own spread over its seeds says how far apart two methods must be to differ. KL to Shapley shares: "
                 "the KL of the method's shares to the Shapley values' (negative values clamped to 0), infinite (inf) wherever a "
-                "client's Shapley value is at most 0 and the method credits it. Data: truth_scores.csv; the verdicts over truths "
-                "with what deciding would take: truth_verdicts.csv.");
+                "client's Shapley value is at most 0 and the method credits it (as in a small truth, where some client's value is "
+                "often at most 0); JS to Shapley shares, finite where KL is not: the Jensen-Shannon divergence (natural log) between "
+                "the method's shares and the Shapley values clamped at 0 and renormalised (uniform where none is above 0), the mean "
+                "KL of each to their average, from 0 (the same shares) to ln 2 = 0.6931 (no client credited by both). Data: "
+                "truth_scores.csv; the verdicts over truths with what deciding would take: truth_verdicts.csv.");
     truth_groups TG = {.cap = R->nr + 4}; /* a configuration's rows: at most every run's label and the four rules */
     TG.G = calloc((size_t)TG.cap * TR_MAX_GROUPS, sizeof *TG.G);
     TG.key = calloc(TR_MAX_GROUPS, sizeof *TG.key);
