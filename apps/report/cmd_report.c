@@ -153,6 +153,8 @@ typedef struct {
 
 static const report_section SECTIONS[] = {
     {sec_what_was_run, 0},
+    {report_glance, 0},   /* accuracy and macro-F1 on the first screen (issue 81) */
+    {sec_truth, 0},       /* the yardstick first, where truths are given (issue 81) */
     {sec_clients_first, 0},
     {sec_verdicts, 0},
     {sec_readings, 0},
@@ -164,7 +166,6 @@ static const report_section SECTIONS[] = {
     {report_server_figure, 0},
     {sec_completion, 0},
     {sec_reference, 0},
-    {sec_truth, 0},
     {report_summary_table, 1},
     {report_ablation, 1},
     {report_shapley, 1},
@@ -183,7 +184,7 @@ static const char *PAGE_CSS =
     "table.claims tr.first td{border-top:2px solid #888}table.claims{table-layout:fixed;width:100%}table.claims th{text-align:left}"
     "table.claims th:nth-child(1){width:19%}table.claims th:nth-child(2){width:24%}table.claims th:nth-child(3){width:11%}"
     "table.claims th:nth-child(4){width:34%}table.claims th:nth-child(5){width:12%}td.holds{background:#dff0d8}td.fails{background:#f2dede}"
-    "td.open{background:#eee}div.pair{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}div.pair figure{width:330px;margin:0.5em 0}table.means{font-size:80%}table.means td{padding:1px 5px}ul.small{font-size:85%}details{margin:0.3em 0}summary{cursor:pointer}</style>";
+    "td.open{background:#eee}table.glance{font-size:90%}div.pair{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}div.pair figure{width:330px;margin:0.5em 0}table.means{font-size:80%}table.means td{padding:1px 5px}ul.small{font-size:85%}details{margin:0.3em 0}summary{cursor:pointer}</style>";
 
 /* The id of the n-th <h2> of a page, and its Markdown slug (GitHub's: lower case, spaces to -,
  * punctuation dropped). */

@@ -148,6 +148,9 @@ int report_nconf(const report *R);
 int report_conf_members(const report *R, int c, int *m, int cap, int *most_seeds);
 void report_seeds_close(report *R);
 void report_what_was_run(report *R);
+/* Near the top of report.html: each method's final accuracy and macro-F1 and their means over the
+ * window, the mean over its seeds (table.glance; a row per method of each configuration). */
+void report_glance(report *R);
 int report_verdicts(report *R);
 int report_configurations(report *R);
 void report_configurations_apart(report *R);

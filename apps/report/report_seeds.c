@@ -287,6 +287,59 @@ void report_what_was_run(report *R) {
     rt_end(&t);
 }
 
+/* The first screen's answer to "how accurate is each method" (issue 81): a row per method of each
+ * configuration, its final accuracy and macro-F1 (the last round's) and their means over the
+ * window, each the mean over its seeds; folded under a summary past GLANCE_ROWS rows (a study of
+ * many configurations), so that the sections still begin near the top. */
+#define GLANCE_ROWS 12
+void report_glance(report *R) {
+    seeds_ctx *S = R->S;
+    run_t *runs = S->runs;
+    FILE *md = R->md, *ht = R->ht;
+    int rows = 0, confs = S->nconf > 1;
+    for (int j = 0; j < S->ng; j++) rows += S->g[j].n > 0;
+    if (!rows) return;
+    char txt[600];
+    snprintf(txt, sizeof txt, "**Accuracy and macro-F1 of each method**: final, after a run's last round; mean, over %s%s. "
+             "Where a method has several seeds, each is the mean over them (n); intervals: [Each configuration](#each-configuration).",
+             window_phrase(R), confs ? "; a row per method of each configuration" : "");
+    fprintf(md, "\n%s\n", txt);
+    if (rows > GLANCE_ROWS) fprintf(ht, "<details><summary>Accuracy and macro-F1 of each method: %d rows (%d configurations), folded</summary>\n", rows, S->nconf);
+    fprintf(ht, "<p><b>Accuracy and macro-F1 of each method</b>: final, after a run's last round; mean, over %s%s. Where a method "
+                "has several seeds, each is the mean over them (n); intervals: <a href='#conf-1'>each configuration</a>.</p>\n",
+            H(window_phrase(R)), confs ? "; a row per method of each configuration" : "");
+    static const char *heads[] = {"configuration", "method", "n", "final accuracy", "final macro-F1", "accuracy, mean", "macro-F1, mean"};
+    rtable t;
+    rt_begin_class(&t, md, ht, "glance", 6 + confs, heads + !confs);
+    for (int c = 0; c < S->nconf; c++) {
+        int first = 1;
+        for (int pass = 0; pass < 2; pass++) /* the methods, then FLCE's variants, as in the configuration's table */
+            for (int j = 0; j < S->ng; j++) {
+                const run_t *r0 = &runs[S->g[j].m[0]];
+                if (S->conf_of[j] != c || (r0->ablate[0] != 0) != pass || !S->g[j].n) continue;
+                double v[4] = {0, 0, 0, 0};
+                int n = S->g[j].n;
+                for (int q = 0; q < n; q++) {
+                    const run_t *r = &runs[S->g[j].m[q]];
+                    v[0] += r->T ? r->acc[r->T - 1] / n : NAN, v[1] += r->T ? r->f1[r->T - 1] / n : NAN;
+                    v[2] += r->fin_acc / n, v[3] += r->fin_f1 / n;
+                }
+                char lab[96], conf[200], num[5][32];
+                report_base_label(r0, lab, sizeof lab);
+                report_configuration(r0, conf, sizeof conf);
+                snprintf(num[0], sizeof num[0], "%d", n);
+                for (int k = 0; k < 4; k++) snprintf(num[k + 1], sizeof num[k + 1], "%.4f", v[k]);
+                rt_row_begin(&t, NULL);
+                if (confs) rt_cell2(&t, conf, first ? conf : "", NULL, NULL, 0);
+                rt_cell(&t, lab, NULL, NULL, 0);
+                for (int k = 0; k < 5; k++) rt_cell(&t, num[k], NULL, NULL, 0);
+                rt_row_end(&t);
+                first = 0;
+            }
+    }
+    rt_end(&t);
+    if (rows > GLANCE_ROWS) fprintf(ht, "</details>\n");
+}
 
 int report_verdicts(report *R) {
     seeds_ctx *S = R->S;
