@@ -4,7 +4,9 @@
 # every figure loads, no local link or anchor is broken, no per-round figure has more than 12
 # legend entries, the page logs no error, its text holds no literal ** and every figure has its
 # axis labels and no bitmap (issue 65), and the first screen of report.html holds the verdict
-# figure (issue 31); then a one-seed report (seed 1 alone): its first screen holds the clients
+# figure (issue 31) and the accuracy table (issue 81); every figure's panel of two series or more
+# has a legend, no key is placed inside a plot area, no figure's text is below 9 px (issue 81);
+# then a one-seed report (seed 1 alone): its first screen holds the accuracy table and the clients
 # section, its claims folded (issue 65); then each fault made once must be caught.
 # FLCE_ONE_SEED_SHOT=PATH: the one-seed report's first screen is also copied to PATH. Needs
 # Debian's chromium, node and playwright-core (scripts/test.sh installs them); exits 77
@@ -22,13 +24,13 @@ tiny="--clients 4 --per-round 2 --rounds 3 --train-subset 300 --test-subset 60 -
 for s in 1 2 3; do "$flce" run --algo flce,fedavg $tiny --seed $s --out "$t/s$s" > /dev/null 2>&1 || fail "run seed $s"; done
 "$flce" report "$t/s1" "$t/s2" "$t/s3" --out "$t/rep" > /dev/null 2>&1 || fail "flce report"
 check() { NODE_PATH="$here/browser/node_modules" node "$here/browser/check_report.js" "$@"; }
-FIRST_SCREEN_VERDICT=1 check "$t/rep/report.html" "$t/shot.png" > "$t/log" 2>&1 || fail "report.html in Chromium: $(cat "$t/log")"
+FIRST_SCREEN_VERDICT=1 FIRST_SCREEN_ACCURACY=1 check "$t/rep/report.html" "$t/shot.png" > "$t/log" 2>&1 || fail "report.html in Chromium: $(cat "$t/log")"
 [ -s "$t/shot.png" ] || fail "no screenshot"
 grep -q '^[1-9][0-9]* images' "$t/log" || fail "no image seen: $(cat "$t/log")"
 check "$t/rep/runs.html" "$t/shot_runs.png" > "$t/logr" 2>&1 || fail "runs.html in Chromium: $(cat "$t/logr")"
 # one seed: the report opens on the clients, the claims follow folded
 "$flce" report "$t/s1" --out "$t/one" > /dev/null 2>&1 || fail "flce report of one seed"
-FIRST_SCREEN_CLIENTS=1 SHOT_MAX_HEIGHT=800 check "$t/one/report.html" "$t/shot_one.png" > "$t/log1" 2>&1 ||
+FIRST_SCREEN_CLIENTS=1 FIRST_SCREEN_ACCURACY=1 SHOT_MAX_HEIGHT=800 check "$t/one/report.html" "$t/shot_one.png" > "$t/log1" 2>&1 ||
   fail "the one-seed report.html in Chromium: $(cat "$t/log1")"
 grep -q '^[1-9][0-9]* images' "$t/log1" || fail "no image seen in the one-seed report: $(cat "$t/log1")"
 check "$t/one/runs.html" "$t/shot_one_runs.png" > "$t/log1r" 2>&1 || fail "the one-seed runs.html in Chromium: $(cat "$t/log1r")"
@@ -78,4 +80,26 @@ rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
 sed -i 's|</svg>|<image x="0" y="0" width="300" height="300" xlink:href="data:image/png;base64,iVBORw0KGgo="/></svg>|' "$t/bad/class_contributions_00.svg"
 check "$t/bad/runs.html" "$t/shot10.png" > "$t/log10" 2>&1 && fail "a bitmap in a figure was not caught"
 grep -q 'figure class_contributions_00.svg: holds a bitmap' "$t/log10" || fail "a bitmap: $(cat "$t/log10")"
-echo "report_browser: $(tail -1 "$t/log"); runs.html: $(tail -1 "$t/logr"); one seed: $(tail -1 "$t/log1"); a missing figure, a broken anchor, 13 legend entries, a first screen without verdicts or without the clients, unfolded claims, a literal **, a missing or undrawn axis label and a bitmap are caught"
+# issue 81's faults: the accuracy table pushed below the first screen, a panel of several series
+# without a legend (the accuracy panel's key entries made untitled), a key placed inside the plot
+# area, a figure's text at 7 px
+rm -rf "$t/bad"; cp -r "$t/rep" "$t/bad"
+sed -i "s|<table class='glance'>|<div style='height:900px'></div>&|" "$t/bad/report.html"
+FIRST_SCREEN_ACCURACY=1 check "$t/bad/report.html" "$t/shot11.png" > "$t/log11" 2>&1 && fail "a first screen without the accuracy table was not caught"
+grep -q 'the first screen holds no accuracy table: it ends at' "$t/log11" || fail "the accuracy table: $(cat "$t/log11")"
+rm -rf "$t/bad"; cp -r "$t/rep" "$t/bad"
+grep -q '<title>flce (n=3)</title>' "$t/bad/conf01_rounds.svg" || fail "conf01_rounds.svg names no flce (n=3) in its legend"
+awk '/<g id="gnuplot_plot_[0-9]+b"/ { b = 1 } !b { gsub(/<title>[^<]*<\/title>/, "<title>gnuplot_plot_0a</title>") } { print }' "$t/rep/conf01_rounds.svg" > "$t/bad/conf01_rounds.svg"
+check "$t/bad/report.html" "$t/shot12.png" > "$t/log12" 2>&1 && fail "a panel without a legend was not caught"
+grep -q 'figure conf01_rounds.svg: panel a: [0-9]* series and no legend' "$t/log12" || fail "a panel without a legend: $(cat "$t/log12")"
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+grep -q '^  set key outside right top$' "$t/bad/conf01_clients.gp" || fail "conf01_clients.gp places no key outside right top: $(grep 'set key' "$t/bad/conf01_clients.gp")"
+sed -i 's/^  set key outside right top$/  set key top right/' "$t/bad/conf01_clients.gp"
+check "$t/bad/report.html" "$t/shot13.png" > "$t/log13" 2>&1 && fail "a key inside the plot area was not caught"
+grep -q 'figure conf01_clients.svg: its key is placed inside the plot area (set key top right in conf01_clients.gp)' "$t/log13" &&
+  grep -q 'figure conf01_clients.svg: its legend is inside the plot area' "$t/log13" || fail "a key inside the plot area: $(cat "$t/log13")"
+rm -rf "$t/bad"; cp -r "$t/one" "$t/bad"
+sed -i 's/font-size="12.00"/font-size="7.00"/' "$t/bad/conf01_clients.svg"
+check "$t/bad/report.html" "$t/shot14.png" > "$t/log14" 2>&1 && fail "text at 7 px was not caught"
+grep -q "figure conf01_clients.svg: text '.*' drawn at 7.0 px (at least 9)" "$t/log14" || fail "text at 7 px: $(cat "$t/log14")"
+echo "report_browser: $(tail -1 "$t/log"); runs.html: $(tail -1 "$t/logr"); one seed: $(tail -1 "$t/log1"); a missing figure, a broken anchor, 13 legend entries, a first screen without verdicts or without the clients, unfolded claims, a literal **, a missing or undrawn axis label, a bitmap, a first screen without the accuracy table, a panel without a legend, a key inside the plot area and text at 7 px are caught"
