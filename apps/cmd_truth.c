@@ -64,6 +64,9 @@ typedef struct {
     uint64_t seed; /* --seed: truth seed r trains with train seed seed + r */
     truth_row *rows;
     int nrows;
+    int fmt;       /* truth_format: 2 (each row names the settings it was trained under), or 1 (a truth
+                    * begun by an earlier build, continued as it was begun) */
+    char sdig[17]; /* format 2: the settings' digest every row carries (settings_digest) */
 } truth;
 
 static const char *UTILITIES[] = {"accuracy", "accuracy-window", "loss", "loss-window"};
@@ -193,11 +196,14 @@ static flce_status read_coalition(const char *dir, int T, int W, truth_row *r, f
 static int row_line(const truth *t, const truth_row *r, char *buf, size_t cap) {
     char mem[200];
     members_text(r->mask, t->n, mem, sizeof mem);
-    return snprintf(buf, cap, "%llu,%s,%llu,%s,%s,%.6f,%.9g,%s\n", (unsigned long long)r->mask, mem,
-                    (unsigned long long)(t->seed + (uint64_t)r->seed), r->acc, r->loss, r->accw, r->lossw, r->digest);
+    return snprintf(buf, cap, "%llu,%s,%llu,%s,%s,%.6f,%.9g,%s%s%s\n", (unsigned long long)r->mask, mem,
+                    (unsigned long long)(t->seed + (uint64_t)r->seed), r->acc, r->loss, r->accw, r->lossw, r->digest,
+                    t->fmt == 2 ? "," : "", t->fmt == 2 ? t->sdig : "");
 }
 
-static const char *HEADER = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest\n";
+static const char *HEADER1 = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest\n";
+static const char *HEADER2 = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest,settings\n";
+#define HEADER (t->fmt == 2 ? HEADER2 : HEADER1)
 
 /* The rows of an earlier try (--resume): each checked against the plan (a coalition and seed of
  * it, once, its members spelled as its mask says, numbers finite, a digest); a last line cut off
@@ -235,6 +241,17 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
         if (ln == 1) {
             if (strcmp(line, HEADER)) st = flce_fail(e, FLCE_ERR_IO, "%s line 1: not the header of a truth's utilities (--force starts again)", path);
             continue;
+        }
+        char whole[1024];
+        snprintf(whole, sizeof whole, "%s", line);
+        if (t->fmt == 2) { /* the settings the row was trained under: this truth's, or refused (issue 82) */
+            char *c = strrchr(line, ',');
+            if (c && strlen(c) == 18 && strspn(c + 1, "0123456789abcdef") == 16 && strncmp(c + 1, t->sdig, 16)) {
+                st = flce_fail(e, FLCE_ERR_IO, "%s line %d: trained under other settings (settings %.16s, this truth's %s): another truth's row "
+                               "(--force starts again)", path, ln, c + 1, t->sdig);
+                break;
+            }
+            if (c && strlen(c) == 18) c[0] = '\n', c[1] = '\0'; /* the rest read as a row of format 1 */
         }
         unsigned long long mask, ts;
         char mem[200] = "", acc[32], loss[32], dg[17], tail;
@@ -274,7 +291,7 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
         char canon[1024], ca[64], cl[64];
         row_line(t, r, canon, sizeof canon);
         snprintf(ca, sizeof ca, "%.6f", a), snprintf(cl, sizeof cl, "%.9g", l); /* metrics.csv's forms (fl/run_files.c) */
-        if (strcmp(canon, line) || strcmp(ca, acc) || strcmp(cl, loss)) { /* kept as read, the table would not be the bytes an unbroken truth writes */
+        if (strcmp(canon, whole) || strcmp(ca, acc) || strcmp(cl, loss)) { /* kept as read, the table would not be the bytes an unbroken truth writes */
             *r = was;
             st = flce_fail(e, FLCE_ERR_IO, "%s line %d: not as flce truth writes it (its numbers' digits or form edited; --force starts again)", path, ln);
             break;
@@ -398,10 +415,42 @@ static flce_status write_values(const truth *t, const char *path, double out_val
 
 /* truth.json: what makes the table this federation's: flce run's flags as given (in order), the
  * truth's own settings and the partition's digest; --resume refuses a folder that says otherwise. */
+/* Where it goes and what it runs on are not the federation (the backends give the same bits): the
+ * words of argv [i] that truth.json's run_flags leave out (1: "--flag=v", 2: "--flag v"), or 0. */
+static int flag_skipped(char **argv, int i) {
+    static const char *skip[] = {"--out", "--backend", "--device", "--mpi-timeout"};
+    for (size_t k = 0; k < sizeof skip / sizeof skip[0]; k++) {
+        size_t l = strlen(skip[k]);
+        if (!strncmp(argv[i], skip[k], l) && argv[i][l] == '=') return 1;
+        if (!strcmp(argv[i], skip[k])) return 2;
+    }
+    return 0;
+}
+
+/* The digest of what makes a row (truth_format 2; docs/formats.md): the xxh3-64 of the method, the
+ * participation, the window and every run flag truth.json records (the federation, the rounds, the
+ * seed), each on its own line after "flce truth settings 2"; not the coalitions drawn, the truth
+ * seeds or the utility, which choose rows or read them but do not change one. The report
+ * recomputes it from truth.json. */
+static void settings_digest(const truth *t, int argc, char **argv, const char *algo, char out[17]) {
+    char buf[16384];
+    size_t len = 0;
+    flce_catf(buf, sizeof buf, &len, "flce truth settings 2\n%s\n%s\n%d\n", algo, t->full ? "full" : "k", t->W);
+    for (int i = 0; i < argc; i++) {
+        int sk = flag_skipped(argv, i);
+        if (sk) {
+            i += sk - 1;
+            continue;
+        }
+        flce_catf(buf, sizeof buf, &len, "%s\n", argv[i]);
+    }
+    flce_digest_hex(flce_digest(buf, len), out);
+}
+
 static flce_status truth_json(const truth *t, int argc, char **argv, const char *part, const char *algo, char *buf, size_t cap, flce_err *e) {
     size_t len = 0;
-    flce_catf(buf, cap, &len, "{\n\t\"truth_format\":\t1,\n\t\"algo\":\t\"%s\",\n\t\"clients\":\t%d,\n\t\"per_round\":\t%d,\n\t\"rounds\":\t%d,\n",
-              algo, t->n, t->K, t->T);
+    flce_catf(buf, cap, &len, "{\n\t\"truth_format\":\t%d,\n\t\"algo\":\t\"%s\",\n\t\"clients\":\t%d,\n\t\"per_round\":\t%d,\n\t\"rounds\":\t%d,\n",
+              t->fmt, algo, t->n, t->K, t->T);
     char co[32];
     if (t->sample) snprintf(co, sizeof co, "sample:%d", t->sample);
     else snprintf(co, sizeof co, "%s", t->all ? "all" : "loo");
@@ -410,14 +459,7 @@ static flce_status truth_json(const truth *t, int argc, char **argv, const char 
     flce_catf(buf, cap, &len, "\t\"window\":\t%d,\n\t\"utility\":\t\"%s\",\n\t\"partition_digest\":\t\"%s\",\n\t\"run_flags\":\t[", t->W,
               UTILITIES[t->utility], part);
     for (int i = 0, first = 1; i < argc; i++) {
-        /* where it goes and what it runs on are not the federation (the backends give the same bits) */
-        static const char *skip[] = {"--out", "--backend", "--device", "--mpi-timeout"};
-        int sk = 0;
-        for (size_t k = 0; k < sizeof skip / sizeof skip[0]; k++) {
-            size_t l = strlen(skip[k]);
-            if (!strncmp(argv[i], skip[k], l) && argv[i][l] == '=') sk = 1;
-            if (!strcmp(argv[i], skip[k])) sk = 2;
-        }
+        int sk = flag_skipped(argv, i);
         if (sk) {
             i += sk - 1;
             continue;
@@ -996,6 +1038,16 @@ static int setup_folder(truth *t, const flce_run_job *J, truth_opts *o, int nres
         status = cli_usage_error(prog, "--jobs %d: the %s backend is not forked; one job a GPU (or mpirun -n P, a process a device)", o->jobs,
                                  J->breq.be->name);
     if (status) return status;
+    t->fmt = 2;
+    if (o->resume) { /* a truth begun by an earlier build goes on in its format (1: rows without settings) */
+        char why[200], old[16384];
+        FILE *f = flce_fopen_regular(p->json, why, sizeof why);
+        size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
+        if (f) fclose(f);
+        old[ol] = '\0';
+        if (strstr(old, "\"truth_format\":\t1,\n")) t->fmt = 1;
+    }
+    settings_digest(t, nrest, rest, J->names[0], t->sdig);
     if (truth_json(t, nrest, rest, part, J->names[0], js, sizeof js, &e)) return cli_usage_error(prog, "%s", e.msg);
     if (o->force && (rm_tree(p->work) != 0 || (remove(p->util) != 0 && errno != ENOENT) || (remove(p->val) != 0 && errno != ENOENT))) {
         fprintf(stderr, "%s: --force: cannot remove the earlier truth in %s: %s\n", prog, t->out, strerror(errno));
@@ -1074,7 +1126,8 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
     if (P > 1) { /* rank 0's status, then the plan's rows as it found them, to every rank */
         int64_t s0 = status;
         flce_err ce;
-        if (comm->bcast(comm, &s0, 8, 0, &ce) || (!s0 && comm->bcast(comm, t.rows, sizeof(truth_row) * (size_t)t.nrows, 0, &ce))) {
+        if (comm->bcast(comm, &s0, 8, 0, &ce) || (!s0 && comm->bcast(comm, t.rows, sizeof(truth_row) * (size_t)t.nrows, 0, &ce)) ||
+            (!s0 && comm->bcast(comm, &t.fmt, sizeof t.fmt, 0, &ce)) || (!s0 && comm->bcast(comm, t.sdig, sizeof t.sdig, 0, &ce))) {
             if (root) fprintf(stderr, "%s: %s\n", prog, ce.msg);
             s0 = 1;
         }

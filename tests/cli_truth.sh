@@ -23,7 +23,7 @@ fed="--clients 3 --train-subset 150 --test-subset 30 --val-size 12 --batch 16 --
 "$flce" truth $fed --seed 5 --out "$t/a" > "$t/a.log" 2> "$t/a.err" || fail "truth: $(cat "$t/a.err")"
 u="$t/a/utilities.csv"; v="$t/a/values.csv"
 [ "$(wc -l < "$u")" = 9 ] || fail "utilities.csv: $(wc -l < "$u") lines, 1 + 8 expected"
-[ "$(head -1 "$u")" = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest" ] || fail "utilities.csv header: $(head -1 "$u")"
+[ "$(head -1 "$u")" = "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest,settings" ] || fail "utilities.csv header: $(head -1 "$u")"
 grep -q "8 coalitions x 1 seed, 8 to train" "$t/a.err" || fail "no size line: $(cat "$t/a.err")"
 [ "$(grep -c ': coalition {' "$t/a.err")" = 8 ] || fail "not one progress line per coalition: $(cat "$t/a.err")"
 [ ! -e "$t/a/work" ] || fail "the coalitions' folders are left in $t/a/work"
@@ -43,11 +43,14 @@ done
 [ "$(sed -n 's/^initial_model //p' "$t/plain/digests.txt")" = "$(awk -F, '$1 == 0 { print $8 }' "$u")" ] || fail "the empty coalition is not the initial model"
 # min(K, |S|) of a coalition a round: a coalition of at most K = 2 trains every member every round,
 # so its row equals, byte for byte, the row of a truth with every member every round (K = 3); the
-# grand coalition, 2 of 3 a round against all 3, must differ
+# grand coalition, 2 of 3 a round against all 3, must differ (each row but its last field: the
+# settings it names differ, the participation being one of them)
 "$flce" truth $(echo "$fed" | sed 's/--per-round 2/--per-round 3/') --participation full --seed 5 --out "$t/af" > /dev/null 2> "$t/af.err" ||
   fail "truth --participation full: $(cat "$t/af.err")"
-same=$(awk -F, 'FNR > 1 { if (FILENAME == ARGV[1]) a[$1] = $0; else if ($1 != 7) { n++; e += a[$1] == $0 } else g = a[$1] != $0 }
+same=$(awk -F, 'FNR > 1 { sub(/,[0-9a-f]+$/, ""); if (FILENAME == ARGV[1]) a[$1] = $0; else if ($1 != 7) { n++; e += a[$1] == $0 } else g = a[$1] != $0 }
   END { print e "/" n "/" g }' "$u" "$t/af/utilities.csv")
+[ "$(awk -F, 'FNR > 1 { print $9 }' "$u" | sort -u | wc -l)" = 1 ] && [ "$(awk -F, 'FNR > 1 { print $9 }' "$u" | sort -u)" != "$(awk -F, 'FNR > 1 { print $9 }' "$t/af/utilities.csv" | sort -u)" ] ||
+  fail "the rows' settings: one for every row of a truth, another for another participation"
 [ "$same" = "7/7/1" ] || fail "K = 2 against every member (equal rows of the 7 coalitions of at most 2 / of 7, the grand coalition differs): $same"
 json_has "$t/a/truth.json" "\"partition_digest\":\"$(sed -n 's/^partition //p' "$t/plain/digests.txt")\"" || fail "truth.json: not the run's partition"
 
@@ -334,18 +337,18 @@ cp -r "$t/a" "$t/acopy"
 expect 2 "are one truth (seed 5 of one federation and settings): give it once" report "$t/plain" "$t/a" "$t/acopy" --out "$t/rep2"
 awk -F, -v OFS=, 'NR == 3 { $2 = $2 + 0.01 } { print }' "$t/a/values.csv" > "$t/acopy/values.csv"
 expect 1 "acopy/values.csv: client 1's shapley is" report "$t/plain" "$t/acopy" --out "$t/rep2"
-cp "$t/a/values.csv" "$t/acopy/values.csv"; sed -i 's/"truth_format":\t1/"truth_format":\t2/' "$t/acopy/truth.json"
-expect 1 "truth_format other than 1: this build reads format 1 only" report "$t/plain" "$t/acopy" --out "$t/rep2"
+cp "$t/a/values.csv" "$t/acopy/values.csv"; sed -i 's/"truth_format":\t2/"truth_format":\t3/' "$t/acopy/truth.json"
+expect 1 "truth_format other than 1 or 2: this build reads formats 1 and 2" report "$t/plain" "$t/acopy" --out "$t/rep2"
 # a row of utilities.csv not as flce truth writes it (a mask 3.5, members not the mask's, a digest
 # ZZZ) is damage to flce report, status 1 (they were read as good)
-for e in 's/^3,0;1,5,/3.5,0;1,5,/' 's/^3,0;1,5,/3,0;2,5,/' '5s/,[0-9a-f]*$/,ZZZ/'; do
+for e in 's/^3,0;1,5,/3.5,0;1,5,/' 's/^3,0;1,5,/3,0;2,5,/' '5s/,[0-9a-f]*\(,[0-9a-f]*\)$/,ZZZ\1/'; do
   rm -rf "$t/ud" && cp -r "$t/a" "$t/ud" && sed -i "$e" "$t/ud/utilities.csv"
   cmp -s "$u" "$t/ud/utilities.csv" && fail "the test did not damage utilities.csv ($e)"
   expect 1 "ud/utilities.csv: damaged or unfinished" report "$t/plain" "$t/ud" --out "$t/rep-ud"
 done
 [ ! -e "$t/rep-ud" ] || fail "a report refused for a damaged utilities.csv left $t/rep-ud"
 # a full table of more than 16 clients is beyond the report (a limit: status 2, not damage)
-sed -i 's/"truth_format":\t2/"truth_format":\t1/; s/"clients":\t3/"clients":\t17/' "$t/acopy/truth.json"
+sed -i 's/"truth_format":\t3/"truth_format":\t2/; s/"clients":\t3/"clients":\t17/' "$t/acopy/truth.json"
 expect 2 "17 clients: a report judges against truths of every coalition of at most 16" report "$t/plain" "$t/acopy" --out "$t/rep2"
 [ ! -e "$t/rep2" ] || fail "a refused report left $t/rep2"
 # a run of the same partition with every client every round (K = n: the full arm's methods) is not
@@ -485,4 +488,18 @@ w4="--clients 4 --per-round 2 --rounds 3 --train-subset 120 --test-subset 20 --v
 awk -F, 'NR > 1 && $2 == 0 { exit 1 }' "$t/w4r/round_contributions.csv" || fail "the warning says client 0 is never selected, the run selected it"
 "$flce" truth $(echo "$w4" | sed "s/--per-round 2/--per-round 4/") --coalitions loo --participation full --quiet --out "$t/w4f" > /dev/null 2> "$t/w4f.err" || fail "truth, full: $(cat "$t/w4f.err")"
 grep -q warning "$t/w4f.err" && fail "a warning with every member every round: $(cat "$t/w4f.err")"
+# issue 82: each row names the settings it was trained under (truth_format 2): rows of a truth with
+# other --rounds are another truth's, refused by --resume and by the report; a truth begun in
+# format 1 (by an earlier build: made here from this one's by removing the column) goes on in it
+# and reports as before
+"$flce" truth $(echo "$fed" | sed "s/--rounds 2/--rounds 3/") --seed 5 --out "$t/r3" > /dev/null 2>&1 || fail "truth of 3 rounds"
+rm -rf "$t/fo" && cp -r "$t/a" "$t/fo" && cp "$t/r3/utilities.csv" "$t/fo/utilities.csv"
+expect 1 "fo/utilities.csv line 2: trained under other settings" truth $fed --seed 5 --out "$t/fo" --resume
+expect 1 "fo/utilities.csv: a row of coalition 0 trained under other settings" report "$t/plain" "$t/fo" --out "$t/rfo"
+rm -rf "$t/f1" && cp -r "$t/a" "$t/f1" && rm "$t/f1/values.csv"
+sed -i 's/"truth_format":\t2,/"truth_format":\t1,/' "$t/f1/truth.json"
+sed -i 's/,settings$//; s/,[0-9a-f]\{16\}$//' "$t/f1/utilities.csv" && sed -i '5,$d' "$t/f1/utilities.csv"
+"$flce" truth $fed --seed 5 --out "$t/f1" --resume > /dev/null 2> "$t/f1.err" || fail "a format-1 truth resumed: $(cat "$t/f1.err")"
+sed 's/,settings$//; s/,[0-9a-f]\{16\}$//' "$u" | cmp -s - "$t/f1/utilities.csv" || fail "a format-1 truth resumed is not the format-2 table without its column"
+"$flce" report "$t/plain" "$t/f1" --out "$t/rf1" > /dev/null 2>&1 || fail "a format-1 truth not reported"
 echo "cli_truth: ok"

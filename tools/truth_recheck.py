@@ -27,7 +27,7 @@ What it checks:
    clients (clients.csv); data sizes: clients.csv's samples): Spearman with the truth's Shapley
    values (ties: average ranks, the docs' rule for the report's other Spearman correlations,
    docs/commands/report.md "ties: their mean rank"), Pearson with Shapley, Spearman with
-   Banzhaf and with leave-one-out, the KL of the method's shares to the Shapley shares
+   Banzhaf and with leave-one-out, the KL and the Jensen-Shannon divergence of the method's shares to the Shapley shares
    (sum p log(p / q) over p > 0; negatives clamped to 0 on both sides; `inf` where q = 0 < p),
    the top and bottom quarter agreement (max(1, floor(n / 4)) clients: the share of the method's
    top (bottom) quarter that is in the Shapley values' top (bottom) quarter), and the removal
@@ -191,7 +191,15 @@ class Truth:
         if not (1 <= n <= (16 if self.coal == 'all' else 32)) or self.R < 1:
             raise Damaged(f'{d}/truth.json: clients {n} or truth_seeds {self.R} out of range')
         upath = os.path.join(d, 'utilities.csv')
-        _, rows = read_csv(upath, UHEADER)
+        fmt = j.get('truth_format', 1)
+        if fmt not in (1, 2):
+            raise Damaged(f'{d}/truth.json: truth_format {fmt!r}, not 1 or 2')
+        _, rows = read_csv(upath, UHEADER + (['settings'] if fmt == 2 else []))
+        if fmt == 2:  # each row names the settings it was trained under: one digest for the whole table
+            sets = {r[-1] for r in rows if r}
+            if len(sets) > 1 or any(not re.fullmatch(r'[0-9a-f]{16}', x) for x in sets):
+                raise Damaged(f'{upath}: rows of {len(sets)} settings digests ({", ".join(sorted(sets))[:80]}); one truth has one')
+            rows = [r[:-1] for r in rows]
         col, sign = UTIL_COLUMN[self.utility]
         ci = UHEADER.index(col)
         self.rows = {}  # (mask, seed) -> row
@@ -395,6 +403,12 @@ def kl(p, q):
     return math.fsum(pi * math.log(pi / qi) for pi, qi in zip(p, q) if pi > 0)
 
 
+def js(p, q):
+    """Jensen-Shannon divergence, natural log: the mean of KL(p, m) and KL(q, m), m = (p + q) / 2."""
+    m = [(a + b) / 2 for a, b in zip(p, q)]
+    return (kl(p, m) + kl(q, m)) / 2
+
+
 def order(x):
     """Clients by value, the most valued first; ties: the lower client first. The least valued
     first is this order reversed (apps/report/report_truth.c; see the docstring)."""
@@ -422,7 +436,7 @@ def scores(t, vals, x):
     sh = vals['shapley']
     s = {'spearman_shapley': spearman(x, sh), 'pearson_shapley': pearson(x, sh),
          'spearman_banzhaf': spearman(x, vals['banzhaf']), 'spearman_loo': spearman(x, vals['loo']),
-         'kl_shapley_shares': kl(shares(x), shares(sh))}
+         'kl_shapley_shares': kl(shares(x), shares(sh)), 'js_shapley_shares': js(shares(x), shares(sh))}
     if constant:  # no order: no quarter, no removal curve
         s.update(top_quarter=math.nan, bottom_quarter=math.nan, removal_high_mean=math.nan,
                  removal_low_mean=math.nan)
@@ -614,7 +628,7 @@ def cells(ln):
 def check_report(truths, vals, rdir, runs, tally):
     path = os.path.join(rdir, 'truth_scores.csv')
     cols = ['spearman_shapley', 'pearson_shapley', 'spearman_banzhaf', 'spearman_loo', 'kl_shapley_shares',
-            'top_quarter', 'bottom_quarter', 'removal_high_mean', 'removal_low_mean']
+            'top_quarter', 'bottom_quarter', 'removal_high_mean', 'removal_low_mean', 'js_shapley_shares']
     h, rows = read_csv(path, ['truth', 'seed', 'method_or_rule', 'run'] + cols)
     try:
         md = open(os.path.join(rdir, 'report.md')).read()
@@ -707,7 +721,7 @@ def check_report(truths, vals, rdir, runs, tally):
                 bad.insert(0, f'method {r[2]!r}, the run\'s config.json says {name!r}')
             if r[1] != str(t.seed):
                 bad.insert(0, f'seed {r[1]}, the truth\'s {t.seed}')
-            tally.item(f'{path} line {k + 2}: {t.name} {name}: 9 scores', not bad, '; '.join(bad) if bad else
+            tally.item(f'{path} line {k + 2}: {t.name} {name}: {len(cols)} scores', not bad, '; '.join(bad) if bad else
                        f'Spearman {fmt(s["spearman_shapley"])}, KL {fmt(s["kl_shapley_shares"])}, removal '
                        f'{fmt(s["removal_high_mean"])} / {fmt(s["removal_low_mean"])}')
         # the removal curves' figure data

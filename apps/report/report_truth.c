@@ -24,6 +24,8 @@
 typedef struct report_truth {
     char dir[1024], part[17], key[4096], utility[24];
     int n, all, R;
+    int fmt;       /* truth_format: 1, or 2 (each row of utilities.csv names its settings' digest) */
+    char sdig[17]; /* format 2: the settings' digest from truth.json (cmd_truth.c settings_digest) */
     int per_round, rounds, full;               /* its runs' K and T; full: --participation full (every member every round) */
     int sampled;                               /* --coalitions sample:M: Shapley and Banzhaf estimated (no removal curves) */
     unsigned long long seed;
@@ -124,14 +126,22 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
     size_t nm = t->all ? M : 0;
     FILE *f = flce_fopen_input(p);
     if (!f) return snprintf(err, cap, "%s: %s", p, flce_input_why[0] ? flce_input_why : "missing"), 1;
-    int bad = !fgets(line, sizeof line, f) || strncmp(line, "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window", 65);
+    int bad = !fgets(line, sizeof line, f) ||
+              strcmp(line, t->fmt == 2 ? "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest,settings\n"
+                                       : "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest\n");
     int col = !strcmp(t->utility, "accuracy") ? 3 : !strcmp(t->utility, "accuracy-window") ? 5 : !strcmp(t->utility, "loss") ? 4 : 6;
     double sign = col == 4 || col == 6 ? -1 : 1;
     while (!bad && fgets(line, sizeof line, f)) {
         char *fd[10];
         int nf = split_csv(line, fd, 10);
         double mk, x, ts;
-        bad |= nf != 8 || !field_num(fd[0], &mk) || !field_num(fd[2], &ts) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) ||
+        /* format 2: a row trained under other settings (another truth's) is damage, never read as this one's */
+        if (t->fmt == 2 && nf == 9 && strcmp(fd[8], t->sdig)) {
+            fclose(f);
+            return snprintf(err, cap, "%s: a row of coalition %s trained under other settings (settings %.16s, this truth's %s): another truth's "
+                            "row", p, fd[0], fd[8], t->sdig), 1;
+        }
+        bad |= nf != (t->fmt == 2 ? 9 : 8) || !field_num(fd[0], &mk) || !field_num(fd[2], &ts) || !field_num(fd[col], &x) || !(mk >= 0 && mk < (double)M) ||
                !isfinite(x) || !(ts >= (double)t->seed && ts < (double)t->seed + t->R) || ts != floor(ts) || /* one of the truth's train seeds */
                !row_fields_ok(fd, mk, t->n);
         if (bad) break;
@@ -219,10 +229,11 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
                 *pr = cJSON_GetObjectItemCaseSensitive(j, "per_round"), *rd = cJSON_GetObjectItemCaseSensitive(j, "rounds"),
                 *pt = cJSON_GetObjectItemCaseSensitive(j, "participation");
     const cJSON *tf = cJSON_GetObjectItemCaseSensitive(j, "truth_format");
-    if (!cJSON_IsNumber(tf) || tf->valuedouble != 1) {
+    if (!cJSON_IsNumber(tf) || (tf->valuedouble != 1 && tf->valuedouble != 2)) {
         cJSON_Delete(j);
-        return snprintf(err, cap, "%s: truth_format %s: this build reads format 1 only", p, cJSON_IsNumber(tf) ? "other than 1" : "missing"), 1;
+        return snprintf(err, cap, "%s: truth_format %s: this build reads formats 1 and 2", p, cJSON_IsNumber(tf) ? "other than 1 or 2" : "missing"), 1;
     }
+    t->fmt = (int)tf->valuedouble;
     if (!cJSON_IsNumber(n) || !cJSON_IsString(co) || !cJSON_IsString(pd) || !cJSON_IsArray(fl) || !cJSON_IsNumber(R) || !cJSON_IsNumber(sd) ||
         !cJSON_IsString(ut) || !cJSON_IsNumber(pr) || !cJSON_IsNumber(rd) || n->valuedouble < 2 || n->valuedouble > 32 ||
         strlen(pd->valuestring) != 16 || R->valuedouble < 1 || R->valuedouble > 32) {
@@ -258,6 +269,15 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
         const cJSON *pa = cJSON_GetObjectItemCaseSensitive(j, "participation"), *wi = cJSON_GetObjectItemCaseSensitive(j, "window");
         flce_catf(t->key, sizeof t->key, &kl, "| %s, %s, participation %s, window %g", co->valuestring, ut->valuestring,
                   cJSON_IsString(pa) ? pa->valuestring : "?", cJSON_IsNumber(wi) ? wi->valuedouble : 0);
+        if (t->fmt == 2) { /* the settings every row must name: flce truth's digest of them, made again here */
+            const cJSON *al = cJSON_GetObjectItemCaseSensitive(j, "algo");
+            char buf[16384];
+            size_t bl = 0;
+            flce_catf(buf, sizeof buf, &bl, "flce truth settings 2\n%s\n%s\n%d\n", cJSON_IsString(al) ? al->valuestring : "",
+                      cJSON_IsString(pa) ? pa->valuestring : "", cJSON_IsNumber(wi) ? (int)wi->valuedouble : 0);
+            cJSON_ArrayForEach(a, fl) if (cJSON_IsString(a)) flce_catf(buf, sizeof buf, &bl, "%s\n", a->valuestring);
+            flce_digest_hex(flce_digest(buf, bl), t->sdig);
+        }
     }
     cJSON_Delete(j);
     if (t->all && t->n > TR_MAX_N) /* a limit of this report, not damage */
