@@ -41,6 +41,8 @@ static void print_completion(const flce_completion_cfg *ccp, const flce_ablation
         printf("the round's equations as released: velocity %s, a class absent from a round %s\n",
                cc.rules.velocity_distance ? "||p - g|| (not squared)" : "||p - g||^2",
                cc.rules.forget_absent ? "forgets its global prototype (none: g = 0)" : "keeps its global prototype");
+    if (cc.rules.proto_clip > 0)
+        printf("guard (not the paper's): each class's prototypes shortened to at most %g x the round's lower median length\n", cc.rules.proto_clip);
     if (cc.initial_model) printf("round 1's previous global prototypes: from the initial model (initial_prototypes.npy, as released)\n");
     if (ab->no_completion) printf("completion: off (-CMC)\n");
     else {

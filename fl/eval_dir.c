@@ -172,6 +172,7 @@ static flce_status eval_record(const char *dir, const flce_eval_opts *o, eval_se
     if (cf.velocity[0] && !o->velocity) S->cc.rules.velocity_distance = !strcmp(cf.velocity, "distance");
     if (cf.absent_class[0] && !o->absent_class) S->cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
     S->recorded_initial = !strcmp(cf.initial_prototypes, "initial-model");
+    S->cc.rules.proto_clip = cf.proto_clip; /* the guard: as the run had it (no flag changes it) */
     if (cf.prototypes[0]) S->recorded_all = !strcmp(cf.prototypes, "all"), S->recorded_first = !strcmp(cf.prototypes, "first");
     const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
     const char *got_v[4] = {NULL, NULL, NULL, NULL};

@@ -105,7 +105,7 @@ cJSON *eng_config_json(engine *E) {
         /* settings added after the records were fixed (the released code's rules, issue 62): written
          * only where not at their default, so that older records stay comparable (--resume, the
          * report's configurations), as quantity_skew above */
-        static const char *const later[] = {"velocity", "absent-class", "cl-scale", "aggregation", "initial-prototypes", "utility-set", "players", "next-model"};
+        static const char *const later[] = {"velocity", "absent-class", "cl-scale", "aggregation", "initial-prototypes", "utility-set", "players", "next-model", "prototype-clip"};
         int skip = 0;
         for (size_t j = 0; j < sizeof later / sizeof later[0]; j++)
             skip |= !strcmp(st->flag, later[j]) && flce_run_cfg_get(c, st) == st->def;

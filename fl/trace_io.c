@@ -270,7 +270,9 @@ flce_status flce_completion_record(const char *path, const flce_completion_cfg *
     int ok = o && flce_json_add_number(o, "seed", (double)cc->seed) && cJSON_AddStringToObject(o, "ablate", ablate) &&
              flce_completion_settings_add(o, cc) &&
              cJSON_AddStringToObject(o, "velocity", cc->rules.velocity_distance ? "distance" : "squared") &&
-             cJSON_AddStringToObject(o, "absent_class", cc->rules.forget_absent ? "forget" : "keep") && (!res || flce_json_add_number(o, "seconds", res->seconds)) &&
+             cJSON_AddStringToObject(o, "absent_class", cc->rules.forget_absent ? "forget" : "keep") &&
+             (!(cc->rules.proto_clip > 0) || flce_json_add_number(o, "prototype_clip", cc->rules.proto_clip)) && /* only where set */
+             (!res || flce_json_add_number(o, "seconds", res->seconds)) &&
              (!trace_digest || cJSON_AddStringToObject(o, "trace_digest", trace_digest)) &&
              (classes = cJSON_AddArrayToObject(o, "classes"));
     for (int c = 0; ok && c < C && res; c++) {
@@ -311,6 +313,9 @@ flce_status flce_completion_read(const char *path, flce_completion_file *cf, flc
     else if (cJSON_IsNumber(ver) && ver->valuedouble >= 1 && ver->valuedouble <= 1000 && ver->valuedouble == (int)ver->valuedouble)
         cf->version = (int)ver->valuedouble;
     else if (!st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"completion_version\" is not a whole number from 1 to 1000", path);
+    const cJSON *clip = cJSON_GetObjectItemCaseSensitive(o, "prototype_clip");
+    if (cJSON_IsNumber(clip) && clip->valuedouble >= 1 && clip->valuedouble <= 1000) cf->proto_clip = clip->valuedouble;
+    else if (clip && !st) st = flce_fail(e, FLCE_ERR_FORMAT, "%s: \"prototype_clip\" is not a number from 1 to 1000", path);
     const char *ab = flce_json_str(o, "ablate");
     if (ab) snprintf(cf->ablate, sizeof cf->ablate, "%s", ab);
     const char *keys[9] = {"completion", "solver", "rank", "mu", "missing", "prototypes", "velocity", "absent_class", "initial_prototypes"};

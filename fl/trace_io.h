@@ -67,6 +67,7 @@ typedef struct {
     char velocity[40], absent_class[40]; /* the round's rules ("squared" | "distance", "keep" | "forget"): "" where absent (the text's) */
     char initial_prototypes[40];         /* "initial-model" where round 1's reference came from the initial model; "" where absent */
     int version; /* the completion's version (1 where the record has none: written before versions) */
+    double proto_clip; /* the guard's multiple (docs/attacks.md): 0 where absent (off, the text's) */
 } flce_completion_file;
 flce_status flce_completion_read(const char *path, flce_completion_file *cf, flce_err *e);
 

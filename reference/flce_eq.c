@@ -168,6 +168,35 @@ void flce_velocity_rules(const double *p, const uint8_t *present, int K, int d, 
     flce_normalize(V, present, K); /* the text with g NULL: every V is 0, uniform */
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the guard (not the paper's; docs/attacks.md) */
+int flce_clip_prototypes(double *p, const uint8_t *present, int K, int d, double kappa) {
+    if (!(kappa > 0)) return 0;
+    double *len = flce_calloc((size_t)K * 2 + 1, sizeof *len), *sorted = len + K;
+    if (!len) return -1;
+    int m = 0, clipped = 0;
+    for (int k = 0; k < K; k++) {
+        if (!present[k]) continue;
+        for (int j = 0; j < d; j++) len[k] += p[k * d + j] * p[k * d + j];
+        len[k] = sqrt(len[k]);
+        sorted[m++] = len[k];
+    }
+    qsort(sorted, (size_t)m, sizeof *sorted, cmp_double);
+    double cap = m ? kappa * sorted[(m - 1) / 2] : 0; /* the lower median */
+    for (int k = 0; k < K && m; k++)
+        if (present[k] && len[k] > cap) {
+            double f = cap / len[k];
+            for (int j = 0; j < d; j++) p[k * d + j] *= f;
+            clipped++;
+        }
+    free(len);
+    return clipped;
+}
+
 /* eq:method.prototype_p */
 void flce_momentum(const double *M, const double *V, const uint8_t *present, int K, double *Q) {
     for (int k = 0; k < K; k++) Q[k] = present[k] ? M[k] * V[k] : 0;
@@ -228,6 +257,10 @@ flce_status flce_round(const float *proto, const uint8_t *present, int K, int C,
             for (int k = 0; k < K; k++) Q[k * C + c] = 0;
             if (rules && rules->forget_absent) has_g[c] = 0;
             continue;
+        }
+        if (rules && rules->proto_clip > 0 && flce_clip_prototypes(p, pr, K, d, rules->proto_clip) < 0) { /* the guard, off by default */
+            st = flce_fail(e, FLCE_ERR_NOMEM, "flce_round: out of memory");
+            goto out;
         }
         flce_mass(p, pr, K, d, M);
         flce_velocity_rules(p, pr, K, d, has_g[c] ? g + (size_t)c * d : NULL, rules, V);

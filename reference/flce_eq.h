@@ -58,7 +58,16 @@ typedef struct {
     int velocity_distance; /* V = ||p_k - g||, not squared (tools.py client_similarity_P 171-172) */
     int forget_absent;     /* a class absent from a round loses its global prototype, and a class
                             * without one takes g = 0: V = ||p_k|| (tools.py 153-159, 1347-1381) */
+    double proto_clip;     /* a guard, not the paper's (docs/attacks.md, "The guard"): where > 0, each
+                            * class's prototypes longer than proto_clip times the round's lower median
+                            * length are shortened to it before the equations (flce_clip_prototypes);
+                            * 0: off, the text */
 } flce_round_rules;
+/* The guard against forged prototypes: of the present rows of p [K x d], those whose Euclidean
+ * length exceeds kappa x the lower median length (the ceil(m/2)-th smallest of the m present
+ * ones) are scaled to that length, their directions kept; kappa <= 0 changes nothing. Returns the
+ * number of rows shortened, -1 where out of memory. */
+int flce_clip_prototypes(double *p, const uint8_t *present, int K, int d, double kappa);
 /* flce_velocity under rules (NULL: the text's). */
 void flce_velocity_rules(const double *p, const uint8_t *present, int K, int d, const double *g, const flce_round_rules *rules,
                          double *V);

@@ -91,6 +91,56 @@ r1() { awk -F, '$1 == 1 && $2 == 2 { print $3 }' "$1/round_contributions.csv"; }
 awk -v h="$(r1 "$t/honall")" -v f="$(r1 "$t/forge")" 'BEGIN { exit !(h != "" && f + 0 > h + 0) }' ||
   fail "forge-prototypes:2:2: client 2's round-1 share $(r1 "$t/forge"), honest $(r1 "$t/honall"): not above"
 
+# the guard (--prototype-clip, not the paper's): far above every length it changes nothing (the
+# honest bytes); at 1 it shortens client 2's forged prototypes to the lower median length of each
+# class's round, recomputed here from the trace with the paper's round-1 equations (no global
+# prototype yet: V uniform, so Q = M, the mass from the clipped prototypes)
+"$flce" run --algo flce $B --prototype-clip 1000 --quiet --out "$t/g1000" > /dev/null 2>&1 || fail "--prototype-clip 1000"
+cmp -s "$t/hon/flce/digests.txt" "$t/g1000/digests.txt" || fail "--prototype-clip 1000 on an honest run: its digests are not the honest ones"
+json_has "$t/g1000/config.json" '"prototype_clip":1000' || fail "--prototype-clip 1000: config.json does not record it"
+grep -q prototype_clip "$t/hon/flce/config.json" && fail "an unguarded run's config.json names prototype_clip"
+"$flce" run --algo flce $B --proto-samples all --attack forge-prototypes:2:2 --prototype-clip 1 --quiet --out "$t/guard" > /dev/null 2>&1 ||
+  fail "forge-prototypes with --prototype-clip 1"
+python3 - "$t/guard/trace/prototypes.npy" "$t/guard/round_contributions.csv" <<'PY' || fail "the guard: round 1's momentum is not the paper's on the clipped prototypes"
+import ast, math, struct, sys
+b = open(sys.argv[1], "rb").read()
+hl = struct.unpack("<H", b[8:10])[0]
+h = ast.literal_eval(b[10:10 + hl].decode())
+T, n, C, d = h["shape"]
+a = struct.unpack("<%df" % (T * n * C * d), b[10 + hl:10 + hl + 4 * T * n * C * d])
+def norm(v): return math.sqrt(math.fsum(x * x for x in v))
+def cos(u, v): return math.fsum(x * y for x, y in zip(u, v)) / (norm(u) * norm(v)) if norm(u) and norm(v) else 0.0
+def normalise(x):
+    s = math.fsum(x)
+    return [v / s for v in x] if s > 0 else [1 / len(x)] * len(x)
+share = [0.0] * n
+clipped = 0
+for c in range(C):
+    ks = [k for k in range(n) if not math.isnan(a[((0 * n + k) * C + c) * d])]
+    if not ks: continue
+    p = {k: [float(x) for x in a[((0 * n + k) * C + c) * d:((0 * n + k) * C + c + 1) * d]] for k in ks}
+    lens = sorted(norm(p[k]) for k in ks)
+    cap = lens[(len(ks) - 1) // 2]  # kappa 1 times the lower median length
+    for k in ks:
+        if norm(p[k]) > cap:
+            f = cap / norm(p[k]); p[k] = [x * f for x in p[k]]; clipped += k == 2
+    pbar = [math.fsum(p[k][j] for k in ks) / len(ks) for j in range(d)]
+    s = normalise([max(0.0, cos(p[k], pbar)) for k in ks])
+    phat = [math.fsum(s[i] * p[k][j] for i, k in enumerate(ks)) for j in range(d)]
+    M = normalise([max(0.0, cos(p[k], phat)) for k in ks])
+    for i, k in enumerate(ks): share[k] += M[i] / C
+got = {int(r.split(",")[1]): float(r.split(",")[2]) for r in open(sys.argv[2]).read().split("\n")[1:] if r and r.split(",")[0] == "1"}
+assert clipped > 0, "no prototype of client 2 was above the median: the check checks nothing"
+for k, v in got.items():
+    assert abs(v - share[k]) < 1e-6, (k, v, share[k])
+PY
+expect 2 "0 (off) or at least 1" run --algo flce $B --prototype-clip 0.5 --out "$t/bad"
+expect 2 "--ablate Q leaves it out" run --algo flce $B --prototype-clip 2 --ablate Q --out "$t/bad"
+expect 2 "a setting of flce" run --algo fedavg $B --prototype-clip 2 --out "$t/bad"
+"$flce" eval "$t/guard/trace" --out "$t/guard-ev" > "$t/gev.out" 2>&1 || fail "flce eval of a guarded run: $(cat "$t/gev.out")"
+grep -q "^guard (not the paper's): each class's prototypes shortened to at most 1 x" "$t/gev.out" || fail "flce eval does not say the run was guarded"
+cmp -s "$t/guard/contributions.csv" "$t/guard-ev/contributions.csv" || fail "flce eval of a guarded trace: other contributions than the run's"
+
 # flce eval and flce report of an attacked run say so
 "$flce" eval "$t/forge/trace" --out "$t/forge-ev" > "$t/ev.out" 2>&1 || fail "flce eval of an attacked run: $(cat "$t/ev.out")"
 grep -q "^an attacked run (docs/attacks.md): forge-prototypes:2:2;" "$t/ev.out" || fail "flce eval does not say the run was attacked: $(head -2 "$t/ev.out")"

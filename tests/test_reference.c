@@ -69,7 +69,7 @@ Test(velocity, as_released_by_hand) {
      * the text: uniform */
     double p[4] = {1, 0, 0, 2}, g[2] = {0, 0}, V[2];
     uint8_t pr[2] = {1, 1};
-    flce_round_rules dist = {1, 0}, forget = {0, 1}, both = {1, 1};
+    flce_round_rules dist = {1, 0, 0}, forget = {0, 1, 0}, both = {1, 1, 0};
     flce_velocity_rules(p, pr, 2, 2, g, &dist, V);
     NEAR(V[0], 1.0 / 3, 1e-16);
     NEAR(V[1], 2.0 / 3, 1e-16);
@@ -90,7 +90,7 @@ Test(round, as_released_forgets_an_absent_class) {
     float proto[4] = {1, 0, 0, 2};
     uint8_t pr[2] = {1, 1}, none[2] = {0, 0}, has_g[1];
     double g[2], Q[2];
-    const flce_round_rules rules[3] = {{0, 0}, {0, 1}, {1, 1}};
+    const flce_round_rules rules[3] = {{0, 0, 0}, {0, 1, 0}, {1, 1, 0}};
     const double want0[3] = {0.2, 1.0 / 17, 1.0 / 9};
     for (int r = 0; r < 3; r++) {
         has_g[0] = 0;
@@ -100,6 +100,45 @@ Test(round, as_released_forgets_an_absent_class) {
         cr_assert_eq(has_g[0], 1);
         cr_assert_eq(flce_round(proto, none, 2, 1, 2, NULL, &rules[r], g, has_g, Q, NULL), FLCE_OK);
         cr_assert_eq(has_g[0], r == 0, "rules %d: has_g %d after a round without the class", r, has_g[0]);
+    }
+}
+
+Test(guard, clip_prototypes_by_hand) {
+    /* lengths 3, 4, 20 and an absent row of 100: the lower median of (3, 4, 20) is 4, kappa 2 -> cap 8:
+     * (12, 16) becomes (12, 16) x 8/20 = (4.8, 6.4); the rest unchanged */
+    double p[8] = {3, 0, 0, 4, 12, 16, 100, 0};
+    uint8_t pr[4] = {1, 1, 1, 0};
+    cr_assert_eq(flce_clip_prototypes(p, pr, 4, 2, 2), 1);
+    NEAR(p[4], 4.8, 1e-15);
+    NEAR(p[5], 6.4, 1e-15);
+    cr_assert(p[0] == 3 && p[1] == 0 && p[2] == 0 && p[3] == 4 && p[6] == 100 && p[7] == 0);
+    /* two rows, lengths 1 and 10: the lower median is the shorter, 1; kappa 2 -> (0, 10) to (0, 2) */
+    double q[4] = {1, 0, 0, 10};
+    cr_assert_eq(flce_clip_prototypes(q, pr, 2, 2, 2), 1);
+    cr_assert(q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 2);
+    /* kappa 0: off; one row alone is its own median: never shortened */
+    double r[4] = {1, 0, 0, 10};
+    cr_assert_eq(flce_clip_prototypes(r, pr, 2, 2, 0), 0);
+    cr_assert_eq(flce_clip_prototypes(r + 2, pr, 1, 2, 1), 0);
+    cr_assert(r[3] == 10);
+}
+
+Test(guard, forged_prototype_scaled_back) {
+    /* one class, p0 = (1,0), p1 = (0,2) or forged (0,20), no global prototype yet. Under the guard at
+     * kappa 1 the lower median length is 1 and p1 becomes (0,1) either way: pbar = (1/2,1/2), s = (1/2,1/2),
+     * phat = (1/2,1/2), M = (1/2,1/2), V uniform: Q = (1/2,1/2) and g = (1/2,1/2). Without it, (0,2)
+     * gives Q = (1/5, 4/5) (the test above). */
+    float honest[4] = {1, 0, 0, 2}, forged[4] = {1, 0, 0, 20};
+    uint8_t pr[2] = {1, 1}, has_g[1];
+    double g[2], Q[2];
+    const flce_round_rules guard = {0, 0, 1};
+    for (int f = 0; f < 2; f++) {
+        has_g[0] = 0;
+        cr_assert_eq(flce_round(f ? forged : honest, pr, 2, 1, 2, NULL, &guard, g, has_g, Q, NULL), FLCE_OK);
+        NEAR(Q[0], 0.5, 1e-15);
+        NEAR(Q[1], 0.5, 1e-15);
+        NEAR(g[0], 0.5, 1e-15);
+        NEAR(g[1], 0.5, 1e-15);
     }
 }
 

@@ -35,7 +35,11 @@ static const flce_setting CL_SCALE = {"cl-scale", "one|tau", 0, 0, 0, 0, 0, "FLC
 static const flce_setting INITIAL = {"initial-prototypes", "none|initial-model", 0, 0, 0, 0, 0,
                                      "FLCE: round 1's previous global prototypes: none (the text: a uniform velocity) or from the initial model "
                                      "on round 1's clients (initial-model, the released code)"};
-static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, &CL_SCALE, &INITIAL, NULL};
+/* a guard against forged prototypes, not the paper's (docs/attacks.md, "The guard"): off (0) by default */
+static const flce_setting PROTO_CLIP = {"prototype-clip", NULL, 0, 0, 1000, 0, 0,
+                                        "FLCE guard, not the paper's: each class's uploaded prototypes shortened to at most this multiple of the "
+                                        "round's lower median length (0: off; else at least 1)"};
+static const flce_setting *const SETTINGS[] = {&LAMBDA, &TAU, &VELOCITY, &ABSENT, &CL_SCALE, &INITIAL, &PROTO_CLIP, NULL};
 
 /* The trace's evaluation settings of this run: the completion's, its seed and prototype reading,
  * and the round's rules (what flce eval reads back from completion.json). */
@@ -45,6 +49,7 @@ static flce_completion_cfg run_cc(const engine *E) {
     cc.rules.velocity_distance = flce_eng_setting(E, &VELOCITY) == 1;
     cc.rules.forget_absent = flce_eng_setting(E, &ABSENT) == 1;
     cc.initial_model = flce_eng_setting(E, &INITIAL) == 1;
+    cc.rules.proto_clip = flce_eng_setting(E, &PROTO_CLIP);
     return cc;
 }
 
@@ -57,6 +62,11 @@ static flce_status flce_check(const flce_run_cfg *c, flce_err *e) {
     if ((c->ablate.no_velocity || c->ablate.no_momentum) && flce_run_cfg_get(c, &INITIAL) != 0)
         return flce_fail(e, FLCE_ERR_ARG, "--initial-prototypes: round 1's reference of the velocity, and --ablate %s leaves it out",
                          c->ablate.no_velocity ? "V" : "Q");
+    double clip = flce_run_cfg_get(c, &PROTO_CLIP);
+    if (clip > 0 && clip < 1)
+        return flce_fail(e, FLCE_ERR_ARG, "--prototype-clip %g: 0 (off) or at least 1 (below 1 it would shorten the median prototype itself)", clip);
+    if (clip > 0 && c->ablate.no_momentum)
+        return flce_fail(e, FLCE_ERR_ARG, "--prototype-clip: a guard of the momentum, and --ablate Q leaves it out");
     return FLCE_OK;
 }
 
