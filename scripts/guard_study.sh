@@ -24,7 +24,7 @@ honest="qskew:--quantity-skew=1 label:--dirichlet=0.5 noisy:--iid,--label-noise=
 mkdir -p "$study"
 one() { # one NAME FLAGS...: flce run --algo flce into $study/NAME unless finished
   name=$1; shift
-  if [ -f "$study/$name/summary.csv" ]; then echo "$name: done already"; return 0; fi
+  if [ -f "$study/$name/digests.txt" ]; then echo "$name: done already"; return 0; fi
   how=--force; [ -f "$study/$name/config.json" ] && how=--resume
   echo "guard_study.sh: $name ($(date -u +%H:%M:%S) UTC)"
   # shellcheck disable=SC2086

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""attacks_table.py: the strategic-clients study's tables from its run folders alone (Python's
+standard library; the exact Student t quantiles of tools/tquant.py). Plans:
+docs/results/fmnist-attacks/PLAN.md (the study) and GUARD-PLAN.md (the guard).
+
+  attacks_table.py attacks [--study runs/attacks] [--truth runs/truth] [--out DIR]
+      DIR/attacks.csv: per arm (kind, strength) and method, over the seeds with both runs, the
+      attacker's share honest (runs/truth/fmnist-truth-label-k-runs-sS/METHOD) and attacked
+      (STUDY/fmnist-attack-ARM-sS/METHOD), their paired difference, half-width and power, the
+      plan's verdict, the accuracy difference; then the attacker's rank and the honest clients'
+      order (Spearman to the honest run), appended.
+  attacks_table.py guard [--study runs/guard] [--truth runs/truth] [--out DIR]
+      DIR/guard.csv: GUARD-PLAN.md's three rules.
+
+The attacker's share: its contribution over the sum of all clients', contributions below 0 taken
+as 0 (uniform where none is above 0); three attackers: their summed share. Accuracy: the mean of
+the last min(10, T) rounds of metrics.csv (summary.csv's). KL: KL(contributions || data shares),
+the data shares from clients.csv's samples (summary.csv's kl; checked against it where a run has
+one). Spearman: average ranks for ties."""
+import csv
+import glob
+import json
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tquant import power, t_quantile  # noqa: E402
+
+METHODS = ['flce', 'fedavg', 'fedprox', 'ditto', 'moon', 'fedfv', 'cgsv', 'qfedavg', 'fedfa', 'fedsv', 'gtg']
+
+
+def die(msg):
+    print(f'attacks_table.py: {msg}', file=sys.stderr)
+    sys.exit(1)
+
+
+def read_rows(path):
+    try:
+        with open(path, newline='') as f:
+            return list(csv.reader(f))
+    except OSError as e:
+        die(f'{path}: {e.strerror}')
+
+
+class Run:
+    def __init__(self, d):
+        self.dir = d
+        if not os.path.isfile(os.path.join(d, 'digests.txt')):
+            raise FileNotFoundError(d)
+        rows = read_rows(os.path.join(d, 'contributions.csv'))
+        if rows[0] != ['client', 'contribution']:
+            die(f'{d}/contributions.csv: header {rows[0]}')
+        self.contrib = [float(r[1]) for r in rows[1:]]
+        rows = read_rows(os.path.join(d, 'clients.csv'))
+        if rows[0][:2] != ['client', 'samples']:
+            die(f'{d}/clients.csv: header {rows[0]}')
+        self.samples = [float(r[1]) for r in rows[1:]]
+        if len(self.samples) != len(self.contrib):
+            die(f'{d}: {len(self.samples)} clients in clients.csv, {len(self.contrib)} contributions')
+        rows = read_rows(os.path.join(d, 'metrics.csv'))
+        ai = rows[0].index('accuracy')
+        acc = [float(r[ai]) for r in rows[1:] if r]
+        w = acc[-min(10, len(acc)):]
+        self.accuracy = math.fsum(w) / len(w)
+        with open(os.path.join(d, 'config.json')) as f:
+            self.cfg = json.load(f)
+        self.attackers = sorted({int(a.split(':')[1]) for a in self.cfg.get('attacks', [])})
+        self.digest = dict(ln.split()[:2] for ln in open(os.path.join(d, 'digests.txt')) if len(ln.split()) >= 2)
+
+    def share(self, who):
+        c = [max(0.0, x) for x in self.contrib]
+        s = math.fsum(c)
+        if s == 0:
+            return len(who) / len(c)
+        return math.fsum(c[i] for i in who) / s
+
+    def kl(self):
+        p = self.contrib
+        tot = math.fsum(self.samples)
+        q = [x / tot for x in self.samples]
+        return math.fsum(pi * math.log(pi / qi) for pi, qi in zip(p, q) if pi > 0)
+
+    def rank(self, i):  # 1: the highest contribution; ties: the lower client first
+        order = sorted(range(len(self.contrib)), key=lambda k: (-self.contrib[k], k))
+        return order.index(i) + 1
+
+
+def load(d):
+    try:
+        return Run(d)
+    except FileNotFoundError:
+        return None
+
+
+def ranks(x):
+    o = sorted(range(len(x)), key=lambda i: x[i])
+    r = [0.0] * len(x)
+    i = 0
+    while i < len(o):
+        j = i
+        while j + 1 < len(o) and x[o[j + 1]] == x[o[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[o[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(x, y):
+    a, b = ranks(x), ranks(y)
+    ma, mb = math.fsum(a) / len(a), math.fsum(b) / len(b)
+    sab = math.fsum((u - ma) * (v - mb) for u, v in zip(a, b))
+    saa = math.fsum((u - ma) ** 2 for u in a)
+    sbb = math.fsum((v - mb) ** 2 for v in b)
+    return sab / math.sqrt(saa * sbb) if saa > 0 and sbb > 0 else math.nan
+
+
+def paired(diffs):
+    """n, mean, 95% half-width (Student t, exact), sd; half-width empty below two seeds."""
+    n = len(diffs)
+    if n == 0:
+        return 0, math.nan, math.nan
+    d = math.fsum(diffs) / n
+    if n < 2:
+        return n, d, math.nan
+    sd = math.sqrt(math.fsum((x - d) ** 2 for x in diffs) / (n - 1))
+    return n, d, t_quantile(0.975, n - 1) * sd / math.sqrt(n)
+
+
+def powcols(d, h, n, thr=0.0):
+    """sd, detectable_difference and seeds_to_decide of the distance of d to the threshold."""
+    if n < 2 or math.isnan(h):
+        return '', '', ''
+    sd, det, m = power(d - thr, h, n)
+    return f'{sd:.6f}', f'{det:.6f}', m
+
+
+def f6(x):
+    return '' if x is None or (isinstance(x, float) and math.isnan(x)) else f'{x:.6f}'
+
+
+def verdict_share(n, d, h, thr):
+    """PLAN.md's rule: manipulable where d >= thr and d - h > 0; resists where d + h < thr."""
+    if n < 2:
+        return 'undecided'
+    if d >= thr and d - h > 0:
+        return 'manipulable'
+    if d + h < thr:
+        return 'resists'
+    return 'undecided'
+
+
+def seeds_of(study, pattern):
+    out = {}
+    for d in glob.glob(os.path.join(study, pattern)):
+        m = re.search(r'-s(\d+)$', d)
+        if m:
+            out[int(m.group(1))] = d
+    return out
+
+
+def arm_words(run):
+    a = run.cfg.get('attacks', [])
+    kinds = sorted({x.split(':')[0] for x in a})
+    strength = sorted({(x.split(':') + [''])[2] for x in a})
+    return ','.join(kinds), ','.join(s or 'default' for s in strength), len(a)
+
+
+def cmd_attacks(study, truth, out):
+    arms = sorted({re.sub(r'^fmnist-attack-(.*)-s\d+$', r'\1', os.path.basename(d))
+                   for d in glob.glob(os.path.join(study, 'fmnist-attack-*-s*'))})
+    rows = []
+    for arm in arms:
+        for m in METHODS:
+            pairs = []
+            for s, d in sorted(seeds_of(study, f'fmnist-attack-{arm}-s*').items()):
+                a = load(os.path.join(d, m))
+                h = load(os.path.join(truth, f'fmnist-truth-label-k-runs-s{s}', m))
+                if a and h:
+                    pairs.append((s, h, a))
+            if not pairs:
+                continue
+            who = pairs[0][2].attackers
+            thr = 1 / (2 * len(pairs[0][2].contrib))
+            hs = [h.share(who) for _, h, _ in pairs]
+            as_ = [a.share(who) for _, _, a in pairs]
+            n, d, hw = paired([y - x for x, y in zip(hs, as_)])
+            sd, det, need = powcols(d, hw, n, thr)
+            _, da, ha = paired([a.accuracy - h.accuracy for _, h, a in pairs])
+            others = [i for i in range(len(pairs[0][2].contrib)) if i not in who]
+            sp = [spearman([h.contrib[i] for i in others], [a.contrib[i] for i in others]) for _, h, a in pairs]
+            same = sum(a.digest.get('contributions') == h.digest.get('contributions') for _, h, a in pairs)
+            kind, strength, natt = arm_words(pairs[0][2])
+            rows.append([kind, strength, m, n, f6(math.fsum(hs) / n), f6(math.fsum(as_) / n), f6(d), f6(hw), sd, det, need,
+                         'control: the honest bytes' if same == n else verdict_share(n, d, hw, thr), f6(da), f6(ha), natt,
+                         f6(math.fsum(a.rank(who[0]) for _, _, a in pairs) / n),
+                         f6(math.fsum(h.rank(who[0]) for _, h, _ in pairs) / n),
+                         f6(math.fsum(sp) / n) if not any(math.isnan(x) for x in sp) else '', same,
+                         ' '.join(str(s) for s, _, _ in pairs)])
+    write(os.path.join(out, 'attacks.csv'),
+          ['kind', 'strength', 'method', 'n', 'honest_share', 'attacked_share', 'difference', 'half_width', 'sd',
+           'detectable_difference', 'seeds_to_decide', 'verdict', 'accuracy_difference', 'accuracy_half_width', 'attackers',
+           'attacker_rank_attacked', 'attacker_rank_honest', 'honest_order_spearman', 'runs_identical_to_honest', 'seeds'], rows)
+
+
+def cmd_guard(study, truth, out):
+    rows = []
+    arms = sorted({re.sub(r'^fmnist-guard-(.*)-(paper|k2)-s\d+$', r'\1', os.path.basename(d))
+                   for d in glob.glob(os.path.join(study, 'fmnist-guard-*-s*')) if '-honest-' not in d})
+    for arm in arms:
+        trip = []
+        for s, dk in sorted(seeds_of(study, f'fmnist-guard-{arm}-k2-s*').items()):
+            g = load(dk)
+            p = load(os.path.join(study, f'fmnist-guard-{arm}-paper-s{s}'))
+            hg = load(os.path.join(study, f'fmnist-guard-honest-label-k2-s{s}'))
+            if g and p and hg:
+                trip.append((s, g, p, hg))
+        if not trip:
+            continue
+        who = trip[0][1].attackers
+        thr = 1 / (2 * len(trip[0][1].contrib))
+        kind, strength, _ = arm_words(trip[0][1])
+        seeds = ' '.join(str(t[0]) for t in trip)
+        # rule 1: guarded attacked against guarded honest
+        a, b = [t[3].share(who) for t in trip], [t[1].share(who) for t in trip]
+        n, d, hw = paired([y - x for x, y in zip(a, b)])
+        sd, det, need = powcols(d, hw, n, thr)
+        rows.append(['1', f'{kind}:{strength}', 'attacker_share', n, f6(math.fsum(a) / n), f6(math.fsum(b) / n), f6(d), f6(hw),
+                     sd, det, need, verdict_share(n, d, hw, thr), '', seeds])
+        # rule 2: guarded attacked against the paper's attacked
+        a = [t[2].share(who) for t in trip]
+        n, d, hw = paired([y - x for x, y in zip(a, b)])
+        sd, det, need = powcols(d, hw, n)
+        v = 'not shown' if n < 2 else 'lowers the attacker\'s share' if d + hw < 0 else 'raises it' if d - hw > 0 else 'not shown'
+        rows.append(['2', f'{kind}:{strength}', 'attacker_share', n, f6(math.fsum(a) / n), f6(math.fsum(b) / n), f6(d), f6(hw),
+                     sd, det, need, v, '', seeds])
+    for fed in ['qskew', 'label', 'noisy', 'dup']:
+        trip = []
+        for s, dk in sorted(seeds_of(study, f'fmnist-guard-honest-{fed}-k2-s*').items()):
+            g = load(dk)
+            p = load(os.path.join(truth, f'fmnist-truth-{fed}-k-runs-s{s}', 'flce'))
+            vpath = os.path.join(truth, f'fmnist-truth-{fed}-k-s{s}', 'values.csv')
+            shap = None
+            if os.path.isfile(vpath):
+                vr = read_rows(vpath)
+                shap = [float(r[vr[0].index('shapley')]) for r in vr[1:]]
+            if g and p:
+                trip.append((s, g, p, shap))
+        if not trip:
+            continue
+        seeds = ' '.join(str(t[0]) for t in trip)
+        same = sum(t[1].digest.get('final_model') == t[2].digest.get('final_model') and
+                   t[1].digest.get('contributions') == t[2].digest.get('contributions') for t in trip)
+        for meas, f, sign in [('accuracy', lambda r, sh: r.accuracy, 1), ('kl_to_data_shares', lambda r, sh: r.kl(), -1),
+                              ('spearman_truth_shapley', lambda r, sh: spearman(r.contrib, sh) if sh else math.nan, 1)]:
+            a = [f(t[2], t[3]) for t in trip]
+            b = [f(t[1], t[3]) for t in trip]
+            ok = [(x, y) for x, y in zip(a, b) if not (math.isnan(x) or math.isnan(y))]
+            if not ok:
+                continue
+            n, d, hw = paired([sign * (y - x) for x, y in ok])
+            sd, det, need = powcols(d, hw, n)
+            v = 'no cost shown' if n < 2 else 'costs' if d + hw < 0 else 'gains' if d - hw > 0 else 'no cost shown'
+            rows.append(['3', fed, meas, n, f6(math.fsum(x for x, _ in ok) / n), f6(math.fsum(y for _, y in ok) / n), f6(d), f6(hw),
+                         sd, det, need, v, same, seeds])
+    write(os.path.join(out, 'guard.csv'),
+          ['rule', 'arm_or_federation', 'measure', 'n', 'paper_or_honest', 'guarded', 'difference', 'half_width', 'sd',
+           'detectable_difference', 'seeds_to_decide', 'verdict', 'runs_identical_to_paper', 'seeds'], rows)
+
+
+def write(path, header, rows):
+    os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(header)
+        w.writerows(rows)
+    os.replace(tmp, path)
+    print(f'{path}: {len(rows)} rows')
+
+
+def main(argv):
+    if not argv or argv[0] not in ('attacks', 'guard'):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report'}
+    i = 1
+    while i < len(argv):
+        if argv[i] not in opts or i + 1 >= len(argv):
+            print(f'attacks_table.py: {argv[i]}: not an option (--study, --truth, --out), or no value', file=sys.stderr)
+            sys.exit(2)
+        opts[argv[i]] = argv[i + 1]
+        i += 2
+    study = opts['--study'] or ('runs/attacks' if argv[0] == 'attacks' else 'runs/guard')
+    for k in ('--truth',):
+        if not os.path.isdir(opts[k]):
+            die(f'{opts[k]}: no such folder ({k})')
+    if not os.path.isdir(study):
+        die(f'{study}: no such folder (--study)')
+    (cmd_attacks if argv[0] == 'attacks' else cmd_guard)(study, opts['--truth'], opts['--out'])
+
+
+if __name__ == '__main__':
+    main(sys.argv[1:])
