@@ -7,7 +7,8 @@
 # (model.safetensors, state.bin), and of a folder of several methods not finished yet, the
 # methods that are (with state.bin, so that the preset's --resume takes them as done; not where
 # state.bin is over 4 MB); FLCE's trace (prototypes.npy, selected.npy) kept only for the
-# normal experiment's runs, which the completion sensitivity section evaluates again.
+# normal experiment's runs, which the completion sensitivity section evaluates again, and for the
+# strategic-clients studies (ARCHIVE under docs/results/fmnist-attacks: what the attackers uploaded).
 # unpack: the archive back into STUDY_DIR; the presets then skip what is there ("done
 # already") and run the rest. A method run already in STUDY_DIR is replaced only by one further
 # on (finished, or more rounds): unpacking into a folder whose runs went on never sets them back.
@@ -37,6 +38,7 @@ case "$what" in
       d=${d%/}; name=$(basename "$d")
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
       [ $readings = 1 ] || [ $released = 1 ] && keep_trace=0
+      case "$arch" in *fmnist-attacks*) keep_trace=1;; esac # the strategic clients' studies: FLCE's uploads, to recompute from
       if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
       else # a folder of several methods, unfinished: its finished methods, with the state.bin
            # that lets --resume take them as done (a run cut short is not carried)

@@ -3,10 +3,11 @@
 standard library; the exact Student t quantiles of tools/tquant.py). Plans:
 docs/results/fmnist-attacks/PLAN.md (the study) and GUARD-PLAN.md (the guard).
 
-  attacks_table.py attacks [--study runs/attacks] [--truth runs/truth] [--out DIR]
+  attacks_table.py attacks [--study runs/attacks] [--truth runs/truth] [--guard runs/guard] [--out DIR]
       DIR/attacks.csv: per arm (kind, strength) and method, over the seeds with both runs, the
       attacker's share honest (runs/truth/fmnist-truth-label-k-runs-sS/METHOD) and attacked
-      (STUDY/fmnist-attack-ARM-sS/METHOD), their paired difference, half-width and power, the
+      (STUDY/fmnist-attack-ARM-sS/METHOD; FLCE's, where that has none, the guard study's
+      GUARD/fmnist-guard-ARM-paper-sS: FLCE alone, the same bytes), their paired difference, half-width and power, the
       plan's verdict, the accuracy difference; then the attacker's rank and the honest clients'
       order (Spearman to the honest run), appended.
   attacks_table.py guard [--study runs/guard] [--truth runs/truth] [--out DIR]
@@ -168,15 +169,26 @@ def arm_words(run):
     return ','.join(kinds), ','.join(s or 'default' for s in strength), len(a)
 
 
-def cmd_attacks(study, truth, out):
-    arms = sorted({re.sub(r'^fmnist-attack-(.*)-s\d+$', r'\1', os.path.basename(d))
-                   for d in glob.glob(os.path.join(study, 'fmnist-attack-*-s*'))})
+def cmd_attacks(study, truth, out, guard):
+    """FLCE's attacked runs come from the study's folders, or else from the guard's study's
+    paper runs (FLCE alone, the same flags and seed: the same bytes, checked where both exist)."""
+    def arms_of(base, pat, rx):
+        return {re.sub(rx, r'\1', os.path.basename(d)) for d in glob.glob(os.path.join(base, pat))} if base else set()
+    arms = sorted(arms_of(study, 'fmnist-attack-*-s*', r'^fmnist-attack-(.*)-s\d+$') |
+                  arms_of(guard, 'fmnist-guard-*-paper-s*', r'^fmnist-guard-(.*)-paper-s\d+$'))
     rows = []
     for arm in arms:
         for m in METHODS:
             pairs = []
-            for s, d in sorted(seeds_of(study, f'fmnist-attack-{arm}-s*').items()):
-                a = load(os.path.join(d, m))
+            seeds = set(seeds_of(study, f'fmnist-attack-{arm}-s*'))
+            if m == 'flce' and guard:
+                seeds |= set(seeds_of(guard, f'fmnist-guard-{arm}-paper-s*'))
+            for s in sorted(seeds):
+                a = load(os.path.join(study, f'fmnist-attack-{arm}-s{s}', m))
+                g = load(os.path.join(guard, f'fmnist-guard-{arm}-paper-s{s}')) if m == 'flce' and guard else None
+                if a and g and a.digest.get('contributions') != g.digest.get('contributions'):
+                    die(f'{a.dir} and {g.dir}: the same run, other contributions')
+                a = a or g
                 h = load(os.path.join(truth, f'fmnist-truth-label-k-runs-s{s}', m))
                 if a and h:
                     pairs.append((s, h, a))
@@ -285,11 +297,11 @@ def main(argv):
     if not argv or argv[0] not in ('attacks', 'guard'):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report'}
+    opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report', '--guard': 'runs/guard'}
     i = 1
     while i < len(argv):
         if argv[i] not in opts or i + 1 >= len(argv):
-            print(f'attacks_table.py: {argv[i]}: not an option (--study, --truth, --out), or no value', file=sys.stderr)
+            print(f'attacks_table.py: {argv[i]}: not an option (--study, --truth, --guard, --out), or no value', file=sys.stderr)
             sys.exit(2)
         opts[argv[i]] = argv[i + 1]
         i += 2
@@ -299,7 +311,10 @@ def main(argv):
             die(f'{opts[k]}: no such folder ({k})')
     if not os.path.isdir(study):
         die(f'{study}: no such folder (--study)')
-    (cmd_attacks if argv[0] == 'attacks' else cmd_guard)(study, opts['--truth'], opts['--out'])
+    if argv[0] == 'attacks':
+        cmd_attacks(study, opts['--truth'], opts['--out'], opts['--guard'] if os.path.isdir(opts['--guard']) else None)
+    else:
+        cmd_guard(study, opts['--truth'], opts['--out'])
 
 
 if __name__ == '__main__':

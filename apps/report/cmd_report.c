@@ -302,8 +302,9 @@ static int report_parse(const char *prog, int argc, char **argv, report_args *A)
         {"window", CLI_INT, &A->window, "rounds at the end averaged for the accuracy table (default 10; the paper: 100)", 0},
         {0},
     };
-    int rc = cli_parse(prog, "usage: flce report RUN_DIR... [--out DIR] [--window 10] [--quiet]\n"
-                             "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them.\n"
+    int rc = cli_parse(prog, "usage: flce report RUN_DIR... [TRUTH_DIR...] [--out DIR] [--window 10] [--quiet]\n"
+                             "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them;\n"
+                             "a TRUTH_DIR (flce truth) adds 'Against the retrained ground truth', scoring the runs of its federation.\n"
                              "--out: needed with several RUN_DIRs; with one, RUN_DIR/report (the run's own files are never written).",
                        opts, argc, argv, A->pos, MAXRUNS, &A->np);
     if (rc) return rc;
