@@ -38,7 +38,7 @@ case "$what" in
       d=${d%/}; name=$(basename "$d")
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
       [ $readings = 1 ] || [ $released = 1 ] && keep_trace=0
-      case "$arch" in *fmnist-attacks*) keep_trace=1;; esac # the strategic clients' studies: FLCE's uploads, to recompute from
+      case "$arch" in *fmnist-attacks*) keep_trace=1;; esac # the strategic clients' studies: FLCE's uploads (the run's reading only), to recompute from
       if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
       else # a folder of several methods, unfinished: its finished methods, with the state.bin
            # that lets --resume take them as done (a run cut short is not carried)
@@ -59,6 +59,7 @@ case "$what" in
       for p in $parts; do
         find "$p" -type f ! -name model.safetensors ! -name '*.tmp' | while read -r f; do
           case "$f" in */state.bin) [ $keep_state = 1 ] || continue;; esac
+          case "$arch:$f" in *fmnist-attacks*:*/trace/prototypes_alt.npy|*fmnist-attacks*:*/trace/prototypes_first.npy) continue;; esac
           case "$f" in */trace/prototypes.npy|*/trace/prototypes_alt.npy|*/trace/prototypes_first.npy|*/trace/selected.npy) [ $keep_trace = 1 ] || continue;; esac
           case "${f#"$study"/}" in */readings/*/Q.npy|*/readings/*/X_completed.npy|*/released/*/Q.npy|*/released/*/X_completed.npy|*.tmp) continue;; esac # (the run's own: kept)
           echo "${f#"$study"/}"

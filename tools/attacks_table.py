@@ -12,6 +12,11 @@ docs/results/fmnist-attacks/PLAN.md (the study) and GUARD-PLAN.md (the guard).
       order (Spearman to the honest run), appended.
   attacks_table.py guard [--study runs/guard] [--truth runs/truth] [--out DIR]
       DIR/guard.csv: GUARD-PLAN.md's three rules.
+  attacks_table.py figure [--out DIR]
+      DIR/attacks.svg from DIR/attacks.csv and DIR/guard.csv (gnuplot): left, the attacker's mean
+      share against forge-prototypes' strength (1: honest), one colour a method (the report's
+      palette), the guarded FLCE dashed; right, each arm's paired difference (attacked minus
+      honest) with its 95% interval, the plan's threshold 1/(2n) dotted.
 
 The attacker's share: its contribution over the sum of all clients', contributions below 0 taken
 as 0 (uniform where none is above 0); three attackers: their summed share. Accuracy: the mean of
@@ -233,20 +238,21 @@ def cmd_guard(study, truth, out):
             continue
         who = trip[0][1].attackers
         thr = 1 / (2 * len(trip[0][1].contrib))
-        kind, strength, _ = arm_words(trip[0][1])
+        kind, strength, natt = arm_words(trip[0][1])
+        label = f'{kind}:{strength}' + (f' ({natt} attackers)' if natt > 1 else '')
         seeds = ' '.join(str(t[0]) for t in trip)
         # rule 1: guarded attacked against guarded honest
         a, b = [t[3].share(who) for t in trip], [t[1].share(who) for t in trip]
         n, d, hw = paired([y - x for x, y in zip(a, b)])
         sd, det, need = powcols(d, hw, n, thr)
-        rows.append(['1', f'{kind}:{strength}', 'attacker_share', n, f6(math.fsum(a) / n), f6(math.fsum(b) / n), f6(d), f6(hw),
+        rows.append(['1', label, 'attacker_share', n, f6(math.fsum(a) / n), f6(math.fsum(b) / n), f6(d), f6(hw),
                      sd, det, need, verdict_share(n, d, hw, thr), '', seeds])
         # rule 2: guarded attacked against the paper's attacked
         a = [t[2].share(who) for t in trip]
         n, d, hw = paired([y - x for x, y in zip(a, b)])
         sd, det, need = powcols(d, hw, n)
         v = 'not shown' if n < 2 else 'lowers the attacker\'s share' if d + hw < 0 else 'raises it' if d - hw > 0 else 'not shown'
-        rows.append(['2', f'{kind}:{strength}', 'attacker_share', n, f6(math.fsum(a) / n), f6(math.fsum(b) / n), f6(d), f6(hw),
+        rows.append(['2', label, 'attacker_share', n, f6(math.fsum(a) / n), f6(math.fsum(b) / n), f6(d), f6(hw),
                      sd, det, need, v, '', seeds])
     for fed in ['qskew', 'label', 'noisy', 'dup']:
         trip = []
@@ -282,6 +288,95 @@ def cmd_guard(study, truth, out):
            'detectable_difference', 'seeds_to_decide', 'verdict', 'runs_identical_to_paper', 'seeds'], rows)
 
 
+COLOUR = {'fedavg': '#4e79a7', 'fedprox': '#f28e2b', 'flce': '#e15759', 'fedsv': '#76b7b2', 'ditto': '#59a14f',
+          'fedfa': '#edc948', 'moon': '#b07aa1', 'cgsv': '#ff9da7', 'fedfv': '#9c755f', 'qfedavg': '#bab0ac', 'gtg': '#000000'}
+
+
+def cmd_figure(out):
+    import shutil
+    import subprocess
+    import tempfile
+    at = read_rows(os.path.join(out, 'attacks.csv'))
+    h, rows = at[0], [dict(zip(at[0], r)) for r in at[1:]]
+    gr = read_rows(os.path.join(out, 'guard.csv'))
+    grows = [dict(zip(gr[0], r)) for r in gr[1:]]
+    if not shutil.which('gnuplot'):
+        die('gnuplot: not installed (scripts/setup.sh installs it)')
+    tmp = tempfile.mkdtemp(prefix='attacks-fig-')
+    # left panel: forge-prototypes with one attacker, share against strength
+    left = []
+    for m in METHODS:
+        pts = sorted((float(r['strength']), r) for r in rows if r['method'] == m and r['kind'] == 'forge-prototypes' and r['attackers'] == '1')
+        if not pts:
+            continue
+        with open(os.path.join(tmp, f'L-{m}.dat'), 'w') as f:
+            f.write(f"1 {pts[0][1]['honest_share']}\n")
+            for x, r in pts:
+                f.write(f"{x:g} {r['attacked_share']}\n")
+        left.append(f"'{tmp}/L-{m}.dat' using 1:2 with linespoints lw 2 pt 7 lc rgb '{COLOUR[m]}' title '{m}'")
+    g = [(r['arm_or_federation'], r) for r in grows if r['rule'] == '1' and r['arm_or_federation'].startswith('forge-prototypes:') and 'attackers' not in r['arm_or_federation']]
+    if g:
+        with open(os.path.join(tmp, 'L-guard.dat'), 'w') as f:
+            f.write(f"1 {g[0][1]['paper_or_honest']}\n")
+            for x, r in sorted((float(a.split(':')[1]), r) for a, r in g):
+                f.write(f"{x:g} {r['guarded']}\n")
+        left.append(f"'{tmp}/L-guard.dat' using 1:2 with linespoints lw 2 dt 2 pt 6 lc rgb '{COLOUR['flce']}' title 'flce, guard K = 2'")
+    # right panel: every arm's paired difference and interval, methods side by side
+    arms = []
+    for r in rows:
+        a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+        if a not in arms:
+            arms.append(a)
+    right = []
+    ms = [m for m in METHODS if any(r['method'] == m for r in rows)]
+    for j, m in enumerate(ms):
+        with open(os.path.join(tmp, f'R-{m}.dat'), 'w') as f:
+            for r in rows:
+                if r['method'] != m:
+                    continue
+                a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+                y = arms.index(a) + (j - (len(ms) - 1) / 2) * 0.6 / max(1, len(ms))
+                hw = r['half_width'] or '0'
+                f.write(f"{r['difference']} {y:.4f} {float(r['difference']) - float(hw):.6f} {float(r['difference']) + float(hw):.6f}\n")
+        right.append(f"'{tmp}/R-{m}.dat' using 1:2:3:4 with xerrorbars pt 7 lw 1.5 lc rgb '{COLOUR[m]}' title '{m}'")
+    n_clients = 6
+    ytics = ', '.join(f'"{a}" {i}' for i, a in enumerate(arms))
+    svg = os.path.join(out, 'attacks.svg')
+    script = f"""set terminal svg size 1100,{max(420, 60 + 40 * len(arms))} font 'sans,12' background '#ffffff'
+set output '{svg}.tmp'
+set multiplot layout 1,2
+set lmargin 12
+set title "forge-prototypes (one attacker): its share against the strength"
+set xlabel 'strength (1: the honest run)'
+set ylabel "the attacker's mean share of the final contributions"
+set logscale x
+set xtics (1, 2, 10)
+set key below maxcols 4
+set grid
+plot {', '.join(left) if left else '1/0 notitle'}
+unset logscale x
+set lmargin 24
+set title 'every arm: attacked minus honest share, 95% interval'
+set xlabel 'paired difference of the attacker share'
+unset ylabel
+set ytics ({ytics})
+set yrange [-0.7:{len(arms) - 0.3}]
+set xtics auto
+set arrow from {1 / (2 * n_clients)}, graph 0 to {1 / (2 * n_clients)}, graph 1 nohead dt 3 lc rgb '#555555'
+set arrow from 0, graph 0 to 0, graph 1 nohead lc rgb '#999999'
+plot {', '.join(right) if right else '1/0 notitle'}
+unset multiplot
+"""
+    try:
+        r = subprocess.run(['gnuplot'], input=script, text=True, capture_output=True)
+        if r.returncode != 0 or not os.path.isfile(svg + '.tmp'):
+            die(f'gnuplot failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}')
+        os.replace(svg + '.tmp', svg)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f'{svg}: {len(arms)} arms, {len(ms)} methods')
+
+
 def write(path, header, rows):
     os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
     tmp = path + '.tmp'
@@ -294,7 +389,7 @@ def write(path, header, rows):
 
 
 def main(argv):
-    if not argv or argv[0] not in ('attacks', 'guard'):
+    if not argv or argv[0] not in ('attacks', 'guard', 'figure'):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report', '--guard': 'runs/guard'}
@@ -305,6 +400,8 @@ def main(argv):
             sys.exit(2)
         opts[argv[i]] = argv[i + 1]
         i += 2
+    if argv[0] == 'figure':
+        return cmd_figure(opts['--out'])
     study = opts['--study'] or ('runs/attacks' if argv[0] == 'attacks' else 'runs/guard')
     for k in ('--truth',):
         if not os.path.isdir(opts[k]):
