@@ -207,11 +207,22 @@ static const char *HEADER2 = "mask,members,train_seed,accuracy,loss,accuracy_win
 
 /* The rows of an earlier try (--resume): each checked against the plan (a coalition and seed of
  * it, once, its members spelled as its mask says, numbers finite, a digest); a last line cut off
- * by a kill while it was written is dropped (that coalition trains again). */
+ * by a kill while it was written (no newline) is dropped (that coalition trains again); a whole
+ * line holding a NUL byte is damage wherever it is. */
 typedef struct { uint64_t mask; int seed, i; } row_key; /* a partial table's row, for the lookup by (mask, seed) */
 static int row_key_cmp(const void *a, const void *b) {
     const row_key *x = a, *y = b;
     return x->mask != y->mask ? (x->mask > y->mask) - (x->mask < y->mask) : (x->seed > y->seed) - (x->seed < y->seed);
+}
+
+/* One line of f into buf (up to and with its newline, at most cap - 1 bytes, NUL bytes kept): its
+ * length, 0 at the end of the file (fgets's string ends at a NUL byte, which hid the rest of a row). */
+static size_t read_line(FILE *f, char *buf, size_t cap) {
+    size_t n = 0;
+    for (int c; n + 1 < cap && (c = getc(f)) != EOF;)
+        if ((buf[n++] = (char)c) == '\n') break;
+    buf[n] = '\0';
+    return n;
 }
 
 static flce_status read_rows(truth *t, const char *path, flce_err *e) {
@@ -230,12 +241,15 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
     }
     flce_status st = FLCE_OK;
     int ln = 0;
-    while (!st && fgets(line, sizeof line, f)) {
+    for (size_t len; !st && (len = read_line(f, line, sizeof line));) {
         ln++;
-        size_t len = strlen(line);
-        if (!len || line[len - 1] != '\n') { /* cut off by a kill at the end: trained again; elsewhere (too long): damaged */
+        if (line[len - 1] != '\n') { /* cut off by a kill at the end: trained again; elsewhere (too long): damaged */
             if (fgetc(f) == EOF) break;
             st = flce_fail(e, FLCE_ERR_IO, "%s line %d: damaged (longer than a row can be; --force starts again)", path, ln);
+            break;
+        }
+        if (memchr(line, '\0', len)) { /* a whole line (its newline written): damage, never a kill's cut, wherever it is */
+            st = flce_fail(e, FLCE_ERR_IO, "%s line %d: damaged (a NUL byte in it; --force starts again)", path, ln);
             break;
         }
         if (ln == 1) {
@@ -993,11 +1007,13 @@ static int resume_rows(truth *t, const truth_paths *p, const char *js) {
     size_t ol = f ? fread(old, 1, sizeof old - 1, f) : 0;
     if (f) fclose(f);
     old[ol] = '\0';
-    cJSON *parsed = f ? cJSON_Parse(old) : NULL;
-    int damaged = f && (!parsed || !cJSON_IsObject(parsed));
+    const char *nul = f ? memchr(old, '\0', ol) : NULL; /* the text before it would be read as the whole file */
+    cJSON *parsed = f && !nul ? cJSON_Parse(old) : NULL;
+    int damaged = f && (nul || !parsed || !cJSON_IsObject(parsed));
     cJSON_Delete(parsed);
     if (damaged) {
-        fprintf(stderr, "%s: --resume: %s: damaged (not a JSON object); --force starts again\n", prog, p->json);
+        if (nul) fprintf(stderr, "%s: --resume: %s: damaged (a NUL byte at byte %zu); --force starts again\n", prog, p->json, (size_t)(nul - old));
+        else fprintf(stderr, "%s: --resume: %s: damaged (not a JSON object); --force starts again\n", prog, p->json);
         return 1;
     }
     if (!f || strcmp(old, js)) {

@@ -99,6 +99,10 @@ FLCE_BIN=$flce "$(dirname "$0")/../scripts/released_eval.sh" "$t/te" > /dev/null
 [ "$(wc -l < "$t/te.err")" = 1 ] && grep -q "^released_eval.sh: flce eval failed on .*te/flce ([a-z-]*): .*completion.json" "$t/te.err" ||
   fail "released_eval.sh over an empty completion.json: $(cat "$t/te.err")"
 [ -z "$(ls -A "$t/te/flce/released")" ] || fail "released_eval.sh left $(ls -A "$t/te/flce/released") after flce eval failed"
+# and flce report refuses that run as damaged (status 1, the file named), as it refuses a damaged
+# evaluation: its completion sensitivity was filled from the trace whose record flce eval refused
+expect 1 "te/flce/trace/completion.json: not valid JSON" report "$t/te" "$t"/rel-s* --out "$t/rep-te"
+[ ! -e "$t/rep-te" ] || fail "a report refused for a damaged trace record left $t/rep-te"
 [ -f "$t/rep/released_nocmc.csv" ] || fail "no released_nocmc.csv"
 grep -q "^### Without completion" "$t/rep/report.md" || fail "no table Without completion"
 nocmc "without completion as released" "(b) as released" "$t/rel-sSEED/flce/contributions.csv"
@@ -156,6 +160,23 @@ echo "$h" | grep -q 'rounds; released local training' || fail "the --weight-deca
 echo "$h" | grep -q 'rounds; L_CL times tau' || fail "the --cl-scale arm's configuration is not named by it: $h"
 echo "$h" | grep -q '; as released' || fail "the as-released configuration is not named so: $h"
 [ "$(echo "$h" | grep -c 'rounds (3 seeds)$')" -ge 1 ] || fail "the text's configuration carries a departure's words: $h"
+# one heading a configuration: "Each configuration" has as many headings, all different, as there
+# are configurations among the run folders (config.json but the seed, the method and its
+# ablation); as released, FLCE (sweep), FedAvg (at random) and FedSV (window) select differently
+# and are three (they were three headings of one name)
+python3 - "$t/rep/report.md" "$t"/text-s* "$t"/rel-s* "$t"/cls-s* "$t/other" <<'PY' || fail "the configurations' headings: not one name each"
+import glob, json, os, sys
+sec = [s for s in open(sys.argv[1]).read().split("\n## ") if s.startswith("Each configuration")][0]
+heads = [l[4:] for l in sec.splitlines() if l.startswith("### ")]
+keys = set()
+for top in sys.argv[2:]:
+    for cj in glob.glob(os.path.join(top, "config.json")) + glob.glob(os.path.join(top, "*", "config.json")):
+        c = json.load(open(cj))
+        for k in ("seed", "algo", "ablate"):
+            c.pop(k, None)
+        keys.add(json.dumps(c, sort_keys=True))
+assert len(heads) == len(set(heads)) == len(keys), (len(keys), heads)
+PY
 # The noise configuration (docs/decisions.md, "The study under the released code"): the text's
 # 30% of labels on 40% of the clients drawn, as released every label (y + 1) mod C on the last
 # 40%; two seeds. The KL claims are the noise claim: under (b) the released metric is the min-max

@@ -159,6 +159,29 @@ grep -q '^3,0;1,9,' "$t/d/utilities.csv" || fail "the test did not make its fore
 expect 1 "line 5: damaged, or a coalition or seed this truth does not train" truth $fed --seed 5 --out "$t/d" --resume
 cp "$u" "$t/d/utilities.csv"; printf '{' > "$t/d/truth.json"
 expect 1 "truth.json: damaged (not a JSON object)" truth $fed --seed 5 --out "$t/d" --resume
+# a NUL byte in truth.json with bytes after it, and one in a whole row of utilities.csv (its
+# newline written), are damage: status 1, the file (and line) named, nothing changed (the JSON
+# before the NUL was taken as the file, and a NUL in the last row retrained it as if a kill had
+# cut it); a last row cut off (no newline) is still trained again
+{ cat "$t/a/truth.json"; printf '\000{"more": 1}\n'; } > "$t/d/truth.json"
+cp "$t/d/truth.json" "$t/d.json"
+expect 1 "d/truth.json: damaged (a NUL byte at byte $(wc -c < "$t/a/truth.json"))" truth $fed --seed 5 --out "$t/d" --resume
+cmp -s "$t/d/truth.json" "$t/d.json" && cmp -s "$u" "$t/d/utilities.csv" && cmp -s "$v" "$t/d/values.csv" ||
+  fail "a truth.json refused for its NUL byte: the truth changed"
+cp "$t/a/truth.json" "$t/d/truth.json"
+nl=$(wc -l < "$u") # the last row's line
+for at in "$nl" 4; do # the last row, a middle one
+  { head -n $((at - 1)) "$u"; sed -n "${at}p" "$u" | tr -d '\n'; printf '\000x\n'; sed -n "$((at + 1)),\$p" "$u"; } > "$t/d/utilities.csv"
+  cp "$t/d/utilities.csv" "$t/d.csv"
+  [ "$(wc -l < "$t/d.csv")" = "$nl" ] || fail "the test did not make its row with a NUL (line $at)"
+  expect 1 "d/utilities.csv line $at: damaged (a NUL byte" truth $fed --seed 5 --out "$t/d" --resume
+  cmp -s "$t/d/utilities.csv" "$t/d.csv" && cmp -s "$v" "$t/d/values.csv" && cmp -s "$t/a/truth.json" "$t/d/truth.json" ||
+    fail "a utilities.csv refused for a NUL byte in line $at: the truth changed"
+done
+head -c $(($(wc -c < "$u") - 20)) "$u" > "$t/d/utilities.csv" # the last row cut, no newline
+"$flce" truth $fed --seed 5 --out "$t/d" --resume > /dev/null 2> "$t/dcut.err" || fail "--resume over a cut last row: $(cat "$t/dcut.err")"
+grep -q "8 coalitions x 1 seed, 1 to train" "$t/dcut.err" || fail "--resume over a cut last row: not the one row trained again: $(cat "$t/dcut.err")"
+cmp -s "$u" "$t/d/utilities.csv" && cmp -s "$v" "$t/d/values.csv" || fail "--resume over a cut last row: another table"
 expect 2 "--resume: --out $t/none holds no truth" truth $fed --seed 5 --out "$t/none" --resume
 [ ! -e "$t/none" ] || fail "a refused --resume left $t/none behind"
 expect 2 "holds a truth: --resume continues it" truth $fed --seed 5 --out "$t/a"
@@ -347,6 +370,11 @@ for e in 's/^3,0;1,5,/3.5,0;1,5,/' 's/^3,0;1,5,/3,0;2,5,/' '5s/,[0-9a-f]*\(,[0-9
   expect 1 "ud/utilities.csv: damaged or unfinished" report "$t/plain" "$t/ud" --out "$t/rep-ud"
 done
 [ ! -e "$t/rep-ud" ] || fail "a report refused for a damaged utilities.csv left $t/rep-ud"
+# a NUL byte in the last row (whole, its newline written) is damage too: the row before it was read
+rm -rf "$t/ud" && cp -r "$t/a" "$t/ud"
+{ head -n $((nl - 1)) "$u"; tail -n 1 "$u" | tr -d '\n'; printf '\000x\n'; } > "$t/ud/utilities.csv"
+expect 1 "ud/utilities.csv line $nl: damaged (a NUL byte" report "$t/plain" "$t/ud" --out "$t/rep-ud"
+[ ! -e "$t/rep-ud" ] || fail "a report refused for a NUL in utilities.csv left $t/rep-ud"
 # a full table of more than 16 clients is beyond the report (a limit: status 2, not damage)
 sed -i 's/"truth_format":\t3/"truth_format":\t2/; s/"clients":\t3/"clients":\t17/' "$t/acopy/truth.json"
 expect 2 "17 clients: a report judges against truths of every coalition of at most 16" report "$t/plain" "$t/acopy" --out "$t/rep2"

@@ -128,18 +128,23 @@ static int arm_of(const run_t *r, int m) {
 /* The released code's departures run r was trained with, in words for its configuration's name
  * ("; as released", "; released local training"), so that the arms of the study are told apart
  * in every table; the prototypes' and the completion's are named elsewhere (reading_words, the
- * method's "-CMC"). Read from config.json whatever the method (every method of a run folder
- * records the same settings, and each must carry the same name), so a method the departure does
- * not touch is named by it too. No commas: the name is a CSV field too. */
+ * method's "-CMC"). Read from config.json whatever the method, so a method the departure does not
+ * touch is named by it too; but a run folder's methods as released record each its own selection
+ * (FLCE's sweep, FedSV's window, FedAvg's at random: three configurations, which once shared one
+ * heading; issue 82), and the selection is named where one is recorded. No commas: the name is a
+ * CSV field too. */
 void report_released_words(const run_t *r, char *o, size_t cap, size_t *n) {
     static const char *const WORDS[NG] = {NULL, "unsquared velocity", "absent classes forgotten", "L_CL times tau",
                                           "round 1's prototypes from the initial model", NULL, "released selection",
                                           "released local training", "plain-mean aggregation", "FedSV's released form",
                                           "the partition's balancing step", "the noise as the code makes it"};
     if (!r->cfg) return;
+    const char *sc = flce_json_str(r->cfg, "schedule"); /* the released selections' names only (a name holds no other text) */
+    sc = sc && (!strcmp(sc, "sweep") || !strcmp(sc, "window")) ? sc : NULL;
     int m = method_of(r);
     if (m >= 0 && arm_of(r, m) == A_REL) {
         flce_catf(o, cap, n, "; as released");
+        if (sc) flce_catf(o, cap, n, "; %s selection", sc);
         return;
     }
     unsigned g = 0;
@@ -152,7 +157,10 @@ void report_released_words(const run_t *r, char *o, size_t cap, size_t *n) {
         if (!isnan(flce_json_num(r->cfg, LOCAL[i]))) g |= G_LOCAL;
     if (g & G_FEDSV) g &= ~(unsigned)G_SCHED; /* FedSV's released form includes its window */
     for (int i = 0; i < NG; i++)
-        if ((g >> i & 1) && WORDS[i]) flce_catf(o, cap, n, "; %s", WORDS[i]);
+        if ((g >> i & 1) && WORDS[i]) {
+            if (1u << i == G_SCHED && sc) flce_catf(o, cap, n, "; released %s selection", sc); /* FLCE's sweep and FedSV's window told apart */
+            else flce_catf(o, cap, n, "; %s", WORDS[i]);
+        }
 }
 
 /* The study's configurations: those with a run as released (every other run without departures

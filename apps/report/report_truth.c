@@ -111,6 +111,17 @@ static int row_fields_ok(char **fd, double mk, int n) {
     return strlen(fd[7]) == 16 && strspn(fd[7], "0123456789abcdef") == 16;
 }
 
+/* One line of f into buf (up to and with its newline, at most cap - 1 bytes, NUL bytes kept): its
+ * length, 0 at the end of the file (fgets's string ends at a NUL byte: a row with one was read as
+ * the text before it). */
+static size_t read_line(FILE *f, char *buf, size_t cap) {
+    size_t n = 0;
+    for (int c; n + 1 < cap && (c = getc(f)) != EOF;)
+        if ((buf[n++] = (char)c) == '\n') break;
+    buf[n] = '\0';
+    return n;
+}
+
 /* Read p (a truth's utilities.csv) into u: 0, or 1 with why in err (missing, a damaged row, a
  * mask out of range, a coalition not R times, out of memory). The caller frees u, also on
  * failure. */
@@ -126,12 +137,18 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
     size_t nm = t->all ? M : 0;
     FILE *f = flce_fopen_input(p);
     if (!f) return snprintf(err, cap, "%s: %s", p, flce_input_why[0] ? flce_input_why : "missing"), 1;
-    int bad = !fgets(line, sizeof line, f) ||
+    size_t len = read_line(f, line, sizeof line);
+    int ln = 1, bad = !len || memchr(line, '\0', len) ||
               strcmp(line, t->fmt == 2 ? "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest,settings\n"
                                        : "mask,members,train_seed,accuracy,loss,accuracy_window,loss_window,model_digest\n");
     int col = !strcmp(t->utility, "accuracy") ? 3 : !strcmp(t->utility, "accuracy-window") ? 5 : !strcmp(t->utility, "loss") ? 4 : 6;
     double sign = col == 4 || col == 6 ? -1 : 1;
-    while (!bad && fgets(line, sizeof line, f)) {
+    while (!bad && (len = read_line(f, line, sizeof line))) {
+        ln++;
+        if (memchr(line, '\0', len)) { /* damage, wherever it is: the text before it is no row */
+            fclose(f);
+            return snprintf(err, cap, "%s line %d: damaged (a NUL byte in it)", p, ln), 1;
+        }
         char *fd[10];
         int nf = split_csv(line, fd, 10);
         double mk, x, ts;

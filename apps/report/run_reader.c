@@ -1,6 +1,7 @@
 /* run_reader.c: see run_reader.h. */
 #include "data.h"
 #include "run_reader.h"
+#include "trace_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,6 +205,26 @@ static int load_released(run_t *r, const char *dir, flce_err *e) {
     if (!flce_run_released_eval_ok(r, FLCE_RELEASED_EVAL, why, sizeof why))
         return flce_fail(e, FLCE_ERR_FORMAT, "%s/released/" FLCE_RELEASED_EVAL ": %s", dir, why), 1;
     return load_column(r, dir, "released/" FLCE_RELEASED_EVAL "/contributions.csv", "contribution", &r->rel_eval, e);
+}
+
+/* trace/completion.json, where the run kept one, read as flce eval reads it: a record flce eval
+ * refuses is damage (the report's completion sensitivity evaluates the trace again, and filled its
+ * table from a trace whose record flce eval refused; issue 82). */
+static int check_trace_record(const char *dir, flce_err *e) {
+    char p[1200];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/trace/completion.json", dir);
+    if (lstat(p, &sb) != 0 && errno == ENOENT) return 0; /* none (a trace written before it, or no trace) */
+    flce_completion_file cf;
+    flce_completion_cfg cc;
+    flce_err ce = {{0}};
+    flce_completion_cfg_default(&cc);
+    if (flce_completion_read(p, &cf, &ce)) /* its message names the file */
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s (a damaged trace record: flce eval refuses the trace)", ce.msg), 1;
+    if (flce_completion_parse(cf.rank[0] ? cf.rank : NULL, cf.mu[0] ? cf.mu : NULL, cf.solver[0] ? cf.solver : NULL,
+                              cf.completion[0] ? cf.completion : NULL, &cc, &ce))
+        return flce_fail(e, FLCE_ERR_FORMAT, "%s: %s (a damaged trace record: flce eval refuses the trace)", p, ce.msg), 1;
+    return 0;
 }
 
 /* A file every run writes, missing: the folder is damaged or incomplete, never read with defaults
@@ -412,6 +433,7 @@ int flce_run_load(run_t *r, const char *dir, flce_err *e) {
     sscanf(dg, "partition %16s", r->partdig);
     free(dg);
     int rc = load_metrics(r, dir, e);
+    if (!rc) rc = check_trace_record(dir, e);
     return rc ? rc : load_clients(r, dir, e);
     return 0;
 }
