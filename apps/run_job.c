@@ -335,16 +335,26 @@ static int check_attacks(const char *prog, run_flags *w, flce_run_cfg *c, char *
             return cli_usage_error(prog, "--attack '%s': %s", w->attack.items[i], why);
         c->nattacks = i + 1;
         unsigned felt = 0;
+        /* FLCE without a momentum (--ablate Q, or M and V: Q uniform) reads no prototype's length */
+        int no_q = c->ablate.no_momentum || (c->ablate.no_mass && c->ablate.no_velocity);
         for (int m = 0; m < nm; m++) {
             const flce_method *M = flce_method_find(names[m]);
-            felt |= M && flce_attack_felt(c->attacks[i].kind, M->flags);
+            felt |= M && flce_attack_felt(c->attacks[i].kind, M->flags) && !(c->attacks[i].kind == FLCE_ATTACK_FORGE_PROTOTYPES && no_q);
         }
         if (!felt)
             return cli_usage_error(prog, "--attack '%s': no method of the run feels it (%s: %s)", w->attack.items[i],
                                    flce_attack_name(c->attacks[i].kind),
-                                   c->attacks[i].kind == FLCE_ATTACK_FORGE_PROTOTYPES ? "only a method that takes prototypes, FLCE"
-                                                                                      : "only a method that reads the clients' sample counts");
+                                   c->attacks[i].kind != FLCE_ATTACK_FORGE_PROTOTYPES ? "only a method that reads the clients' sample counts"
+                                   : no_q ? "only FLCE's momentum, and --ablate leaves it out"
+                                          : "only a method that takes prototypes, FLCE");
     }
+    /* recorded in client order: the same attacks given in another order are the same run (each
+     * attack's draws are its client's, not its position's) */
+    for (int i = 1; i < c->nattacks; i++)
+        for (int j = i; j > 0 && c->attacks[j - 1].client > c->attacks[j].client; j--) {
+            flce_attack t = c->attacks[j];
+            c->attacks[j] = c->attacks[j - 1], c->attacks[j - 1] = t;
+        }
     flce_err e = {{0}};
     if (flce_attacks_check(c, &e)) return cli_usage_error(prog, "%s", e.msg);
     return 0;

@@ -101,8 +101,15 @@ const flce_attack *flce_attack_on(const flce_run_cfg *c, int client) {
     return NULL;
 }
 
+/* the strength in the fewest digits (6 to 17) that read back as the same double: the record
+ * names the strength the run used, never a rounding of it */
 void flce_attack_words(const flce_attack *a, char *o, size_t cap) {
-    snprintf(o, cap, "%s:%d:%g", flce_attack_name(a->kind), a->client, a->strength);
+    char num[40];
+    for (int p = 6; p <= 17; p++) {
+        snprintf(num, sizeof num, "%.*g", p, a->strength);
+        if (strtod(num, NULL) == a->strength) break;
+    }
+    snprintf(o, cap, "%s:%d:%s", flce_attack_name(a->kind), a->client, num);
 }
 
 /* m = round(f n) of the n entries, drawn by the attack's stream, into pick [m] (ascending) */

@@ -179,5 +179,17 @@ expect 2 "no method of the run feels it" run --algo flce,fedfa $B --attack infla
 expect 2 "no method of the run feels it" truth --clients 3 --per-round 2 --rounds 1 --seed 4 --attack forge-prototypes:0 --out "$t/bad"
 set -- ; for i in 0 1 2 3 4 5 6 7 8; do set -- "$@" --attack "flip-labels:$i"; done
 expect 2 "--attack: 9 given, at most 8" run --algo fedavg $(echo "$B" | sed "s/--clients 4/--clients 10/") "$@" --out "$t/bad"
+# the record names the strength the run used (every digit that makes its double), and the
+# attacks in client order (the same run given in another order is the same record)
+"$flce" run --algo flce $B --attack forge-prototypes:2:0.1234567890123456789 --quiet --out "$t/long" > /dev/null 2>&1 || fail "a long strength"
+json_has "$t/long/config.json" '"attacks":["forge-prototypes:2:0.12345678901234568"]' ||
+  fail "a strength of 17 digits is not recorded whole: $(grep -o 'forge[^"]*' "$t/long/config.json")"
+expect 2 "differ" run --algo flce $B --attack forge-prototypes:2:0.123457 --out "$t/long" --resume
+"$flce" run --algo flce $B --attack flip-labels:3 --attack replicate:1:2 --quiet --out "$t/ord" > /dev/null 2>&1 || fail "two attacks"
+json_has "$t/ord/config.json" '"attacks":["replicate:1:2","flip-labels:3:1"]' || fail "the attacks are not recorded in client order"
+# FLCE without a momentum (--ablate Q, or M and V) feels no forged length, and has nothing to guard
+expect 2 "no method of the run feels it" run --algo flce $B --ablate Q --attack forge-prototypes:0:5 --out "$t/bad"
+expect 2 "no method of the run feels it" run --algo flce $B --ablate M --ablate V --attack forge-prototypes:0:5 --out "$t/bad"
+expect 2 "--ablate M and V leaves it out" run --algo flce $B --ablate M --ablate V --prototype-clip 1 --out "$t/bad"
 [ -e "$t/bad" ] && fail "a refused --attack made $t/bad"
 echo "cli_attack: ok"

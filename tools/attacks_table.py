@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,12 +43,36 @@ def die(msg):
     sys.exit(1)
 
 
-def read_rows(path):
+def text(path):
+    """A regular file's text (a FIFO or a device is refused, never read: it could block)."""
     try:
-        with open(path, newline='') as f:
-            return list(csv.reader(f))
+        st = os.stat(path)
     except OSError as e:
         die(f'{path}: {e.strerror}')
+    if not stat.S_ISREG(st.st_mode):
+        die(f'{path}: not a regular file')
+    try:
+        with open(path, encoding='utf-8', newline='') as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        die(f'{path}: {getattr(e, "strerror", None) or "not text"}')
+
+
+def read_rows(path):
+    rows = list(csv.reader(text(path).splitlines()))
+    if not rows:
+        die(f'{path}: empty')
+    return rows
+
+
+def number(path, x):
+    try:
+        v = float(x)
+    except ValueError:
+        die(f'{path}: {x!r} is not a number')
+    if not math.isfinite(v):
+        die(f'{path}: {x!r} is not a finite number')
+    return v
 
 
 class Run:
@@ -55,25 +80,40 @@ class Run:
         self.dir = d
         if not os.path.isfile(os.path.join(d, 'digests.txt')):
             raise FileNotFoundError(d)
-        rows = read_rows(os.path.join(d, 'contributions.csv'))
-        if rows[0] != ['client', 'contribution']:
-            die(f'{d}/contributions.csv: header {rows[0]}')
-        self.contrib = [float(r[1]) for r in rows[1:]]
-        rows = read_rows(os.path.join(d, 'clients.csv'))
-        if rows[0][:2] != ['client', 'samples']:
-            die(f'{d}/clients.csv: header {rows[0]}')
-        self.samples = [float(r[1]) for r in rows[1:]]
+        p = os.path.join(d, 'contributions.csv')
+        rows = read_rows(p)
+        if rows[0] != ['client', 'contribution'] or any(len(r) != 2 for r in rows[1:]) or len(rows) < 3:
+            die(f'{p}: not the header client,contribution and a row of two fields a client')
+        self.contrib = [number(p, r[1]) for r in rows[1:]]
+        p = os.path.join(d, 'clients.csv')
+        rows = read_rows(p)
+        if rows[0][:2] != ['client', 'samples'] or any(len(r) < 2 for r in rows[1:]):
+            die(f'{p}: header {rows[0]}, or a row without its samples')
+        self.samples = [number(p, r[1]) for r in rows[1:]]
         if len(self.samples) != len(self.contrib):
             die(f'{d}: {len(self.samples)} clients in clients.csv, {len(self.contrib)} contributions')
-        rows = read_rows(os.path.join(d, 'metrics.csv'))
+        p = os.path.join(d, 'metrics.csv')
+        rows = read_rows(p)
+        if 'accuracy' not in rows[0]:
+            die(f'{p}: no accuracy column')
         ai = rows[0].index('accuracy')
-        acc = [float(r[ai]) for r in rows[1:] if r]
+        acc = [number(p, r[ai]) if ai < len(r) else die(f'{p}: a row without its accuracy') for r in rows[1:] if r]
+        if not acc:
+            die(f'{p}: no round')
         w = acc[-min(10, len(acc)):]
         self.accuracy = math.fsum(w) / len(w)
-        with open(os.path.join(d, 'config.json')) as f:
-            self.cfg = json.load(f)
-        self.attackers = sorted({int(a.split(':')[1]) for a in self.cfg.get('attacks', [])})
-        self.digest = dict(ln.split()[:2] for ln in open(os.path.join(d, 'digests.txt')) if len(ln.split()) >= 2)
+        p = os.path.join(d, 'config.json')
+        try:
+            self.cfg = json.loads(text(p))
+        except json.JSONDecodeError as e:
+            die(f'{p}: not JSON ({e.msg}, line {e.lineno})')
+        att = self.cfg.get('attacks', []) if isinstance(self.cfg, dict) else None
+        if not isinstance(att, list) or not all(isinstance(a, str) and re.fullmatch(r'[a-z-]+:\d+(:[^:]+)?', a) for a in att):
+            die(f'{p}: "attacks" is not a list of KIND:CLIENT[:STRENGTH]')
+        self.attackers = sorted({int(a.split(':')[1]) for a in att})
+        if any(i >= len(self.contrib) for i in self.attackers):
+            die(f'{p}: an attacker is not one of its {len(self.contrib)} clients')
+        self.digest = dict(ln.split()[:2] for ln in text(os.path.join(d, 'digests.txt')).splitlines() if len(ln.split()) >= 2)
 
     def share(self, who):
         c = [max(0.0, x) for x in self.contrib]
@@ -94,9 +134,14 @@ class Run:
 
 
 def load(d):
+    """The run in d, or None where there is none; a folder begun but unfinished (no digests.txt)
+    is said on stderr and left out."""
+    if not os.path.isdir(d):
+        return None
     try:
         return Run(d)
     except FileNotFoundError:
+        print(f'attacks_table.py: {d}: unfinished (no digests.txt), left out', file=sys.stderr)
         return None
 
 
@@ -378,13 +423,21 @@ unset multiplot
 
 
 def write(path, header, rows):
-    os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
+    if not rows:
+        die(f'{path}: no pair of runs to compare (is the study folder right?); nothing written')
+    try:
+        os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
+    except OSError as e:
+        die(f'{os.path.dirname(path)}: {e.strerror}')
     tmp = path + '.tmp'
-    with open(tmp, 'w', newline='') as f:
-        w = csv.writer(f, lineterminator='\n')
-        w.writerow(header)
-        w.writerows(rows)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, 'w', newline='') as f:
+            w = csv.writer(f, lineterminator='\n')
+            w.writerow(header)
+            w.writerows(rows)
+        os.replace(tmp, path)
+    except OSError as e:
+        die(f'{path}: {e.strerror}')
     print(f'{path}: {len(rows)} rows')
 
 
@@ -392,7 +445,7 @@ def main(argv):
     if not argv or argv[0] not in ('attacks', 'guard', 'figure'):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report', '--guard': 'runs/guard'}
+    opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report', '--guard': None}
     i = 1
     while i < len(argv):
         if argv[i] not in opts or i + 1 >= len(argv):
@@ -409,7 +462,12 @@ def main(argv):
     if not os.path.isdir(study):
         die(f'{study}: no such folder (--study)')
     if argv[0] == 'attacks':
-        cmd_attacks(study, opts['--truth'], opts['--out'], opts['--guard'] if os.path.isdir(opts['--guard']) else None)
+        guard = opts['--guard']
+        if guard is not None and not os.path.isdir(guard):
+            die(f'{guard}: no such folder (--guard)')
+        if guard is None and os.path.isdir('runs/guard'):
+            guard = 'runs/guard'
+        cmd_attacks(study, opts['--truth'], opts['--out'], guard)
     else:
         cmd_guard(study, opts['--truth'], opts['--out'])
 

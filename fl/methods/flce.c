@@ -65,8 +65,9 @@ static flce_status flce_check(const flce_run_cfg *c, flce_err *e) {
     double clip = flce_run_cfg_get(c, &PROTO_CLIP);
     if (clip > 0 && clip < 1)
         return flce_fail(e, FLCE_ERR_ARG, "--prototype-clip %g: 0 (off) or at least 1 (below 1 it would shorten the median prototype itself)", clip);
-    if (clip > 0 && c->ablate.no_momentum)
-        return flce_fail(e, FLCE_ERR_ARG, "--prototype-clip: a guard of the momentum, and --ablate Q leaves it out");
+    if (clip > 0 && (c->ablate.no_momentum || (c->ablate.no_mass && c->ablate.no_velocity)))
+        return flce_fail(e, FLCE_ERR_ARG, "--prototype-clip: a guard of the momentum, and --ablate %s leaves it out",
+                         c->ablate.no_momentum ? "Q" : "M and V");
     return FLCE_OK;
 }
 
