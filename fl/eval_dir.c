@@ -173,6 +173,23 @@ static flce_status eval_record(const char *dir, const flce_eval_opts *o, eval_se
     if (cf.absent_class[0] && !o->absent_class) S->cc.rules.forget_absent = !strcmp(cf.absent_class, "forget");
     S->recorded_initial = !strcmp(cf.initial_prototypes, "initial-model");
     S->cc.rules.proto_clip = cf.proto_clip; /* the guard: as the run had it (no flag changes it) */
+    { /* and as the run's config.json beside the trace records it, where there is one: an edited
+       * completion.json would otherwise evaluate another guard in silence */
+        char cp[1200];
+        snprintf(cp, sizeof cp, "%s/../config.json", dir);
+        if (stat(cp, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            flce_status js;
+            flce_err je = {{0}};
+            cJSON *cfg = flce_json_read(cp, 1 << 20, &js, &je);
+            const cJSON *k = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "prototype_clip") : NULL;
+            double want = cJSON_IsNumber(k) ? k->valuedouble : 0;
+            int algo_flce = cfg && flce_json_str(cfg, "algo") && !strcmp(flce_json_str(cfg, "algo"), "flce");
+            cJSON_Delete(cfg);
+            if (algo_flce && want != cf.proto_clip)
+                return flce_fail(e, FLCE_ERR_FORMAT, "%s: prototype_clip %g, the run's config.json %g (%s): one of them edited", S->cj,
+                                 cf.proto_clip, want, cp);
+        }
+    }
     if (cf.prototypes[0]) S->recorded_all = !strcmp(cf.prototypes, "all"), S->recorded_first = !strcmp(cf.prototypes, "first");
     const char *given[4] = {o->completion, o->solver, o->rank, o->mu}, *vals[4] = {cf.completion, cf.solver, cf.rank, cf.mu};
     const char *got_v[4] = {NULL, NULL, NULL, NULL};

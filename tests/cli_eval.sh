@@ -192,4 +192,15 @@ sleep 0.5
 "$flce" eval "$t/lk" --out "$t/lk-out" --ablate CMC > /dev/null 2> "$t/lk.err" || fail "eval of a locked trace: $(cat "$t/lk.err")"
 [ -e "$t/released" ] || fail "flce eval read a trace while its writer held it"
 wait
+# the guard (--prototype-clip, docs/attacks.md) as completion.json records it, K = 1: class 0's
+# round-1 prototypes (1,0) and (0,2) (lengths 1 and 2; the lower median 1) become (1,0), (0,1):
+# M = (1/2,1/2), |p - g|^2 = (1/2,1/2) -> Q = (1/2,1/2); -CMC, a = b = 1/2: CE = (0.375, 0.25, 0.375)
+rm -rf "$t/gt" && mkdir -p "$t/gt/trace" && "$fixtures" trace "$t/gt/trace" || fail "fixtures (guard)"
+printf '{"prototype_clip": 1}' > "$t/gt/trace/completion.json"
+"$flce" eval "$t/gt/trace" --out "$t/gt/out" --ablate CMC > "$t/gt.log" 2>&1 || fail "eval of a guarded trace: $(cat "$t/gt.log")"
+check "$t/gt/out/contributions.csv" 0.375 0.25 0.375
+grep -q "^guard (not the paper's)" "$t/gt.log" || fail "eval does not name the guard"
+# a run's config.json beside the trace that says otherwise: one of them edited, refused
+printf '{"algo": "flce"}' > "$t/gt/config.json"
+expect 1 "one of them edited" eval "$t/gt/trace" --out "$t/gt/out2" --ablate CMC
 echo "cli_eval: all checks passed"
