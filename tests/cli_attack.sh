@@ -140,6 +140,8 @@ expect 2 "a setting of flce" run --algo fedavg $B --prototype-clip 2 --out "$t/b
 "$flce" eval "$t/guard/trace" --out "$t/guard-ev" > "$t/gev.out" 2>&1 || fail "flce eval of a guarded run: $(cat "$t/gev.out")"
 grep -q "^guard (not the paper's): each class's prototypes shortened to at most 1 x" "$t/gev.out" || fail "flce eval does not say the run was guarded"
 cmp -s "$t/guard/contributions.csv" "$t/guard-ev/contributions.csv" || fail "flce eval of a guarded trace: other contributions than the run's"
+"$flce" report "$t/guard" "$t/forge" --out "$t/grp" --quiet > /dev/null 2> "$t/grp.err" || fail "flce report of a guarded run: $(cat "$t/grp.err")"
+grep -q "attacked: forge-prototypes:2:2; guard K = 1;" "$t/grp/report.md" || fail "the report's label does not name the guard"
 
 # flce eval and flce report of an attacked run say so
 "$flce" eval "$t/forge/trace" --out "$t/forge-ev" > "$t/ev.out" 2>&1 || fail "flce eval of an attacked run: $(cat "$t/ev.out")"

@@ -59,6 +59,8 @@ const char *report_configuration_base(const run_t *r, char *o, size_t cap) {
         flce_catf(o, cap, &n, "; attacked:");
         cJSON_ArrayForEach(a, at) if (cJSON_IsString(a)) flce_catf(o, cap, &n, " %s", a->valuestring);
     }
+    const cJSON *clip = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "prototype_clip") : NULL; /* FLCE's guard, where set */
+    if (cJSON_IsNumber(clip) && clip->valuedouble > 0) flce_catf(o, cap, &n, "; guard K = %g", clip->valuedouble);
     flce_catf(o, cap, &n, "; %d rounds", r->T); /* no commas: it is a CSV field too */
     return o;
 }
