@@ -151,6 +151,14 @@ grep -q "attacked: forge-prototypes:2:2" "$t/rp/report.md" && grep -q "attacked:
   fail "the report does not name the attacks"
 sed 's/,replicate:0:3$/,replicate:0:3;rm -rf x/' "$t/rep/clients.csv" > "$t/cl" && cp "$t/cl" "$t/rep/clients.csv"
 expect 1 "clients.csv: row 2: not four numbers and an attack" report "$t/rep" --out "$t/rp2"
+# clients.csv's attack column and config.json's "attacks" must agree (an edited one is refused)
+cp -r "$t/forge" "$t/fe1" && sed 's/,forge-prototypes:2:2$/,forge-prototypes:2:9/' "$t/forge/clients.csv" > "$t/fe1/clients.csv"
+expect 1 "not the one config.json" report "$t/fe1" --out "$t/rp3"
+cp -r "$t/forge" "$t/fe2" && sed 's/"attacks":/"attacks_gone":/' "$t/forge/config.json" > "$t/fe2/config.json"
+expect 1 "not the one config.json" report "$t/fe2" --out "$t/rp4"
+cp -r "$t/forge" "$t/fe3" && sed 's/^\(3,[0-9]*,[0-9]*,[0-9]*,\)$/\1flip-labels:3:1/' "$t/forge/clients.csv" > "$t/fe3/clients.csv"
+expect 1 "not the one config.json" report "$t/fe3" --out "$t/rp5"
+[ -e "$t/rp3" ] || [ -e "$t/rp4" ] || [ -e "$t/rp5" ] && fail "a refused report wrote its folder"
 
 # a free-rider alone in its coalition: the global model never moves (no noise), or moves (noise)
 "$flce" run --algo fedavg $B --members 0 --attack free-rider:0 --quiet --out "$t/fr" > /dev/null 2>&1 || fail "free-rider"

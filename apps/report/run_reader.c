@@ -234,6 +234,17 @@ static int missing_file(const char *dir, const char *file, flce_err *e) {
 }
 
 /* contributions.csv, round_contributions.csv and clients.csv, each required and read whole. */
+/* config.json's "attacks" entry (KIND:CLIENT:STRENGTH) of client k, or NULL where it has none. */
+static const char *config_attack_of(const cJSON *cfg, int k) {
+    const cJSON *at = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "attacks") : NULL, *a;
+    cJSON_ArrayForEach(a, at) {
+        const char *w = cJSON_IsString(a) ? a->valuestring : NULL, *c = w ? strchr(w, ':') : NULL;
+        char *end = NULL;
+        if (c && strtol(c + 1, &end, 10) == k && end != c + 1 && (*end == ':' || !*end)) return w;
+    }
+    return NULL;
+}
+
 static int load_clients(run_t *r, const char *dir, flce_err *e) {
     char p[1200], line[1024];
     FILE *f;
@@ -334,9 +345,20 @@ static int load_clients(run_t *r, const char *dir, flce_err *e) {
             else if (k < 0 || k >= r->clients) bad = "a client out of range";
             else if (r->samples[k] >= 0) bad = "a repeated client";
             else if (!(sm >= 0) || h < 0 || nz < 0) bad = "an impossible count";
-            else r->samples[k] = sm, r->held[k] = h, r->noisy_k[k] = nz != 0, seen++;
+            else if (attacked) { /* the cell names what config.json's "attacks" gives this client, or nothing */
+                size_t len = (size_t)(rest - (line + used + 1));
+                const char *want = config_attack_of(r->cfg, k);
+                if (want ? strlen(want) != len || strncmp(want, line + used + 1, len) : len != 0)
+                    bad = "its attack is not the one config.json's \"attacks\" gives the client";
+            }
+            if (!bad) r->samples[k] = sm, r->held[k] = h, r->noisy_k[k] = nz != 0, seen++;
         }
         fclose(f);
+        const cJSON *ats = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "attacks") : NULL;
+        if (!bad && !attacked && cJSON_IsArray(ats) && cJSON_GetArraySize(ats) > 0)
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: no attack column, where config.json names attacks: one of them edited", p), 1;
+        if (!bad && attacked && !cJSON_IsArray(ats))
+            return flce_fail(e, FLCE_ERR_FORMAT, "%s: an attack column, where config.json names no attacks: one of them edited", p), 1;
         if (bad) return flce_fail(e, FLCE_ERR_FORMAT, "%s: row %d: %s", p, row, bad), 1;
         if (seen != r->clients) return flce_fail(e, FLCE_ERR_FORMAT, "%s: %d of %d clients: damaged or truncated", p, seen, r->clients), 1;
     }
