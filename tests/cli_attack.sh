@@ -202,4 +202,30 @@ expect 2 "no method of the run feels it" run --algo flce $B --ablate Q --attack 
 expect 2 "no method of the run feels it" run --algo flce $B --ablate M --ablate V --attack forge-prototypes:0:5 --out "$t/bad"
 expect 2 "--ablate M and V leaves it out" run --algo flce $B --ablate M --ablate V --prototype-clip 1 --out "$t/bad"
 [ -e "$t/bad" ] && fail "a refused --attack made $t/bad"
+# flce report TRUTH RUN: a run is of a truth's federation only where its attacks are the truth's
+# (free-rider keeps the partition digest): an attacked truth (its strength typed 1.0, the runs
+# record 1) scores the attacked runs and not the honest ones, an honest truth the reverse
+T3="--clients 3 --per-round 2 --rounds 1 --train-subset 120 --test-subset 20 --val-size 10 --batch 16 --seed 4 --backend cpu"
+"$flce" truth $T3 --attack free-rider:0:1.0 --quiet --out "$t/tfr" > /dev/null 2>&1 || fail "an attacked truth"
+"$flce" truth $T3 --quiet --out "$t/thn" > /dev/null 2>&1 || fail "an honest truth"
+"$flce" run --algo flce,fedavg $T3 --quiet --out "$t/r3h" > /dev/null 2>&1 || fail "honest runs of the truths' federation"
+"$flce" run --algo flce,fedavg $T3 --attack free-rider:0:1 --quiet --out "$t/r3a" > /dev/null 2>&1 || fail "attacked runs of the truths' federation"
+[ "$(cat "$t/r3h/flce/digests.txt" | grep '^partition ')" = "$(cat "$t/r3a/flce/digests.txt" | grep '^partition ')" ] ||
+  fail "free-rider changed the partition digest: the checks below would test nothing"
+expect 2 "other attacks" report "$t/r3h" "$t/tfr" --out "$t/trp0"
+[ -e "$t/trp0" ] && fail "a refused report wrote its folder"
+for tr in tfr:r3a:r3h thn:r3h:r3a; do
+  tt=${tr%%:*}; ok=${tr#*:}; ok=${ok%%:*}; no=${tr##*:}
+  "$flce" report "$t/r3h" "$t/r3a" "$t/$tt" --quiet --out "$t/trp-$tt" > /dev/null 2> "$t/trp.err" || fail "report with truth $tt: $(cat "$t/trp.err")"
+  grep -q "2 runs of its partition but other attacks" "$t/trp.err" || fail "truth $tt: the runs left out are not said: $(cat "$t/trp.err")"
+  [ "$(awk -F, -v d="$t/$ok/" 'index($4, d) == 1' "$t/trp-$tt/truth_scores.csv" | wc -l)" = 2 ] &&
+    [ "$(awk -F, -v d="$t/$no/" 'index($4, d) == 1' "$t/trp-$tt/truth_scores.csv" | wc -l)" = 0 ] ||
+    fail "truth $tt: $ok's two runs scored, $no's none expected: $(cut -d, -f3,4 "$t/trp-$tt/truth_scores.csv")"
+done
+# the attack column blanked for the attacker, or removed while config.json names the attack: refused too
+cp -r "$t/forge" "$t/fe4" && sed 's/,forge-prototypes:2:2$/,/' "$t/forge/clients.csv" > "$t/fe4/clients.csv"
+expect 1 "not the one config.json" report "$t/fe4" --out "$t/rp6"
+cp -r "$t/forge" "$t/fe5" && sed 's/,[^,]*$//' "$t/forge/clients.csv" > "$t/fe5/clients.csv"
+expect 1 "no attack column, where config.json names attacks" report "$t/fe5" --out "$t/rp7"
+[ -e "$t/rp6" ] || [ -e "$t/rp7" ] && fail "a refused report wrote its folder"
 echo "cli_attack: ok"

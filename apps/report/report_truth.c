@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacks.h"
 #include "flce_eq.h"
 #include "json.h"
 #include "report.h"
@@ -26,6 +27,8 @@ typedef struct report_truth {
     int n, all, R;
     int fmt;       /* truth_format: 1, or 2 (each row of utilities.csv names its settings' digest) */
     char sdig[17]; /* format 2: the settings' digest from truth.json (cmd_truth.c settings_digest) */
+    flce_attack att[FLCE_MAX_ATTACKS]; /* its run_flags' --attack KIND:CLIENT[:STRENGTH], parsed (docs/attacks.md) */
+    int natt;
     int per_round, rounds, full;               /* its runs' K and T; full: --participation full (every member every round) */
     int sampled;                               /* --coalitions sample:M: Shapley and Banzhaf estimated (no removal curves) */
     unsigned long long seed;
@@ -280,6 +283,22 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
         if (!strncmp(a->valuestring, "--seed=", 7)) continue;
         flce_catf(t->key, sizeof t->key, &kl, "%s ", a->valuestring);
     }
+    { /* its attacks: a run is of its federation only where its attacks are these (free-rider,
+       * forge-prototypes and inflate-count leave the partition as it was) */
+        const cJSON *prev = NULL;
+        char why[256];
+        cJSON_ArrayForEach(a, fl) {
+            const char *w = !cJSON_IsString(a) ? NULL : !strncmp(a->valuestring, "--attack=", 9) ? a->valuestring + 9
+                            : prev && cJSON_IsString(prev) && !strcmp(prev->valuestring, "--attack") ? a->valuestring : NULL;
+            prev = a;
+            if (!w) continue;
+            if (t->natt >= FLCE_MAX_ATTACKS || flce_attack_parse(w, &t->att[t->natt], why, sizeof why)) {
+                cJSON_Delete(j);
+                return snprintf(err, cap, "%s: run_flags: --attack %s: %s", p, w, t->natt >= FLCE_MAX_ATTACKS ? "more than 8 attacks" : why), 1;
+            }
+            t->natt++;
+        }
+    }
     { /* and the truth's own settings: truths that differ in them are not seeds of one configuration
        * (the number of truth seeds is not one of them: it is how closely each federation's truth
        * is measured, and the ten-seed plan gives the later federations two where the first had one) */
@@ -358,10 +377,32 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
  * arm stands for: K of n a round as the truth's own runs (arm k), or every client every round
  * (arm full: the methods run with K = n); the same rounds. Arm k and arm full share a partition,
  * so the partition alone would mix them. */
-static int truth_matches(const truth_t *t, const run_t *r) {
+static int truth_partition_matches(const truth_t *t, const run_t *r) {
     return !strcmp(r->partdig, t->part) && r->clients == t->n && r->rounds == t->rounds &&
            r->per_round == (t->full ? t->n : t->per_round);
 }
+
+/* Whether run r's attacks (config.json "attacks") are truth t's (its run_flags' --attack), as
+ * sets: each the same kind, client and strength, the strengths compared as numbers (a truth's
+ * flags hold the words as typed: "1", "1.0", or none for the default). An entry that does not
+ * parse is no attack of t's. */
+static int truth_attacks_match(const truth_t *t, const run_t *r) {
+    const cJSON *at = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "attacks") : NULL, *a;
+    int n = 0;
+    char why[256];
+    cJSON_ArrayForEach(a, at) {
+        flce_attack x;
+        int found = 0;
+        if (!cJSON_IsString(a) || flce_attack_parse(a->valuestring, &x, why, sizeof why)) return 0;
+        for (int i = 0; i < t->natt; i++)
+            found |= t->att[i].kind == x.kind && t->att[i].client == x.client && t->att[i].strength == x.strength;
+        if (!found) return 0;
+        n++;
+    }
+    return n == t->natt; /* clients are named once on each side: equal counts make equal sets */
+}
+
+static int truth_matches(const truth_t *t, const run_t *r) { return truth_partition_matches(t, r) && truth_attacks_match(t, r); }
 
 int report_truths_load(report *R, const char *const *dirs, int n, char *err, size_t cap) {
     R->truth = calloc((size_t)(n ? n : 1), sizeof(truth_t));
@@ -374,12 +415,28 @@ int report_truths_load(report *R, const char *const *dirs, int n, char *err, siz
             if (!strcmp(R->truth[j].part, R->truth[i].part) && R->truth[j].seed == R->truth[i].seed && !strcmp(R->truth[j].key, R->truth[i].key))
                 return snprintf(err, cap, "%s and %s are one truth (seed %llu of one federation and settings): give it once", dirs[j], dirs[i],
                                 R->truth[i].seed), 2;
-        int match = 0;
-        for (int k = 0; k < R->nr; k++) match |= truth_matches(&R->truth[i], &R->runs[k]);
+        int match = 0, other = 0, ko = -1;
+        for (int k = 0; k < R->nr; k++) {
+            match |= truth_matches(&R->truth[i], &R->runs[k]);
+            if (truth_partition_matches(&R->truth[i], &R->runs[k]) && !truth_attacks_match(&R->truth[i], &R->runs[k]))
+                other++, ko = ko < 0 ? k : ko;
+        }
+        char note[900] = "";
+        if (other) { /* runs of its partition but other attacks: not of its federation, said once */
+            char tw[FLCE_MAX_ATTACKS * 48] = "", rw[FLCE_MAX_ATTACKS * 48] = "", w[64];
+            size_t tl = 0, rl = 0;
+            for (int q = 0; q < R->truth[i].natt; q++) flce_attack_words(&R->truth[i].att[q], w, sizeof w), flce_catf(tw, sizeof tw, &tl, " %s", w);
+            const cJSON *at = R->runs[ko].cfg ? cJSON_GetObjectItemCaseSensitive(R->runs[ko].cfg, "attacks") : NULL, *a;
+            cJSON_ArrayForEach(a, at) if (cJSON_IsString(a)) flce_catf(rw, sizeof rw, &rl, " %s", a->valuestring);
+            snprintf(note, sizeof note, "%d run%s of its partition but other attacks (%.300s%s:%s; the truth's:%s) not scored against it", other,
+                     other == 1 ? "" : "s", R->runs[ko].dir, other > 1 ? " and others" : "", rl ? rw : " none", tl ? tw : " none");
+            if (match) fprintf(stderr, "%s: %s: %s\n", R->prog, dirs[i], note);
+        }
         if (!match)
-            return snprintf(err, cap, "%s: no run given is of its federation (partition %s, %d clients, %d of them a round, %d rounds): "
-                            "give the runs of the same flags and seed", dirs[i], R->truth[i].part, R->truth[i].n,
-                            R->truth[i].full ? R->truth[i].n : R->truth[i].per_round, R->truth[i].rounds), 2;
+            return snprintf(err, cap, "%s: no run given is of its federation (partition %s, %d clients, %d of them a round, %d rounds%s): "
+                            "give the runs of the same flags and seed%s%s", dirs[i], R->truth[i].part, R->truth[i].n,
+                            R->truth[i].full ? R->truth[i].n : R->truth[i].per_round, R->truth[i].rounds,
+                            R->truth[i].natt ? ", its attacks" : "", other ? "; " : "", note), 2;
     }
     return 0;
 }
