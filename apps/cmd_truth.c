@@ -265,7 +265,12 @@ static flce_status read_rows(truth *t, const char *path, flce_err *e) {
                                "(--force starts again)", path, ln, c + 1, t->sdig);
                 break;
             }
-            if (c && strlen(c) == 18) c[0] = '\n', c[1] = '\0'; /* the rest read as a row of format 1 */
+            if (!c || strlen(c) != 18 || strspn(c + 1, "0123456789abcdef") != 16) { /* the last field: 16 hex digits and the newline */
+                st = flce_fail(e, FLCE_ERR_IO, "%s line %d: damaged (its last field, the settings digest, is not 16 hex digits; --force "
+                               "starts again)", path, ln);
+                break;
+            }
+            c[0] = '\n', c[1] = '\0'; /* the rest read as a row of format 1 */
         }
         unsigned long long mask, ts;
         char mem[200] = "", acc[32], loss[32], dg[17], tail;
@@ -1014,6 +1019,11 @@ static int resume_rows(truth *t, const truth_paths *p, const char *js) {
     if (damaged) {
         if (nul) fprintf(stderr, "%s: --resume: %s: damaged (a NUL byte at byte %zu); --force starts again\n", prog, p->json, (size_t)(nul - old));
         else fprintf(stderr, "%s: --resume: %s: damaged (not a JSON object); --force starts again\n", prog, p->json);
+        return 1;
+    }
+    if (f && !strstr(old, "\"truth_format\":\t1,\n") && !strstr(old, "\"truth_format\":\t2,\n")) { /* a string, another number */
+        fprintf(stderr, "%s: --resume: %s: truth_format is not 1 or 2 as flce truth writes it (damaged, or of another build; "
+                "--force starts again)\n", prog, p->json);
         return 1;
     }
     if (!f || strcmp(old, js)) {

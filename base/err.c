@@ -2,6 +2,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "base.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -144,6 +145,7 @@ const char *flce_number(const char *s, double *x) {
     double v = strtod(s, &end);
     int range = errno == ERANGE;
     if (!*s || end == s || *end || strpbrk(s, "xX") || isnan(v) || isinf(v)) return "not a finite number"; /* hex too: decimal only */
+    if (isspace((unsigned char)*s)) return "not a finite number (a space before it)"; /* strtod skips it; a space after is refused above */
     if (range && fabs(v) > 1) return "not a finite number (beyond the largest double, 1.8e308)";
     if (range || (v != 0 && fabs(v) < DBL_MIN)) return "too close to 0 (below 2.2e-308 in magnitude: not a normal double)";
     *x = v;

@@ -110,6 +110,12 @@ void flce_settings_diff(const char *theirs, const char *mine, char *out, size_t 
             free(vx), free(vy);
             if (found) break;
         }
+        cJSON_ArrayForEach(x, ja) /* one of theirs that this run has not (an attack, say) */
+            if (!found && x->string && !cJSON_GetObjectItemCaseSensitive(jb, x->string)) {
+                char *vx = cJSON_PrintUnformatted(x);
+                snprintf(out, cap, "its %s is %.60s, this run's absent", x->string, vx ? vx : "set");
+                found = 1, free(vx);
+            }
     }
     if (!found && nl1 && nl2 && strcmp(nl1, nl2)) snprintf(out, cap, "another partition of the data: %.40s against %.40s", nl1 + 1, nl2 + 1);
     cJSON_Delete(ja), cJSON_Delete(jb);

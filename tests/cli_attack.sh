@@ -135,6 +135,9 @@ for k, v in got.items():
     assert abs(v - share[k]) < 1e-6, (k, v, share[k])
 PY
 expect 2 "0 (off) or at least 1" run --algo flce $B --prototype-clip 0.5 --out "$t/bad"
+expect 2 "a space before it" run --algo flce $B --prototype-clip " 2" --out "$t/bad" # strtod skips the space; "2 " was refused
+expect 2 "not an integer" run --algo flce --rounds " 2" --out "$t/bad"
+expect 2 "not a non-negative integer" run --algo flce --seed "+3" --out "$t/bad"
 expect 2 "--ablate Q leaves it out" run --algo flce $B --prototype-clip 2 --ablate Q --out "$t/bad"
 expect 2 "a setting of flce" run --algo fedavg $B --prototype-clip 2 --out "$t/bad"
 "$flce" eval "$t/guard/trace" --out "$t/guard-ev" > "$t/gev.out" 2>&1 || fail "flce eval of a guarded run: $(cat "$t/gev.out")"
@@ -228,4 +231,9 @@ expect 1 "not the one config.json" report "$t/fe4" --out "$t/rp6"
 cp -r "$t/forge" "$t/fe5" && sed 's/,[^,]*$//' "$t/forge/clients.csv" > "$t/fe5/clients.csv"
 expect 1 "no attack column, where config.json names attacks" report "$t/fe5" --out "$t/rp7"
 [ -e "$t/rp6" ] || [ -e "$t/rp7" ] && fail "a refused report wrote its folder"
+# an attacked run whose config.json lost its "attacks", resumed without --attack: the state names
+# the attacks as what differs (it named "its model size, clients or rounds")
+cp -r "$t/rep" "$t/rep2" && grep -v '^[[:space:]]*"attacks":' "$t/rep/config.json" > "$t/rep2/config.json"
+grep -q '"attacks"' "$t/rep2/config.json" && fail "the sed above left config.json's attacks"
+expect 2 'its attacks is ["replicate:0:3"], this run'"'"'s absent' run --algo fedavg $B --out "$t/rep2" --resume
 echo "cli_attack: ok"

@@ -530,4 +530,18 @@ sed -i 's/,settings$//; s/,[0-9a-f]\{16\}$//' "$t/f1/utilities.csv" && sed -i '5
 "$flce" truth $fed --seed 5 --out "$t/f1" --resume > /dev/null 2> "$t/f1.err" || fail "a format-1 truth resumed: $(cat "$t/f1.err")"
 sed 's/,settings$//; s/,[0-9a-f]\{16\}$//' "$u" | cmp -s - "$t/f1/utilities.csv" || fail "a format-1 truth resumed is not the format-2 table without its column"
 "$flce" report "$t/plain" "$t/f1" --out "$t/rf1" > /dev/null 2>&1 || fail "a format-1 truth not reported"
+# a settings digest of 17 digits, or not hex, and a truth_format that is a string: each named as
+# what it is (they were "a coalition or seed this truth does not train", another truth's row with
+# two equal digests, "differs from the settings of this command" and "missing")
+for v in 17:0 hex:Z; do
+  rm -rf "$t/fd" && cp -r "$t/a" "$t/fd" && sed -i '2s/[0-9a-f]$/&'"${v#*:}"'/' "$t/fd/utilities.csv"
+  [ "${v%%:*}" = hex ] && sed -i '2s/[0-9a-f]\(Z\)$/\1/' "$t/fd/utilities.csv"
+  expect 1 "fd/utilities.csv line 2: damaged (its last field, the settings digest, is not 16 hex digits" truth $fed --seed 5 --out "$t/fd" --resume
+  expect 1 "fd/utilities.csv line 2: damaged (its last field, the settings digest, is not 16 hex digits)" report "$t/plain" "$t/fd" --out "$t/rfd"
+done
+rm -rf "$t/fs" && cp -r "$t/a" "$t/fs" && sed -i 's/"truth_format":\t2,/"truth_format":\t"2",/' "$t/fs/truth.json"
+grep -q '"truth_format":."2",' "$t/fs/truth.json" || fail "the sed above did not make truth_format a string"
+expect 1 "truth_format is not 1 or 2 as flce truth writes it" truth $fed --seed 5 --out "$t/fs" --resume
+expect 1 "truth_format not a number" report "$t/plain" "$t/fs" --out "$t/rfs"
+[ -e "$t/rfd" ] || [ -e "$t/rfs" ] && fail "a refused report wrote its folder"
 echo "cli_truth: ok"

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "base.h" /* flce_number */
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -44,7 +45,7 @@ static int set_value(const char *prog, cli_opt *o, const char *v) {
     switch (o->kind) {
     case CLI_INT: {
         long long x = strtoll(v, &end, 10);
-        if (*v == '\0' || *end || (errno && errno != ERANGE))
+        if (*v == '\0' || *end || (errno && errno != ERANGE) || isspace((unsigned char)*v)) /* strtoll skips spaces */
             return cli_usage_error(prog, "--%s '%s': not an integer", o->name, v);
         if (errno == ERANGE || x < -2147483647LL || x > 2147483647LL)
             return cli_usage_error(prog, "--%s %s: out of range (-2147483647 to 2147483647)", o->name, v);
@@ -54,7 +55,8 @@ static int set_value(const char *prog, cli_opt *o, const char *v) {
     case CLI_U64: {
         if (*v == '-') return cli_usage_error(prog, "--%s '%s': must be a non-negative integer", o->name, v);
         unsigned long long x = strtoull(v, &end, 10);
-        if (*v == '\0' || *end || errno) return cli_usage_error(prog, "--%s '%s': not a non-negative integer", o->name, v);
+        if (*v == '\0' || *end || errno || !isdigit((unsigned char)*v)) /* strtoull skips spaces and takes '+' */
+            return cli_usage_error(prog, "--%s '%s': not a non-negative integer", o->name, v);
         *(uint64_t *)o->dst = (uint64_t)x;
         break;
     }

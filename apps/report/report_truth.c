@@ -156,6 +156,10 @@ static int utilities_read(const truth_t *t, const char *p, utilities_t *u, char 
         int nf = split_csv(line, fd, 10);
         double mk, x, ts;
         /* format 2: a row trained under other settings (another truth's) is damage, never read as this one's */
+        if (t->fmt == 2 && nf == 9 && (strlen(fd[8]) != 16 || strspn(fd[8], "0123456789abcdef") != 16)) {
+            fclose(f);
+            return snprintf(err, cap, "%s line %d: damaged (its last field, the settings digest, is not 16 hex digits)", p, ln), 1;
+        }
         if (t->fmt == 2 && nf == 9 && strcmp(fd[8], t->sdig)) {
             fclose(f);
             return snprintf(err, cap, "%s: a row of coalition %s trained under other settings (settings %.16s, this truth's %s): another truth's "
@@ -251,7 +255,7 @@ static int truth_load(truth_t *t, const char *dir, char *err, size_t cap) {
     const cJSON *tf = cJSON_GetObjectItemCaseSensitive(j, "truth_format");
     if (!cJSON_IsNumber(tf) || (tf->valuedouble != 1 && tf->valuedouble != 2)) {
         cJSON_Delete(j);
-        return snprintf(err, cap, "%s: truth_format %s: this build reads formats 1 and 2", p, cJSON_IsNumber(tf) ? "other than 1 or 2" : "missing"), 1;
+        return snprintf(err, cap, "%s: truth_format %s: this build reads formats 1 and 2", p, cJSON_IsNumber(tf) ? "other than 1 or 2" : tf ? "not a number" : "missing"), 1;
     }
     t->fmt = (int)tf->valuedouble;
     if (!cJSON_IsNumber(n) || !cJSON_IsString(co) || !cJSON_IsString(pd) || !cJSON_IsArray(fl) || !cJSON_IsNumber(R) || !cJSON_IsNumber(sd) ||
