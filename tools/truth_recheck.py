@@ -36,8 +36,9 @@ What it checks:
    truthNN_removal.csv (the method's two columns and the exact Shapley order's); for a truth of
    every coalition and several seeds, the heading's Spearman between its seeds' own Shapley
    values (each seed's table alone; the mean over pairs of seeds); the pairing of
-   truths with runs; and, over the truths of one configuration (truth.json equal but for the seed
-   and the partition digest), report.md's table: each method's and rule's mean Spearman with its
+   truths with runs; and, over the truths of one configuration (truth.json equal but for the seed,
+   the partition digest and the number of truth seeds, PLAN.md's ten-seed plan putting truths of
+   one and of two truth seeds in one configuration; truth_format aside too), report.md's table: each method's and rule's mean Spearman with its
    95% half-width (Student t, n - 1 degrees of freedom, the exact quantile: 4.302653 for 3
    truths; tools/tquant.py works it out from the closed forms of the t distribution), "tracks"
    (interval above 0), "adds"
@@ -46,6 +47,19 @@ What it checks:
    the count of configurations with K of n a round (participation k) in which FLCE tracks, with
    the plan's answer (yes at 3 of 4; no where the configurations left cannot reach 3; otherwise
    not yet decided).
+   The ten-seed plan (docs/results/fmnist-truth/PLAN.md, "The extension to ten seeds", issue 80):
+   in each configuration's section, the mean over its truths with two truth seeds or more (and
+   every coalition) of the heading's Spearman between the seeds' own Shapley values, against the
+   sentence "The truth's own seeds agree to a Spearman of X (mean over the N truths with two
+   truth seeds): the configuration informs the question" (X to its decimals, N, and "informs"
+   where the mean is at least 0.5, "cannot inform the question" below), or that there is no such
+   sentence where none of its truths has two seeds; and over the configurations of arm k (those
+   the original answer counts) the paragraph "The ten-seed plan's answer": I of the K
+   configurations inform it, FLCE tracks the truth in J of those I: **yes** where J >= 3/4 I,
+   **no** where not, **cannot be decided** where I < 2; or that there is no such paragraph where
+   some of the K has no truth of two seeds (the plan's rule needs each configuration's measure;
+   docs/commands/report.md: the answer is given "where every configuration measured its truth's
+   agreement with itself").
    What deciding would take (docs/commands/report.md, "What deciding would take"; reports since
    2026-12-06): each row of truth_verdicts.csv (configuration, test `tracks` or `flce minus
    fedavg`, method or rule, difference, half-width, n, verdict holds / fails / inconclusive) to
@@ -54,7 +68,9 @@ What it checks:
    gives them; beside each inconclusive verdict of report.md's table and effectiveness sentence,
    the words "decides at about m seeds" or "the n seeds run detect only |d| >= x".
    A report made before then (no truth_verdicts.csv) tabulated its quantiles to three decimals
-   (4.303 for 3 truths): its half-widths are checked against those, and the rest as before.
+   (4.303 for 3 truths): its half-widths are checked against those, and the rest as before. A
+   truth_scores.csv made before the JS column (f10993c; the committed three-seed report) is
+   checked without js_shapley_shares.
    With --runs, beside the report, the truths' own claims about the runs (docs/decisions.md):
    v(empty)'s model digest is every run's initial_model, and for a truth of one train seed with
    participation k, v(N)'s row is the federation's own run of the truth's method (its final
@@ -74,6 +90,23 @@ Points the docs leave open, taken from the C code (and the doc that should say t
     seed 402: 0.587333 against 0.668667), the rule's selection counts being tied.
   - Shares of a vector with no value above 0 are uniform (reference/values.h:74; docs/decisions.md
     "Two scores read with care" should say it). Not reached by the study's data.
+  - The ten-seed plan's criterion (PLAN.md: "over its federations with two truth seeds, the mean
+    Spearman correlation between the two trainings' Shapley values"): a truth of more than two
+    truth seeds counts once, with its heading's mean over pairs; a truth whose seeds' Spearman is
+    undefined (one seed's Shapley values all equal) is left out of the mean and of N, and a
+    configuration whose truths of two seeds are all such has no measure (report_truth.c,
+    truth_table: `!isnan(t->seed_sp)`). Not reached by the study's data. "At least 0.5" is read
+    on the unrounded mean, not on the three decimals printed (report_truth.c, truth_over_seeds:
+    `self >= TR_INFORMS`).
+  - The ten-seed plan's answer: K is the configurations of arm k the report judged (FLCE scored
+    over two truths or more), not the plan's four; a report over part of the study answers over
+    those it holds (report_truth.c, truth_answer; it adds "(of those judged here)", not checked).
+    PLAN.md's rule is "at ten seeds"; the report applies it over the seeds it is given, with no
+    word that they are fewer than ten, and so does this check (on seeds 401-408: 8 truths).
+  - truth_format is left out of a configuration's key, as the report's key leaves it
+    (report_truth.c, truth_load: the run flags but --seed, coalitions, utility, participation,
+    window). Unlike the report's, the key here keeps algo, clients, per_round and rounds: equal
+    where the run flags are, in the study.
 Not recomputed (listed as such when met): a truth of `coalitions loo` in the report (no Shapley
 values; the docs do not say what the report scores against then), and the scores of a truth whose
 values could not be recomputed (an unfinished utilities.csv).
@@ -87,6 +120,9 @@ Example (the study's archive: scripts/truth_pack.sh unpack runs/truth):
   T=runs/truth/fmnist-truth-qskew-k
   build/flce report $T-runs-s401 $T-s401 $T-runs-s402 $T-s402 --out /tmp/truth-report
   tools/truth_recheck.py $T-s401 $T-s402 --report /tmp/truth-report --runs $T-runs-s401 $T-runs-s402
+Checked 2026-12-06: arm k's four configurations at seeds 401-408 (a report over the 64 folders):
+1120 agree, none differs, in about 1 s; the committed three-seed report (both arms, 24 truths):
+980 agree (971 before the ten-seed plan's 9 items), none differs.
 """
 import csv, json, math, os, re, sys
 
@@ -239,16 +275,31 @@ class Truth:
         self.has_values = os.path.isfile(os.path.join(d, 'values.csv'))
 
     def key(self):
-        """The configuration: truth.json but for the seed, the partition digest and --seed."""
+        """The configuration: truth.json but for the seed, the partition digest and --seed, the number
+        of truth seeds (PLAN.md's ten-seed plan: a configuration's ten federations are its three
+        original truths, of one truth seed but for label skew's, and its seven new ones of two) and
+        truth_format (the format of utilities.csv, not a setting: format 1 truths resume as such)."""
         j = dict(self.json)
         flags = list(j.get('run_flags', []))
         while '--seed' in flags:
             i = flags.index('--seed')
             del flags[i:i + 2]
         j['run_flags'] = flags
-        for k in ('seed', 'partition_digest'):
+        for k in ('seed', 'partition_digest', 'truth_seeds', 'truth_format'):
             j.pop(k, None)
         return json.dumps(j, sort_keys=True)
+
+    def seed_spearman(self):
+        """The Spearman between its seeds' own Shapley values (each train seed's table alone), the
+        mean over pairs of seeds; None where it has one seed or not every coalition (or is
+        unfinished), nan where a seed's Shapley values are all equal."""
+        if self.R < 2 or self.coal != 'all' or not self.complete:
+            return None
+        if not hasattr(self, '_seed_sp'):
+            phis = [shapley(self.n, {m: x[r] for m, x in self.u.items()}) for r in range(self.R)]
+            sps = [spearman(phis[a], phis[b]) for a in range(self.R) for b in range(a + 1, self.R)]
+            self._seed_sp = math.fsum(sps) / len(sps)
+        return self._seed_sp
 
     def key_flags(self):
         return json.loads(self.key())['run_flags']
@@ -629,7 +680,12 @@ def check_report(truths, vals, rdir, runs, tally):
     path = os.path.join(rdir, 'truth_scores.csv')
     cols = ['spearman_shapley', 'pearson_shapley', 'spearman_banzhaf', 'spearman_loo', 'kl_shapley_shares',
             'top_quarter', 'bottom_quarter', 'removal_high_mean', 'removal_low_mean', 'js_shapley_shares']
-    h, rows = read_csv(path, ['truth', 'seed', 'method_or_rule', 'run'] + cols)
+    h, rows = read_csv(path)
+    head = ['truth', 'seed', 'method_or_rule', 'run'] + cols
+    if h == head[:-1]:  # a report made before the JS column (f10993c, 2026-12-06): the rest as before
+        cols = cols[:-1]
+    elif h != head:
+        raise Damaged(f'{path}: header {",".join(h)!r}, not {",".join(head)!r}')
     try:
         md = open(os.path.join(rdir, 'report.md')).read()
     except OSError as e:
@@ -653,9 +709,7 @@ def check_report(truths, vals, rdir, runs, tally):
         V = vals[t.name]
         if t.R > 1 and t.coal == 'all' and t.complete:
             # the heading's resolution of the truth: the Spearman of its seeds' own Shapley values, mean over pairs
-            phis = [shapley(t.n, {m: x[r] for m, x in t.u.items()}) for r in range(t.R)]
-            sps = [spearman(phis[a], phis[b]) for a in range(t.R) for b in range(a + 1, t.R)]
-            mine = math.fsum(sps) / len(sps)
+            mine = t.seed_spearman()
             mm = re.search(r'### Truth ' + re.escape(t.dir.rstrip('/')) + r' \(.*?agree to a Spearman of (\S+?)[ )]', md)
             ok = bool(mm) and same(mm.group(1), mine)
             tally.item(f'{rdir}/report.md: truth {t.name}: its seeds\' Shapley values agree to a Spearman of {mine:.3f}', ok,
@@ -788,6 +842,7 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
         if t.name in spear:
             groups.setdefault(t.key(), []).append(t)
     flce_tracks, judged, fewer = 0, 0, False
+    karm = []  # the ten-seed plan: per judged configuration of arm k, (its label, its own seeds' mean or None, FLCE tracks)
     for key, ts in groups.items():
         flags = ' '.join(ts[0].key_flags())
         sec = [s for s in sections if s[0].startswith(f'Over {len(ts)} truths of one configuration (') and
@@ -800,6 +855,7 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
             tally.item(label, False, f'{len(sec)} sections "Over {len(ts)} truths of one configuration ({flags} | ...", not 1')
             continue
         lines = sec[0][1]
+        self_sp = check_informs(ts, lines, label, tally)
         table = {}
         for ln in lines:
             c = cells(ln)
@@ -882,6 +938,7 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
             judged += 1
             flce_tracks += verdict(*stats['flce']) == 'above'
             fewer |= len(ts) < 3
+            karm.append((flags, self_sp, verdict(*stats['flce']) == 'above'))
     if judged:
         mm = re.search(r'FLCE tracks it in (\d+) of the (\d+) configurations?', '\n'.join(
             ln for s in sections for ln in s[1]) + '\n' + md)
@@ -897,7 +954,78 @@ def check_verdicts(truths, spear, sections, md, rdir, tally):
         tally.item(f'{mdp}: FLCE tracks the truth in {flce_tracks} of {judged} configuration(s) with K of n a round: '
                    f'{ans}' + (' (some on fewer than 3 seeds)' if fewer else ''), ok,
                    '' if ok else f'report: {line!r}')
+        check_ten_seed_answer(karm, md, mdp, tally)
     return verdicts
+
+
+INFORMS = 0.5  # PLAN.md, the ten-seed plan: a configuration informs the question at a mean of at least 0.5
+
+
+def check_informs(ts, lines, label, tally):
+    """The ten-seed plan's criterion in a configuration's section: over its truths with two truth
+    seeds or more (and every coalition), the mean of each one's Spearman between its seeds' own
+    Shapley values; the report's sentence "The truth's own seeds agree to a Spearman of X (mean over
+    the N truths with two truth seeds): the configuration informs the question" (or "cannot inform
+    the question"), or no such sentence where no truth of the configuration has two seeds. Returns
+    the mean, or None where there is none."""
+    own = [t for t in ts if t.seed_spearman() is not None]
+    xs = [t.seed_spearman() for t in own if not math.isnan(t.seed_spearman())]  # nan: a seed's values all equal
+    text = '\n'.join(lines)
+    found = re.findall(r"The truth's own seeds agree to a Spearman of (\S+) \(mean over the (\d+) truths? with two "
+                       r"truth seeds\): ([^\n]*)", text)
+    name = f'{label}: its truths\' own seeds (the ten-seed plan\'s criterion)'
+    if not xs:
+        why = (f'{len(own)} truth(s) of two seeds, each with a seed of equal Shapley values' if own else
+               'no truth of two truth seeds')
+        tally.item(f'{name}: {why}, no sentence', not found,
+                   '' if not found else f'the report says: {found[0][0]} over {found[0][1]} truths')
+        return None
+    m = math.fsum(xs) / len(xs)
+    want = 'informs' if m >= INFORMS else 'cannot inform'
+    mine = f'{m:.3f} over {len(xs)} truth(s) with two truth seeds: {want}' + (
+        f' ({len(own) - len(xs)} left out: a seed\'s Shapley values all equal)' if len(own) > len(xs) else '')
+    if len(found) != 1:
+        tally.item(f'{name}: {mine}', False, f'{len(found)} such sentences in its section, not 1')
+        return m
+    num_, n_, tail = found[0]
+    got = ('cannot inform' if re.match(r'\**the configuration cannot inform the question', tail) else
+           'informs' if re.match(r'\**the configuration informs the question', tail) else '?')
+    bad = []
+    if not same(num_, m):
+        bad.append(f'Spearman {num_}, mine {m:.6f}')
+    if n_ != str(len(xs)):
+        bad.append(f'over {n_} truths, mine {len(xs)}')
+    if got != want:
+        bad.append(f'"{tail[:60]}", mine {want} (mean {m:.6f} {">=" if m >= INFORMS else "<"} {INFORMS})')
+    tally.item(f'{name}: {mine}', not bad, '; '.join(bad))
+    return m
+
+
+def check_ten_seed_answer(karm, md, mdp, tally):
+    """The ten-seed plan's answer over the judged configurations of arm k: I of K inform the
+    question, FLCE tracks the truth in J of those; yes where J >= 3/4 I, no where not, cannot be
+    decided where I < 2. Where a configuration has no measure of its truth's agreement with itself
+    the rule cannot be applied and the report prints no such answer."""
+    K = len(karm)
+    found = [ln for ln in md.splitlines() if "The ten-seed plan's answer" in ln]
+    unmeasured = [f for f, sp, _ in karm if sp is None]
+    if unmeasured:
+        tally.item(f"{mdp}: no ten-seed plan's answer ({len(unmeasured)} of the {K} configurations with K of n a "
+                   f"round have no truth of two truth seeds)", not found,
+                   '' if not found else f'the report gives one: {found[0][:200]!r}')
+        return
+    inf = [tr for _, sp, tr in karm if sp >= INFORMS]
+    I, J = len(inf), sum(inf)
+    ans = 'cannot be decided' if I < 2 else ('yes' if 4 * J >= 3 * I else 'no')
+    label = (f"{mdp}: the ten-seed plan's answer: {I} of the {K} configurations with K of n a round inform the "
+             f"question, FLCE tracks the truth in {J} of them: {ans}")
+    if len(found) != 1:
+        tally.item(label, False, f'{len(found)} paragraphs "The ten-seed plan\'s answer", not 1')
+        return
+    mm = re.search(r"\): (\d+) of the (\d+) configurations? informs? it[^,]*, FLCE tracks the truth in (\d+) of them: "
+                   r"\*\*(yes|no|cannot be decided)\*\*", found[0])
+    ok = bool(mm) and (mm.group(1), mm.group(2), mm.group(3), mm.group(4)) == (str(I), str(K), str(J), ans)
+    tally.item(label, ok, '' if ok else f'report: {found[0][found[0].find("):"):][:200]!r}')
 
 
 TVHEADER = 'configuration,test,method_or_rule,difference,half_width,n,verdict,sd,detectable_difference,seeds_to_decide'.split(',')
