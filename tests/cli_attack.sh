@@ -137,6 +137,7 @@ PY
 expect 2 "0 (off) or at least 1" run --algo flce $B --prototype-clip 0.5 --out "$t/bad"
 expect 2 "a space before it" run --algo flce $B --prototype-clip " 2" --out "$t/bad" # strtod skips the space; "2 " was refused
 expect 2 "not an integer" run --algo flce --rounds " 2" --out "$t/bad"
+expect 2 "not an integer" run --algo flce --rounds "+2" --out "$t/bad"
 expect 2 "not a non-negative integer" run --algo flce --seed "+3" --out "$t/bad"
 expect 2 "--ablate Q leaves it out" run --algo flce $B --prototype-clip 2 --ablate Q --out "$t/bad"
 expect 2 "a setting of flce" run --algo fedavg $B --prototype-clip 2 --out "$t/bad"

@@ -45,7 +45,7 @@ static int set_value(const char *prog, cli_opt *o, const char *v) {
     switch (o->kind) {
     case CLI_INT: {
         long long x = strtoll(v, &end, 10);
-        if (*v == '\0' || *end || (errno && errno != ERANGE) || isspace((unsigned char)*v)) /* strtoll skips spaces */
+        if (*v == '\0' || *end || (errno && errno != ERANGE) || isspace((unsigned char)*v) || *v == '+') /* strtoll skips spaces, takes '+' */
             return cli_usage_error(prog, "--%s '%s': not an integer", o->name, v);
         if (errno == ERANGE || x < -2147483647LL || x > 2147483647LL)
             return cli_usage_error(prog, "--%s %s: out of range (-2147483647 to 2147483647)", o->name, v);
