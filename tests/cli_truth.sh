@@ -505,6 +505,11 @@ want=$(awk -v s="$self" 'BEGIN { print (s >= 0.5) ? "informs the question" : "ca
 grep -q "the configuration $want\|\*\*the configuration $want" "$t/rep7/report.md" || fail "the agreement $self: the report does not say the configuration $want"
 grep -q "The ten-seed plan's answer" "$t/rep7/report.md" || fail "no ten-seed plan's answer where every configuration measured its truth's agreement"
 grep -q "The ten-seed plan's answer" "$t/rep4/report.md" && fail "the ten-seed plan's answer where no truth has two truth seeds"
+# short of ten seeds the ten-seed rule's reading is said as not yet the plan's answer, with its seeds
+ns=$(grep -o "over [0-9]* seeds a configuration[:;] " "$t/rep7/report.md" | awk '{ print $2 }')
+[ -n "$ns" ] && [ "$ns" -lt 10 ] || fail "the original rule's answer does not say its seeds: $(grep "judged here" "$t/rep7/report.md")"
+grep "The ten-seed plan's answer" "$t/rep7/report.md" | grep -q "at $ns seeds a configuration, short of the plan's ten: not yet its answer" ||
+  fail "the ten-seed rule at $ns seeds read as the plan's answer: $(grep "The ten-seed plan's answer" "$t/rep7/report.md")"
 expect 2 "are one truth (seed 5 of one federation and settings)" report "$t/plain" "$t/a" "$t/a2" --out "$t/rep8"
 # a member that the coalition's draws never select (K = 2 of 4 by position, 3 rounds, seed 4): the
 # truth warns in one line naming it, and flce run --members, which trains the row, agrees

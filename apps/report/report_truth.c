@@ -811,30 +811,37 @@ static const group_row *truth_over_seeds(report *R, const truth_groups *TG, int 
  * the ten-seed plan's (at least three quarters of those that inform the question, where every
  * configuration's truths measured their agreement with themselves). */
 static void truth_answer(report *R, const truth_groups *TG, const int *judged, const int *tracks, const int *fewest) {
-    int karms = 0, ktracks = 0, kpartial = 0, inf = 0, inf_tracks = 0, measured = 1;
+    int karms = 0, ktracks = 0, kpartial = 0, inf = 0, inf_tracks = 0, measured = 1, kmin = 0, kmax = 0;
     char kwhich[1200] = "";
     size_t kwl = 0;
     for (int g = 0; g < TG->ng; g++) {
         if (TG->full[g] || !judged[g]) continue;
         karms++, ktracks += tracks[g], kpartial |= fewest[g] < 3;
+        kmin = karms == 1 || fewest[g] < kmin ? fewest[g] : kmin, kmax = fewest[g] > kmax ? fewest[g] : kmax;
         flce_catf(kwhich, sizeof kwhich, &kwl, "%s%s", kwl ? "; " : "", tracks[g] ? "tracks" : "does not track");
         if (!TG->self_n[g]) measured = 0;
         else if (TG->self_sp[g] / TG->self_n[g] >= TR_INFORMS) inf++, inf_tracks += tracks[g];
     }
     if (!karms) return;
-    char txt[2400];
+    char txt[2400], over[64], word[200];
+    if (kmin == kmax) snprintf(over, sizeof over, "%d", kmin); /* the seeds each answer rests on (a configuration's FLCE row) */
+    else snprintf(over, sizeof over, "%d to %d", kmin, kmax);
     snprintf(txt, sizeof txt, "**Is FLCE one of the methods that track what clients are worth?** (the plan's answer: yes where FLCE "
              "tracks the truth in at least 3 of the 4 configurations with K of n a round): FLCE tracks it in %d of the %d "
-             "configuration%s judged here (in the order above: %s)%s: %s.", ktracks, karms, karms == 1 ? "" : "s", kwhich,
+             "configuration%s judged here (in the order above: %s), over %s seeds a configuration%s: %s.", ktracks, karms,
+             karms == 1 ? "" : "s", kwhich, over,
              kpartial ? "; some on fewer than 3 seeds" : "",
              ktracks >= 3 ? "**yes**" : ktracks + (4 - karms > 0 ? 4 - karms : 0) < 3 ? "**no**" : "not yet decided (the study's other configurations are not here)");
     report_para(R->md, R->ht, txt);
     if (!measured) return;
+    const char *tw = inf < 2 ? "**cannot be decided** (fewer than two inform it)" : 4 * inf_tracks >= 3 * inf ? "**yes**" : "**no**";
+    if (kmin < 10) /* the plan's answer is drawn at ten seeds: short of them, the rule's reading is said as such */
+        snprintf(word, sizeof word, "%s at %s seeds a configuration, short of the plan's ten: not yet its answer", tw, over);
+    else snprintf(word, sizeof word, "%s (over %s seeds a configuration)", tw, over);
     snprintf(txt, sizeof txt, "**The ten-seed plan's answer** (docs/results/fmnist-truth/PLAN.md: yes where FLCE tracks the truth in at "
              "least three quarters of the configurations that inform the question, those whose truths agree with themselves to a "
              "Spearman of 0.5 or more): %d of the %d configuration%s %s it%s, FLCE tracks the truth in %d of them: %s.", inf, karms,
-             karms == 1 ? "" : "s", inf == 1 ? "informs" : "inform", karms < 4 ? " (of those judged here)" : "", inf_tracks,
-             inf < 2 ? "**cannot be decided** (fewer than two inform it)" : 4 * inf_tracks >= 3 * inf ? "**yes**" : "**no**");
+             karms == 1 ? "" : "s", inf == 1 ? "informs" : "inform", karms < 4 ? " (of those judged here)" : "", inf_tracks, word);
     report_para(R->md, R->ht, txt);
 }
 
