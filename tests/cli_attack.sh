@@ -237,4 +237,25 @@ expect 1 "no attack column, where config.json names attacks" report "$t/fe5" --o
 cp -r "$t/rep" "$t/rep2" && grep -v '^[[:space:]]*"attacks":' "$t/rep/config.json" > "$t/rep2/config.json"
 grep -q '"attacks"' "$t/rep2/config.json" && fail "the sed above left config.json's attacks"
 expect 2 'its attacks is ["replicate:0:3"], this run'"'"'s absent' run --algo fedavg $B --out "$t/rep2" --resume
+# tools/attacks_table.py (the strategic clients' tables) reads a run only where its
+# contributions.csv is the one its digests.txt names: the xxh3-64 recomputed in Python
+# (tools/flce_digest.py) is the harness's (the honest run's, written down above); an attacked run
+# and its honest twin laid out as the study's folders give FLCE's row; a contribution edited to
+# another finite number is refused (one line, status 1, nothing written)
+tools=$(dirname "$0")/../tools
+[ "$(python3 "$tools/flce_digest.py" --contributions "$t/hon/flce")" = "bf746f77fa2033bb $t/hon/flce" ] ||
+  fail "tools/flce_digest.py: $(python3 "$tools/flce_digest.py" --contributions "$t/hon/flce" 2>&1), digests.txt bf746f77fa2033bb"
+at=$t/tab; mkdir -p "$at/study/fmnist-attack-forge-2-s3" "$at/truth/fmnist-truth-label-k-runs-s3" "$at/guard"
+cp -r "$t/forge" "$at/study/fmnist-attack-forge-2-s3/flce" && cp -r "$t/honall" "$at/truth/fmnist-truth-label-k-runs-s3/flce" ||
+  fail "copying the runs"
+TAB="attacks --study $at/study --truth $at/truth --guard $at/guard"
+python3 "$tools/attacks_table.py" $TAB --out "$at/ok" > "$at/ok.out" 2>&1 || fail "tools/attacks_table.py: $(cat "$at/ok.out")"
+[ "$(awk -F, '$3 == "flce" && $4 == 1' "$at/ok/attacks.csv" | wc -l)" = 1 ] || fail "tools/attacks_table.py: no row of FLCE: $(cat "$at/ok/attacks.csv")"
+c=$at/study/fmnist-attack-forge-2-s3/flce/contributions.csv
+awk -F, -v OFS=, 'NR == 2 { $2 = ($2 == "0.125" ? "0.25" : "0.125") } 1' "$t/forge/contributions.csv" > "$c"
+cmp -s "$c" "$t/forge/contributions.csv" && fail "the awk above edited no contribution"
+PROG=python3
+expect 1 "$c: not the contributions its digests.txt names" "$tools/attacks_table.py" $TAB --out "$at/bad"
+PROG=$flce
+[ -e "$at/bad" ] && fail "tools/attacks_table.py refused a run, yet wrote $at/bad"
 echo "cli_attack: ok"

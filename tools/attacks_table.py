@@ -22,7 +22,8 @@ The attacker's share: its contribution over the sum of all clients', contributio
 as 0 (uniform where none is above 0); three attackers: their summed share. Accuracy: the mean of
 the last min(10, T) rounds of metrics.csv (summary.csv's). KL: KL(contributions || data shares),
 the data shares from clients.csv's samples (summary.csv's kl; checked against it where a run has
-one). Spearman: average ranks for ties."""
+one). Spearman: average ranks for ties. A run's contributions.csv must be the one its digests.txt
+names (the xxh3-64 of the values as float64, tools/flce_digest.py); one edited since is refused."""
 import csv
 import glob
 import json
@@ -33,6 +34,7 @@ import stat
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flce_digest import contributions_digest  # noqa: E402
 from tquant import power, t_quantile  # noqa: E402
 
 METHODS = ['flce', 'fedavg', 'fedprox', 'ditto', 'moon', 'fedfv', 'cgsv', 'qfedavg', 'fedfa', 'fedsv', 'gtg']
@@ -85,6 +87,10 @@ class Run:
         if rows[0] != ['client', 'contribution'] or any(len(r) != 2 for r in rows[1:]) or len(rows) < 3:
             die(f'{p}: not the header client,contribution and a row of two fields a client')
         self.contrib = [number(p, r[1]) for r in rows[1:]]
+        self.digest = dict(ln.split()[:2] for ln in text(os.path.join(d, 'digests.txt')).splitlines() if len(ln.split()) >= 2)
+        want = self.digest.get('contributions')  # runs without the line are read as before
+        if want is not None and contributions_digest(self.contrib) != want:
+            die(f'{p}: not the contributions its digests.txt names (contributions {want}): changed since the run')
         p = os.path.join(d, 'clients.csv')
         rows = read_rows(p)
         if rows[0][:2] != ['client', 'samples'] or any(len(r) < 2 for r in rows[1:]):
@@ -113,7 +119,6 @@ class Run:
         self.attackers = sorted({int(a.split(':')[1]) for a in att})
         if any(i >= len(self.contrib) for i in self.attackers):
             die(f'{p}: an attacker is not one of its {len(self.contrib)} clients')
-        self.digest = dict(ln.split()[:2] for ln in text(os.path.join(d, 'digests.txt')).splitlines() if len(ln.split()) >= 2)
 
     def share(self, who):
         c = [max(0.0, x) for x in self.contrib]
