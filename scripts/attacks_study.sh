@@ -5,7 +5,7 @@
 # the pilot), into STUDY_DIR (default runs/attacks)/fmnist-attack-ARM-sSEED. The honest runs are
 # the ground-truth study's (runs/truth/fmnist-truth-label-k-runs-sSEED). Resumable: a finished run
 # is skipped, one under way continues (--resume); nice. FLCE_BIN: another flce (a copy kept still
-# while build/ changes).
+# while build/ changes). Past the pilot the forge arms run FLCE alone (PLAN.md's amendment).
 set -eu
 [ $# -le 2 ] || { echo "usage: scripts/attacks_study.sh [STUDY_DIR] [LAST_SEED] (got $# arguments)" >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -24,11 +24,16 @@ while [ "$s" -le "$last" ]; do
   for arm in $arms; do
     name=fmnist-attack-${arm%%:*}-s$s
     flags=$(echo "${arm#*:}" | tr ',' ' ' | sed 's/--attack=/--attack /g')
-    if [ -f "$study/$name/summary.csv" ]; then echo "$name: done already"; continue; fi
+    # forge arms past the pilot: FLCE alone, into the folder --algo all gives it (PLAN.md, amended
+    # before those runs); every other run: every method, a summary.csv when all have finished
+    algo=all; out=$study/$name; done_file=$out/summary.csv
+    case "$arm" in forge-*) [ "$s" -le 403 ] || { algo=flce; out=$out/flce; done_file=$out/digests.txt; };; esac
+    if [ -f "$done_file" ]; then echo "$name: done already"; continue; fi
     how=--force; ls "$study/$name"/*/config.json > /dev/null 2>&1 && how=--resume
     echo "attacks_study.sh: $name ($(date -u +%H:%M:%S) UTC)"
+    mkdir -p "$study/$name"
     # shellcheck disable=SC2086
-    nice -n 19 "$flce" run --algo all $fed $flags --seed "$s" --out "$study/$name" $how
+    nice -n 19 "$flce" run --algo "$algo" $fed $flags --seed "$s" --out "$out" $how
   done
   s=$((s + 1))
 done
