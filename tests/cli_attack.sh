@@ -258,4 +258,19 @@ PROG=python3
 expect 1 "$c: not the contributions its digests.txt names" "$tools/attacks_table.py" $TAB --out "$at/bad"
 PROG=$flce
 [ -e "$at/bad" ] && fail "tools/attacks_table.py refused a run, yet wrote $at/bad"
+# tools/attacks_recheck.py, code of its own, recomputes every field of that table (the edit
+# undone); and a run
+# whose digests.txt has no contributions line (read as before the line existed) is a control
+# only where its contributions are the honest run's, value for value (the table once compared
+# the two absent lines and called any such pair the honest bytes)
+cmp -s "$t/forge/contributions.csv" "$t/honall/contributions.csv" && fail "the forged run has the honest contributions"
+cp "$t/forge/contributions.csv" "$c"
+python3 "$tools/attacks_recheck.py" --table "$at/ok/attacks.csv" --study "$at/study" --truth "$at/truth" --guard "$at/guard" \
+  > "$at/re.out" 2>&1 || fail "tools/attacks_recheck.py: $(cat "$at/re.out")"
+for r in "$at/study/fmnist-attack-forge-2-s3/flce" "$at/truth/fmnist-truth-label-k-runs-s3/flce"; do
+  grep -v '^contributions ' "$r/digests.txt" > "$at/d.txt" && mv "$at/d.txt" "$r/digests.txt"
+done
+python3 "$tools/attacks_table.py" $TAB --out "$at/nod" > "$at/nod.out" 2>&1 || fail "tools/attacks_table.py: $(cat "$at/nod.out")"
+awk -F, '$3 == "flce" && ($12 ~ /control/ || $19 != 0) { bad = 1 } END { exit !bad }' "$at/nod/attacks.csv" &&
+  fail "tools/attacks_table.py: a forged run without a contributions digest called the honest bytes: $(cat "$at/nod/attacks.csv")"
 echo "cli_attack: ok"

@@ -241,7 +241,7 @@ def cmd_attacks(study, truth, out, guard):
             for s in sorted(seeds):
                 a = load(os.path.join(study, f'fmnist-attack-{arm}-s{s}', m))
                 g = load(os.path.join(guard, f'fmnist-guard-{arm}-paper-s{s}')) if m == 'flce' and guard else None
-                if a and g and a.digest.get('contributions') != g.digest.get('contributions'):
+                if a and g and a.contrib != g.contrib:
                     die(f'{a.dir} and {g.dir}: the same run, other contributions')
                 a = a or g
                 h = load(os.path.join(truth, f'fmnist-truth-label-k-runs-s{s}', m))
@@ -258,7 +258,7 @@ def cmd_attacks(study, truth, out, guard):
             _, da, ha = paired([a.accuracy - h.accuracy for _, h, a in pairs])
             others = [i for i in range(len(pairs[0][2].contrib)) if i not in who]
             sp = [spearman([h.contrib[i] for i in others], [a.contrib[i] for i in others]) for _, h, a in pairs]
-            same = sum(a.digest.get('contributions') == h.digest.get('contributions') for _, h, a in pairs)
+            same = sum(a.contrib == h.contrib for _, h, a in pairs)  # the values, not digests.txt's line (a run may lack it)
             kind, strength, natt = arm_words(pairs[0][2])
             rows.append([kind, strength, m, n, f6(math.fsum(hs) / n), f6(math.fsum(as_) / n), f6(d), f6(hw), sd, det, need,
                          'control: the honest bytes' if same == n else verdict_share(n, d, hw, thr), f6(da), f6(ha), natt,
@@ -319,8 +319,8 @@ def cmd_guard(study, truth, out):
         if not trip:
             continue
         seeds = ' '.join(str(t[0]) for t in trip)
-        same = sum(t[1].digest.get('final_model') == t[2].digest.get('final_model') and
-                   t[1].digest.get('contributions') == t[2].digest.get('contributions') for t in trip)
+        same = sum(t[1].digest.get('final_model') is not None and t[1].contrib == t[2].contrib and
+                   t[1].digest.get('final_model') == t[2].digest.get('final_model') for t in trip)
         for meas, f, sign in [('accuracy', lambda r, sh: r.accuracy, 1), ('kl_to_data_shares', lambda r, sh: r.kl(), -1),
                               ('spearman_truth_shapley', lambda r, sh: spearman(r.contrib, sh) if sh else math.nan, 1)]:
             a = [f(t[2], t[3]) for t in trip]
