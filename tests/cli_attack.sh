@@ -251,6 +251,11 @@ cp -r "$t/forge" "$at/study/fmnist-attack-forge-2-s3/flce" && cp -r "$t/honall" 
 TAB="attacks --study $at/study --truth $at/truth --guard $at/guard"
 python3 "$tools/attacks_table.py" $TAB --out "$at/ok" > "$at/ok.out" 2>&1 || fail "tools/attacks_table.py: $(cat "$at/ok.out")"
 [ "$(awk -F, '$3 == "flce" && $4 == 1' "$at/ok/attacks.csv" | wc -l)" = 1 ] || fail "tools/attacks_table.py: no row of FLCE: $(cat "$at/ok/attacks.csv")"
+# its matrix (attacks.md) shows that row's difference to three places, with n
+python3 "$tools/attacks_table.py" matrix --out "$at/ok" > /dev/null 2>&1 || fail "tools/attacks_table.py matrix failed"
+want=$(awk -F, '$3 == "flce" { printf "| forge-prototypes:2 | %+.3f u", $7 }' "$at/ok/attacks.csv")
+grep -qF -- "$want" "$at/ok/attacks.md" && grep -qF -- "(1) |" "$at/ok/attacks.md" ||
+  fail "tools/attacks_table.py matrix: no cell '$want... (1)': $(cat "$at/ok/attacks.md")"
 c=$at/study/fmnist-attack-forge-2-s3/flce/contributions.csv
 awk -F, -v OFS=, 'NR == 2 { $2 = ($2 == "0.125" ? "0.25" : "0.125") } 1' "$t/forge/contributions.csv" > "$c"
 cmp -s "$c" "$t/forge/contributions.csv" && fail "the awk above edited no contribution"

@@ -17,6 +17,10 @@ docs/results/fmnist-attacks/PLAN.md (the study) and GUARD-PLAN.md (the guard).
       share against forge-prototypes' strength (1: honest), one colour a method (the report's
       palette), the guarded FLCE dashed; right, each arm's paired difference (attacked minus
       honest) with its 95% interval, the plan's threshold 1/(2n) dotted.
+  attacks_table.py matrix [--out DIR]
+      DIR/attacks.md from DIR/attacks.csv: one row an arm, one column a method, each cell the paired
+      difference of the attacker's share with the plan's verdict (M manipulable, R resists, u
+      undecided with the seeds it would take, = a control: the honest bytes) and its seeds.
 
 The attacker's share: its contribution over the sum of all clients', contributions below 0 taken
 as 0 (uniform where none is above 0); three attackers: their summed share. Accuracy: the mean of
@@ -427,6 +431,38 @@ unset multiplot
     print(f'{svg}: {len(arms)} arms, {len(ms)} methods')
 
 
+def cmd_matrix(out):
+    at = read_rows(os.path.join(out, 'attacks.csv'))
+    rows = [dict(zip(at[0], r)) for r in at[1:]]
+    arms, ms = [], [m for m in METHODS if any(r['method'] == m for r in rows)]
+    for r in rows:
+        a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+        if a not in arms:
+            arms.append(a)
+    cell = {}
+    for r in rows:
+        a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+        v = r['verdict']
+        mark = ('=' if v.startswith('control') else '**M**' if v == 'manipulable' else 'R' if v == 'resists'
+                else f"u{r['seeds_to_decide']}" if r['seeds_to_decide'] not in ('', 'n/a') else 'u')
+        d = float(r['difference'])
+        cell[a, r['method']] = f"= ({r['n']})" if mark == '=' else f"{d:+.3f} {mark} ({r['n']})"
+    lines = ['| arm | ' + ' | '.join(ms) + ' |', '|---|' + '---|' * len(ms)]
+    lines += ['| ' + a + ' | ' + ' | '.join(cell.get((a, m), '') for m in ms) + ' |' for a in arms]
+    text_ = ('The attacker\'s share, attacked minus honest, paired by seed (the seeds in parentheses); '
+             'M manipulable, R resists, uK undecided (about K seeds would decide; >100: none up to 100), '
+             '= the honest bytes (a method that cannot feel the attack). From attacks.csv by '
+             '`tools/attacks_table.py matrix`; the rule: PLAN.md.\n\n' + '\n'.join(lines) + '\n')
+    path = os.path.join(out, 'attacks.md')
+    try:
+        with open(path + '.tmp', 'w') as f:
+            f.write(text_)
+        os.replace(path + '.tmp', path)
+    except OSError as e:
+        die(f'{path}: {e.strerror}')
+    print(f'{path}: {len(arms)} arms, {len(ms)} methods')
+
+
 def write(path, header, rows):
     if not rows:
         die(f'{path}: no pair of runs to compare (is the study folder right?); nothing written')
@@ -447,7 +483,7 @@ def write(path, header, rows):
 
 
 def main(argv):
-    if not argv or argv[0] not in ('attacks', 'guard', 'figure'):
+    if not argv or argv[0] not in ('attacks', 'guard', 'figure', 'matrix'):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     opts = {'--study': None, '--truth': 'runs/truth', '--out': 'docs/results/fmnist-attacks/report', '--guard': None}
@@ -460,6 +496,8 @@ def main(argv):
         i += 2
     if argv[0] == 'figure':
         return cmd_figure(opts['--out'])
+    if argv[0] == 'matrix':
+        return cmd_matrix(opts['--out'])
     study = opts['--study'] or ('runs/attacks' if argv[0] == 'attacks' else 'runs/guard')
     for k in ('--truth',):
         if not os.path.isdir(opts[k]):
