@@ -39,7 +39,11 @@ case "$what" in
       case "$name" in fmnist-noniid-s*|fmnist-iid-s*) keep_trace=1;; *) keep_trace=0;; esac
       [ $readings = 1 ] || [ $released = 1 ] && keep_trace=0
       case "$arch" in *fmnist-attacks*) keep_trace=1;; esac # the strategic clients' studies: FLCE's uploads (the run's reading only), to recompute from
-      if [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
+      forge_only=0 # the strategic clients' forge arms past the pilot: FLCE alone, finished (PLAN.md's amendment)
+      case "$arch:$name" in *fmnist-attacks*:fmnist-attack-forge-*-s40[4-9]|*fmnist-attacks*:fmnist-attack-forge-*-s410)
+        [ -f "$d/flce/digests.txt" ] && forge_only=1;; esac
+      if [ $forge_only = 1 ]; then parts=$d/flce; keep_state=0
+      elif [ -f "$d/summary.csv" ] || [ -f "$d/digests.txt" ]; then parts=$d; keep_state=0
       else # a folder of several methods, unfinished: its finished methods, with the state.bin
            # that lets --resume take them as done (a run cut short is not carried)
         # (not those whose state.bin is large, Ditto's and MOON's with a model per client: they
