@@ -264,10 +264,9 @@ expect 1 "$c: not the contributions its digests.txt names" "$tools/attacks_table
 PROG=$flce
 [ -e "$at/bad" ] && fail "tools/attacks_table.py refused a run, yet wrote $at/bad"
 # tools/attacks_recheck.py, code of its own, recomputes every field of that table (the edit
-# undone); and a run
-# whose digests.txt has no contributions line (read as before the line existed) is a control
-# only where its contributions are the honest run's, value for value (the table once compared
-# the two absent lines and called any such pair the honest bytes)
+# undone); and a run whose digests.txt has no contributions line (read as before the line
+# existed) is a control only where its contributions are the honest run's, value for value (the
+# table once compared the two absent lines and called any such pair the honest bytes)
 cmp -s "$t/forge/contributions.csv" "$t/honall/contributions.csv" && fail "the forged run has the honest contributions"
 cp "$t/forge/contributions.csv" "$c"
 python3 "$tools/attacks_recheck.py" --table "$at/ok/attacks.csv" --study "$at/study" --truth "$at/truth" --guard "$at/guard" \

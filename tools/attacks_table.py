@@ -346,6 +346,11 @@ COLOUR = {'fedavg': '#4e79a7', 'fedprox': '#f28e2b', 'flce': '#e15759', 'fedsv':
           'fedfa': '#edc948', 'moon': '#b07aa1', 'cgsv': '#ff9da7', 'fedfv': '#9c755f', 'qfedavg': '#bab0ac', 'gtg': '#000000'}
 
 
+def arm_label(r):
+    """An attacks.csv row's arm as the figure and the matrix name it: KIND:STRENGTH, xN for N attackers."""
+    return f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+
+
 def cmd_figure(out):
     import shutil
     import subprocess
@@ -378,7 +383,7 @@ def cmd_figure(out):
     # right panel: every arm's paired difference and interval, methods side by side
     arms = []
     for r in rows:
-        a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+        a = arm_label(r)
         if a not in arms:
             arms.append(a)
     right = []
@@ -388,7 +393,7 @@ def cmd_figure(out):
             for r in rows:
                 if r['method'] != m:
                     continue
-                a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+                a = arm_label(r)
                 y = arms.index(a) + (j - (len(ms) - 1) / 2) * 0.6 / max(1, len(ms))
                 hw = r['half_width'] or '0'
                 f.write(f"{r['difference']} {y:.4f} {float(r['difference']) - float(hw):.6f} {float(r['difference']) + float(hw):.6f}\n")
@@ -436,12 +441,11 @@ def cmd_matrix(out):
     rows = [dict(zip(at[0], r)) for r in at[1:]]
     arms, ms = [], [m for m in METHODS if any(r['method'] == m for r in rows)]
     for r in rows:
-        a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
-        if a not in arms:
-            arms.append(a)
+        if arm_label(r) not in arms:
+            arms.append(arm_label(r))
     cell = {}
     for r in rows:
-        a = f"{r['kind']}:{r['strength']}" + (f" x{r['attackers']}" if r['attackers'] != '1' else '')
+        a = arm_label(r)
         v = r['verdict']
         mark = ('=' if v.startswith('control') else '**M**' if v == 'manipulable' else 'R' if v == 'resists'
                 else f"u{r['seeds_to_decide']}" if r['seeds_to_decide'] not in ('', 'n/a') else 'u')
