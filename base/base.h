@@ -31,7 +31,10 @@ typedef struct {
     char msg[512]; /* one line, no trailing newline */
 } flce_err;
 
-/* Format msg into e (when e is not NULL) and return s. */
+/* Every control character of s (a newline, a tab, ...) replaced by '?', in place: an error
+ * that echoes what it was given stays one line. Returns s. */
+char *flce_one_line(char *s);
+/* Format msg into e (when e is not NULL), one line (flce_one_line), and return s. */
 flce_status flce_fail(flce_err *e, flce_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 const char *flce_status_name(flce_status s);

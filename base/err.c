@@ -14,12 +14,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+char *flce_one_line(char *s) {
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) *p = '?';
+    return s;
+}
+
 flce_status flce_fail(flce_err *e, flce_status s, const char *fmt, ...) {
     if (e) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(e->msg, sizeof e->msg, fmt, ap);
         va_end(ap);
+        flce_one_line(e->msg); /* a value echoed from a flag or a file name stays on the line */
     }
     return s;
 }

@@ -30,6 +30,7 @@ void flce_backend_fail(flce_backend *be, flce_status s, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(be->error.msg, sizeof be->error.msg, fmt, ap);
     va_end(ap);
+    flce_one_line(be->error.msg);
 }
 
 flce_status flce_backend_status(const flce_backend *be, flce_err *e) {

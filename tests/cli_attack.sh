@@ -186,6 +186,10 @@ for bad in "nosuch:0|not a kind of attack" "replicate|KIND:CLIENT" "replicate:+1
   expect 2 "${bad#*|}" run --algo flce,fedavg $B --attack "${bad%%|*}" --out "$t/bad"
   [ -e "$t/bad" ] && fail "--attack ${bad%%|*}: refused, yet $t/bad was made"
 done
+# a value that holds a newline is echoed on the one line (flce_one_line), in a usage error and in
+# a failure of the work alike
+expect 2 "--attack 'flip-labels:0?:1'" run --algo flce $B --attack "$(printf 'flip-labels:0\n:1')" --out "$t/bad"
+expect 2 "$t/no?such: no such trace directory" eval "$(printf '%s/no\nsuch' "$t")"
 expect 2 "client 1 named twice" run --algo fedavg $B --attack flip-labels:1 --attack replicate:1 --out "$t/bad"
 expect 2 "also named by --duplicate 0:1" run --algo fedavg $(echo "$B" | sed "s/--dirichlet 0.5/--iid/") --duplicate 0:1 --attack flip-labels:1 --out "$t/bad"
 expect 2 "no method of the run feels it" run --algo fedavg,cgsv $B --attack forge-prototypes:0 --out "$t/bad"

@@ -15,11 +15,23 @@
 
 int cli_usage_error(const char *prog, const char *fmt, ...) {
     va_list ap;
-    fprintf(stderr, "%s: ", prog);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    char *m = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (m) { /* one line whatever the values it echoes hold (flce_one_line) */
+        va_start(ap, fmt);
+        vsnprintf(m, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "%s: %s\n", prog, flce_one_line(m));
+        free(m);
+    } else {
+        fprintf(stderr, "%s: ", prog);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
     return 2;
 }
 
