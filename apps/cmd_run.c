@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attacks.h"
 #include "backend_select.h"
 #include "comm.h"
 #include "cli.h"
@@ -164,6 +165,15 @@ static int run_methods(const char *prog, const flce_run_cfg *c, char **names, in
     }
     printf("(accuracy and macro-F1: mean of the last min(10, T) rounds; KL: final contributions to data shares; "
            "device: %s)\n", nm ? sums[0].device : "");
+    if (c->nattacks) { /* an attacked run says so where its numbers are read (docs/attacks.md) */
+        printf("(an attacked run, docs/attacks.md:");
+        for (int i = 0; i < c->nattacks; i++) {
+            char w[96];
+            flce_attack_words(&c->attacks[i], w, sizeof w);
+            printf(" %s", w);
+        }
+        printf(")\n");
+    }
     if (nm > 1) {
         char p[1200];
         snprintf(p, sizeof p, "%s/summary.csv", out);

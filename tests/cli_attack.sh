@@ -203,7 +203,9 @@ expect 2 "--attack: 9 given, at most 8" run --algo fedavg $(echo "$B" | sed "s/-
 json_has "$t/long/config.json" '"attacks":["forge-prototypes:2:0.12345678901234568"]' ||
   fail "a strength of 17 digits is not recorded whole: $(grep -o 'forge[^"]*' "$t/long/config.json")"
 expect 2 "differ" run --algo flce $B --attack forge-prototypes:2:0.123457 --out "$t/long" --resume
-"$flce" run --algo flce $B --attack flip-labels:3 --attack replicate:1:2 --quiet --out "$t/ord" > /dev/null 2>&1 || fail "two attacks"
+"$flce" run --algo flce $B --attack flip-labels:3 --attack replicate:1:2 --quiet --out "$t/ord" > "$t/ord.out" 2>&1 || fail "two attacks"
+grep -qx '(an attacked run, docs/attacks.md: replicate:1:2 flip-labels:3:1)' "$t/ord.out" ||
+  fail "the run's table does not say it is attacked: $(cat "$t/ord.out")"
 json_has "$t/ord/config.json" '"attacks":["replicate:1:2","flip-labels:3:1"]' || fail "the attacks are not recorded in client order"
 # FLCE without a momentum (--ablate Q, or M and V) feels no forged length, and has nothing to guard
 expect 2 "no method of the run feels it" run --algo flce $B --ablate Q --attack forge-prototypes:0:5 --out "$t/bad"
