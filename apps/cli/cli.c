@@ -14,24 +14,12 @@
 #include <string.h>
 
 int cli_usage_error(const char *prog, const char *fmt, ...) {
+    char m[8192]; /* one line whatever the values it echoes hold (flce_one_line) */
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
-    char *m = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (m) { /* one line whatever the values it echoes hold (flce_one_line) */
-        va_start(ap, fmt);
-        vsnprintf(m, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, "%s: %s\n", prog, flce_one_line(m));
-        free(m);
-    } else {
-        fprintf(stderr, "%s: ", prog);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
+    fprintf(stderr, "%s: %s\n", prog, flce_one_line(m));
     return 2;
 }
 
