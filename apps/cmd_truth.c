@@ -168,12 +168,12 @@ static flce_status read_coalition(const char *dir, int T, int W, truth_row *r, f
             *c = '\0';
         }
         double a, l;
+        if (++rounds <= T - W) continue; /* before the window: not evaluated (test_from) */
         if (acol >= nf || lcol >= nf || flce_number(fields[acol], &a) || flce_number(fields[lcol], &l)) {
-            st = flce_fail(e, FLCE_ERR_IO, "%s: round %d: not a number where accuracy and test_loss go", p, rounds + 1);
+            st = flce_fail(e, FLCE_ERR_IO, "%s: round %d: not a number where accuracy and test_loss go", p, rounds);
             break;
         }
-        rounds++;
-        if (rounds > T - W) sa += a, sl += l;
+        sa += a, sl += l;
         if (rounds == T) {
             snprintf(r->acc, sizeof r->acc, "%s", fields[acol]);
             snprintf(r->loss, sizeof r->loss, "%s", fields[lcol]);
@@ -574,6 +574,7 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
             c.per_round = k;
             c.has_train_seed = r->seed > 0, c.train_seed = t->seed + (uint64_t)r->seed;
             c.test_loss = 1;
+            c.test_from = t->T - t->W + 1; /* the window's rounds only: the others' evaluations are never read */
             c.out = dir;
             char cj[1400];
             struct stat sb;
@@ -788,7 +789,7 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
         {"coalitions", CLI_STR, &o->coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients), loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients) or sample:M (loo's and M more drawn at random: Shapley and Banzhaf estimated by size strata; 4 to 32 clients)", 0},
         {"truth-seeds", CLI_INT, &o->R, "N trainings of each coalition, train seeds --seed .. --seed + N - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
         {"participation", CLI_STR, &o->participation, "k (default: min(--per-round, |S|) of a coalition S a round, by the run's seeded stream) or full (every member every round)", 0},
-        {"window", CLI_INT, &o->W, "the last N rounds' mean accuracy and loss beside the final round's (default min(10, --rounds))", 0},
+        {"window", CLI_INT, &o->W, "the last N rounds' mean accuracy and loss beside the final round's (default min(10, --rounds)); only these rounds are tested", 0},
         {"utility", CLI_STR, &o->utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
         {"jobs", CLI_INT, &o->jobs, "coalitions trained at once, each in a process of its own on CPUs / N threads (default 1: one at a time on the backend's threads); the same table", 0},
         {"resume", CLI_FLAG, &o->resume, "continue the truth in --out: finished coalitions are never trained again", 0},

@@ -202,6 +202,8 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
     flce_status st = (*algo)->check ? (*algo)->check(c, e) : FLCE_OK;
     if (st) return st;
     if (c->rounds < 1) return flce_fail(e, FLCE_ERR_ARG, "--rounds %d: must be at least 1", c->rounds);
+    if (c->test_from < 0 || c->test_from > c->rounds) /* the last round is always evaluated */
+        return flce_fail(e, FLCE_ERR_ARG, "test_from %d: 0 to --rounds (%d)", c->test_from, c->rounds);
     if (c->seed > ((uint64_t)1 << 53))
         return flce_fail(e, FLCE_ERR_ARG, "--seed %llu: at most 2^53 = 9007199254740992 (recorded exactly in config.json)",
                          (unsigned long long)c->seed);
@@ -591,8 +593,11 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         for (int i = 0; i < K; i++) ls += E->losses[i];
         m->mean_loss = ls / K;
         flce_model_set_state(&E->m, E->global);
-        if ((st = eng_agree(E, eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1,
-                                               E->test_loss ? &E->test_loss[E->t] : NULL, 1, e), e)))
+        if (E->t + 1 < E->cfg->test_from) { /* a round the caller does not read (flce truth's, before its window) */
+            m->acc = m->macro_f1 = NAN;
+            if (E->test_loss) E->test_loss[E->t] = NAN;
+        } else if ((st = eng_agree(E, eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1,
+                                                      E->test_loss ? &E->test_loss[E->t] : NULL, 1, e), e)))
             break;
         for (int k = 0; k < n; k++) run[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
         flce_normalize(run, all, n);

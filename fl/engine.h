@@ -110,6 +110,10 @@ typedef struct {
     uint64_t train_seed;
     int has_train_seed;
     int test_loss;            /* each round also the global model's test loss (metrics.csv's test_loss column) */
+    int test_from;            /* the first round whose global model is evaluated on the test set (0 or 1: every
+                               * round; flce truth: its window's first, T - W + 1): the rounds before it have no
+                               * accuracy, macro-F1 or test loss (NaN; empty in metrics.csv). Training never reads
+                               * them, so the models, their digests and the later rounds are the same bits. */
     const char *out;
     int resume, force;
     int eval_batch;           /* default 256 */

@@ -63,13 +63,13 @@ double flce_eng_estimate(engine *E, double *step_s, int *partial) {
         double mean = 0;
         for (int k = 0; k < E->n; k++) mean += E->sizes[k] / E->n;
         double steps = c->local_steps > 0 ? c->local_steps : c->epochs * mean / B, train = E->K * steps * ts; /* a short last batch: its share */
-        double evals = ceil((double)E->n_test / EB) + ceil((double)E->n_val / EB);
+        double evals = ceil((double)E->n_val / EB), tested = E->T - (E->t > c->test_from - 1 ? E->t : c->test_from - 1);
         if (!strcmp(a, "ditto")) train *= 2, evals += E->K * ceil((double)E->n_test / EB);
         if (!strcmp(a, "moon")) train *= 1.2;
         if (!strcmp(a, "flce")) train += E->K * ceil(mean / EB) * te;
         *partial = !strcmp(a, "fedsv") || !strcmp(a, "gtg"); /* their Shapley evaluations are not counted */
         *step_s = ts;
-        est = (E->T - E->t) * (train + evals * te);
+        est = (E->T - E->t) * (train + evals * te) + tested * ceil((double)E->n_test / EB) * te; /* test_from: the rounds tested */
     }
     free(x), free(y), free(logits);
     flce_model_free(&m);

@@ -115,6 +115,7 @@ cJSON *eng_config_json(engine *E) {
     NUM("seed", c->seed); /* seed <= 2^53: exact */
     if (c->has_train_seed) NUM("train_seed", c->train_seed); /* only where set (flce truth's seeds) */
     if (c->test_loss) STR("test_loss", "yes");
+    if (c->test_from > 1) NUM("test_from", c->test_from); /* only where set (flce truth's window) */
     ok = ok && flce_completion_settings_add(o, &c->completion);
     NUM("contract", FLCE_CONTRACT_VERSION), STR("denormals", E->be ? (E->be->ftz ? "ftz" : "preserve") : c->denormals ? c->denormals : "auto"); /* before the backend: as asked */
     STR("data_digest", dd);
@@ -163,11 +164,13 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
         flce_round_metrics *m = &E->metrics[i];
         char pa[32] = "";
         if (E->algo->flags & FLCE_M_PERSONAL) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
-        char tl[40] = "";
+        char tl[40] = "", acc[40] = "", f1[40] = ""; /* empty: a round not evaluated (test_from) */
         if (E->test_loss) snprintf(tl, sizeof tl, ",%.9g", E->test_loss[i]);
-        flce_catf(b, cap, &n, "%d,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s%s\n", m->round, m->acc, m->macro_f1,
-                  m->mean_loss, m->kl, m->server_s, m->client_s, (long long)m->bytes_up, (long long)m->bytes_down,
-                  m->fallback, m->proto_nocorrect, pa, tl);
+        if (E->test_loss && isnan(E->test_loss[i])) tl[1] = '\0';
+        if (!isnan(m->acc)) snprintf(acc, sizeof acc, "%.6f", m->acc), snprintf(f1, sizeof f1, "%.6f", m->macro_f1);
+        flce_catf(b, cap, &n, "%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s%s\n", m->round, acc, f1, m->mean_loss, m->kl,
+                  m->server_s, m->client_s, (long long)m->bytes_up, (long long)m->bytes_down, m->fallback, m->proto_nocorrect, pa,
+                  tl);
     }
     flce_status st = eng_write_text(E, "metrics.csv", b, e);
     free(b);

@@ -82,6 +82,21 @@ cmp -s "$v" "$t/k/values.csv" || fail "a killed and resumed truth's values diffe
 grep -q "0 to train (8 done)" "$t/k2.err" || fail "resume of a finished truth: $(head -1 "$t/k2.err")"
 cmp -s "$u" "$t/k/utilities.csv" || fail "a finished truth resumed changed its table"
 
+# --window 1 of 2 rounds: only the window's rounds are evaluated on the test set (the stem's fused
+# inference op, which only an evaluation runs, counted by FLCE_CPU_PROFILE: 7 coalitions x 1 round
+# and the initial model = 8 calls, where the default window of 2 takes 7 x 2 + 1 = 15), and every
+# row is the default truth's (the same final round, model and settings but the window) with its
+# window columns the final round's
+for w in 1 2; do
+  FLCE_CPU_PROFILE=1 "$flce" truth $fed --seed 5 --window $w --out "$t/w$w" --quiet > /dev/null 2> "$t/w$w.err" || fail "truth --window $w: $(cat "$t/w$w.err")"
+done
+calls() { awk '$1 == "fwd+bn+relu" && $2 == "c1" { print $(NF - 2) }' "$1"; }
+[ "$(calls "$t/w1.err")/$(calls "$t/w2.err")" = "8/15" ] || fail "test evaluations with --window 1 / 2 of 2 rounds: $(calls "$t/w1.err")/$(calls "$t/w2.err"), 8/15 expected"
+cmp -s "$u" "$t/w2/utilities.csv" || fail "the default window given as --window 2 changed the table"
+d=$(awk -F, 'FNR == 1 { next } FILENAME == ARGV[1] { a[$1] = $4 "," $5 "," $8; next }
+  { if ($4 "," $5 "," $8 != a[$1] || $6 != $4 || $7 != $5) print $1 }' "$u" "$t/w1/utilities.csv" | tr '\n' ' ')
+[ -z "$d" ] && [ "$(wc -l < "$t/w1/utilities.csv")" = 9 ] || fail "--window 1: rows not the default's final round (masks $d)"
+
 # two jobs at once: the same bytes; killed in both and resumed: the same bytes again
 "$flce" truth $fed --seed 5 --out "$t/j" --jobs 2 > /dev/null 2> "$t/j.err" || fail "truth --jobs 2: $(cat "$t/j.err")"
 cmp -s "$u" "$t/j/utilities.csv" && cmp -s "$v" "$t/j/values.csv" || fail "--jobs 2 gives another table: $(diff "$u" "$t/j/utilities.csv")"
