@@ -67,6 +67,9 @@ typedef struct {
     int fmt;       /* truth_format: 2 (each row names the settings it was trained under), or 1 (a truth
                     * begun by an earlier build, continued as it was begun) */
     char sdig[17]; /* format 2: the settings' digest every row carries (settings_digest) */
+    /* a coalition's cost (row_work): each client's training images a round and the test set's */
+    double pass[64];
+    int n_test;
 } truth;
 
 static const char *UTILITIES[] = {"accuracy", "accuracy-window", "loss", "loss-window"};
@@ -543,6 +546,18 @@ static int row_cost(const truth *t, const truth_row *r) {
     return (t->full ? s : (s < t->K ? s : t->K)) * t->T;
 }
 
+/* A coalition's work in images through the model, for the jobs' deal and the time left: T rounds of
+ * its k of s members' training (the mean member's images, a training image taken as three forward
+ * passes) and W tests of the test set (test_from). With W = T = 10 on the ground-truth study's
+ * federation a client alone is nine tenths testing, so client-rounds alone mislead. */
+static double row_work(const truth *t, const truth_row *r) {
+    int s = popcount64(r->mask), k = t->full ? s : (s < t->K ? s : t->K);
+    double imgs = 0;
+    for (int q = 0; q < t->n && q < 64; q++)
+        if (r->mask >> q & 1) imgs += t->pass[q];
+    return s ? 3.0 * t->T * k * imgs / s + (double)t->W * t->n_test : 0;
+}
+
 /* The rows not done of job me (owner[i] == me; owner NULL: every row), the rest as above. */
 static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, const int *owner, int me, int jobs,
                       flce_err *e) {
@@ -552,7 +567,7 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
     if (jobs > 1) snprintf(who, sizeof who, " %s %d/%d", t->mpi ? "process" : "job", me + 1, jobs);
     for (int i = 0; i < t->nrows; i++) {
         if (owner && owner[i] != me) continue;
-        if (!t->rows[i].done) todo++, units += row_cost(t, &t->rows[i]);
+        if (!t->rows[i].done) todo++, units += row_work(t, &t->rows[i]);
         else ndone++;
     }
     (void)ndone;
@@ -597,11 +612,12 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
             return 1;
         }
         double dt = now_s() - t0;
-        secs += dt, units_done += (double)k * t->T, units -= (double)k * t->T;
+        double w = row_work(t, r);
+        secs += dt, units_done += w, units -= w;
         if (t->quiet) continue;
         char mem[200];
         members_text(r->mask, t->n, mem, sizeof mem);
-        if (r->mask && units_done == (double)k * t->T)
+        if (r->mask && units_done == w)
             fprintf(stderr, "%s:%s the trainings will take about %.0f s (the first: %.1f s for %d client-rounds)\n", t->prog, who,
                     (units + units_done) * secs / units_done, dt, k * t->T);
         char left[64] = "", secs_text[32];
@@ -617,7 +633,8 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
  * least so far (ties: the lower worker; equal costs in the plan's order): owner[i], -1 for rows
  * done. 0, or -1 out of memory. */
 typedef struct {
-    int cost, i;
+    double cost;
+    int i;
 } cost_row;
 
 static int by_cost(const void *a, const void *b) { /* cost descending, then the plan's order */
@@ -632,7 +649,7 @@ static int deal(const truth *t, int jobs, int *owner) {
     int no = 0;
     for (int i = 0; i < t->nrows; i++) {
         owner[i] = -1;
-        if (!t->rows[i].done) order[no].cost = row_cost(t, &t->rows[i]), order[no++].i = i;
+        if (!t->rows[i].done) order[no].cost = row_work(t, &t->rows[i]), order[no++].i = i;
     }
     qsort(order, (size_t)no, sizeof *order, by_cost);
     for (int q = 0; q < no; q++) {
@@ -989,7 +1006,7 @@ static int empty_rows(truth *t, const flce_run_job *J, char part[17]) {
         c.has_train_seed = r > 0, c.train_seed = t->seed + (uint64_t)r; /* seed 0: the plain run's */
         double acc, loss;
         uint64_t dm, dp;
-        flce_status st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, &e);
+        flce_status st = flce_initial_eval(&c, &acc, &loss, &dm, &dp, r ? NULL : t->pass, &t->n_test, &e);
         if (st) {
             fprintf(stderr, "%s: %s\n", t->prog, e.msg);
             return st == FLCE_ERR_ARG ? 2 : 1;
@@ -1000,6 +1017,8 @@ static int empty_rows(truth *t, const flce_run_job *J, char part[17]) {
         flce_digest_hex(dm, z->digest);
         flce_digest_hex(dp, part);
     }
+    for (int q = 0; q < t->n; q++) /* the samples held -> a round's training images */
+        t->pass[q] = J->c.local_steps > 0 ? (double)J->c.local_steps * J->c.batch : t->pass[q] * J->c.epochs;
     return 0;
 }
 
@@ -1154,7 +1173,8 @@ static int cmd_truth(int argc, char **argv, flce_comm *comm) {
         int64_t s0 = status;
         flce_err ce;
         if (comm->bcast(comm, &s0, 8, 0, &ce) || (!s0 && comm->bcast(comm, t.rows, sizeof(truth_row) * (size_t)t.nrows, 0, &ce)) ||
-            (!s0 && comm->bcast(comm, &t.fmt, sizeof t.fmt, 0, &ce)) || (!s0 && comm->bcast(comm, t.sdig, sizeof t.sdig, 0, &ce))) {
+            (!s0 && comm->bcast(comm, &t.fmt, sizeof t.fmt, 0, &ce)) || (!s0 && comm->bcast(comm, t.sdig, sizeof t.sdig, 0, &ce)) ||
+            (!s0 && comm->bcast(comm, t.pass, sizeof t.pass, 0, &ce)) || (!s0 && comm->bcast(comm, &t.n_test, sizeof t.n_test, 0, &ce))) {
             if (root) fprintf(stderr, "%s: %s\n", prog, ce.msg);
             s0 = 1;
         }

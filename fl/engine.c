@@ -491,7 +491,7 @@ flce_status flce_engine_set_method(engine *E, const flce_method *algo, flce_err 
 void flce_engine_close(engine *E) { engine_free(E); }
 
 flce_status flce_initial_eval(const flce_run_cfg *cfg, double *acc, double *loss, uint64_t *model_digest, uint64_t *part_digest,
-                              flce_err *e) {
+                              double *sizes, int *n_test, flce_err *e) {
     engine E0, *E = &E0;
     memset(E, 0, sizeof *E);
     E->cfg = cfg;
@@ -509,6 +509,9 @@ flce_status flce_initial_eval(const flce_run_cfg *cfg, double *acc, double *loss
         st = eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, acc, NULL, loss, 0, e);
         *model_digest = flce_digest(E->global, E->S * 4);
         *part_digest = flce_partition_digest(&E->part);
+        const double *held = E->data_sizes ? E->data_sizes : E->sizes; /* the samples held (summary_kl's) */
+        if (sizes) memcpy(sizes, held, sizeof(double) * (size_t)E->n);
+        if (n_test) *n_test = E->n_test;
     }
     engine_free(E);
     return st;

@@ -203,8 +203,10 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
 
 /* The initial model of cfg's run (the same data, partition and initialisation as flce_run, nothing
  * trained or written) on the test set: its accuracy and mean loss, and the digests of the model
- * (digests.txt's initial_model) and of the partition. flce truth's value of the empty coalition. */
+ * (digests.txt's initial_model) and of the partition. flce truth's value of the empty coalition.
+ * sizes (cfg->clients entries) and n_test, where not NULL: the samples each client holds and the
+ * test set's size (flce truth's cost of a coalition). */
 flce_status flce_initial_eval(const flce_run_cfg *cfg, double *acc, double *loss, uint64_t *model_digest, uint64_t *part_digest,
-                              flce_err *e);
+                              double *sizes, int *n_test, flce_err *e);
 
 #endif
