@@ -596,6 +596,12 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
             snprintf(cj, sizeof cj, "%s/config.json", dir);
             c.resume = stat(cj, &sb) == 0; /* a coalition a kill stopped: continued */
             c.force = !c.resume;
+            if (c.resume && c.test_from > 1) { /* begun by a build that tested every round: goes on so (the same rows) */
+                flce_status js;
+                cJSON *cfg = flce_json_read(cj, 1 << 20, &js, e);
+                if (cfg && !cJSON_GetObjectItemCaseSensitive(cfg, "test_from")) c.test_from = 0;
+                cJSON_Delete(cfg); /* unreadable: flce_run says so */
+            }
             flce_run_summary sum;
             if ((st = flce_run(&c, NULL, NULL, &sum, e)) || (st = read_coalition(dir, t->T, t->W, r, e))) {
                 fprintf(stderr, "%s: coalition %llu: %s\n", t->prog, (unsigned long long)r->mask, e->msg);

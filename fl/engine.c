@@ -635,10 +635,11 @@ static void summary_kl(engine *E, const double *CE, flce_run_summary *sum) {
 
 /* The rest of the summary from the rounds' metrics and the server seconds after the last round. */
 static void summary_from_metrics(engine *E, double comp_s, flce_run_summary *sum) {
-    int w = E->T < 10 ? E->T : 10;
-    for (int i = E->T - w; i < E->T; i++) {
-        sum->final_acc += E->metrics[i].acc / w;
-        sum->final_f1 += E->metrics[i].macro_f1 / w;
+    int i0 = E->T < 10 ? 0 : E->T - 10;
+    i0 = i0 > E->cfg->test_from - 1 ? i0 : E->cfg->test_from - 1; /* the rounds tested of the last ten */
+    for (int i = i0; i < E->T; i++) {
+        sum->final_acc += E->metrics[i].acc / (E->T - i0);
+        sum->final_f1 += E->metrics[i].macro_f1 / (E->T - i0);
     }
     for (int i = 0; i < E->T; i++) sum->server_s += E->metrics[i].server_s, sum->client_s += E->metrics[i].client_s;
     sum->server_s += comp_s; /* the whole run's server time: the rounds and the work after them */

@@ -180,7 +180,7 @@ typedef struct {
 typedef void (*flce_progress_fn)(void *ud, const flce_round_metrics *m, int rounds, double elapsed_s);
 
 typedef struct {
-    double final_acc, final_f1;   /* mean over the last min(10, T) rounds */
+    double final_acc, final_f1;   /* mean over the last min(10, T) rounds (those of them tested: test_from) */
     double kl, kl_div;            /* KL of the final contributions to data shares (plain, diversity-weighted) */
     double server_s, client_s;    /* totals */
     double completion_s;          /* FLCE: the completion at the end */

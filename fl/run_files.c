@@ -164,10 +164,11 @@ static flce_status write_metrics(engine *E, int rounds, flce_err *e) {
         flce_round_metrics *m = &E->metrics[i];
         char pa[32] = "";
         if (E->algo->flags & FLCE_M_PERSONAL) snprintf(pa, sizeof pa, "%.6f", m->personal_acc);
-        char tl[40] = "", acc[40] = "", f1[40] = ""; /* empty: a round not evaluated (test_from) */
+        char tl[40] = "", acc[40] = "", f1[40] = "";
+        int tested = i + 1 >= E->cfg->test_from; /* empty fields: a round not evaluated */
         if (E->test_loss) snprintf(tl, sizeof tl, ",%.9g", E->test_loss[i]);
-        if (E->test_loss && isnan(E->test_loss[i])) tl[1] = '\0';
-        if (!isnan(m->acc)) snprintf(acc, sizeof acc, "%.6f", m->acc), snprintf(f1, sizeof f1, "%.6f", m->macro_f1);
+        if (E->test_loss && !tested) tl[1] = '\0';
+        if (tested) snprintf(acc, sizeof acc, "%.6f", m->acc), snprintf(f1, sizeof f1, "%.6f", m->macro_f1);
         flce_catf(b, cap, &n, "%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%lld,%lld,%d,%d,%s%s\n", m->round, acc, f1, m->mean_loss, m->kl,
                   m->server_s, m->client_s, (long long)m->bytes_up, (long long)m->bytes_down, m->fallback, m->proto_nocorrect, pa,
                   tl);

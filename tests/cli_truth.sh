@@ -96,6 +96,14 @@ cmp -s "$u" "$t/w2/utilities.csv" || fail "the default window given as --window 
 d=$(awk -F, 'FNR == 1 { next } FILENAME == ARGV[1] { a[$1] = $4 "," $5 "," $8; next }
   { if ($4 "," $5 "," $8 != a[$1] || $6 != $4 || $7 != $5) print $1 }' "$u" "$t/w1/utilities.csv" | tr '\n' ' ')
 [ -z "$d" ] && [ "$(wc -l < "$t/w1/utilities.csv")" = 9 ] || fail "--window 1: rows not the default's final round (masks $d)"
+# a coalition an earlier build began (every round tested, no test_from in its config.json: made
+# here by flce run --members, killed after round 1) goes on under --resume, to the same table
+FLCE_TEST_KILL_AFTER=1 "$flce" truth $fed --seed 5 --window 1 --out "$t/wo" --quiet > /dev/null 2>&1 && fail "the kill (--window 1) did not happen"
+[ -d "$t/wo/work/m1-t5" ] || fail "--window 1: no coalition {0} under way after the kill: $(ls "$t/wo/work")"
+rm -rf "$t/wo/work/m1-t5"
+FLCE_TEST_KILL_AFTER=1 "$flce" run $fed --algo fedavg --seed 5 --members 0 --test-loss --quiet --out "$t/wo/work/m1-t5" > /dev/null 2>&1 && fail "the kill of flce run --members 0 did not happen"
+"$flce" truth $fed --seed 5 --window 1 --out "$t/wo" --resume > /dev/null 2> "$t/wo.err" || fail "resume of an every-round coalition: $(cat "$t/wo.err")"
+cmp -s "$t/w1/utilities.csv" "$t/wo/utilities.csv" || fail "an every-round coalition resumed under --window 1 differs: $(diff "$t/w1/utilities.csv" "$t/wo/utilities.csv")"
 
 # two jobs at once: the same bytes; killed in both and resumed: the same bytes again
 "$flce" truth $fed --seed 5 --out "$t/j" --jobs 2 > /dev/null 2> "$t/j.err" || fail "truth --jobs 2: $(cat "$t/j.err")"
