@@ -541,17 +541,18 @@ static flce_run_cfg method_cfg(const flce_run_job *J) {
 
 /* Every row not done yet: the empty coalition's from the initial model, the others trained (a
  * folder left by a kill continued), each appended as it finishes; the exit status. */
-static int row_cost(const truth *t, const truth_row *r) {
+static int row_k(const truth *t, const truth_row *r) { /* the members trained a round */
     int s = popcount64(r->mask);
-    return (t->full ? s : (s < t->K ? s : t->K)) * t->T;
+    return t->full ? s : (s < t->K ? s : t->K);
 }
+static int row_cost(const truth *t, const truth_row *r) { return row_k(t, r) * t->T; }
 
 /* A coalition's work in images through the model, for the jobs' deal and the time left: T rounds of
  * its k of s members' training (the mean member's images, a training image taken as three forward
  * passes) and W tests of the test set (test_from). With W = T = 10 on the ground-truth study's
  * federation a client alone is nine tenths testing, so client-rounds alone mislead. */
 static double row_work(const truth *t, const truth_row *r) {
-    int s = popcount64(r->mask), k = t->full ? s : (s < t->K ? s : t->K);
+    int s = popcount64(r->mask), k = row_k(t, r);
     double imgs = 0;
     for (int q = 0; q < t->n && q < 64; q++)
         if (r->mask >> q & 1) imgs += t->pass[q];
@@ -576,7 +577,7 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
         truth_row *r = &t->rows[i];
         if (r->done || (owner && owner[i] != me)) continue;
         at++;
-        int s = popcount64(r->mask), k = t->full ? s : (s < t->K ? s : t->K);
+        int k = row_k(t, r);
         double t0 = now_s();
         char dir[1300];
         snprintf(dir, sizeof dir, "%s/m%llu-t%llu", p_work, (unsigned long long)r->mask, (unsigned long long)(t->seed + (uint64_t)r->seed));
