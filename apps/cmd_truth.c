@@ -38,7 +38,7 @@
 static const char *USAGE =
     "usage: flce truth [--coalitions all|loo|sample:M] [--truth-seeds N] [--participation k|full] [--window N] [--jobs N]\n"
     "                  [--utility accuracy|accuracy-window|loss|loss-window] --seed S --out DIR [--resume] [--force]\n"
-    "                  [--quiet] [every flag of flce run that describes the federation and its training]\n"
+    "                  [--reuse-mb N] [--quiet] [every flag of flce run that describes the federation and its training]\n"
     "One training per coalition of the --clients clients (FedAvg unless --algo names another method), the\n"
     "clients outside it never selected; OUT/utilities.csv: each coalition's final test accuracy and loss;\n"
     "OUT/values.csv: exact Shapley and Banzhaf (--coalitions all, n <= 16; estimated with sample:M), leave-one-out and\n"
@@ -59,6 +59,7 @@ typedef struct {
 typedef struct {
     const char *prog, *out;
     int n, R, K, T, W, full, all, utility, quiet;
+    int reuse_mb;  /* --reuse-mb: the memo's budget (0: every coalition trains and tests everything) */
     int mpi;       /* under mpirun: the workers are processes (their lines say "process r/P") */
     int sample;    /* --coalitions sample:M: M coalitions drawn beside leave-one-out's (0: none) */
     uint64_t seed; /* --seed: truth seed r trains with train seed seed + r */
@@ -508,7 +509,7 @@ static double now_s(void) {
 
 /* truth's own flags out of argv (into own), the rest kept for flce run's parser (into rest). */
 static int split_args(int argc, char **argv, char **own, int *nown, char **rest, int *nrest) {
-    static const char *valued[] = {"coalitions", "truth-seeds", "participation", "window", "utility", "jobs"};
+    static const char *valued[] = {"coalitions", "truth-seeds", "participation", "window", "utility", "jobs", "reuse-mb"};
     static const char *flags[] = {"resume", "force", "quiet", "help"};
     *nown = *nrest = 0;
     for (int i = 0; i < argc; i++) {
@@ -560,8 +561,8 @@ static double row_work(const truth *t, const truth_row *r) {
 }
 
 /* The rows not done of job me (owner[i] == me; owner NULL: every row), the rest as above. */
-static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, const int *owner, int me, int jobs,
-                      flce_err *e) {
+static int train_rows_memo(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, const int *owner, int me,
+                           int jobs, flce_memo *memo, flce_err *e) {
     double units = 0, units_done = 0, secs = 0;
     int todo = 0, ndone = 0;
     char who[32] = "";
@@ -591,6 +592,7 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
             c.has_train_seed = r->seed > 0, c.train_seed = t->seed + (uint64_t)r->seed;
             c.test_loss = 1;
             c.test_from = t->T - t->W + 1; /* the window's rounds only: the others' evaluations are never read */
+            c.memo = memo;                 /* the client updates and tests another coalition ran already */
             c.out = dir;
             char cj[1400];
             struct stat sb;
@@ -634,6 +636,25 @@ static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const
                 (unsigned long long)(t->seed + (uint64_t)r->seed), at, todo, r->acc, r->loss, r->mask ? secs_text : "the initial model", left);
     }
     return 0;
+}
+
+/* As train_rows_memo, with a memo of --reuse-mb (fl/memo.c) for this process's coalitions, and a
+ * line of what it saved. */
+static int train_rows(truth *t, const flce_run_job *J, const char *p_util, const char *p_work, const int *owner, int me, int jobs,
+                      flce_err *e) {
+    flce_memo *memo = t->reuse_mb ? flce_memo_new((size_t)t->reuse_mb << 20) : NULL; /* none (out of memory): all trained */
+    int rc = train_rows_memo(t, J, p_util, p_work, owner, me, jobs, memo, e);
+    long c[4];
+    flce_memo_counts(memo, c);
+    if (!t->quiet && memo && c[0] + c[1] + c[2] + c[3] > 0) { /* no updates counted: a method with client hooks (none reused) */
+        char who[32] = "", ups[80] = "";
+        if (jobs > 1) snprintf(who, sizeof who, " %s %d/%d", t->mpi ? "process" : "job", me + 1, jobs);
+        if (c[0] + c[1] > 0) snprintf(ups, sizeof ups, "%ld of %ld client updates and ", c[0], c[0] + c[1]);
+        fprintf(stderr, "%s:%s reused %s%ld of %ld test evaluations (the same model received or tested by another coalition; "
+                "--reuse-mb %d)\n", t->prog, who, ups, c[2], c[2] + c[3], t->reuse_mb);
+    }
+    flce_memo_free(memo);
+    return rc;
 }
 
 /* The rows not done dealt to `jobs` workers by cost, the largest first, each to the one with the
@@ -797,7 +818,7 @@ static int run_jobs(truth *t, flce_run_job *J, const char *p_util, const char *p
 
 typedef struct { /* flce truth's own options */
     const char *coal, *participation, *utility;
-    int R, W, resume, force, quiet, jobs;
+    int R, W, resume, force, quiet, jobs, reuse_mb;
     int ut;     /* the index of utility in UTILITIES */
     int sample; /* sample:M's M (0: all or loo) */
 } truth_opts;
@@ -808,7 +829,7 @@ typedef struct { /* the files of a truth's folder */
 
 /* flce truth's own options, parsed and checked: 0, or cli_parse's status (1 after --help), or 2 */
 static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
-    *o = (truth_opts){.coal = "all", .participation = "k", .utility = "accuracy", .R = 1, .jobs = 1};
+    *o = (truth_opts){.coal = "all", .participation = "k", .utility = "accuracy", .R = 1, .jobs = 1, .reuse_mb = 512};
     cli_opt opts[] = {
         {"coalitions", CLI_STR, &o->coal, "all (every coalition: exact Shapley and Banzhaf; at most 16 clients), loo (the empty one, each client alone, N minus each, N: 2n + 2 trainings, at most 32 clients) or sample:M (loo's and M more drawn at random: Shapley and Banzhaf estimated by size strata; 4 to 32 clients)", 0},
         {"truth-seeds", CLI_INT, &o->R, "N trainings of each coalition, train seeds --seed .. --seed + N - 1 (the data and partition stay --seed's); values of their mean, their spread beside (default 1)", 0},
@@ -816,6 +837,7 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
         {"window", CLI_INT, &o->W, "the last N rounds' mean accuracy and loss beside the final round's (default min(10, --rounds)); only these rounds are tested", 0},
         {"utility", CLI_STR, &o->utility, "v(S) for values.csv: accuracy (the final round's, default), accuracy-window, loss or loss-window (v = minus the loss)", 0},
         {"jobs", CLI_INT, &o->jobs, "coalitions trained at once, each in a process of its own on CPUs / N threads (default 1: one at a time on the backend's threads); the same table", 0},
+        {"reuse-mb", CLI_INT, &o->reuse_mb, "memory (MiB, per job) for client updates and test evaluations that coalitions share (the same model, round, client and seed: the same bits), the earliest rounds' kept first (default 512; 0: every coalition trains and tests all its own)", 0},
         {"resume", CLI_FLAG, &o->resume, "continue the truth in --out: finished coalitions are never trained again", 0},
         {"force", CLI_FLAG, &o->force, "start the truth in --out again (its utilities, values and work are removed)", 0},
         {"quiet", CLI_FLAG, &o->quiet, "no size line and no progress lines", 0},
@@ -842,6 +864,7 @@ static int parse_own(const char *prog, int nown, char **own, truth_opts *o) {
     if (o->R < 1 || o->R > TRUTH_MAX_SEEDS) return cli_usage_error(prog, "--truth-seeds %d: 1 to %d", o->R, TRUTH_MAX_SEEDS);
     if (o->resume && o->force) return cli_usage_error(prog, "--resume and --force exclude each other");
     if (o->jobs < 1 || o->jobs > 64) return cli_usage_error(prog, "--jobs %d: 1 to 64", o->jobs);
+    if (o->reuse_mb < 0 || o->reuse_mb > 1048576) return cli_usage_error(prog, "--reuse-mb %d: 0 to 1048576", o->reuse_mb);
     if (cli_find(opts, "window")->seen && o->W < 1) return cli_usage_error(prog, "--window %d: 1 to --rounds", o->W); /* 0: the default's mark */
     return 0;
 }
@@ -878,6 +901,7 @@ static int plan_truth(truth *t, const flce_run_job *J, const truth_opts *o, cons
     int all = !strcmp(o->coal, "all");
     t->prog = prog, t->out = J->out, t->n = J->c.clients, t->R = o->R, t->K = J->c.per_round, t->T = J->c.rounds, t->all = all;
     t->full = !strcmp(o->participation, "full"), t->utility = o->ut, t->quiet = o->quiet, t->seed = J->c.seed;
+    t->reuse_mb = o->reuse_mb;
     t->W = o->W ? o->W : (t->T < 10 ? t->T : 10);
     if (t->W < 1 || t->W > t->T) return cli_usage_error(prog, "--window %d: 1 to --rounds (%d)", o->W, t->T);
     if (all && t->n > FLCE_VALUES_MAX_N)

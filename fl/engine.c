@@ -599,8 +599,7 @@ static flce_status run_rounds(engine *E, flce_progress_fn progress, void *ud, fl
         if (E->t + 1 < E->cfg->test_from) { /* a round the caller does not read (flce truth's, before its window) */
             m->acc = m->macro_f1 = NAN;
             if (E->test_loss) E->test_loss[E->t] = NAN;
-        } else if ((st = eng_agree(E, eng_evaluate(E, &E->m, E->test_x, E->test_y, E->n_test, &m->acc, &m->macro_f1,
-                                                      E->test_loss ? &E->test_loss[E->t] : NULL, 1, e), e)))
+        } else if ((st = eng_agree(E, eng_memo_evaluate(E, &m->acc, &m->macro_f1, E->test_loss ? &E->test_loss[E->t] : NULL, e), e)))
             break;
         for (int k = 0; k < n; k++) run[k] = E->algo->flags & FLCE_M_CLAMP ? fmax(0, E->contrib_sum[k]) : E->contrib_sum[k];
         flce_normalize(run, all, n);
@@ -830,6 +829,7 @@ flce_status flce_run(const flce_run_cfg *cfg, flce_progress_fn progress, void *u
         if (kill && !strcmp(kill, "0") && done == 0) _exit(137);
     }
     E->t = done;
+    E->memo = eng_memo_attach(E);
     if (cfg->resume && done == E->T) { /* finished already? (rank 0's folder says; every rank ends alike) */
         char p[1200];
         struct stat sb;

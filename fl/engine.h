@@ -62,6 +62,21 @@ typedef struct {
 } flce_attack;
 #define FLCE_MAX_ATTACKS 8
 
+/* Work reused across runs of one configuration (fl/memo.c): runs that differ only in the clients
+ * they select (--members, --per-round), the training seed and the rounds tested repeat client
+ * updates from the same model (flce truth's coalitions all start from one initial model) and test
+ * evaluations of the same model. Given a memo (flce_run_cfg.memo), a run of one process takes a
+ * client's update from it where the model received, the round, the client and the training seed
+ * are the same (bytes compared, so the results are the same bits; only for a method without
+ * client hooks or client state and without strategic clients), and a test evaluation where the
+ * model is; it keeps its own for the runs after it within budget_bytes (the earliest rounds'
+ * first). A run of other settings empties it. One thread at a time. */
+typedef struct flce_memo flce_memo;
+flce_memo *flce_memo_new(size_t budget_bytes); /* NULL: out of memory */
+void flce_memo_free(flce_memo *m);
+/* client updates reused, trained; test evaluations reused, run (by the runs given it so far) */
+void flce_memo_counts(const flce_memo *m, long counts[4]);
+
 typedef struct {
     const char *algo;         /* a method of the registry (flce_method_names()) */
     const struct flce_method *method; /* or a method given directly (method.h); NULL: by the name in algo */
@@ -118,6 +133,7 @@ typedef struct {
     int resume, force;
     int eval_batch;           /* default 256 */
     int estimate;             /* time a step before the first round and tell progress what the run will take */
+    flce_memo *memo;          /* work reused across runs (above); NULL: none */
     /* the methods' own settings (each declared in its method's file, fl/method.h), set with
      * flce_run_cfg_set; a setting not set has its declared default */
     struct {

@@ -36,6 +36,21 @@ flce_status eng_check_dir(engine *E, flce_err *e);
  * over the ranks as in one process. */
 flce_status eng_client_phase(engine *E, flce_err *e);
 
+/* What slot i's client sends (its model, losses and reports, prototypes, per-client state): packed
+ * into b (pack = 1) or unpacked from it into E; the bytes (b NULL: only counted). */
+size_t eng_slot_bundle(engine *E, int i, unsigned char *b, int pack);
+
+/* The memo (fl/memo.c): cfg->memo where this run may use it (one process; emptied when it held
+ * another configuration's work), else NULL, for E->memo. */
+flce_memo *eng_memo_attach(engine *E);
+/* 1 when slot's update came from E->memo (unpacked into E, the BatchNorm counters' increments
+ * into bn [nbn]); 0: to be trained, then kept with eng_memo_keep_update. */
+int eng_memo_update(engine *E, int slot, int64_t *bn, int nbn);
+void eng_memo_keep_update(engine *E, int slot, const int64_t *bn, int nbn);
+/* The test evaluation of E->global (already in E->m) after round E->t: from E->memo where it holds
+ * one, else run (spread over the processes) and kept. */
+flce_status eng_memo_evaluate(engine *E, double *acc, double *f1, double *loss, flce_err *e);
+
 /* Slot i's client: E local epochs over its data in a seeded order (stream batch, round t,
  * client k), the method's hooks around and inside, the upload into E->states[i]. */
 flce_status eng_client_update(engine *E, int slot, flce_err *e);

@@ -162,6 +162,7 @@ struct engine {
     int fallback;                  /* this round's server used a fallback rule (FLCE: no prototype; report) */
     int *owner;                    /* [K] the rank that trains each slot (0 in one process) */
     const flce_comm *comm;         /* NULL: one process */
+    flce_memo *memo;               /* cfg->memo where this run uses it (eng_memo_attach), else NULL */
     int writer;                    /* 1 on the rank that writes the run folder (rank 0; the only one without comm) */
     /* state kept across rounds (saved for --resume) */
     double *contrib_sum;           /* [n] running contributions */

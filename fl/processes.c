@@ -123,7 +123,7 @@ void eng_assign_slots(engine *E) {
 
 /* What slot i's client sends beyond nothing: its model, its losses and reports, its uploads
  * (prototypes) and its per-client method state; packed (pack = 1) or unpacked into E. */
-static size_t slot_bundle(engine *E, int i, unsigned char *b, int pack) {
+size_t eng_slot_bundle(engine *E, int i, unsigned char *b, int pack) {
     int k = E->sel[i], C = E->C, d = E->d;
     size_t o = 0;
 #define FIELD(ptr, bytes)                                     \
@@ -163,16 +163,29 @@ flce_status eng_client_phase(engine *E, flce_err *e) {
     int nbn = eng_bn_layers(&E->m, bn);
     int64_t before[32], delta[32];
     for (int l = 0; l < nbn; l++) before[l] = bn[l]->tracked;
+    if (!c || c->size < 2) { /* one process: an update the memo holds is taken from it (fl/memo.c) */
+        for (int i = 0; i < E->K && !st; i++) {
+            if (eng_memo_update(E, i, delta, nbn)) {
+                for (int l = 0; l < nbn; l++) bn[l]->tracked += delta[l];
+                continue;
+            }
+            int64_t b0[32];
+            for (int l = 0; l < nbn; l++) b0[l] = bn[l]->tracked;
+            if ((st = eng_client_update(E, i, e))) break;
+            for (int l = 0; l < nbn; l++) delta[l] = bn[l]->tracked - b0[l];
+            eng_memo_keep_update(E, i, delta, nbn);
+        }
+        return st;
+    }
     for (int i = 0; i < E->K && !st; i++)
-        if (!c || E->owner[i] == c->rank) st = eng_client_update(E, i, e);
-    if (!c || c->size < 2) return st;
+        if (E->owner[i] == c->rank) st = eng_client_update(E, i, e);
     if ((st = eng_agree(E, st, e))) return st;
-    size_t bytes = slot_bundle(E, 0, NULL, 1);
+    size_t bytes = eng_slot_bundle(E, 0, NULL, 1);
     unsigned char *b = malloc(bytes);
     st = eng_agree(E, b ? FLCE_OK : flce_fail(e, FLCE_ERR_NOMEM, "out of memory"), e);
     for (int i = 0; i < E->K && !st; i++) {
-        if (E->owner[i] == c->rank) slot_bundle(E, i, b, 1);
-        if (!(st = c->bcast((flce_comm *)c, b, bytes, E->owner[i], e)) && E->owner[i] != c->rank) slot_bundle(E, i, b, 0);
+        if (E->owner[i] == c->rank) eng_slot_bundle(E, i, b, 1);
+        if (!(st = c->bcast((flce_comm *)c, b, bytes, E->owner[i], e)) && E->owner[i] != c->rank) eng_slot_bundle(E, i, b, 0);
     }
     free(b);
     for (int l = 0; l < nbn; l++) delta[l] = bn[l]->tracked - before[l];

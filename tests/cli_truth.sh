@@ -84,11 +84,12 @@ cmp -s "$u" "$t/k/utilities.csv" || fail "a finished truth resumed changed its t
 
 # --window 1 of 2 rounds: only the window's rounds are evaluated on the test set (the stem's fused
 # inference op, which only an evaluation runs, counted by FLCE_CPU_PROFILE: 7 coalitions x 1 round
-# and the initial model = 8 calls, where the default window of 2 takes 7 x 2 + 1 = 15), and every
+# and the initial model = 8 calls, where the default window of 2 takes 7 x 2 + 1 = 15; no test
+# reused from another coalition: --reuse-mb 0, whose own count is checked below), and every
 # row is the default truth's (the same final round, model and settings but the window) with its
 # window columns the final round's
 for w in 1 2; do
-  FLCE_CPU_PROFILE=1 "$flce" truth $fed --seed 5 --window $w --out "$t/w$w" --quiet > /dev/null 2> "$t/w$w.err" || fail "truth --window $w: $(cat "$t/w$w.err")"
+  FLCE_CPU_PROFILE=1 "$flce" truth $fed --seed 5 --window $w --reuse-mb 0 --out "$t/w$w" --quiet > /dev/null 2> "$t/w$w.err" || fail "truth --window $w: $(cat "$t/w$w.err")"
 done
 calls() { awk '$1 == "fwd+bn+relu" && $2 == "c1" { print $(NF - 2) }' "$1"; }
 [ "$(calls "$t/w1.err")/$(calls "$t/w2.err")" = "8/15" ] || fail "test evaluations with --window 1 / 2 of 2 rounds: $(calls "$t/w1.err")/$(calls "$t/w2.err"), 8/15 expected"
@@ -104,6 +105,35 @@ rm -rf "$t/wo/work/m1-t5"
 FLCE_TEST_KILL_AFTER=1 "$flce" run $fed --algo fedavg --seed 5 --members 0 --test-loss --quiet --out "$t/wo/work/m1-t5" > /dev/null 2>&1 && fail "the kill of flce run --members 0 did not happen"
 "$flce" truth $fed --seed 5 --window 1 --out "$t/wo" --resume > /dev/null 2> "$t/wo.err" || fail "resume of an every-round coalition: $(cat "$t/wo.err")"
 cmp -s "$t/w1/utilities.csv" "$t/wo/utilities.csv" || fail "an every-round coalition resumed under --window 1 differs: $(diff "$t/w1/utilities.csv" "$t/wo/utilities.csv")"
+
+# the work coalitions share, done once (--reuse-mb, fl/memo.c): every coalition's first round starts
+# from the initial model, so a client's round-1 update is trained once; the grand coalition's first
+# round selects a pair P (its flce run --members's round_contributions.csv says which), so its
+# round-1 model is P's (one test evaluation fewer) and its round-2 update of a client in P and in
+# its round-2 pair P2 is P's. Worked out here from those selections and the clients' sizes
+# (clients.csv; a client's update is ceil(samples / 16) batches), then counted from
+# FLCE_CPU_PROFILE: the stem's weight gradient (one a training batch) and its fused inference op
+# (one a test evaluation, the initial model's included); the same table without the reuse
+for r in 512 0; do
+  FLCE_CPU_PROFILE=1 "$flce" truth $fed --seed 5 --reuse-mb $r --out "$t/r$r" --quiet > /dev/null 2> "$t/r$r.err" || fail "truth --reuse-mb $r: $(cat "$t/r$r.err")"
+  cmp -s "$u" "$t/r$r/utilities.csv" && cmp -s "$v" "$t/r$r/values.csv" || fail "--reuse-mb $r gives another table: $(diff "$u" "$t/r$r/utilities.csv")"
+done
+want=$(awk -F, 'FILENAME == ARGV[1] { if (FNR > 1) b[$1] = int(($2 + 15) / 16); next }
+  FNR > 1 { if ($1 == 1) p[$2] = 1; else p2[$2] = 1 }
+  END { for (m = 1; m < 8; m++) for (k = 0; k < 3; k++) {
+          in_m = int(m / 2 ^ k) % 2; s1 = m == 7 ? (k in p) : in_m; s2 = m == 7 ? (k in p2) : in_m
+          all += (s1 + s2) * b[k]; n1[k] += s1; if (m == 7 && s1 && s2) r2 += b[k]; same += m == 7 && s1 && s2 }
+        for (k = 0; k < 3; k++) if (n1[k]) { r1 += (n1[k] - 1) * b[k]; u1 += n1[k] - 1 }
+        ev = 1 + (same == 2)
+        print all "/" all - r1 - r2 " " 15 "/" 15 - ev " " u1 + same " " ev }' "$t/m1/clients.csv" "$t/m7/round_contributions.csv")
+prof() { awk -v op="$2" '$1 == op && $2 == "c1" { print $(NF - 2) }' "$1"; }
+got="$(prof "$t/r0.err" conv_bwd_weight)/$(prof "$t/r512.err" conv_bwd_weight) $(prof "$t/r0.err" fwd+bn+relu)/$(prof "$t/r512.err" fwd+bn+relu)"
+[ "$got" = "$(echo "$want" | cut -d' ' -f1,2)" ] || fail "training batches and test evaluations, --reuse-mb 0/512: $got, $want worked out from the selections"
+# the line that says so: 22 updates (7 coalitions' 11 a round), 14 evaluations (7 x 2 rounds)
+reused=$(sed -n 's/^flce truth: reused \([0-9]*\) of 22 client updates and \([0-9]*\) of 14 test evaluations.*/\1 \2/p' "$t/a.err")
+[ "$reused" = "$(echo "$want" | cut -d' ' -f3,4)" ] || fail "the line of the work reused: '$reused', $(echo "$want" | cut -d' ' -f3,4) expected: $(tail -2 "$t/a.err")"
+"$flce" truth $fed --seed 5 --reuse-mb -1 --out "$t/rbad" > /dev/null 2> "$t/rbad.err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--reuse-mb -1: 0 to 1048576" "$t/rbad.err" && [ ! -e "$t/rbad" ] || fail "--reuse-mb -1: status $rc, $(cat "$t/rbad.err")"
 
 # two jobs at once: the same bytes; killed in both and resumed: the same bytes again
 "$flce" truth $fed --seed 5 --out "$t/j" --jobs 2 > /dev/null 2> "$t/j.err" || fail "truth --jobs 2: $(cat "$t/j.err")"
