@@ -95,7 +95,9 @@ static void trim(flce_memo *m) {
 }
 
 /* The settings a client's update and a test evaluation depend on: config.json less what only
- * selects (members, per_round), the training seed (in the updates' key) and the rounds tested. */
+ * selects (members, per_round), the training seed (in the updates' key) and the rounds tested;
+ * and beside it the backend and the evaluation batch (config.json has neither: the contract makes
+ * them the same bits, the memo does not lean on it for a caller that shares one across runs). */
 static uint64_t fingerprint(engine *E) {
     cJSON *cj = eng_config_json(E);
     if (!cj) return 0;
@@ -103,7 +105,10 @@ static uint64_t fingerprint(engine *E) {
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) cJSON_DeleteItemFromObjectCaseSensitive(cj, keys[i]);
     char *txt = eng_settings_text(E, cj);
     cJSON_Delete(cj);
-    uint64_t d = txt ? flce_digest(txt, strlen(txt)) ^ (uint64_t)E->S : 0;
+    char run[160];
+    int n = snprintf(run, sizeof run, "backend %s eval_batch %d size %zu", E->be ? E->be->name : "none", E->cfg->eval_batch,
+                     (size_t)E->S);
+    uint64_t d = txt ? flce_digest(txt, strlen(txt)) ^ flce_digest(run, (size_t)n) : 0;
     free(txt);
     return d; /* 0: out of memory (the memo is then not used) */
 }
@@ -173,15 +178,24 @@ void eng_memo_keep_update(engine *E, int slot, const int64_t *bn, int nbn) {
     if (!m || !updates_pure(E)) return;
     m->counts[1]++;
     int i = find_model(m, E->global, E->t, 1);
-    if (i < 0 || nbn > 32) return;
+    if (i < 0 || nbn > 32) { /* the model's copy may be new */
+        trim(m);
+        return;
+    }
     if (m->nups == m->capu) {
         int cap = m->capu ? 2 * m->capu : 64;
         memo_update *p = realloc(m->ups, sizeof *p * (size_t)cap);
-        if (!p) return;
+        if (!p) {
+            trim(m);
+            return;
+        }
         m->ups = p, m->capu = cap;
     }
     unsigned char *b = malloc(m->bundle);
-    if (!b) return;
+    if (!b) {
+        trim(m);
+        return;
+    }
     eng_slot_bundle(E, slot, b, 1);
     memo_update *u = &m->ups[m->nups++];
     memset(u, 0, sizeof *u);

@@ -124,7 +124,7 @@ void eng_assign_slots(engine *E) {
 /* What slot i's client sends beyond nothing: its model, its losses and reports, its uploads
  * (prototypes) and its per-client method state; packed (pack = 1) or unpacked into E. */
 size_t eng_slot_bundle(engine *E, int i, unsigned char *b, int pack) {
-    int k = E->sel[i], C = E->C, d = E->d;
+    int k = b ? E->sel[i] : 0, C = E->C, d = E->d; /* no bundle: its size alone (before any selection) */
     size_t o = 0;
 #define FIELD(ptr, bytes)                                     \
     do {                                                      \
