@@ -35,8 +35,15 @@ void flce_dataset_free(flce_dataset *ds);
 /* While on, flce_dataset_load keeps a copy of the last dataset it read and answers a load of the
  * same name, folder and seed with a copy of it, the files not read again (a process that trains
  * many coalitions of one federation, flce truth, decodes its files once; a change to them meanwhile
- * goes unseen). Off frees the copy. */
+ * goes unseen), and flce_dataset_load_subsets with copies of only the subsets. Off frees the copy. */
 void flce_dataset_keep(int on);
+/* The digest of a dataset as read (both splits: sizes, classes, pixels, labels); 0 out of memory. */
+uint64_t flce_dataset_digest(const flce_dataset *ds);
+/* flce_dataset_load, *digest its flce_dataset_digest, then flce_dataset_subset of the training
+ * split to train_n and the test split to test_n samples (0: the whole split); nothing left in ds
+ * on an error. */
+flce_status flce_dataset_load_subsets(flce_dataset *ds, const char *name, const char *dir, uint64_t seed, int train_n,
+                                      int test_n, uint64_t *digest, flce_err *e);
 /* Per-channel mean and std of the training split (double, fixed order). */
 void flce_dataset_compute_stats(flce_dataset *ds);
 /* Replace split (train when which = 0, test when 1) by a seeded stratified subset of

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 #include <zlib.h>
 
 static void split_free(flce_split *s) {
@@ -56,6 +57,14 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
     if (!f) return flce_fail(e, FLCE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     uint8_t *in = NULL;
     size_t n = 0, cap = 0;
+    struct stat fs; /* the file's size: one buffer, read once (a file that grows is still read to its end) */
+    if (fstat(fileno(f), &fs) == 0 && S_ISREG(fs.st_mode) && fs.st_size > 0 && (uint64_t)fs.st_size < ((uint64_t)1 << 40)) {
+        if (!(in = malloc((size_t)fs.st_size + 1))) {
+            fclose(f);
+            return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+        }
+        cap = (size_t)fs.st_size + 1;
+    }
     for (;;) {
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 1 << 16;
@@ -93,6 +102,17 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
     uint8_t *o = NULL;
     size_t olen = 0, ocap = 0;
     flce_status st = FLCE_OK;
+    /* the first buffer sized by the last member's trailer (its length mod 2^32, a hint only:
+     * wrong or multi-member, the buffer grows as before), so that a whole file is inflated
+     * without copies; capped by what deflate can expand n bytes to and by 1 GiB */
+    uint64_t hint = n >= 18 ? (uint64_t)in[n - 4] | (uint64_t)in[n - 3] << 8 | (uint64_t)in[n - 2] << 16 | (uint64_t)in[n - 1] << 24 : 0;
+    if (hint > 0 && hint <= max_out && hint <= (uint64_t)n * 1032 && hint <= ((uint64_t)1 << 30)) {
+        if (!(o = malloc((size_t)hint + 1))) {
+            inflateEnd(&z), free(in);
+            return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
+        }
+        ocap = (size_t)hint + 1; /* + 1: room left after the last byte, so that the trailer is read without a growth */
+    }
     z.next_in = in;
     z.avail_in = 0;
     size_t used = 0; /* input handed to zlib so far */
@@ -588,98 +608,8 @@ int flce_dataset_classes(const char *name) {
     return 0;
 }
 
-/* flce_dataset_keep's copy: the last dataset read while on, and the seed it was read with */
-static struct {
-    int on, valid;
-    uint64_t seed;
-    flce_dataset ds;
-} kept;
-
-void flce_dataset_keep(int on) {
-    kept.on = on;
-    if (!on && kept.valid) flce_dataset_free(&kept.ds), kept.valid = 0;
-}
-
-/* a copy of split s into d (its own arrays); 0, or -1 out of memory (d left empty) */
-static int split_copy(flce_split *d, const flce_split *s) {
-    size_t img = (size_t)s->c * s->h * s->w;
-    *d = *s;
-    d->pixels = malloc(img * (size_t)s->n + 1), d->labels = malloc((size_t)s->n + 1);
-    if (!d->pixels || !d->labels) return split_free(d), -1;
-    memcpy(d->pixels, s->pixels, img * (size_t)s->n), memcpy(d->labels, s->labels, (size_t)s->n);
-    return 0;
-}
-
-static int dataset_copy(flce_dataset *d, const flce_dataset *s) {
-    *d = *s;
-    d->train.pixels = d->train.labels = d->test.pixels = d->test.labels = NULL;
-    if (split_copy(&d->train, &s->train) || split_copy(&d->test, &s->test)) return flce_dataset_free(d), -1; /* (freed: emptied) */
-    return 0;
-}
-
-flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
-                              flce_err *e) {
-    memset(ds, 0, sizeof *ds);
-    if (!dir) {
-        if (strcmp(name, "fmnist") != 0)
-            return flce_fail(e, FLCE_ERR_ARG, "--dataset %s needs --data DIR (only fmnist has a default place)", name);
-        dir = FLCE_FMNIST_DIR;
-    }
-    if (kept.on && kept.valid && kept.seed == seed && !strcmp(kept.ds.name, name) && !strcmp(kept.ds.dir, dir))
-        return dataset_copy(ds, &kept.ds) ? flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for a copy of the dataset", dir) : FLCE_OK;
-    if (!dir_exists(dir)) return flce_fail(e, FLCE_ERR_IO, "%s: no such directory (dataset %s)", dir, name);
-    snprintf(ds->name, sizeof ds->name, "%s", name);
-    snprintf(ds->dir, sizeof ds->dir, "%s", dir);
-    flce_status st = FLCE_ERR_ARG;
-    int i = 0;
-    while (i < NDATASETS && strcmp(name, DATASETS[i].name)) i++;
-    if (i == NDATASETS) st = flce_fail(e, FLCE_ERR_ARG, "unknown dataset '%s' (%s)", name, flce_dataset_names());
-    else st = DATASETS[i].load(ds, dir, seed, e);
-    if (st) {
-        flce_dataset_free(ds);
-        return st;
-    }
-    ds->train.classes = ds->test.classes = ds->train.classes ? ds->train.classes : 10;
-    flce_dataset_compute_stats(ds);
-    if (kept.on) { /* the copy kept for the next load (none where memory is short: read again then) */
-        if (kept.valid) flce_dataset_free(&kept.ds), kept.valid = 0;
-        kept.valid = !dataset_copy(&kept.ds, ds), kept.seed = seed;
-    }
-    return FLCE_OK;
-}
-
-/* Integer sums are exact, so the statistics are the same on every machine. */
-void flce_dataset_compute_stats(flce_dataset *ds) {
-    const flce_split *s = &ds->train;
-    size_t hw = (size_t)s->h * s->w;
-    for (int c = 0; c < 3; c++) {
-        ds->mean[c] = 0.0;
-        ds->std[c] = 1.0;
-    }
-    if (s->n == 0 || hw == 0) return;
-    for (int c = 0; c < s->c && c < 3; c++) {
-        uint64_t sum = 0, sq = 0;
-        for (int i = 0; i < s->n; i++) {
-            const uint8_t *p = s->pixels + ((size_t)i * s->c + c) * hw;
-            for (size_t j = 0; j < hw; j++) {
-                sum += p[j];
-                sq += (uint64_t)p[j] * p[j];
-            }
-        }
-        double cnt = (double)s->n * (double)hw;
-        double m = (double)sum / cnt, var = (double)sq / cnt - m * m;
-        ds->mean[c] = m / 255.0;
-        ds->std[c] = var > 0.0 ? sqrt(var) / 255.0 : 1.0;
-    }
-}
-
-void flce_split_class_counts(const flce_split *s, int *counts) {
-    for (int c = 0; c < s->classes; c++) counts[c] = 0;
-    for (int i = 0; i < s->n; i++) counts[s->labels[i]]++;
-}
-
-flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t seed, flce_err *e) {
-    flce_split *s = which ? &ds->test : &ds->train;
+/* The samples of split s that a seeded stratified subset of n keeps: keep[i] = 1 (keep: s->n bytes, zeroed). */
+static flce_status subset_pick(const flce_split *s, int which, int n, uint64_t seed, uint8_t *keep, flce_err *e) {
     const char *flag = which ? "--test-subset" : "--train-subset";
     if (n < 1) return flce_fail(e, FLCE_ERR_ARG, "%s %d: must be at least 1", flag, n);
     if (n > s->n)
@@ -688,9 +618,8 @@ flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t see
     int C = s->classes;
     int *counts = flce_calloc((size_t)C, sizeof(int)), *quota = flce_calloc((size_t)C, sizeof(int));
     int *members = malloc((size_t)s->n * sizeof(int)), *pick = malloc((size_t)s->n * sizeof(int));
-    uint8_t *keep = flce_calloc((size_t)s->n, 1);
     flce_status st = FLCE_OK;
-    if (!counts || !quota || !members || !pick || !keep) {
+    if (!counts || !quota || !members || !pick) {
         st = flce_fail(e, FLCE_ERR_NOMEM, "subset: out of memory");
         goto out;
     }
@@ -726,21 +655,171 @@ flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t see
         flce_rng_sample(&r, m, quota[c], pick);
         for (int j = 0; j < quota[c]; j++) keep[members[pick[j]]] = 1;
     }
-    size_t img = (size_t)s->c * s->h * s->w;
-    int o = 0;
-    for (int i = 0; i < s->n; i++) {
-        if (!keep[i]) continue;
-        memmove(s->pixels + (size_t)o * img, s->pixels + (size_t)i * img, img);
-        s->labels[o++] = s->labels[i];
-    }
-    s->n = o;
 out:
     free(counts);
     free(quota);
     free(members);
     free(pick);
+    return st;
+}
+
+/* The subset of n samples of split s (n = 0: all of it) into d, from s's arrays (in place where
+ * d == s) or into d's own; d left as it was on an error. */
+static flce_status subset_into(flce_split *d, const flce_split *s, int which, int n, uint64_t seed, flce_err *e) {
+    size_t img = (size_t)s->c * s->h * s->w;
+    uint8_t *keep = flce_calloc((size_t)(s->n > 0 ? s->n : 1), 1);
+    if (!keep) return flce_fail(e, FLCE_ERR_NOMEM, "subset: out of memory");
+    flce_status st = FLCE_OK;
+    if (n) st = subset_pick(s, which, n, seed, keep, e);
+    else memset(keep, 1, (size_t)s->n), n = s->n;
+    uint8_t *px = s->pixels, *lb = s->labels;
+    if (!st && d != s && (!(px = malloc(img * (size_t)n + 1)) || !(lb = malloc((size_t)n + 1)))) {
+        free(px);
+        st = flce_fail(e, FLCE_ERR_NOMEM, "subset: out of memory");
+    }
+    if (!st) {
+        int o = 0;
+        for (int i = 0; i < s->n; i++) {
+            if (!keep[i]) continue;
+            if (px != s->pixels || o != i) memmove(px + (size_t)o * img, s->pixels + (size_t)i * img, img);
+            lb[o++] = s->labels[i];
+        }
+        flce_split t = *s;
+        t.pixels = px, t.labels = lb, t.n = o;
+        *d = t;
+    }
     free(keep);
     return st;
+}
+
+flce_status flce_dataset_subset(flce_dataset *ds, int which, int n, uint64_t seed, flce_err *e) {
+    flce_split *s = which ? &ds->test : &ds->train;
+    if (n < 1) return subset_pick(s, which, n, seed, NULL, e); /* the flag's error */
+    return subset_into(s, s, which, n, seed, e);
+}
+
+/* flce_dataset_keep's copy: the last dataset read while on, the seed it was read with, its digest */
+static struct {
+    int on, valid;
+    uint64_t seed, digest;
+    flce_dataset ds;
+} kept;
+
+void flce_dataset_keep(int on) {
+    kept.on = on;
+    if (!on && kept.valid) flce_dataset_free(&kept.ds), kept.valid = 0;
+}
+
+uint64_t flce_dataset_digest(const flce_dataset *ds) {
+    XXH3_state_t *h = XXH3_createState();
+    if (!h) return 0;
+    XXH3_64bits_reset(h);
+    const flce_split *sp[2] = {&ds->train, &ds->test};
+    for (int i = 0; i < 2; i++) {
+        int32_t dims[5] = {sp[i]->n, sp[i]->c, sp[i]->h, sp[i]->w, sp[i]->classes};
+        XXH3_64bits_update(h, dims, sizeof dims);
+        XXH3_64bits_update(h, sp[i]->pixels, (size_t)sp[i]->n * sp[i]->c * sp[i]->h * sp[i]->w);
+        XXH3_64bits_update(h, sp[i]->labels, (size_t)sp[i]->n);
+    }
+    uint64_t d = XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    return d;
+}
+
+/* The subsets of s (0: a whole split) into d, its own arrays; d left empty on an error. */
+static flce_status dataset_subsets(flce_dataset *d, const flce_dataset *s, int train_n, int test_n, uint64_t seed, flce_err *e) {
+    *d = *s;
+    d->train.pixels = d->train.labels = d->test.pixels = d->test.labels = NULL;
+    flce_status st = subset_into(&d->train, &s->train, 0, train_n, seed, e);
+    if (!st) st = subset_into(&d->test, &s->test, 1, test_n, seed, e);
+    if (st) flce_dataset_free(d);
+    return st;
+}
+
+static int kept_has(const char *name, const char *dir, uint64_t seed) {
+    return kept.on && kept.valid && kept.seed == seed && !strcmp(kept.ds.name, name) && !strcmp(kept.ds.dir, dir);
+}
+
+flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
+                              flce_err *e) {
+    memset(ds, 0, sizeof *ds);
+    if (!dir) {
+        if (strcmp(name, "fmnist") != 0)
+            return flce_fail(e, FLCE_ERR_ARG, "--dataset %s needs --data DIR (only fmnist has a default place)", name);
+        dir = FLCE_FMNIST_DIR;
+    }
+    if (kept_has(name, dir, seed)) {
+        if (dataset_subsets(ds, &kept.ds, 0, 0, seed, e))
+            return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for a copy of the dataset", dir);
+        return FLCE_OK;
+    }
+    if (!dir_exists(dir)) return flce_fail(e, FLCE_ERR_IO, "%s: no such directory (dataset %s)", dir, name);
+    snprintf(ds->name, sizeof ds->name, "%s", name);
+    snprintf(ds->dir, sizeof ds->dir, "%s", dir);
+    flce_status st = FLCE_ERR_ARG;
+    int i = 0;
+    while (i < NDATASETS && strcmp(name, DATASETS[i].name)) i++;
+    if (i == NDATASETS) st = flce_fail(e, FLCE_ERR_ARG, "unknown dataset '%s' (%s)", name, flce_dataset_names());
+    else st = DATASETS[i].load(ds, dir, seed, e);
+    if (st) {
+        flce_dataset_free(ds);
+        return st;
+    }
+    ds->train.classes = ds->test.classes = ds->train.classes ? ds->train.classes : 10;
+    flce_dataset_compute_stats(ds);
+    if (kept.on) { /* the copy kept for the next load (none where memory is short: read again then) */
+        if (kept.valid) flce_dataset_free(&kept.ds), kept.valid = 0;
+        flce_err ignored;
+        kept.valid = !dataset_subsets(&kept.ds, ds, 0, 0, seed, &ignored), kept.seed = seed;
+        if (kept.valid && !(kept.digest = flce_dataset_digest(&kept.ds))) flce_dataset_free(&kept.ds), kept.valid = 0;
+    }
+    return FLCE_OK;
+}
+
+flce_status flce_dataset_load_subsets(flce_dataset *ds, const char *name, const char *dir, uint64_t seed, int train_n,
+                                      int test_n, uint64_t *digest, flce_err *e) {
+    if (kept_has(name, dir ? dir : strcmp(name, "fmnist") ? "" : FLCE_FMNIST_DIR, seed)) { /* only the subsets copied */
+        memset(ds, 0, sizeof *ds);
+        *digest = kept.digest;
+        return dataset_subsets(ds, &kept.ds, train_n, test_n, seed, e);
+    }
+    flce_status st = flce_dataset_load(ds, name, dir, seed, e);
+    if (st) return st;
+    if (!(*digest = flce_dataset_digest(ds))) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    if (!st && train_n) st = flce_dataset_subset(ds, 0, train_n, seed, e);
+    if (!st && test_n) st = flce_dataset_subset(ds, 1, test_n, seed, e);
+    if (st) flce_dataset_free(ds);
+    return st;
+}
+
+/* Integer sums are exact, so the statistics are the same on every machine. */
+void flce_dataset_compute_stats(flce_dataset *ds) {
+    const flce_split *s = &ds->train;
+    size_t hw = (size_t)s->h * s->w;
+    for (int c = 0; c < 3; c++) {
+        ds->mean[c] = 0.0;
+        ds->std[c] = 1.0;
+    }
+    if (s->n == 0 || hw == 0) return;
+    for (int c = 0; c < s->c && c < 3; c++) {
+        uint64_t sum = 0, sq = 0;
+        for (int i = 0; i < s->n; i++) {
+            const uint8_t *p = s->pixels + ((size_t)i * s->c + c) * hw;
+            for (size_t j = 0; j < hw; j++) {
+                sum += p[j];
+                sq += (uint64_t)p[j] * p[j];
+            }
+        }
+        double cnt = (double)s->n * (double)hw;
+        double m = (double)sum / cnt, var = (double)sq / cnt - m * m;
+        ds->mean[c] = m / 255.0;
+        ds->std[c] = var > 0.0 ? sqrt(var) / 255.0 : 1.0;
+    }
+}
+
+void flce_split_class_counts(const flce_split *s, int *counts) {
+    for (int c = 0; c < s->classes; c++) counts[c] = 0;
+    for (int i = 0; i < s->n; i++) counts[s->labels[i]]++;
 }
 
 void flce_dataset_pixels_f32(const flce_dataset *ds, int nc, size_t hw, const uint8_t *p, float *out) {

@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include "json.h"
 #include "npy.h"
@@ -232,25 +231,11 @@ static flce_status validate(const flce_run_cfg *c, const flce_method **algo, flc
 
 static flce_status setup_data(engine *E, flce_err *e) {
     const flce_run_cfg *c = E->cfg;
-    flce_status st = flce_dataset_load(&E->ds, c->dataset, c->data_dir, c->seed, e);
+    /* the data's identity, recorded in config.json: sizes, pixels and labels of both splits as read */
+    flce_status st = flce_dataset_load_subsets(&E->ds, c->dataset, c->data_dir, c->seed, c->train_subset, c->test_subset,
+                                               &E->data_digest, e);
     if (st == FLCE_ERR_IO) st = FLCE_ERR_ARG; /* a missing folder or file: a usage error, before any work */
     if (st) return st;
-    { /* the data's identity, recorded in config.json: sizes, pixels and labels of both splits */
-        XXH3_state_t *h = XXH3_createState();
-        if (!h) return flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
-        XXH3_64bits_reset(h);
-        const flce_split *sp[2] = {&E->ds.train, &E->ds.test};
-        for (int i = 0; i < 2; i++) {
-            int32_t dims[5] = {sp[i]->n, sp[i]->c, sp[i]->h, sp[i]->w, sp[i]->classes};
-            XXH3_64bits_update(h, dims, sizeof dims);
-            XXH3_64bits_update(h, sp[i]->pixels, (size_t)sp[i]->n * sp[i]->c * sp[i]->h * sp[i]->w);
-            XXH3_64bits_update(h, sp[i]->labels, (size_t)sp[i]->n);
-        }
-        E->data_digest = XXH3_64bits_digest(h);
-        XXH3_freeState(h);
-    }
-    if (c->train_subset && (st = flce_dataset_subset(&E->ds, 0, c->train_subset, c->seed, e))) return st;
-    if (c->test_subset && (st = flce_dataset_subset(&E->ds, 1, c->test_subset, c->seed, e))) return st;
     flce_split *tr = &E->ds.train;
     E->C = tr->classes;
     E->CHW = tr->c * tr->h * tr->w;

@@ -6,7 +6,8 @@
 
 struct flce_buf {
     size_t bytes;
-    void *p; /* 64-byte aligned */
+    void *p;    /* 64-byte aligned, inside base */
+    void *base; /* what was allocated (freed) */
 };
 
 #define HB_F(b) ((float *)(b)->p)

@@ -1,5 +1,6 @@
 /* ref_backend.c: the reference backend: host buffers and the plain loops of ops.c. The
  * cross-check harness and the tests hold every other backend against it. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +15,18 @@ void flce_hostbuf_read(flce_backend *be, const flce_buf *b, size_t off, void *ds
 
 flce_buf *flce_hostbuf_alloc(flce_backend *be, size_t bytes) {
     (void)be;
+    if (bytes > SIZE_MAX - 128) return NULL;
     flce_buf *b = malloc(sizeof *b);
     if (!b) return NULL;
-    size_t round = (bytes + 63) / 64 * 64;
-    b->p = aligned_alloc(64, round ? round : 64);
-    if (!b->p) {
+    /* zeroed by calloc, which touches no page the system hands over zeroed (a large buffer):
+     * a page of a buffer sized for the largest batch is faulted in only where a batch uses it */
+    size_t round = bytes ? (bytes + 63) / 64 * 64 : 64; /* the last 64 bytes whole and zero, as before */
+    b->base = calloc(1, round + 64);
+    if (!b->base) {
         free(b);
         return NULL;
     }
-    memset(b->p, 0, round ? round : 64);
+    b->p = (void *)(((uintptr_t)b->base + 63) / 64 * 64);
     b->bytes = bytes;
     return b;
 }
@@ -30,7 +34,7 @@ flce_buf *flce_hostbuf_alloc(flce_backend *be, size_t bytes) {
 void flce_hostbuf_free(flce_backend *be, flce_buf *b) {
     (void)be;
     if (!b) return;
-    free(b->p);
+    free(b->base);
     free(b);
 }
 

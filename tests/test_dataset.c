@@ -43,6 +43,48 @@ Test(fmnist, real_files_have_60000_and_10000_balanced) {
     flce_dataset_free(&ds);
 }
 
+/* flce_dataset_load_subsets (flce run's and flce truth's way in) against a load and the two
+ * subsets made in place: the same samples, statistics and digest, whether the dataset is read
+ * or taken from the copy flce_dataset_keep holds (then only the subsets are copied) */
+static void expect_same_split(const flce_split *a, const flce_split *b) {
+    cr_assert(a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->classes == b->classes);
+    cr_assert(memcmp(a->pixels, b->pixels, (size_t)a->n * a->c * a->h * a->w) == 0);
+    cr_assert(memcmp(a->labels, b->labels, (size_t)a->n) == 0);
+}
+
+Test(fmnist, subsets_read_or_kept_are_the_same) {
+    flce_dataset ref, got;
+    flce_err e = {{0}};
+    cr_assert_eq(flce_dataset_load(&ref, "fmnist", NULL, 3, &e), FLCE_OK, "%s", e.msg);
+    uint64_t want = flce_dataset_digest(&ref);
+    cr_assert_neq(want, 0);
+    cr_assert_eq(flce_dataset_subset(&ref, 0, 333, 3, &e), FLCE_OK);
+    cr_assert_eq(flce_dataset_subset(&ref, 1, 77, 3, &e), FLCE_OK);
+    cr_assert_neq(flce_dataset_digest(&ref), want); /* the digest is of the data as read, not of the subsets */
+    for (int keep = 0; keep < 2; keep++) {
+        flce_dataset_keep(keep);
+        for (int again = 0; again < 2; again++) { /* kept: read, then from the copy */
+            uint64_t d = 0;
+            cr_assert_eq(flce_dataset_load_subsets(&got, "fmnist", NULL, 3, 333, 77, &d, &e), FLCE_OK, "%s", e.msg);
+            cr_assert_eq(d, want, "keep %d load %d: another digest", keep, again);
+            expect_same_split(&got.train, &ref.train);
+            expect_same_split(&got.test, &ref.test);
+            cr_assert(got.mean[0] == ref.mean[0] && got.std[0] == ref.std[0]);
+            flce_dataset_free(&got);
+        }
+        /* the whole splits where no subset is asked; a subset too large: the flag's error, nothing left */
+        uint64_t d = 0;
+        cr_assert_eq(flce_dataset_load_subsets(&got, "fmnist", NULL, 3, 0, 0, &d, &e), FLCE_OK, "%s", e.msg);
+        cr_assert(got.train.n == 60000 && got.test.n == 10000 && d == want && flce_dataset_digest(&got) == want);
+        flce_dataset_free(&got);
+        cr_assert_eq(flce_dataset_load_subsets(&got, "fmnist", NULL, 3, 100, 10001, &d, &e), FLCE_ERR_ARG);
+        cr_assert(strstr(e.msg, "--test-subset 10001"), "%s", e.msg);
+        cr_assert(!got.train.pixels && !got.test.pixels && !got.train.labels && !got.test.labels);
+    }
+    flce_dataset_keep(0);
+    flce_dataset_free(&ref);
+}
+
 /* ---- IDX -------------------------------------------------------------------------- */
 static size_t idx_images(unsigned char *buf, uint32_t n, uint32_t r, uint32_t c, uint32_t magic) {
     uint32_t h[4] = {magic, n, r, c};
@@ -187,6 +229,19 @@ Test(idx, rejects_bad_files_with_one_line) {
     fputc(c0 ^ 1, f);
     fclose(f);
     expect_idx_error(p, 1, "corrupted");
+    /* the length in the trailer (the first buffer's size, a hint) far too large or too small:
+     * corrupted, one line (the buffer is capped by what deflate can expand the file to) */
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/isize%d.gz", dir, k);
+        tu_write_gz(p, big, blen);
+        f = fopen(p, "r+b");
+        fseek(f, -1, SEEK_END);
+        fputc(k ? 0xff : 0x00, f);
+        fseek(f, -4, SEEK_END);
+        if (!k) fputc(1, f), fputc(0, f), fputc(0, f);
+        fclose(f);
+        expect_idx_error(p, 0, "corrupted");
+    }
     /* two gzip members, as `cat a.gz b.gz` makes: one file, read whole */
     size_t half = blen / 2;
     snprintf(p, sizeof p, "%s/m1.gz", dir);
