@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +49,19 @@ void *flce_calloc(size_t count, size_t size) {
     if (count == 0 || size == 0) return calloc(1, 1);
     if (count > SIZE_MAX / size) return NULL;
     return calloc(count, size);
+}
+
+void *flce_huge(void *p, size_t n) {
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p && n >= 2 * huge) {
+        uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+        if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* refused (no huge pages): nothing changes */
+    }
+#else
+    (void)n;
+#endif
+    return p;
 }
 
 flce_status flce_write_file_atomic(const char *path, const void *data, size_t len, flce_err *e) {

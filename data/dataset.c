@@ -59,7 +59,7 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
     size_t n = 0, cap = 0;
     struct stat fs; /* the file's size: one buffer, read once (a file that grows is still read to its end) */
     if (fstat(fileno(f), &fs) == 0 && S_ISREG(fs.st_mode) && fs.st_size > 0 && (uint64_t)fs.st_size < ((uint64_t)1 << 40)) {
-        if (!(in = malloc((size_t)fs.st_size + 1))) {
+        if (!(in = flce_huge(malloc((size_t)fs.st_size + 1), (size_t)fs.st_size + 1))) {
             fclose(f);
             return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
         }
@@ -107,7 +107,7 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
      * without copies; capped by what deflate can expand n bytes to and by 1 GiB */
     uint64_t hint = n >= 18 ? (uint64_t)in[n - 4] | (uint64_t)in[n - 3] << 8 | (uint64_t)in[n - 2] << 16 | (uint64_t)in[n - 1] << 24 : 0;
     if (hint > 0 && hint <= max_out && hint <= (uint64_t)n * 1032 && hint <= ((uint64_t)1 << 30)) {
-        if (!(o = malloc((size_t)hint + 1))) {
+        if (!(o = flce_huge(malloc((size_t)hint + 1), (size_t)hint + 1))) {
             inflateEnd(&z), free(in);
             return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
         }
@@ -673,7 +673,7 @@ static flce_status subset_into(flce_split *d, const flce_split *s, int which, in
     if (n) st = subset_pick(s, which, n, seed, keep, e);
     else memset(keep, 1, (size_t)s->n), n = s->n;
     uint8_t *px = s->pixels, *lb = s->labels;
-    if (!st && d != s && (!(px = malloc(img * (size_t)n + 1)) || !(lb = malloc((size_t)n + 1)))) {
+    if (!st && d != s && (!(px = flce_huge(malloc(img * (size_t)n + 1), img * (size_t)n + 1)) || !(lb = malloc((size_t)n + 1)))) {
         free(px);
         st = flce_fail(e, FLCE_ERR_NOMEM, "subset: out of memory");
     }

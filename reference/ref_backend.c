@@ -19,9 +19,10 @@ flce_buf *flce_hostbuf_alloc(flce_backend *be, size_t bytes) {
     flce_buf *b = malloc(sizeof *b);
     if (!b) return NULL;
     /* zeroed by calloc, which touches no page the system hands over zeroed (a large buffer):
-     * a page of a buffer sized for the largest batch is faulted in only where a batch uses it */
+     * a page of a buffer sized for the largest batch is faulted in only where a batch uses it
+     * (a 2 MiB page, where the system has them: flce_huge) */
     size_t round = bytes ? (bytes + 63) / 64 * 64 : 64; /* the last 64 bytes whole and zero, as before */
-    b->base = calloc(1, round + 64);
+    b->base = flce_huge(calloc(1, round + 64), round + 64);
     if (!b->base) {
         free(b);
         return NULL;

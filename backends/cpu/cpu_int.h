@@ -62,7 +62,7 @@ typedef struct {
 static inline float *scratch_get(scratch *s, size_t n) {
     if (n > s->cap) {
         free(s->p);
-        s->p = aligned_alloc(64, (n + 15) / 16 * 64);
+        s->p = flce_huge(aligned_alloc(64, (n + 15) / 16 * 64), (n + 15) / 16 * 64);
         s->cap = s->p ? (n + 15) / 16 * 16 : 0;
     }
     return s->p;
