@@ -1,4 +1,4 @@
-// check_report.js REPORT.html SCREENSHOT.png: opens a page of `flce report` in headless
+// check_report.js REPORT.html SCREENSHOT.png (or --batch JOBS, many pages in one browser, below): opens a page of `flce report` in headless
 // Chromium (Debian's /usr/bin/chromium, driven by playwright-core) at 1280 x 800 and fails
 // (exit 1, one line per fault) when an image does not load, a local link points to a missing
 // file or to an anchor its page does not have, a per-round figure's legend has more than 12
@@ -22,18 +22,13 @@ const fs = require('fs');
 const path = require('path');
 const { fileURLToPath, pathToFileURL } = require('url');
 
-(async () => {
-  const [report, shot] = process.argv.slice(2);
-  if (!report || !shot) { console.error('usage: node check_report.js REPORT.html SCREENSHOT.png'); process.exit(2); }
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync'],
-    timeout: 0, // no time limit of its own: a slow or loaded machine's start is not a failure (ctest's TIMEOUT guards a hang)
-  });
+// The checks of one page in a context of its own; env: the settings above. Returns the lines to
+// print and the exit status (1: faults).
+async function checkPage(browser, report, shot, env) {
   const faults = [];
   const W = 1280, H = 800;
-  const page = await browser.newPage({ viewport: { width: W, height: H } });
+  const context = await browser.newContext({ viewport: { width: W, height: H } });
+  const page = await context.newPage();
   page.setDefaultTimeout(0); // as above: playwright's 30 s per step is a speed check
   page.on('console', m => { if (m.type() === 'error') faults.push(`console error: ${m.text()}`); });
   page.on('pageerror', e => faults.push(`page error: ${e.message}`));
@@ -122,7 +117,7 @@ const { fileURLToPath, pathToFileURL } = require('url');
     if (keyed && !placed) faults.push(`figure ${name}: its legend is inside the plot area (${path.basename(gpPath)} never places the key outside it)`);
     svgs.push({ name, file: svgPath });
   }
-  if (process.env.FIRST_SCREEN_CLIENTS === '1') {
+  if (env.FIRST_SCREEN_CLIENTS === '1') {
     const c = await page.evaluate(() => {
       const h = Array.from(document.querySelectorAll('h2')).find(e => e.textContent.startsWith('Clients: contributions beside data shares'));
       const f = document.querySelector('img[src^="forest."]'), d = f ? f.closest('details') : null;
@@ -133,7 +128,7 @@ const { fileURLToPath, pathToFileURL } = require('url');
     else if (c.bottom > H) faults.push(`the first screen holds no clients section: its heading ends at ${Math.round(c.bottom)} px, below the first ${H}`);
     if (!c.folded || !/at least two seeds/.test(c.summary)) faults.push('the claims are not folded under a summary saying they need at least two seeds');
   }
-  if (process.env.FIRST_SCREEN_ACCURACY === '1') {
+  if (env.FIRST_SCREEN_ACCURACY === '1') {
     const a = await page.evaluate(() => {
       const t = document.querySelector('table.glance');
       if (!t) return null;
@@ -145,7 +140,7 @@ const { fileURLToPath, pathToFileURL } = require('url');
     else if (a.rows < 1 || !/final accuracy/.test(a.heads) || !/macro-F1/.test(a.heads))
       faults.push(`the accuracy table has ${a.rows} rows and the columns '${a.heads}' (method, final accuracy, macro-F1 expected)`);
   }
-  if (process.env.FIRST_SCREEN_VERDICT === '1') {
+  if (env.FIRST_SCREEN_VERDICT === '1') {
     const top = await page.evaluate(() => {
       const v = document.querySelector('img[src^="forest."]');
       return v ? v.getBoundingClientRect().top + window.scrollY : -1;
@@ -153,7 +148,7 @@ const { fileURLToPath, pathToFileURL } = require('url');
     if (top < 0) faults.push('the first screen holds no verdict figure: the page has none (img forest.svg)');
     else if (top >= H - 40) faults.push(`the first screen holds no verdict figure: the forest plot begins at ${Math.round(top)} px, below the first ${H}`);
   }
-  const maxh = parseInt(process.env.SHOT_MAX_HEIGHT || '0', 10);
+  const maxh = parseInt(env.SHOT_MAX_HEIGHT || '0', 10);
   if (maxh > 0) {
     const h = await page.evaluate(() => document.documentElement.scrollHeight);
     await page.screenshot({ path: shot, fullPage: true, clip: { x: 0, y: 0, width: W, height: Math.min(h, maxh) } });
@@ -164,7 +159,7 @@ const { fileURLToPath, pathToFileURL } = require('url');
   // font size in its SVG, as Chromium computes it, times the figure's scale on the page
   await page.evaluate(() => document.querySelectorAll('details').forEach(d => { d.open = true; }));
   const shown = await page.evaluate(() => Array.from(document.images).map(i => ({ src: i.src, w: i.getBoundingClientRect().width })));
-  const svgPage = await browser.newPage();
+  const svgPage = await context.newPage();
   for (const f of svgs) {
     const url = pathToFileURL(f.file).href;
     const widths = shown.filter(s => s.src === url && s.w > 0).map(s => s.w);
@@ -185,8 +180,43 @@ const { fileURLToPath, pathToFileURL } = require('url');
     const scale = widths.length && t.natural > 0 ? Math.min(...widths) / t.natural : 1, px = t.min * scale;
     if (px < 9 - 1e-6) faults.push(`figure ${f.name}: text '${t.text.slice(0, 40)}' drawn at ${px.toFixed(1)} px (at least 9)`);
   }
+  await context.close();
+  const lines = faults.map(f => `FAIL: ${f}`);
+  lines.push(`${images.length} images (${figures} figures with their axis labels checked), ${links.length} links, ${faults.length} faults`);
+  return { lines, code: faults.length ? 1 : 0 };
+}
+
+(async () => {
+  const args = process.argv.slice(2), batch = args[0] === '--batch';
+  if (args.length !== 2 || (batch && !args[1])) {
+    console.error('usage: node check_report.js REPORT.html SCREENSHOT.png | --batch JOBS');
+    process.exit(2);
+  }
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+    timeout: 0, // no time limit of its own: a slow or loaded machine's start is not a failure (ctest's TIMEOUT guards a hang)
+  });
+  if (!batch) {
+    let r;
+    try { r = await checkPage(browser, args[0], args[1], process.env); } catch (e) { r = { lines: [`FAIL: ${e.message}`], code: 1 }; }
+    await browser.close();
+    for (const l of r.lines) console.log(l);
+    process.exit(r.code);
+  }
+  // --batch JOBS: one browser for many pages (a start of Chromium costs seconds). Each line of
+  // JOBS: SETTINGS<TAB>REPORT<TAB>SCREENSHOT<TAB>LOG, SETTINGS the settings above as NAME=VALUE
+  // joined by commas, or -; each page's lines go to LOG, its exit status to LOG.rc
+  for (const line of fs.readFileSync(args[1], 'utf8').split('\n').filter(l => l.trim() !== '')) {
+    const [settings, report, shot, log] = line.split('\t');
+    const env = Object.assign({}, process.env);
+    if (settings !== '-') for (const kv of settings.split(',')) { const i = kv.indexOf('='); env[kv.slice(0, i)] = kv.slice(i + 1); }
+    let r;
+    try { r = await checkPage(browser, report, shot, env); } catch (e) { r = { lines: [`FAIL: ${e.message}`], code: 1 }; }
+    fs.writeFileSync(log, r.lines.join('\n') + '\n');
+    fs.writeFileSync(log + '.rc', `${r.code}\n`);
+  }
   await browser.close();
-  for (const f of faults) console.log(`FAIL: ${f}`);
-  console.log(`${images.length} images (${figures} figures with their axis labels checked), ${links.length} links, ${faults.length} faults`);
-  process.exit(faults.length ? 1 : 0);
+  process.exit(0);
 })().catch(e => { console.log(`FAIL: ${e.message}`); process.exit(1); });
