@@ -44,7 +44,9 @@ void *flce_calloc(size_t count, size_t size);
 /* p, a buffer of n bytes just allocated and not yet touched, that the system may now back with
  * 2 MiB pages where it has any (madvise MADV_HUGEPAGE of its whole 2 MiB pages, from 4 MiB up):
  * a decoded dataset of 47 MB is then touched in a few dozen page faults rather than 11,500, which
- * these machines pay dearly for. Contents unchanged; a hint the system may refuse. Returns p. */
+ * these machines pay dearly for. Contents unchanged; a hint the system may refuse. A page of
+ * the buffer touched then brings in its whole 2 MiB page (memory for the parts no batch uses,
+ * time to compact where the kernel has no free huge page). Returns p. */
 void *flce_huge(void *p, size_t n);
 
 /* Text built piece by piece. flce_catf appends to a fixed buffer and never writes past it:

@@ -55,8 +55,10 @@ void *flce_huge(void *p, size_t n) {
 #ifdef MADV_HUGEPAGE
     const uintptr_t huge = (uintptr_t)2 << 20;
     if (p && n >= 2 * huge) {
+        int saved = errno;
         uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
         if (b > a) (void)madvise((void *)a, b - a, MADV_HUGEPAGE); /* refused (no huge pages): nothing changes */
+        errno = saved;
     }
 #else
     (void)n;

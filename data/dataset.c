@@ -58,7 +58,8 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
     uint8_t *in = NULL;
     size_t n = 0, cap = 0;
     struct stat fs; /* the file's size: one buffer, read once (a file that grows is still read to its end) */
-    if (fstat(fileno(f), &fs) == 0 && S_ISREG(fs.st_mode) && fs.st_size > 0 && (uint64_t)fs.st_size < ((uint64_t)1 << 40)) {
+    if (fstat(fileno(f), &fs) == 0 && S_ISREG(fs.st_mode) && fs.st_size > 0 && (uint64_t)fs.st_size < ((uint64_t)1 << 40) &&
+        (uint64_t)fs.st_size < SIZE_MAX) {
         if (!(in = flce_huge(malloc((size_t)fs.st_size + 1), (size_t)fs.st_size + 1))) {
             fclose(f);
             return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
@@ -106,13 +107,9 @@ static flce_status read_maybe_gz(const char *path, size_t max_out, uint8_t **out
      * wrong or multi-member, the buffer grows as before), so that a whole file is inflated
      * without copies; capped by what deflate can expand n bytes to and by 1 GiB */
     uint64_t hint = n >= 18 ? (uint64_t)in[n - 4] | (uint64_t)in[n - 3] << 8 | (uint64_t)in[n - 2] << 16 | (uint64_t)in[n - 1] << 24 : 0;
-    if (hint > 0 && hint <= max_out && hint <= (uint64_t)n * 1032 && hint <= ((uint64_t)1 << 30)) {
-        if (!(o = flce_huge(malloc((size_t)hint + 1), (size_t)hint + 1))) {
-            inflateEnd(&z), free(in);
-            return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory", path);
-        }
+    if (hint > 0 && hint <= max_out && hint <= (uint64_t)n * 1032 && hint <= ((uint64_t)1 << 30) &&
+        (o = flce_huge(malloc((size_t)hint + 1), (size_t)hint + 1))) /* refused: no hint (a damaged trailer may ask much) */
         ocap = (size_t)hint + 1; /* + 1: room left after the last byte, so that the trailer is read without a growth */
-    }
     z.next_in = in;
     z.avail_in = 0;
     size_t used = 0; /* input handed to zlib so far */
@@ -785,7 +782,8 @@ flce_status flce_dataset_load_subsets(flce_dataset *ds, const char *name, const 
     }
     flce_status st = flce_dataset_load(ds, name, dir, seed, e);
     if (st) return st;
-    if (!(*digest = flce_dataset_digest(ds))) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
+    if (kept_has(ds->name, ds->dir, seed)) *digest = kept.digest; /* the copy just kept: the same bytes, hashed */
+    else if (!(*digest = flce_dataset_digest(ds))) st = flce_fail(e, FLCE_ERR_NOMEM, "out of memory");
     if (!st && train_n) st = flce_dataset_subset(ds, 0, train_n, seed, e);
     if (!st && test_n) st = flce_dataset_subset(ds, 1, test_n, seed, e);
     if (st) flce_dataset_free(ds);

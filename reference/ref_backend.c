@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "hostbuf.h"
 #include "ops.h"
 #include "ref_backend.h"
@@ -29,6 +33,10 @@ flce_buf *flce_hostbuf_alloc(flce_backend *be, size_t bytes) {
     }
     b->p = (void *)(((uintptr_t)b->base + 63) / 64 * 64);
     b->bytes = bytes;
+#ifdef __SANITIZE_ADDRESS__ /* the slack around the buffer stays out of reach, as an exact allocation's would */
+    ASAN_POISON_MEMORY_REGION(b->base, (size_t)((char *)b->p - (char *)b->base));
+    ASAN_POISON_MEMORY_REGION((char *)b->p + round, (size_t)((char *)b->base + round + 64 - ((char *)b->p + round)));
+#endif
     return b;
 }
 

@@ -28,6 +28,10 @@ async function checkPage(browser, report, shot, env) {
   const faults = [];
   const W = 1280, H = 800;
   const context = await browser.newContext({ viewport: { width: W, height: H } });
+  try { return await checkContext(context, report, shot, env, faults, W, H); } finally { await context.close(); }
+}
+
+async function checkContext(context, report, shot, env, faults, W, H) {
   const page = await context.newPage();
   page.setDefaultTimeout(0); // as above: playwright's 30 s per step is a speed check
   page.on('console', m => { if (m.type() === 'error') faults.push(`console error: ${m.text()}`); });
@@ -180,7 +184,6 @@ async function checkPage(browser, report, shot, env) {
     const scale = widths.length && t.natural > 0 ? Math.min(...widths) / t.natural : 1, px = t.min * scale;
     if (px < 9 - 1e-6) faults.push(`figure ${f.name}: text '${t.text.slice(0, 40)}' drawn at ${px.toFixed(1)} px (at least 9)`);
   }
-  await context.close();
   const lines = faults.map(f => `FAIL: ${f}`);
   lines.push(`${images.length} images (${figures} figures with their axis labels checked), ${links.length} links, ${faults.length} faults`);
   return { lines, code: faults.length ? 1 : 0 };
@@ -211,7 +214,12 @@ async function checkPage(browser, report, shot, env) {
   for (const line of fs.readFileSync(args[1], 'utf8').split('\n').filter(l => l.trim() !== '')) {
     const [settings, report, shot, log] = line.split('\t');
     const env = Object.assign({}, process.env);
-    if (settings !== '-') for (const kv of settings.split(',')) { const i = kv.indexOf('='); env[kv.slice(0, i)] = kv.slice(i + 1); }
+    const kvs = settings === '-' ? [] : settings.split(',');
+    if (!report || !shot || !log || kvs.some(kv => kv.indexOf('=') < 1)) {
+      console.error(`check_report.js: ${args[1]}: not SETTINGS<TAB>REPORT<TAB>SCREENSHOT<TAB>LOG: ${line}`);
+      process.exit(2);
+    }
+    for (const kv of kvs) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
     let r;
     try { r = await checkPage(browser, report, shot, env); } catch (e) { r = { lines: [`FAIL: ${e.message}`], code: 1 }; }
     fs.writeFileSync(log, r.lines.join('\n') + '\n');
