@@ -24,7 +24,7 @@ int flce_cmd_data(int argc, char **argv) {
     snprintf(dataset_help, sizeof dataset_help, "%s (default fmnist; flce data --help)", flce_dataset_names());
     cli_opt opts[] = {
         {"dataset", CLI_STR, &dataset, dataset_help, 0},
-        {"data", CLI_STR, &dir, "dataset folder (default for fmnist: " FLCE_FMNIST_DIR ")", 0},
+        {"data", CLI_STR, &dir, "dataset folder (default for fmnist: $FLCE_FMNIST_DIR where set, else " FLCE_FMNIST_DIR ")", 0},
         {"clients", CLI_INT, &clients, "number of clients (default 50)", 0},
         {"dirichlet", CLI_DOUBLE, &pc.dirichlet, "Dirichlet label-skew parameter delta > 0 (default 0.5)", 0},
         {"iid", CLI_FLAG, &iid, "IID partition instead of Dirichlet", 0},

@@ -22,12 +22,14 @@ typedef struct {
     double mean[3], std[3]; /* per-channel statistics of the training split, in [0,1] units */
 } flce_dataset;
 
+/* fmnist's default folder: the environment's FLCE_FMNIST_DIR where set and not empty, else the
+ * folder Debian's dataset-fashion-mnist installs */
 #define FLCE_FMNIST_DIR "/usr/share/datasets/fashion-mnist"
 
 /* The dataset names ("fmnist, cifar10, cifar100, eurosat") and a name's classes (0: unknown). */
 const char *flce_dataset_names(void);
 int flce_dataset_classes(const char *name);
-/* Load a dataset by name from dir (NULL: the default place; only fmnist has one).
+/* Load a dataset by name from dir (NULL: the default place; only fmnist has one, FLCE_FMNIST_DIR).
  * seed is used for EuroSAT's stratified 80/20 split only. */
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir,
                               uint64_t seed, flce_err *e);

@@ -737,20 +737,31 @@ static int kept_has(const char *name, const char *dir, uint64_t seed) {
     return kept.on && kept.valid && kept.seed == seed && !strcmp(kept.ds.name, name) && !strcmp(kept.ds.dir, dir);
 }
 
+/* The folder a dataset is read from: dir where given, else the default place (fmnist's only:
+ * FLCE_FMNIST_DIR in the environment where set and not empty, else data.h's; *env set to 1 then);
+ * NULL where there is none. */
+static const char *data_dir(const char *name, const char *dir, int *env) {
+    *env = 0;
+    if (dir) return dir;
+    if (strcmp(name, "fmnist") != 0) return NULL;
+    const char *v = getenv("FLCE_FMNIST_DIR");
+    if (v && *v) return *env = 1, v;
+    return FLCE_FMNIST_DIR;
+}
+
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
                               flce_err *e) {
     memset(ds, 0, sizeof *ds);
-    if (!dir) {
-        if (strcmp(name, "fmnist") != 0)
-            return flce_fail(e, FLCE_ERR_ARG, "--dataset %s needs --data DIR (only fmnist has a default place)", name);
-        dir = FLCE_FMNIST_DIR;
-    }
+    int env;
+    if (!(dir = data_dir(name, dir, &env)))
+        return flce_fail(e, FLCE_ERR_ARG, "--dataset %s needs --data DIR (only fmnist has a default place)", name);
     if (kept_has(name, dir, seed)) {
         if (dataset_subsets(ds, &kept.ds, 0, 0, seed, e))
             return flce_fail(e, FLCE_ERR_NOMEM, "%s: out of memory for a copy of the dataset", dir);
         return FLCE_OK;
     }
-    if (!dir_exists(dir)) return flce_fail(e, FLCE_ERR_IO, "%s: no such directory (dataset %s)", dir, name);
+    if (!dir_exists(dir))
+        return flce_fail(e, FLCE_ERR_IO, "%s%s: no such directory (dataset %s)", env ? "FLCE_FMNIST_DIR=" : "", dir, name);
     snprintf(ds->name, sizeof ds->name, "%s", name);
     snprintf(ds->dir, sizeof ds->dir, "%s", dir);
     flce_status st = FLCE_ERR_ARG;
@@ -775,7 +786,9 @@ flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *di
 
 flce_status flce_dataset_load_subsets(flce_dataset *ds, const char *name, const char *dir, uint64_t seed, int train_n,
                                       int test_n, uint64_t *digest, flce_err *e) {
-    if (kept_has(name, dir ? dir : strcmp(name, "fmnist") ? "" : FLCE_FMNIST_DIR, seed)) { /* only the subsets copied */
+    int env;
+    const char *from = data_dir(name, dir, &env);
+    if (from && kept_has(name, from, seed)) { /* only the subsets copied */
         memset(ds, 0, sizeof *ds);
         *digest = kept.digest;
         return dataset_subsets(ds, &kept.ds, train_n, test_n, seed, e);

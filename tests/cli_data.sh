@@ -32,4 +32,21 @@ expect 2 "needs a value" data --seed
 expect 2 "unknown command" frobnicate
 expect 1 "/nonexistent" data --dataset cifar10 --data /nonexistent
 expect 2 "--data" data --dataset cifar10
+# Fashion-MNIST's folder: FLCE_FMNIST_DIR where set and not empty (the suites set it to a decompressed
+# copy, tests/fmnist_raw.sh), else Debian's .gz files; the same bits from both (a trained model's
+# digest reads every pixel of its subsets), --data before either, and a missing folder named
+t=$(mktemp -d /tmp/flce-data-XXXXXX); trap 'rm -rf "$t"' EXIT
+deb=/usr/share/datasets/fashion-mnist
+raw=${FLCE_FMNIST_DIR:-}
+if [ -z "$raw" ] || [ "$raw" = "$deb" ]; then
+  raw=$t/raw; mkdir "$raw"
+  for f in "$deb"/*-ubyte.gz; do gzip -dc "$f" > "$raw/$(basename "$f" .gz)" || fail "cannot decompress $f"; done
+fi
+[ -f "$raw/train-images-idx3-ubyte" ] || fail "$raw: no decompressed train-images-idx3-ubyte"
+tiny="--algo fedavg --clients 2 --per-round 2 --rounds 1 --train-subset 40 --test-subset 10 --val-size 4 --batch 16 --seed 3 --backend cpu --quiet"
+FLCE_FMNIST_DIR= "$flce" run $tiny --out "$t/gz" > /dev/null 2>&1 || fail "a run on $deb's .gz files"
+FLCE_FMNIST_DIR=$raw "$flce" run $tiny --out "$t/raw" > /dev/null 2>&1 || fail "a run with FLCE_FMNIST_DIR=$raw"
+FLCE_FMNIST_DIR=/nonexistent "$flce" run $tiny --data "$raw" --out "$t/arg" > /dev/null 2>&1 || fail "--data $raw with FLCE_FMNIST_DIR=/nonexistent"
+for r in raw arg; do cmp -s "$t/gz/digests.txt" "$t/$r/digests.txt" || fail "$r: other digests than the .gz files': $(cat "$t/$r/digests.txt")"; done
+(FLCE_FMNIST_DIR=/nonexistent; export FLCE_FMNIST_DIR; expect 1 "FLCE_FMNIST_DIR=/nonexistent: no such directory (dataset fmnist)" data --clients 5) || exit 1
 echo "cli_data: all checks passed"
