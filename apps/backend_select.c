@@ -19,6 +19,16 @@ const char *flce_backend_names(void) { return "reference, cpu, vulkan, auto"; }
 const char *flce_backend_names(void) { return "reference, cpu, auto"; }
 #endif
 
+const char *flce_backend_default(void) {
+    const char *v = getenv("FLCE_BACKEND");
+    return v && *v ? v : "auto";
+}
+
+int flce_backend_from_env(const char *name) {
+    const char *v = getenv("FLCE_BACKEND");
+    return v && *v && name == v;
+}
+
 int flce_backend_known(const char *name) {
 #ifdef FLCE_HAVE_VULKAN
     if (!strcmp(name, "vulkan")) return 1;

@@ -115,7 +115,7 @@ done:
 }
 
 int flce_cmd_step(int argc, char **argv) {
-    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = "auto", *device = NULL,
+    const char *prog = "flce step", *weights = NULL, *input = NULL, *labels_path = NULL, *out = NULL, *backend = flce_backend_default(), *device = NULL,
                *denorm = "auto";
     double lambda = 1.0, tau = 0.5;
     uint64_t init_seed = 0;
@@ -128,7 +128,7 @@ int flce_cmd_step(int argc, char **argv) {
         {"labels", CLI_STR, &labels_path, "labels, int64 [N] .npy", 0},
         {"lambda", CLI_DOUBLE, &lambda, "weight of the contrastive loss (default 1)", 0},
         {"tau", CLI_DOUBLE, &tau, "temperature of the contrastive loss (default 0.5)", 0},
-        {"backend", CLI_STR, &backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
+        {"backend", CLI_STR, &backend, "auto (vulkan on a GPU, else cpu; the default, or $FLCE_BACKEND where set), cpu, vulkan or reference", 0},
         {"denormals", CLI_STR, &denorm, "float contract mode: auto (what the device does), preserve or ftz", 0},
         {"device", CLI_STR, &device, "Vulkan device: index or part of its name (default: FLCE_VK_DEVICE, else the best)", 0},
         {"out", CLI_STR, &out, "output safetensors file", 0},
@@ -145,10 +145,13 @@ int flce_cmd_step(int argc, char **argv) {
     if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
+    int env = flce_backend_from_env(backend);
     if (!flce_backend_known(backend))
-        return cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
+        return env ? cli_usage_error(prog, "FLCE_BACKEND=%s: unknown (%s)", backend, flce_backend_names())
+                   : cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
-    if (device && !flce_backend_list_takes_device(backend)) return cli_usage_error(prog, "--device %s: names a Vulkan device, and --backend %s opens none", device, backend);
+    if (device && !flce_backend_list_takes_device(backend))
+        return cli_usage_error(prog, "--device %s: names a Vulkan device, and %s%s opens none", device, env ? "FLCE_BACKEND=" : "--backend ", backend);
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     struct stat sb;

@@ -194,7 +194,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
         {"mu", CLI_STR, &w->comp_mu, "FLCE completion ridge weight: auto (default: held-out choice) or MU", 0},
         {"solver", CLI_STR, &w->comp_solver, "FLCE completion solver: als (default) or gd", 0},
         {"completion", CLI_STR, &w->comp_kind, "masked (default: observed entries only) or literal (the paper's equation as written)", 0},
-        {"backend", CLI_STR, &w->backend, "auto (default: vulkan on a GPU, else cpu), cpu, vulkan or reference", 0},
+        {"backend", CLI_STR, &w->backend, "auto (vulkan on a GPU, else cpu; the default, or $FLCE_BACKEND where set), cpu, vulkan or reference", 0},
         {"device", CLI_STR, &w->device, "Vulkan device: index or part of its name, or `rank`: the process's rank on its machine under mpirun (default: FLCE_VK_DEVICE, else the best)", 0},
         {"seed", CLI_U64, &c->seed, "the seed that fixes everything", 0},
         {"train-seed", CLI_U64, &c->train_seed, "the training's own seed (initial model, selection, batch order, Monte-Carlo draws; default: --seed): the data and partition stay --seed's", 0},
@@ -233,7 +233,8 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
 static int check_job(const char *prog, run_flags *w, flce_run_cfg *c, flce_comm *comm, int say_fd, flce_run_job *J) {
     if (w->device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (w->device && !flce_backend_list_takes_device(w->backend))
-        return cli_usage_error(prog, "--device %s: names a Vulkan device, and --backend %s opens none", w->device, w->backend);
+        return cli_usage_error(prog, "--device %s: names a Vulkan device, and %s%s opens none", w->device,
+                               flce_backend_from_env(w->backend) ? "FLCE_BACKEND=" : "--backend ", w->backend);
     if (!w->algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
     if (!strcmp(w->algos, "all")) { /* the registry's order */
         size_t n = 0;
@@ -428,7 +429,7 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
     memset(J, 0, sizeof *J);
     run_flags *w = calloc(1, sizeof *w);
     if (!w) return fprintf(stderr, "%s: out of memory\n", prog), 2;
-    w->denorm = "auto", w->backend = "auto", w->rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
+    w->denorm = "auto", w->backend = flce_backend_default(), w->rank_timeout = FLCE_RANK_TIMEOUT_DEFAULT;
     flce_run_cfg c;
     flce_run_cfg_default(&c);
     flag_table(w, &c);
@@ -456,7 +457,10 @@ int flce_run_job_parse(const char *prog, int argc, char **argv, flce_comm *comm,
         int classes = flce_dataset_classes(c.dataset);
         if (flce_read_weights(w->cw_path, classes, &c.class_weights, &e)) rc = cli_usage_error(prog, "--class-weights: %s (%d classes)", e.msg, classes);
     }
-    if (!rc && !flce_backend_known(w->backend)) rc = cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", w->backend, flce_backend_names());
+    if (!rc && !flce_backend_known(w->backend))
+        rc = flce_backend_from_env(w->backend)
+                 ? cli_usage_error(prog, "FLCE_BACKEND=%s: unknown or not built (%s)", w->backend, flce_backend_names())
+                 : cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", w->backend, flce_backend_names());
     if (rc) {
         free(c.class_weights);
         free(w);

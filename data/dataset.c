@@ -803,7 +803,10 @@ flce_status flce_dataset_load_subsets(flce_dataset *ds, const char *name, const 
     return st;
 }
 
-/* Integer sums are exact, so the statistics are the same on every machine. */
+/* Integer sums are exact, so the statistics are the same on every machine. Summed in runs of at
+ * most 65,536 pixels in 32 bits (65,536 x 255^2 < 2^32), which the compiler vectorises, then
+ * into 64 bits: the same sums, Fashion-MNIST's 60,000 images in a few milliseconds rather than
+ * about 25 (3% of a small run, and every process of the suites computes them). */
 void flce_dataset_compute_stats(flce_dataset *ds) {
     const flce_split *s = &ds->train;
     size_t hw = (size_t)s->h * s->w;
@@ -816,9 +819,14 @@ void flce_dataset_compute_stats(flce_dataset *ds) {
         uint64_t sum = 0, sq = 0;
         for (int i = 0; i < s->n; i++) {
             const uint8_t *p = s->pixels + ((size_t)i * s->c + c) * hw;
-            for (size_t j = 0; j < hw; j++) {
-                sum += p[j];
-                sq += (uint64_t)p[j] * p[j];
+            for (size_t j0 = 0; j0 < hw; j0 += 65536) {
+                size_t j1 = hw - j0 < 65536 ? hw : j0 + 65536;
+                uint32_t s32 = 0, q32 = 0;
+                for (size_t j = j0; j < j1; j++) {
+                    s32 += p[j];
+                    q32 += (uint32_t)p[j] * p[j];
+                }
+                sum += s32, sq += q32;
             }
         }
         double cnt = (double)s->n * (double)hw;

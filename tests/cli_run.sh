@@ -409,6 +409,22 @@ expect 2 "--noisy-clients 0.5: says which clients get --label-noise or --feature
 expect 2 "Vulkan" run --algo fedavg --backend cpu --device 0 $tiny --out "$t/x"
 expect 2 "Vulkan" run --algo fedavg --backend reference --device 0 $tiny --out "$t/x"
 [ ! -e "$t/x" ] || fail "a refused run left $t/x"
+# FLCE_BACKEND, the default of --backend (ctest sets it to cpu): a bad value is a usage error
+# naming the variable, and so is --device with a backend it names that opens no Vulkan device;
+# --backend comes first; unset, the default is auto again (its line on stderr), the same bits
+be_env=${FLCE_BACKEND-}
+export FLCE_BACKEND=bogus
+expect 2 "FLCE_BACKEND=bogus: unknown or not built (reference, cpu" run --algo fedavg $tiny --out "$t/x"
+"$flce" run --algo fedavg $tiny --backend cpu --out "$t/be1" > /dev/null 2> "$t/be1.err" || fail "--backend cpu over FLCE_BACKEND=bogus: $(cat "$t/be1.err")"
+[ -s "$t/be1.err" ] && fail "--backend cpu: said something on stderr: $(cat "$t/be1.err")"
+export FLCE_BACKEND=cpu
+expect 2 "--device 0: names a Vulkan device, and FLCE_BACKEND=cpu opens none" run --algo fedavg --device 0 $tiny --out "$t/x"
+unset FLCE_BACKEND
+"$flce" run --algo fedavg $tiny --out "$t/be2" > /dev/null 2> "$t/be2.err" || fail "FLCE_BACKEND unset: $(cat "$t/be2.err")"
+grep -q "^flce: \(no Vulkan GPU: .*; using the cpu backend\|vulkan backend on \)" "$t/be2.err" || fail "FLCE_BACKEND unset: not auto: $(cat "$t/be2.err")"
+cmp -s "$t/be1/digests.txt" "$t/be2/digests.txt" || fail "FLCE_BACKEND unset (auto) and --backend cpu: other digests"
+[ -n "$be_env" ] && export FLCE_BACKEND="$be_env"
+[ ! -e "$t/x" ] || fail "a refused run left $t/x"
 # a CPU without AVX2 (acted by FLCE_CPU_ISA=x86-64): one line naming the reference backend, not
 # an illegal instruction in the AVX2-compiled kernels
 export FLCE_CPU_ISA=x86-64

@@ -487,6 +487,21 @@ Test(dataset, statistics_and_normalisation_by_hand) {
     cr_assert(out[0] == -1.0f && out[1] == 1.0f);
 }
 
+Test(dataset, statistics_of_large_images_by_hand) {
+    /* 2 samples of 1x300x300 (90,000 pixels a sample: more than the 65,536 that one 32-bit run of
+     * squares holds at 255), all 255 and all 0: mean 0.5, std 0.5, as for the 2-pixel case */
+    enum { HW = 300 * 300 };
+    flce_dataset ds = {0};
+    unsigned char *px = malloc(2 * (size_t)HW), lb[2] = {0, 1};
+    cr_assert(px);
+    memset(px, 255, HW);
+    memset(px + HW, 0, HW);
+    ds.train = (flce_split){2, 1, 300, 300, 2, px, lb};
+    flce_dataset_compute_stats(&ds);
+    cr_assert(fabs(ds.mean[0] - 0.5) < 1e-15 && fabs(ds.std[0] - 0.5) < 1e-15, "%.17g %.17g", ds.mean[0], ds.std[0]);
+    free(px);
+}
+
 Test(dataset, unknown_name_and_missing_folder) {
     flce_dataset ds;
     flce_err e = {{0}};
