@@ -738,15 +738,16 @@ static int kept_has(const char *name, const char *dir, uint64_t seed) {
 }
 
 /* The folder a dataset is read from: dir where given, else the default place (fmnist's only:
- * FLCE_FMNIST_DIR in the environment where set and not empty, else data.h's; *env set to 1 then);
- * NULL where there is none. */
+ * FLCE_FMNIST_DIR in the environment where set and not empty, else data.h's; *env, where env is not
+ * NULL, set to 1 then); NULL where there is none. */
 static const char *data_dir(const char *name, const char *dir, int *env) {
-    *env = 0;
+    if (env) *env = 0;
     if (dir) return dir;
     if (strcmp(name, "fmnist") != 0) return NULL;
     const char *v = getenv("FLCE_FMNIST_DIR");
-    if (v && *v) return *env = 1, v;
-    return FLCE_FMNIST_DIR;
+    if (!v || !*v) return FLCE_FMNIST_DIR;
+    if (env) *env = 1;
+    return v;
 }
 
 flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *dir, uint64_t seed,
@@ -786,8 +787,7 @@ flce_status flce_dataset_load(flce_dataset *ds, const char *name, const char *di
 
 flce_status flce_dataset_load_subsets(flce_dataset *ds, const char *name, const char *dir, uint64_t seed, int train_n,
                                       int test_n, uint64_t *digest, flce_err *e) {
-    int env;
-    const char *from = data_dir(name, dir, &env);
+    const char *from = data_dir(name, dir, NULL);
     if (from && kept_has(name, from, seed)) { /* only the subsets copied */
         memset(ds, 0, sizeof *ds);
         *digest = kept.digest;
