@@ -147,11 +147,11 @@ int flce_cmd_step(int argc, char **argv) {
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
     int env = flce_backend_from_env(backend);
     if (!flce_backend_known(backend))
-        return env ? cli_usage_error(prog, "FLCE_BACKEND=%s: unknown (%s)", backend, flce_backend_names())
+        return env ? cli_usage_error(prog, "FLCE_BACKEND='%s': unknown (%s)", backend, flce_backend_names())
                    : cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
     if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
     if (device && !flce_backend_list_takes_device(backend))
-        return cli_usage_error(prog, "--device %s: names a Vulkan device, and %s%s opens none", device, env ? "FLCE_BACKEND=" : "--backend ", backend);
+        return cli_usage_error(prog, "--device %s: names a Vulkan device, and %s'%s' opens none", device, env ? "FLCE_BACKEND=" : "--backend ", backend);
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     struct stat sb;

@@ -12,11 +12,11 @@
 # flce truth on 3 processes: two ctest entries (cli_mpi_1, cli_mpi_2), as cli_run's, rather than one
 # of about 3 minutes in the release build (176-199 s on a Zen 5; CI's machines up to 1.3 times that).
 set -u
-flce=$1; part=${2:-}
-command -v mpirun > /dev/null || { echo "SKIPPED: no mpirun (openmpi-bin)"; exit 77; }
+flce=${1:-}; part=${2:-}
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 case "$part" in 1|2) ;; *) fail "usage: cli_mpi.sh FLCE 1|2 (got '$part')";; esac
+command -v mpirun > /dev/null || { echo "SKIPPED: no mpirun (openmpi-bin)"; exit 77; }
 t=$(mktemp -d /tmp/flce-mpi-XXXXXX); trap 'rm -rf "$t"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # containers often forbid the cross-process copy Open MPI tries first: plain shared memory instead

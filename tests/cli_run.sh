@@ -11,7 +11,7 @@
 # (cli_run_1, cli_run_2) of under 2 minutes under the sanitizers rather than one of 3.5 (204 s on a
 # Zen 5; CI's machines have taken up to 1.3 times as long, and a test must stay under 5 minutes).
 set -u
-flce=$1; part=${2:-}
+flce=${1:-}; part=${2:-}
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 case "$part" in 1|2) ;; *) fail "usage: cli_run.sh FLCE 1|2 (got '$part')";; esac
@@ -219,6 +219,7 @@ cmp -s "$t/fe1/contributions.csv" "$t/fe2/contributions.csv" || fail "--proto-sa
 cp -r "$t/rel-text/trace" "$t/old-trace" && rm "$t/old-trace/prototypes_first.npy"
 expect 2 "holds the correct reading and no prototypes_first.npy (written before runs recorded the released code's first correct sample" \
   eval "$t/old-trace" --out "$t/x" --proto-samples first
+[ ! -e "$t/x" ] || fail "a refused command left $t/x"
 echo "cli_run 1: all checks passed"
 exit 0
 fi
@@ -425,19 +426,30 @@ expect 2 "Vulkan" run --algo fedavg --backend cpu --device 0 $tiny --out "$t/x"
 expect 2 "Vulkan" run --algo fedavg --backend reference --device 0 $tiny --out "$t/x"
 [ ! -e "$t/x" ] || fail "a refused run left $t/x"
 # FLCE_BACKEND, the default of --backend (ctest sets it to cpu): a bad value is a usage error
-# naming the variable, and so is --device with a backend it names that opens no Vulkan device;
-# --backend comes first; unset, the default is auto again (its line on stderr), the same bits
+# naming the variable (before --device, which would take it for a backend), for flce run and
+# flce truth, and so is --device with a backend it names that opens no Vulkan device (in a build
+# without Vulkan: that the build has none); --backend comes first; unset or empty, the default
+# is auto again (its line on stderr), the same bits
 be_env=${FLCE_BACKEND-}
 export FLCE_BACKEND=bogus
-expect 2 "FLCE_BACKEND=bogus: unknown or not built (reference, cpu" run --algo fedavg $tiny --out "$t/x"
+expect 2 "FLCE_BACKEND='bogus': unknown or not built (reference, cpu" run --algo fedavg $tiny --out "$t/x"
+expect 2 "FLCE_BACKEND='bogus': unknown or not built (reference, cpu" run --algo fedavg --device 0 $tiny --out "$t/x"
+expect 2 "FLCE_BACKEND='bogus': unknown or not built (reference, cpu" truth --clients 2 --per-round 2 --rounds 1 --out "$t/x"
+FLCE_BACKEND='cpu ' expect 2 "FLCE_BACKEND='cpu ': unknown" run --algo fedavg $tiny --out "$t/x"
 "$flce" run --algo fedavg $tiny --backend cpu --out "$t/be1" > /dev/null 2> "$t/be1.err" || fail "--backend cpu over FLCE_BACKEND=bogus: $(cat "$t/be1.err")"
 [ -s "$t/be1.err" ] && fail "--backend cpu: said something on stderr: $(cat "$t/be1.err")"
 export FLCE_BACKEND=cpu
-expect 2 "--device 0: names a Vulkan device, and FLCE_BACKEND=cpu opens none" run --algo fedavg --device 0 $tiny --out "$t/x"
+case "$(FLCE_BACKEND=bogus "$flce" run --algo fedavg $tiny --out "$t/x" 2>&1)" in # the backends built
+  *vulkan*) dev_err="--device 0: names a Vulkan device, and FLCE_BACKEND='cpu' opens none";;
+  *) dev_err="--device: this build has no Vulkan backend";; esac
+expect 2 "$dev_err" run --algo fedavg --device 0 $tiny --out "$t/x"
+auto_line='; using the cpu backend$\|^flce: vulkan backend on '
 unset FLCE_BACKEND
 "$flce" run --algo fedavg $tiny --out "$t/be2" > /dev/null 2> "$t/be2.err" || fail "FLCE_BACKEND unset: $(cat "$t/be2.err")"
-grep -q "^flce: \(no Vulkan GPU: .*; using the cpu backend\|vulkan backend on \)" "$t/be2.err" || fail "FLCE_BACKEND unset: not auto: $(cat "$t/be2.err")"
+grep -q "$auto_line" "$t/be2.err" || fail "FLCE_BACKEND unset: not auto: $(cat "$t/be2.err")"
 cmp -s "$t/be1/digests.txt" "$t/be2/digests.txt" || fail "FLCE_BACKEND unset (auto) and --backend cpu: other digests"
+FLCE_BACKEND= "$flce" run --algo fedavg $tiny --out "$t/be3" > /dev/null 2> "$t/be3.err" || fail "FLCE_BACKEND empty: $(cat "$t/be3.err")"
+grep -q "$auto_line" "$t/be3.err" || fail "FLCE_BACKEND empty: not auto: $(cat "$t/be3.err")"
 [ -n "$be_env" ] && export FLCE_BACKEND="$be_env"
 [ ! -e "$t/x" ] || fail "a refused run left $t/x"
 # a CPU without AVX2 (acted by FLCE_CPU_ISA=x86-64): one line naming the reference backend, not

@@ -20,6 +20,11 @@ grep -q '"features":{"dtype":"F32","shape":\[6,64\]' "$t/cpu.st" || fail "featur
 expect 2 "exactly one of --weights and --init-seed" step --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 expect 2 "Vulkan" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend cpu --device 0
 expect 2 "--backend 'gpu'" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --backend gpu
+# FLCE_BACKEND, the default of --backend: a bad value names the variable, before --device; --backend wins
+FLCE_BACKEND=gpu expect 2 "FLCE_BACKEND='gpu': unknown" step --init-seed 1 --classes 4 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o" --device 0
+FLCE_BACKEND=gpu "$flce" step --weights "$t/w.safetensors" --input "$t/X.npy" --labels "$t/Y.npy" --backend cpu --out "$t/cpu-env.st" ||
+  fail "--backend cpu over FLCE_BACKEND=gpu"
+cmp -s "$t/cpu.st" "$t/cpu-env.st" || fail "--backend cpu over FLCE_BACKEND=gpu: another step"
 expect 2 "no such file" step --weights "$t/none" --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"
 # --classes beside --weights was ignored (the checkpoint's classes used, status 0)
 expect 2 "--classes goes with --init-seed" step --weights "$t/none" --classes 5 --input "$t/X.npy" --labels "$t/Y.npy" --out "$t/o"

@@ -20,7 +20,7 @@
 # ctest entries (cli_truth_1, cli_truth_2) of about 2 minutes under the sanitizers rather than one of
 # 5 (the sanitizer build's cli_truth once took 298 s in CI).
 set -u
-flce=$1; part=${2:-}
+flce=${1:-}; part=${2:-}
 PROG=$flce
 . "$(dirname "$0")/lib.sh"
 case "$part" in 1|2) ;; *) fail "usage: cli_truth.sh FLCE 1|2 (got '$part')";; esac
