@@ -70,11 +70,11 @@ nocmc() { # NAME ARM FILE (SEED for the seed)
     awk '{ d[++n] = $1 - $2; m += d[n] } END { m /= n; for (i = 1; i <= n; i++) ss += (d[i] - m) ^ 2
       h = 4.302652729749464 * sqrt(ss / (n - 1)) / sqrt(n) # Student t, 2 degrees of freedom
       r = (m + h < 0) ? "lowers it" : (m - h > 0) ? "raises it" : "no clear change"; printf "%.10g %s", m, r }')
-  got=$(awk -F, -v arm="$2" 'index($0, arm) { print $(NF - 3); exit }' "$t/rep/released_nocmc.csv")
+  got=$(awk -F, -v arm="$2" 'index($0, arm) { print $(NF - 6); exit }' "$t/rep/released_nocmc.csv") # difference_from_text
   [ -n "$got" ] || fail "$1: no row in released_nocmc.csv: $(cat "$t/rep/released_nocmc.csv")"
   awk -v a="$got" -v b="${want%% *}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-8 * (1 + (b < 0 ? -b : b))) }' ||
     fail "$1: released_nocmc.csv says $got, worked out here ${want%% *}"
-  rd=$(awk -F, -v arm="$2" 'index($0, arm) { print $NF; exit }' "$t/rep/released_nocmc.csv")
+  rd=$(awk -F, -v arm="$2" 'index($0, arm) { print $(NF - 3); exit }' "$t/rep/released_nocmc.csv") # reading
   [ "$rd" = "${want#* }" ] || fail "$1: released_nocmc.csv reads '$rd', the interval worked out here '${want#* }'"
 }
 # another run's evaluations in a run's released/ (the --cl-scale arm's, of the same seed and
@@ -110,6 +110,15 @@ nocmc "without completion, L_CL times tau" "L_CL times tau" "$t/cls-sSEED/releas
 nocmc "without completion, the velocity evaluated" "velocity unsquared (evaluated)" "$t/text-sSEED/flce/released/nocmc-velocity/contributions.csv"
 nocmc "without completion, the first-sample prototypes evaluated" "prototypes: first correct sample (evaluated)" \
   "$t/text-sSEED/flce/released/nocmc-first/contributions.csv"
+# its power columns (issue 80) as tools/tquant.py works them out from the paired difference, its
+# half-width and the pairs; (a)'s rows, with no difference, have the three empty
+n=$(python3 "$(dirname "$0")/../tools/tquant.py" check "$t/rep/released_nocmc.csv" difference_from_text half_width_95 n_pairs sd \
+  detectable_difference seeds_to_decide) || fail "released_nocmc.csv's power columns: $n"
+[ "$n" -ge 4 ] || fail "released_nocmc.csv: only $n rows to check the power columns of"
+# and the table says beside each "no clear change" what deciding would take
+grep -A40 "^### Without completion" "$t/rep/report.md" | grep "^|.*no clear change" > "$t/nocmc-rows" || fail "no row reads no clear change"
+grep -v "no clear change\( ([0-9]* of the [0-9]* seeds)\)\{0,1\}; \(decides at about [0-9]* seeds\|the [0-9]* seeds run detect only\|every seed gives\)" "$t/nocmc-rows" &&
+  fail "a 'no clear change' of the table Without completion says nothing of what deciding would take"
 # both flags took effect: the velocity without completion is neither the velocity alone nor no completion alone
 v=$t/text-s1/flce/released
 cmp -s "$v/nocmc-velocity/contributions.csv" "$v/nocmc/contributions.csv" && fail "nocmc-velocity equals nocmc: --velocity lost"

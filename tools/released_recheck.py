@@ -54,7 +54,9 @@ What is recomputed, and where each definition comes from:
   the seeds that have it; each arm minus (a), paired by seed (no partition check: the report says
   the balancing step and the released noise make another partition, each KL to its own), with its
   interval: "lowers it" below 0, "raises it" above, "no clear change" otherwise; (a)'s row has no
-  difference, n_pairs 0 and no reading (docs/decisions.md, "Without completion").
+  difference, n_pairs 0 and no reading (docs/decisions.md, "Without completion"); where the table
+  has them (reports since 2026-12-07), sd, detectable_difference and seeds_to_decide of each arm's
+  paired difference as for released_claims.csv (empty in (a)'s rows and where n_pairs < 2).
 Numbers agree within 1e-6 relative (1e-12 absolute near 0); n, seeds_to_decide and verdicts
 exactly. A half-width with n < 2 is not compared. Arms and claims are recognised by the words of
 their labels; a label not recognised, or a configuration with no folders, is reported NOT
@@ -471,9 +473,20 @@ def check_nocmc(study, path, tally):
         if np_ >= 2 and not close(h, rh): bad.append('half-width')
         if np_ != rnp: bad.append('n_pairs')
         if rd_ != rr: bad.append('reading')
+        pw = ''
+        if all(c in r for c in POWER_COLS):  # reports since 2026-12-07: from the d and h recomputed here
+            if np_ >= 2:
+                p_sd, det, seeds = power(d, h, np_)
+            else:
+                p_sd = det = None; seeds = ''
+            rsd, rdet = fnum(r['sd'], path, i, 'sd'), fnum(r['detectable_difference'], path, i, 'detectable_difference')
+            if not close(p_sd, rsd): bad.append('sd')
+            if not close(det, rdet): bad.append('detectable_difference')
+            if seeds != r['seeds_to_decide']: bad.append('seeds_to_decide')
+            pw = f' sd {g(p_sd)} [{g(rsd)}] detectable {g(det)} [{g(rdet)}] seeds {seeds or "-"} [{r["seeds_to_decide"] or "-"}]'
         allnotes = notes + [f'(a): {x}' for x in tnotes if a != 'text' or dep is not None]
         line = (f'{head}: KL {g(k)} [{g(rk)}] n {len(vals)} [{rnk}] minus (a) {g(d)} [{g(rd)}] half-width {g(h)} [{g(rh)}]'
-                f' pairs {np_} [{rnp}] "{rd_}" ["{rr}"]' + (f' (left out: {"; ".join(allnotes)})' if allnotes else ''))
+                f' pairs {np_} [{rnp}] "{rd_}" ["{rr}"]{pw}' + (f' (left out: {"; ".join(allnotes)})' if allnotes else ''))
         tally['bad' if bad else 'ok'] += 1
         print(('DIFFERS (' + ', '.join(bad) + ')  ' if bad else 'agree  ') + line)
 

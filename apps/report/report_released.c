@@ -364,7 +364,9 @@ static void without_completion(report *R, const rconf *cf, int nc) {
     FILE *md = R->md, *ht = R->ht, *csv = NULL;
     char p[1200];
     snprintf(p, sizeof p, "%s/released_nocmc.csv", R->out);
-    if ((csv = report_fopen(p))) fprintf(csv, "configuration,arm,kl_mean,n_kl,difference_from_text,half_width_95,n_pairs,reading\n");
+    if ((csv = report_fopen(p)))
+        fprintf(csv, "configuration,arm,kl_mean,n_kl,difference_from_text,half_width_95,n_pairs,reading,sd,detectable_difference,"
+                     "seeds_to_decide\n");
     fprintf(md, "\n### Without completion: which departure moves FLCE's KL\n\n");
     fprintf(ht, "<h3>Without completion: which departure moves FLCE's KL</h3>\n");
     report_para(md, ht,
@@ -372,7 +374,9 @@ static void without_completion(report *R, const rconf *cf, int nc) {
                 "shares is set beside the text's FLCE without completion (its trace evaluated with --ablate CMC), and so is each "
                 "departure alone without completion: a trained arm's trace evaluated with --ablate CMC, an evaluation-side departure "
                 "evaluated with --ablate CMC on (a)'s trajectory. Each arm's difference from (a), paired by seed, with its 95% "
-                "interval: **lowers it** where the interval lies below 0, **raises it** where above. The balancing step and the released "
+                "interval: **lowers it** where the interval lies below 0, **raises it** where above, and beside no clear change what "
+                "deciding would take (as the claims': the seeds at the observed difference and spread, or the difference the seeds "
+                "run detect). The balancing step and the released "
                 "noise make another partition, so their KL is to that partition's data shares. Numbers: released_nocmc.csv.");
     static const char *h[] = {"configuration", "arm", "FLCE's KL without completion", "minus (a)'s, paired", "reading"};
     rtable t;
@@ -401,26 +405,35 @@ static void without_completion(report *R, const rconf *cf, int nc) {
                 if (!isnan(x0) && a != A_TEXT) d[nd++] = x - x0;
             }
             if (!nk) continue;
-            char ks[64], ds[64] = "", rd[64] = "";
+            char ks[64], ds[64] = "", rd[64] = "", rdw[160] = "";
             report_fmt_ci(ks, sizeof ks, kl, nk, 4);
             double m = NAN, hw = NAN;
+            report_power_t pw = report_power(NAN, NAN, 0); /* what deciding would take (issue 80): none for (a) */
             if (nd) {
                 report_mean_ci(d, nd, &m, &hw);
                 report_fmt_ci(ds, sizeof ds, d, nd, 4);
+                int clear = nd >= 2 && (m + hw < 0 || m - hw > 0);
                 snprintf(rd, sizeof rd, "%s", nd >= 2 && m + hw < 0 ? "lowers it" : nd >= 2 && m - hw > 0 ? "raises it" : "no clear change");
                 if (nd < c->ns) snprintf(rd + strlen(rd), sizeof rd - strlen(rd), " (%d of the %d seeds)", nd, c->ns);
+                pw = report_power(m, hw, nd);
+                char w[96];
+                snprintf(rdw, sizeof rdw, "%s", rd);
+                if (!clear && report_power_words(&pw, nd, 4, w, sizeof w)[0])
+                    snprintf(rdw + strlen(rdw), sizeof rdw - strlen(rdw), "; %s", w);
             }
             const char *arm = a == A_TEXT ? "(a) the text" : a == A_REL ? "(b) as released" : ARM[a];
             rt_row_begin(&t, NULL);
             rt_cell(&t, first ? conf : "", NULL, NULL, 0), rt_cell(&t, arm, NULL, NULL, 0), rt_cell(&t, ks, NULL, NULL, 0);
-            rt_cell(&t, a == A_TEXT ? "" : ds, NULL, NULL, 0), rt_cell(&t, rd, NULL, NULL, 0);
+            rt_cell(&t, a == A_TEXT ? "" : ds, NULL, NULL, 0), rt_cell(&t, rdw, NULL, NULL, 0);
             rt_row_end(&t);
             first = 0;
             if (csv) {
                 double km, kh;
                 report_mean_ci(kl, nk, &km, &kh);
-                if (a == A_TEXT || !nd) fprintf(csv, "%s,%s,%.10g,%d,,,0,\n", csv_q(conf), csv_q(arm), km, nk);
-                else fprintf(csv, "%s,%s,%.10g,%d,%.10g,%.10g,%d,%s\n", csv_q(conf), csv_q(arm), km, nk, m, hw, nd, rd);
+                if (a == A_TEXT || !nd) fprintf(csv, "%s,%s,%.10g,%d,,,0,", csv_q(conf), csv_q(arm), km, nk);
+                else fprintf(csv, "%s,%s,%.10g,%d,%.10g,%.10g,%d,%s", csv_q(conf), csv_q(arm), km, nk, m, hw, nd, rd);
+                report_power_csv(csv, &pw);
+                fputc('\n', csv);
             }
         }
     }
