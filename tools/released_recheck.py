@@ -411,21 +411,26 @@ def check_claims(study, path, tally):
         if n >= 2 and not close(h, rh): bad.append('half-width')
         if n != rn: bad.append('n')
         if v != rv: bad.append('verdict')
-        pw = ''
-        if all(c in r for c in POWER_COLS):  # what deciding would take, from the m and h recomputed here
-            if n >= 2:
-                p_sd, det, seeds = power(m, h, n)
-            else:
-                p_sd = det = None; seeds = ''
-            rsd, rdet = fnum(r['sd'], path, i, 'sd'), fnum(r['detectable_difference'], path, i, 'detectable_difference')
-            if not close(p_sd, rsd): bad.append('sd')
-            if not close(det, rdet): bad.append('detectable_difference')
-            if seeds != r['seeds_to_decide']: bad.append('seeds_to_decide')
-            pw = f' sd {g(p_sd)} [{g(rsd)}] detectable {g(det)} [{g(rdet)}] seeds {seeds or "-"} [{r["seeds_to_decide"] or "-"}]'
+        pw = check_power(r, m, h, n, path, i, bad)  # what deciding would take, from the m and h recomputed here
         line = (f'{head}: mean {g(m)} [{g(rm)}] half-width {g(h)} [{g(rh)}] n {n} [{rn}] {v} [{rv}]{pw}'
                 + (f' (left out: {"; ".join(notes)})' if notes else ''))
         tally['bad' if bad else 'ok'] += 1
         print(('DIFFERS (' + ', '.join(bad) + ')  ' if bad else 'agree  ') + line)
+
+
+def check_power(r, d, h, n, path, i, bad):
+    """The row's power columns, where it has them, against power(d, h, n) (all three empty where n < 2):
+    the names of those that differ appended to bad; the words for the report line ('' without them)."""
+    if not all(c in r for c in POWER_COLS): return ''
+    if n >= 2:
+        p_sd, det, seeds = power(d, h, n)
+    else:
+        p_sd = det = None; seeds = ''
+    rsd, rdet = fnum(r['sd'], path, i, 'sd'), fnum(r['detectable_difference'], path, i, 'detectable_difference')
+    if not close(p_sd, rsd): bad.append('sd')
+    if not close(det, rdet): bad.append('detectable_difference')
+    if seeds != r['seeds_to_decide']: bad.append('seeds_to_decide')
+    return f' sd {g(p_sd)} [{g(rsd)}] detectable {g(det)} [{g(rdet)}] seeds {seeds or "-"} [{r["seeds_to_decide"] or "-"}]'
 
 
 def check_nocmc(study, path, tally):
@@ -473,17 +478,7 @@ def check_nocmc(study, path, tally):
         if np_ >= 2 and not close(h, rh): bad.append('half-width')
         if np_ != rnp: bad.append('n_pairs')
         if rd_ != rr: bad.append('reading')
-        pw = ''
-        if all(c in r for c in POWER_COLS):  # reports since 2026-12-07: from the d and h recomputed here
-            if np_ >= 2:
-                p_sd, det, seeds = power(d, h, np_)
-            else:
-                p_sd = det = None; seeds = ''
-            rsd, rdet = fnum(r['sd'], path, i, 'sd'), fnum(r['detectable_difference'], path, i, 'detectable_difference')
-            if not close(p_sd, rsd): bad.append('sd')
-            if not close(det, rdet): bad.append('detectable_difference')
-            if seeds != r['seeds_to_decide']: bad.append('seeds_to_decide')
-            pw = f' sd {g(p_sd)} [{g(rsd)}] detectable {g(det)} [{g(rdet)}] seeds {seeds or "-"} [{r["seeds_to_decide"] or "-"}]'
+        pw = check_power(r, d, h, np_, path, i, bad)  # released_nocmc.csv since 2026-12-07
         allnotes = notes + [f'(a): {x}' for x in tnotes if a != 'text' or dep is not None]
         line = (f'{head}: KL {g(k)} [{g(rk)}] n {len(vals)} [{rnk}] minus (a) {g(d)} [{g(rd)}] half-width {g(h)} [{g(rh)}]'
                 f' pairs {np_} [{rnp}] "{rd_}" ["{rr}"]{pw}' + (f' (left out: {"; ".join(allnotes)})' if allnotes else ''))
