@@ -45,6 +45,19 @@ int flce_backend_list_takes_device(const char *list) {
     return 0;
 }
 
+int flce_backend_check_flags(const char *backend, const char *device, char *why, size_t cap) {
+    const char *src = flce_backend_from_env(backend) ? "FLCE_BACKEND=" : "--backend ";
+    if (!flce_backend_known(backend))
+        snprintf(why, cap, "%s'%s': unknown or not built (%s)", src, backend, flce_backend_names());
+    else if (device && !flce_backend_have_vulkan())
+        snprintf(why, cap, "--device: this build has no Vulkan backend");
+    else if (device && !flce_backend_list_takes_device(backend))
+        snprintf(why, cap, "--device %s: names a Vulkan device, and %s'%s' opens none", device, src, backend);
+    else
+        return 1;
+    return 0;
+}
+
 /* The line saying which backend `auto` chose (or that vulkan started), once per process. */
 static void say_once(const char *what, const char *detail, const char *then) {
     static int said;

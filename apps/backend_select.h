@@ -26,6 +26,11 @@ const char *flce_backend_names(void);
 /* 1 when a comma-separated list of backend names may open a Vulkan device (it names vulkan or
  * auto): where it does not, a --device would be ignored, and the programs refuse it. */
 int flce_backend_list_takes_device(const char *list);
+/* The programs' check of --backend (or FLCE_BACKEND, named as such where the name came from it)
+ * and --device, in that order, before any work: 1, or 0 with the one-line usage error (without
+ * the program's name) in why. A name that is not one of flce_backend_names() is refused before
+ * --device is looked at, whose error would otherwise name it as if it were a backend. */
+int flce_backend_check_flags(const char *backend, const char *device, char *why, size_t cap);
 
 /* What else the programs need of the backends, here so that no program names one (no
  * FLCE_HAVE_VULKAN outside this file; the backends' headers are private to it): */

@@ -145,13 +145,8 @@ int flce_cmd_step(int argc, char **argv) {
     if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
-    int env = flce_backend_from_env(backend);
-    if (!flce_backend_known(backend))
-        return env ? cli_usage_error(prog, "FLCE_BACKEND='%s': unknown (%s)", backend, flce_backend_names())
-                   : cli_usage_error(prog, "--backend '%s': unknown (%s)", backend, flce_backend_names());
-    if (device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
-    if (device && !flce_backend_list_takes_device(backend))
-        return cli_usage_error(prog, "--device %s: names a Vulkan device, and %s'%s' opens none", device, env ? "FLCE_BACKEND=" : "--backend ", backend);
+    char why[256];
+    if (!flce_backend_check_flags(backend, device, why, sizeof why)) return cli_usage_error(prog, "%s", why);
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);
     struct stat sb;

@@ -231,14 +231,8 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
 /* What every run needs (--algo, --out, the seeds), the devices, the partition's kind, --resume
  * against --force and the ranks' wait; 0, or 2 after a usage error. */
 static int check_job(const char *prog, run_flags *w, flce_run_cfg *c, flce_comm *comm, int say_fd, flce_run_job *J) {
-    int env = flce_backend_from_env(w->backend); /* the name from FLCE_BACKEND, not from --backend */
-    if (!flce_backend_known(w->backend)) /* before --device, whose error would name the backend as if it were one */
-        return env ? cli_usage_error(prog, "FLCE_BACKEND='%s': unknown or not built (%s)", w->backend, flce_backend_names())
-                   : cli_usage_error(prog, "--backend '%s': unknown or not built (%s)", w->backend, flce_backend_names());
-    if (w->device && !flce_backend_have_vulkan()) return cli_usage_error(prog, "--device: this build has no Vulkan backend");
-    if (w->device && !flce_backend_list_takes_device(w->backend))
-        return cli_usage_error(prog, "--device %s: names a Vulkan device, and %s'%s' opens none", w->device,
-                               env ? "FLCE_BACKEND=" : "--backend ", w->backend);
+    char why[256];
+    if (!flce_backend_check_flags(w->backend, w->device, why, sizeof why)) return cli_usage_error(prog, "%s", why);
     if (!w->algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
     if (!strcmp(w->algos, "all")) { /* the registry's order */
         size_t n = 0;
