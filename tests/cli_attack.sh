@@ -283,4 +283,38 @@ done
 python3 "$tools/attacks_table.py" $TAB --out "$at/nod" > "$at/nod.out" 2>&1 || fail "tools/attacks_table.py: $(cat "$at/nod.out")"
 awk -F, '$3 == "flce" && ($12 ~ /control/ || $19 != 0) { bad = 1 } END { exit !bad }' "$at/nod/attacks.csv" &&
   fail "tools/attacks_table.py: a forged run without a contributions digest called the honest bytes: $(cat "$at/nod/attacks.csv")"
+# flce report's section "Strategic clients" (apps/report/report_attacks.c) against
+# tools/attacks_table.py, code of its own, on the same folders: three seeds of FedAvg (which
+# weighs the inflated count) and FedFa (which cannot feel it: a control) honest and attacked;
+# every field of each row the same; the threshold 1/(2n) for 4 clients is 0.125
+B2="--clients 4 --per-round 2 --rounds 2 --train-subset 200 --test-subset 40 --val-size 16 --batch 16 --dirichlet 0.5 --backend cpu --quiet"
+a2=$t/tab2
+for s in 3 4 5; do
+  "$flce" run --algo fedavg,fedfa $B2 --seed $s --out "$a2/truth/fmnist-truth-label-k-runs-s$s" > /dev/null 2>&1 || fail "honest run, seed $s"
+  "$flce" run --algo fedavg,fedfa $B2 --seed $s --attack inflate-count:0:5 --out "$a2/study/fmnist-attack-inflate-5-s$s" > /dev/null 2>&1 ||
+    fail "inflate-count run, seed $s"
+done
+"$flce" report "$a2"/study/* "$a2"/truth/* --out "$a2/rep" --quiet > /dev/null 2> "$a2/rep.err" || fail "flce report of attacks: $(cat "$a2/rep.err")"
+python3 "$tools/attacks_table.py" attacks --study "$a2/study" --truth "$a2/truth" --out "$a2/py" > "$a2/py.out" 2>&1 ||
+  fail "tools/attacks_table.py: $(cat "$a2/py.out")"
+python3 - "$a2/rep/attacks.csv" "$a2/py/attacks.csv" <<'PY' || fail "flce report's attacks.csv is not tools/attacks_table.py's"
+import csv, sys
+mine = {r['method']: r for r in csv.DictReader(open(sys.argv[1]))}
+ref = {r['method']: r for r in csv.DictReader(open(sys.argv[2]))}
+assert sorted(mine) == sorted(ref) == ['fedavg', 'fedfa'], (sorted(mine), sorted(ref))
+for m, r in mine.items():
+    q = ref[m]
+    for c in ['n', 'honest_share', 'attacked_share', 'difference', 'half_width', 'seeds_to_decide', 'verdict',
+              'accuracy_difference', 'accuracy_half_width', 'runs_identical_to_honest', 'seeds']:
+        assert r[c] == q[c], (m, c, r[c], q[c])
+    for c in ['sd', 'detectable_difference']:
+        assert (r[c] == q[c] == '') or abs(float(r[c]) - float(q[c])) < 5e-7, (m, c, r[c], q[c])
+    assert r['attacks'] == 'inflate-count:0:5' and r['attackers'] == '0' and r['threshold'] == '0.125000' and r['n'] == '3', r
+assert mine['fedfa']['verdict'] == 'control: the honest bytes' and mine['fedavg']['verdict'] != mine['fedfa']['verdict'], mine
+PY
+grep -q '^## Strategic clients' "$a2/rep/report.md" && grep -q '<h2[^>]*>Strategic clients</h2>' "$a2/rep/report.html" ||
+  fail "report.md or report.html has no section 'Strategic clients'"
+# attacked runs without their honest twins: no section, no attacks.csv
+"$flce" report "$a2"/study/* --out "$a2/rep1" --quiet > /dev/null 2> "$a2/rep1.err" || fail "flce report of attacked runs alone: $(cat "$a2/rep1.err")"
+[ -e "$a2/rep1/attacks.csv" ] || grep -q 'Strategic clients' "$a2/rep1/report.md" && fail "a section of strategic clients without honest runs"
 echo "cli_attack: ok"

@@ -131,6 +131,9 @@ static void sec_reference(report *R) { report_reference(R); }
 static void sec_truth(report *R) { report_truth(R); }
 static void sec_readings(report *R) { report_readings(R); }
 static void sec_released(report *R) { report_released(R); }
+static void sec_attacks(report *R) {
+    if (!report_attacks(R)) report_over(R, "strategic clients: out of memory");
+}
 static void sec_horizon(report *R) { report_horizon(R); }
 static void sec_apart(report *R) { report_configurations_apart(R); }
 /* the clients: first where no configuration has two seeds (the claims then follow, folded);
@@ -159,6 +162,7 @@ static const report_section SECTIONS[] = {
     {sec_verdicts, 0},
     {sec_readings, 0},
     {sec_released, 0},
+    {sec_attacks, 0},
     {sec_horizon, 0},
     {sec_configurations, 0},
     {sec_clients_after, 0},

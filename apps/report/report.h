@@ -202,6 +202,11 @@ int report_released(report *R);
 /* The released code's departures run r was trained with, appended in words to its configuration's
  * name at o[*n] ("; as released", "; released selection"); nothing for the text's settings. */
 void report_released_words(const run_t *r, char *o, size_t cap, size_t *n);
+/* Strategic clients (report_attacks.c, docs/attacks.md): every attacked run paired by seed with
+ * the honest run of its flags, the attacker's share of the contributions compared per arm and
+ * method (the strategic-clients study's rule); attacks.csv. Nothing where no attacked run has an
+ * honest partner. Returns 0 when out of memory. */
+int report_attacks(report *R);
 /* The horizon (report_readings.c, issue 30): where runs are longer than 30 rounds, the KL claim
  * at rounds 30, 100 and 200 (FLCE_REPORT_HORIZON: others), FLCE's from flce eval --rounds R
  * (RUN/readings/), the baselines' running contributions; a table and a figure per configuration

@@ -1,0 +1,243 @@
+/* report_attacks.c: strategic clients (docs/attacks.md): can a participant buy a larger share?
+ * Every attacked run (config.json "attacks") is paired with the honest run of its seed: the run
+ * whose config.json is its own without "attacks" (the same method, federation and flags). Per
+ * arm (the attacks as given) and method, over the seeds with both runs:
+ *   the attacker's share  its contribution over the sum of every client's, contributions below 0
+ *                         taken as 0 (uniform where none is above 0); several attackers: their sum;
+ *   d, h                  the mean paired difference (attacked minus honest) and its 95%
+ *                         half-width (Student t, exact: report_stats.h);
+ *   the verdict           the strategic-clients study's rule (docs/results/fmnist-attacks/PLAN.md),
+ *                         with the threshold half an equal share, 1/(2n) for n clients:
+ *                         manipulable where d >= 1/(2n) and d - h > 0, resists where d + h <
+ *                         1/(2n), else undecided with what deciding would take (report_power of
+ *                         d - 1/(2n)); "control: the honest bytes" where every pair's contributions
+ *                         are equal (a method that cannot feel the attack);
+ *   the accuracy's difference over the report's window, with its interval (not part of the verdict).
+ * tools/attacks_table.py computes the same from the study's folders, independently (tests/cli_report_attacks.sh). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacks.h"
+#include "report.h"
+
+typedef struct {
+    int a[REPORT_MAX_SEEDS], h[REPORT_MAX_SEEDS], n; /* attacked and honest runs, paired by seed */
+    int first, fed, method;                          /* its first attacked run; the order's keys */
+    char spec[256];                                  /* the attacks as given, space-separated */
+} arm_t;
+
+/* Run r's attacks: 0 where none, the count where each is KIND:CLIENT[:STRENGTH] with a client of
+ * the run (at most FLCE_MAX_ATTACKS), -1 (said by report_damaged) where not; the attackers, each
+ * once and in increasing order, into who [*nw], the attacks as given into spec. */
+static int attacks_of(report *R, const run_t *r, int *who, int *nw, char *spec, size_t cap) {
+    const cJSON *at = r->cfg ? cJSON_GetObjectItemCaseSensitive(r->cfg, "attacks") : NULL, *a;
+    size_t n = 0;
+    int k = 0;
+    spec[0] = '\0', *nw = 0;
+    if (!at) return 0;
+    if (!cJSON_IsArray(at)) return report_damaged(R, "%s/config.json: \"attacks\" is not a list", r->dir), -1;
+    cJSON_ArrayForEach(a, at) {
+        flce_attack x;
+        char why[160];
+        if (!cJSON_IsString(a) || flce_attack_parse(a->valuestring, &x, why, sizeof why))
+            return report_damaged(R, "%s/config.json: \"attacks\": %s", r->dir, cJSON_IsString(a) ? why : "not a string"), -1;
+        if (x.client < 0 || x.client >= r->clients)
+            return report_damaged(R, "%s/config.json: \"attacks\": %s: client %d of %d", r->dir, a->valuestring, x.client, r->clients), -1;
+        if (k == FLCE_MAX_ATTACKS) return report_damaged(R, "%s/config.json: \"attacks\": more than %d", r->dir, FLCE_MAX_ATTACKS), -1;
+        int at_ = 0;
+        while (at_ < *nw && who[at_] < x.client) at_++;
+        if (at_ == *nw || who[at_] != x.client) {
+            memmove(who + at_ + 1, who + at_, sizeof *who * (size_t)(*nw - at_));
+            who[at_] = x.client, ++*nw;
+        }
+        k++;
+        flce_catf(spec, cap, &n, "%s%s", n ? " " : "", a->valuestring);
+    }
+    return k;
+}
+
+static double share(const run_t *r, const int *who, int nw) {
+    double s = 0, w = 0;
+    for (int i = 0; i < r->clients; i++) s += r->contrib[i] > 0 ? r->contrib[i] : 0;
+    for (int q = 0; q < nw; q++) w += r->contrib[who[q]] > 0 ? r->contrib[who[q]] : 0;
+    return s == 0 ? (double)nw / r->clients : w / s; /* none above 0: the uniform shares */
+}
+
+static int method_index(const char *algo) {
+    for (int i = 0; i < flce_method_count(); i++)
+        if (!strcmp(flce_method_name(i), algo)) return i;
+    return flce_method_count();
+}
+
+static int arm_cmp(const void *x, const void *y) {
+    const arm_t *a = x, *b = y;
+    int c = a->fed - b->fed;
+    if (!c) c = strcmp(a->spec, b->spec);
+    if (!c) c = a->method - b->method;
+    return c ? c : a->first - b->first;
+}
+
+/* The arms of the runs into arms [cap] (pairs found); their count, or -1 when out of memory or a
+ * config.json is damaged. */
+static int collect(report *R, arm_t *arms, int cap) {
+    static const char *const DROP_SEED[] = {"seed"}, *const DROP_PAIR[] = {"seed", "attacks"},
+                             *const DROP_FED[] = {"seed", "attacks", "algo", "ablate"};
+    char **kseed = calloc((size_t)R->nr * 3, sizeof *kseed), **kpair = kseed ? kseed + R->nr : NULL, **kfed = kseed ? kseed + 2 * R->nr : NULL;
+    unsigned char *hit = calloc((size_t)R->nr, 1);
+    int na = 0, ok = kseed && hit;
+    for (int i = 0; i < R->nr && ok; i++) {
+        int who[FLCE_MAX_ATTACKS], nw;
+        char spec[256];
+        int k = attacks_of(R, &R->runs[i], who, &nw, spec, sizeof spec);
+        if (k < 0) ok = 0;
+        hit[i] = k > 0;
+        kpair[i] = flce_run_key(&R->runs[i], DROP_PAIR, 2);
+        if (!kpair[i] || (k > 0 && (!(kseed[i] = flce_run_key(&R->runs[i], DROP_SEED, 1)) || !(kfed[i] = flce_run_key(&R->runs[i], DROP_FED, 4)))))
+            ok = 0;
+    }
+    for (int i = 0; i < R->nr && ok; i++) {
+        if (!hit[i]) continue;
+        const run_t *r = &R->runs[i];
+        int h = -1, m = -1;
+        for (int j = 0; j < R->nr && h < 0; j++) /* its honest run: the first of its seed */
+            if (!hit[j] && R->runs[j].seed == r->seed && !strcmp(kpair[j], kpair[i])) h = j;
+        if (h < 0) continue;
+        for (int q = 0; q < na && m < 0; q++)
+            if (!strcmp(kseed[arms[q].first], kseed[i])) m = q;
+        if (m < 0) {
+            if (na == cap) {
+                report_over(R, "strategic clients: more than %d arms and methods: report them in parts", cap);
+                ok = 0;
+                break;
+            }
+            m = na++;
+            memset(&arms[m], 0, sizeof arms[m]);
+            arms[m].first = i, arms[m].method = method_index(r->algo);
+            int who[FLCE_MAX_ATTACKS], nw;
+            attacks_of(R, r, who, &nw, arms[m].spec, sizeof arms[m].spec);
+            arms[m].fed = i;
+            for (int q = 0; q < i; q++) /* the federation's first attacked run: its place in the order */
+                if (hit[q] && !strcmp(kfed[q], kfed[i])) {
+                    arms[m].fed = q;
+                    break;
+                }
+        }
+        arm_t *A = &arms[m];
+        int dup = 0;
+        for (int s = 0; s < A->n; s++) dup |= R->runs[A->a[s]].seed == r->seed; /* a repeat of a seed: left out */
+        if (dup) continue;
+        if (A->n == REPORT_MAX_SEEDS) {
+            report_over(R, "strategic clients: more than %d seeds of %s under %s", REPORT_MAX_SEEDS, r->algo, A->spec);
+            ok = 0;
+            break;
+        }
+        A->a[A->n] = i, A->h[A->n] = h, A->n++;
+    }
+    for (int i = 0; kseed && i < 3 * R->nr; i++) free(kseed[i]);
+    free(kseed), free(hit);
+    if (!ok) return -1;
+    qsort(arms, (size_t)na, sizeof *arms, arm_cmp);
+    return na;
+}
+
+static const char *verdict_of(int n, double d, double h, double thr, int same) {
+    if (same == n) return "control: the honest bytes";
+    if (n >= 2 && d >= thr && d - h > 0) return "manipulable";
+    if (n >= 2 && d + h < thr) return "resists";
+    return "undecided";
+}
+
+int report_attacks(report *R) {
+    enum { CAP = 512 };
+    arm_t *arms = malloc(CAP * sizeof *arms);
+    if (!arms) return 0;
+    int na = collect(R, arms, CAP);
+    if (na <= 0) {
+        free(arms);
+        return na == 0;
+    }
+    FILE *md = R->md, *ht = R->ht, *csv;
+    char p[1200];
+    snprintf(p, sizeof p, "%s/attacks.csv", R->out);
+    if ((csv = report_fopen(p)))
+        fprintf(csv, "configuration,attacks,attackers,method,n,honest_share,attacked_share,difference,half_width,threshold,sd,"
+                     "detectable_difference,seeds_to_decide,verdict,accuracy_difference,accuracy_half_width,runs_identical_to_honest,seeds\n");
+    fprintf(md, "\n## Strategic clients\n\n");
+    fprintf(ht, "<h2>Strategic clients</h2>\n");
+    report_para(md, ht,
+                "Can a participant buy a larger share? Each attacked run is paired with the honest run of its seed (the same method, "
+                "federation and flags, without the attacks; docs/attacks.md). The attacker's share: its contribution over the sum of "
+                "every client's, those below 0 taken as 0 (several attackers: their sum). d: the mean paired difference, attacked minus "
+                "honest, with its 95% interval (Student t, exact). The verdict (the rule of the strategic-clients study's plan): "
+                "**manipulable** where d is at least half an equal share, 1/(2n) for n clients, and its interval lies above 0; **resists** "
+                "where the interval lies below half an equal share; otherwise **undecided**, with the seeds a new study would need at this "
+                "difference from the threshold and this spread (a plug-in estimate); a **control** where every pair's contributions are "
+                "the same values (a method that cannot feel the attack). The accuracy's difference is beside it and not part of the verdict.");
+    static const char *hd[] = {"configuration", "attacks", "method", "seeds", "attacker's share, honest", "attacked", "d (95% interval)",
+                               "verdict", "accuracy, attacked minus honest"};
+    rtable t;
+    rt_begin_class(&t, md, ht, "small", 9, hd);
+    for (int q = 0; q < na; q++) {
+        const arm_t *A = &arms[q];
+        const run_t *r0 = &R->runs[A->a[0]];
+        int who[FLCE_MAX_ATTACKS], nw, same = 0;
+        char spec[256], conf[400], lab[96], seeds[REPORT_MAX_SEEDS * 21 + 1] = "", attackers[FLCE_MAX_ATTACKS * 12] = "";
+        attacks_of(R, r0, who, &nw, spec, sizeof spec);
+        double diff[REPORT_MAX_SEEDS], dacc[REPORT_MAX_SEEDS], hs = 0, as = 0;
+        size_t sl = 0, al = 0;
+        for (int i = 0; i < nw; i++) flce_catf(attackers, sizeof attackers, &al, "%s%d", al ? " " : "", who[i]);
+        for (int s = 0; s < A->n; s++) {
+            const run_t *a = &R->runs[A->a[s]], *h = &R->runs[A->h[s]];
+            double x = share(h, who, nw), y = share(a, who, nw);
+            hs += x, as += y, diff[s] = y - x, dacc[s] = a->fin_acc - h->fin_acc;
+            same += h->clients == a->clients && !memcmp(h->contrib, a->contrib, sizeof(double) * (size_t)a->clients);
+            flce_catf(seeds, sizeof seeds, &sl, "%s%llu", sl ? " " : "", a->seed);
+        }
+        double d, hw, da, ha, thr = 1.0 / (2.0 * r0->clients);
+        report_mean_ci(diff, A->n, &d, &hw);
+        report_mean_ci(dacc, A->n, &da, &ha);
+        report_power_t pw = report_power(d - thr, hw, A->n);
+        const char *v = verdict_of(A->n, d, hw, thr, same);
+        report_configuration(&R->runs[A->h[0]], conf, sizeof conf);
+        report_method_label(r0, lab, sizeof lab);
+        if (csv) {
+            fprintf(csv, "%s,%s,%s,%s,%d,%.6f,%.6f,%.6f,", csv_q(conf), csv_q(spec), attackers, csv_q(lab), A->n, hs / A->n, as / A->n, d);
+            if (isnan(hw)) fputs(",", csv);
+            else fprintf(csv, "%.6f,", hw);
+            fprintf(csv, "%.6f", thr);
+            report_power_csv(csv, &pw);
+            fprintf(csv, ",%s,%.6f,", v, da);
+            if (!isnan(ha)) fprintf(csv, "%.6f", ha);
+            fprintf(csv, ",%d,%s\n", same, seeds);
+        }
+        char sh[40], sa[40], dc[120], vc[300], ac[80], words[200];
+        snprintf(sh, sizeof sh, "%.3f", hs / A->n), snprintf(sa, sizeof sa, "%.3f", as / A->n);
+        if (isnan(hw)) snprintf(dc, sizeof dc, "%+.3f (one seed)", d);
+        else snprintf(dc, sizeof dc, "%+.3f (%+.3f to %+.3f)", d, d - hw, d + hw);
+        if (!strcmp(v, "undecided") && A->n >= 2)
+            snprintf(vc, sizeof vc, "undecided; %s", report_power_words(&pw, A->n, 3, words, sizeof words));
+        else snprintf(vc, sizeof vc, "%s", v);
+        if (isnan(ha)) snprintf(ac, sizeof ac, "%+.3f", da);
+        else snprintf(ac, sizeof ac, "%+.3f ± %.3f", da, ha);
+        char ns[16];
+        snprintf(ns, sizeof ns, "%d", A->n);
+        int newconf = !q || arms[q - 1].fed != A->fed, newarm = newconf || strcmp(arms[q - 1].spec, A->spec);
+        rt_row_begin(&t, NULL);
+        rt_cell(&t, newconf ? conf : "", NULL, NULL, 0), rt_cell(&t, newarm ? spec : "", NULL, NULL, 0);
+        rt_cell(&t, lab, NULL, NULL, 0), rt_cell(&t, ns, NULL, NULL, 0), rt_cell(&t, sh, NULL, NULL, 0), rt_cell(&t, sa, NULL, NULL, 0);
+        rt_cell(&t, dc, NULL, NULL, 0);
+        rt_cell(&t, vc, NULL, !strcmp(v, "resists") ? "holds" : !strcmp(v, "manipulable") ? "fails" : NULL, !strcmp(v, "manipulable"));
+        rt_cell(&t, ac, NULL, NULL, 0);
+        rt_row_end(&t);
+    }
+    rt_end(&t);
+    report_para(md, ht, "Each row's numbers: attacks.csv (the configuration, the attacks, the attackers, the method, the seeds paired, "
+                        "the attacker's mean share honest and attacked, d and its 95% half-width, the threshold 1/(2n), what deciding "
+                        "would take for d against the threshold: the spread of one seed's difference, the smallest distance from the "
+                        "threshold the seeds run detect with probability 0.8, the seeds a new study would need; the verdict, the "
+                        "accuracy's difference and half-width, how many pairs gave the same contributions, the seeds).");
+    if (csv) report_fclose(csv);
+    free(arms);
+    return 1;
+}
