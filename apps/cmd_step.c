@@ -145,7 +145,7 @@ int flce_cmd_step(int argc, char **argv) {
     if (!input || !labels_path || !out) return cli_usage_error(prog, "--input, --labels and --out are required");
     flce_denorm_mode dmode;
     if (!flce_denorm_parse(denorm, &dmode)) return cli_usage_error(prog, "--denormals '%s': auto, preserve or ftz", denorm);
-    char why[256];
+    char why[1024];
     if (!flce_backend_check_flags(backend, device, why, sizeof why)) return cli_usage_error(prog, "%s", why);
     if (!(tau > 0)) return cli_usage_error(prog, "--tau %g: must be > 0", tau);
     if (!(lambda >= 0)) return cli_usage_error(prog, "--lambda %g: must be >= 0", lambda);

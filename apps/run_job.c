@@ -231,7 +231,7 @@ static void flag_table(run_flags *w, flce_run_cfg *c) {
 /* What every run needs (--algo, --out, the seeds), the devices, the partition's kind, --resume
  * against --force and the ranks' wait; 0, or 2 after a usage error. */
 static int check_job(const char *prog, run_flags *w, flce_run_cfg *c, flce_comm *comm, int say_fd, flce_run_job *J) {
-    char why[256];
+    char why[1024];
     if (!flce_backend_check_flags(w->backend, w->device, why, sizeof why)) return cli_usage_error(prog, "%s", why);
     if (!w->algos) return cli_usage_error(prog, "--algo is required (%s, or all)", flce_method_names());
     if (!strcmp(w->algos, "all")) { /* the registry's order */
@@ -329,7 +329,7 @@ static int check_partition(const char *prog, run_flags *w, flce_run_cfg *c) {
 static int check_attacks(const char *prog, run_flags *w, flce_run_cfg *c, char **names, int nm) {
     if (w->attack.n > FLCE_MAX_ATTACKS) return cli_usage_error(prog, "--attack: %d given, at most %d", w->attack.n, FLCE_MAX_ATTACKS);
     for (int i = 0; i < w->attack.n; i++) {
-        char why[256];
+        char why[1024];
         if (flce_attack_parse(w->attack.items[i], &c->attacks[i], why, sizeof why))
             return cli_usage_error(prog, "--attack '%s': %s", w->attack.items[i], why);
         c->nattacks = i + 1;

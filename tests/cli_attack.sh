@@ -314,6 +314,25 @@ assert mine['fedfa']['verdict'] == 'control: the honest bytes' and mine['fedavg'
 PY
 grep -q '^## Strategic clients' "$a2/rep/report.md" && grep -q '<h2[^>]*>Strategic clients</h2>' "$a2/rep/report.html" ||
   fail "report.md or report.html has no section 'Strategic clients'"
+# its figure: one panel (attacks_00.csv), a row a method, each row's interval the table's d +- h
+grep -q "src='attacks.svg'" "$a2/rep/report.html" && [ -s "$a2/rep/attacks.png" ] && [ ! -e "$a2/rep/attacks_01.csv" ] ||
+  fail "no figure of strategic clients, or more than one panel"
+python3 - "$a2/rep/attacks.csv" "$a2/rep/attacks_00.csv" <<'PY' || fail "the figure's data are not the table's"
+import csv, sys
+t = {r['method']: r for r in csv.DictReader(open(sys.argv[1]))}
+f = {r['method']: r for r in csv.DictReader(open(sys.argv[2]))}
+assert sorted(t) == sorted(f), (sorted(t), sorted(f))
+for m, r in t.items():
+    d, h = float(r['difference']), float(r['half_width'])
+    for c, x in [('difference', d), ('low', d - h), ('high', d + h)]:
+        assert abs(float(f[m][c]) - x) < 2e-6, (m, c, f[m][c], x)
+    assert f[m]['verdict'] == r['verdict'], (m, f[m]['verdict'], r['verdict'])
+PY
+# an attack whose strength is no number (config.json and clients.csv agreeing): status 1, the file
+# named, nothing written (it was once said as "out of memory", status 2)
+cp -r "$a2/study/fmnist-attack-inflate-5-s3/fedavg" "$a2/bad" && sed -i 's/inflate-count:0:5/inflate-count:0:abc/' "$a2/bad/config.json" "$a2/bad/clients.csv"
+expect 1 "$a2/bad/config.json: \"attacks\": inflate-count's strength 'abc'" report "$a2/bad" "$a2/truth/fmnist-truth-label-k-runs-s3/fedavg" --out "$a2/rbad"
+[ -e "$a2/rbad" ] && fail "a refused report wrote its folder"
 # attacked runs without their honest twins: no section, no attacks.csv
 "$flce" report "$a2"/study/* --out "$a2/rep1" --quiet > /dev/null 2> "$a2/rep1.err" || fail "flce report of attacked runs alone: $(cat "$a2/rep1.err")"
 [ -e "$a2/rep1/attacks.csv" ] || grep -q 'Strategic clients' "$a2/rep1/report.md" && fail "a section of strategic clients without honest runs"

@@ -13,7 +13,8 @@
  *                         d - 1/(2n)); "control: the honest bytes" where every pair's contributions
  *                         are equal (a method that cannot feel the attack);
  *   the accuracy's difference over the report's window, with its interval (not part of the verdict).
- * tools/attacks_table.py computes the same from the study's folders, independently (tests/cli_report_attacks.sh). */
+ * tools/attacks_table.py computes the same from the study's folders, independently (tests/cli_attack.sh
+ * compares the two). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,13 @@
 typedef struct {
     int a[REPORT_MAX_SEEDS], h[REPORT_MAX_SEEDS], n; /* attacked and honest runs, paired by seed */
     int first, fed, method;                          /* its first attacked run; the order's keys */
-    char spec[256];                                  /* the attacks as given, space-separated */
+    char spec[1024];                                 /* the attacks as given, space-separated */
+    /* over the pairs (arm_stats): the attackers, the mean shares honest and attacked, d and its
+     * half-width, the threshold, the accuracy's difference and half-width, the pairs of the same
+     * contributions, the verdict */
+    int who[FLCE_MAX_ATTACKS], nw, same;
+    double hs, as, d, hw, thr, da, ha;
+    const char *verdict;
 } arm_t;
 
 /* Run r's attacks: 0 where none, the count where each is KIND:CLIENT[:STRENGTH] with a client of
@@ -78,19 +85,19 @@ static int arm_cmp(const void *x, const void *y) {
     return c ? c : a->first - b->first;
 }
 
-/* The arms of the runs into arms [cap] (pairs found); their count, or -1 when out of memory or a
- * config.json is damaged. */
+/* The arms of the runs into arms [cap] (pairs found); their count, -1 when out of memory, or -2
+ * where a config.json is damaged (report_damaged has said so) or a limit is passed (report_over). */
 static int collect(report *R, arm_t *arms, int cap) {
     static const char *const DROP_SEED[] = {"seed"}, *const DROP_PAIR[] = {"seed", "attacks"},
                              *const DROP_FED[] = {"seed", "attacks", "algo", "ablate"};
     char **kseed = calloc((size_t)R->nr * 3, sizeof *kseed), **kpair = kseed ? kseed + R->nr : NULL, **kfed = kseed ? kseed + 2 * R->nr : NULL;
     unsigned char *hit = calloc((size_t)R->nr, 1);
-    int na = 0, ok = kseed && hit;
+    int na = 0, ok = kseed && hit, said = 0;
     for (int i = 0; i < R->nr && ok; i++) {
         int who[FLCE_MAX_ATTACKS], nw;
-        char spec[256];
+        char spec[1024];
         int k = attacks_of(R, &R->runs[i], who, &nw, spec, sizeof spec);
-        if (k < 0) ok = 0;
+        if (k < 0) ok = 0, said = 1;
         hit[i] = k > 0;
         kpair[i] = flce_run_key(&R->runs[i], DROP_PAIR, 2);
         if (!kpair[i] || (k > 0 && (!(kseed[i] = flce_run_key(&R->runs[i], DROP_SEED, 1)) || !(kfed[i] = flce_run_key(&R->runs[i], DROP_FED, 4)))))
@@ -108,7 +115,7 @@ static int collect(report *R, arm_t *arms, int cap) {
         if (m < 0) {
             if (na == cap) {
                 report_over(R, "strategic clients: more than %d arms and methods: report them in parts", cap);
-                ok = 0;
+                ok = 0, said = 1;
                 break;
             }
             m = na++;
@@ -129,14 +136,14 @@ static int collect(report *R, arm_t *arms, int cap) {
         if (dup) continue;
         if (A->n == REPORT_MAX_SEEDS) {
             report_over(R, "strategic clients: more than %d seeds of %s under %s", REPORT_MAX_SEEDS, r->algo, A->spec);
-            ok = 0;
+            ok = 0, said = 1;
             break;
         }
         A->a[A->n] = i, A->h[A->n] = h, A->n++;
     }
     for (int i = 0; kseed && i < 3 * R->nr; i++) free(kseed[i]);
     free(kseed), free(hit);
-    if (!ok) return -1;
+    if (!ok) return said ? -2 : -1;
     qsort(arms, (size_t)na, sizeof *arms, arm_cmp);
     return na;
 }
@@ -148,15 +155,96 @@ static const char *verdict_of(int n, double d, double h, double thr, int same) {
     return "undecided";
 }
 
+static void arm_stats(report *R, arm_t *A) {
+    const run_t *r0 = &R->runs[A->a[0]];
+    char spec[1024];
+    double diff[REPORT_MAX_SEEDS], dacc[REPORT_MAX_SEEDS];
+    attacks_of(R, r0, A->who, &A->nw, spec, sizeof spec);
+    A->hs = A->as = 0, A->same = 0;
+    for (int s = 0; s < A->n; s++) {
+        const run_t *a = &R->runs[A->a[s]], *h = &R->runs[A->h[s]];
+        double x = share(h, A->who, A->nw), y = share(a, A->who, A->nw);
+        A->hs += x, A->as += y, diff[s] = y - x, dacc[s] = a->fin_acc - h->fin_acc;
+        int eq = 1; /* the same values (one key: the same clients); -0 and 0 alike, as tools/attacks_table.py compares */
+        for (int i = 0; i < a->clients && eq; i++) eq = h->contrib[i] == a->contrib[i];
+        A->same += eq;
+    }
+    A->hs /= A->n, A->as /= A->n, A->thr = 1.0 / (2.0 * r0->clients);
+    report_mean_ci(diff, A->n, &A->d, &A->hw);
+    report_mean_ci(dacc, A->n, &A->da, &A->ha);
+    A->verdict = verdict_of(A->n, A->d, A->hw, A->thr, A->same);
+}
+
+/* The figure (attacks.png/.svg; the data of panel NN in attacks_NN.csv): a panel per configuration
+ * and attacks, a row per method, d with its 95% interval, 0 dashed and the threshold 1/(2n)
+ * dotted; Okabe-Ito's vermillion where manipulable, bluish green where it resists, grey where
+ * undecided, light grey for a control. 1 when made, 0 when it failed; its size into *W, *H. */
+static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) {
+    const int row_px = 20, title_px = 26, below_px = 46, panel_px = title_px + 18 + below_px, top_px = 6, bottom_px = 30;
+    int np = 0;
+    *W = 1000, *H = top_px + bottom_px;
+    for (int q = 0; q < na; q++) {
+        int first = !q || arms[q - 1].fed != arms[q].fed || strcmp(arms[q - 1].spec, arms[q].spec);
+        np += first, *H += (first ? panel_px : 0) + row_px;
+    }
+    flce_sbuf b = {0};
+    flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen 0.16\n  set rmargin at screen 0.97\n  set grid xtics\n  set key off\n"
+                         "  set xtics font ',9'\n  set ytics font ',9' noenhanced\n  set format x '%%g'\n  set ylabel 'method' font ',9'\n"
+                         "  set xlabel \"the attacker's share, attacked minus honest (95%% interval); dotted: half an equal share\" font ',9' offset 0,0.5\n");
+    int y = top_px, ok = 1;
+    for (int q = 0, p = 0; q < na && ok; p++) {
+        int k = 1;
+        while (q + k < na && arms[q + k].fed == arms[q].fed && !strcmp(arms[q + k].spec, arms[q].spec)) k++;
+        char path[1200], conf[400], title[1500], lab[96];
+        snprintf(path, sizeof path, "%s/attacks_%02d.csv", R->out, p);
+        FILE *f = report_fopen(path);
+        if (!f) {
+            ok = 0;
+            break;
+        }
+        fprintf(f, "y,difference,low,high,color,method,verdict\n");
+        double lo = 0, hi = arms[q].thr;
+        for (int r = 0; r < k; r++) {
+            const arm_t *A = &arms[q + r];
+            double h = isnan(A->hw) ? 0 : A->hw;
+            int col = !strcmp(A->verdict, "manipulable") ? 0xd55e00 : !strcmp(A->verdict, "resists") ? 0x009e73
+                    : !strcmp(A->verdict, "undecided")   ? 0x7f7f7f : 0xc8c8c8;
+            fprintf(f, "%d,%.6g,%.6g,%.6g,%d,%s,%s\n", k - 1 - r, A->d, A->d - h, A->d + h, col,
+                    csv_q(gp_safe(report_method_label(&R->runs[A->a[0]], lab, sizeof lab))), A->verdict);
+            lo = fmin(lo, A->d - h), hi = fmax(hi, fmax(A->thr, A->d + h));
+        }
+        report_fclose(f);
+        report_configuration(&R->runs[arms[q].h[0]], conf, sizeof conf);
+        snprintf(title, sizeof title, "%s; %s", conf, arms[q].spec);
+        char safe[1500]; /* gp_safe's text with the semicolons kept (the title is not enhanced text) */
+        snprintf(safe, sizeof safe, "%s", gp_safe(title));
+        for (size_t i = 0; safe[i] && title[i]; i++)
+            if (title[i] == ';') safe[i] = ';';
+        double pad = (hi - lo) * 0.06 + 1e-9, top = 1 - (double)(y + title_px) / *H, bot = 1 - (double)(y + panel_px - below_px + row_px * k) / *H;
+        flce_sbuf_printf(&b, "  set tmargin at screen %.4f\n  set bmargin at screen %.4f\n  set title '%s' font ',10' noenhanced offset 0,-0.4\n"
+                             "  set xrange [%.6g:%.6g]\n  set yrange [-0.6:%d.4]\n  unset arrow\n"
+                             "  set arrow from first 0, graph 0 to first 0, graph 1 nohead dt 2 lc rgb '#444444'\n"
+                             "  set arrow from first %.6g, graph 0 to first %.6g, graph 1 nohead dt 3 lw 1.5 lc rgb '#444444'\n"
+                             "  plot 'attacks_%02d.csv' skip 1 using 2:1:3:4:5:ytic(6) with xerrorbars pt 7 ps 0.8 lw 2 lc rgb variable notitle\n",
+                         top, bot, safe, lo - pad, hi + pad, k - 1, arms[q].thr, arms[q].thr, p);
+        y += panel_px + row_px * k, q += k;
+    }
+    flce_sbuf_printf(&b, "  unset multiplot\n");
+    ok = ok && !b.oom && gnuplot_sized(R->out, "attacks", *W, *H, b.s) == 0;
+    flce_sbuf_free(&b);
+    return ok;
+}
+
 int report_attacks(report *R) {
-    enum { CAP = 512 };
+    enum { CAP = MAXRUNS }; /* an arm has a run of its own: never more */
     arm_t *arms = malloc(CAP * sizeof *arms);
     if (!arms) return 0;
     int na = collect(R, arms, CAP);
     if (na <= 0) {
         free(arms);
-        return na == 0;
+        return na != -1; /* -2: said already (a damaged file, a limit) */
     }
+    for (int q = 0; q < na; q++) arm_stats(R, &arms[q]);
     FILE *md = R->md, *ht = R->ht, *csv;
     char p[1200];
     snprintf(p, sizeof p, "%s/attacks.csv", R->out);
@@ -174,6 +262,17 @@ int report_attacks(report *R) {
                 "where the interval lies below half an equal share; otherwise **undecided**, with the seeds a new study would need at this "
                 "difference from the threshold and this spread (a plug-in estimate); a **control** where every pair's contributions are "
                 "the same values (a method that cannot feel the attack). The accuracy's difference is beside it and not part of the verdict.");
+    int W, H, fig = attacks_figure(R, arms, na, &W, &H);
+    R->figs_ok &= fig;
+    if (fig) {
+        static const char *cap = "Each panel: a configuration and its attacks; each row: a method, the dot its d (the attacker's share "
+                                 "attacked minus honest, mean over the seeds paired), the bar its 95% interval; dashed: 0, dotted: half "
+                                 "an equal share, the verdict's threshold. Vermillion (orange-red): manipulable, bluish green: resists, "
+                                 "grey: undecided, light grey: a control (the honest bytes).";
+        fprintf(md, "![Strategic clients: the attacker's share, attacked minus honest, 95%% intervals](attacks.png) ([SVG](attacks.svg))\n\n%s\n", cap);
+        fprintf(ht, "<figure class='verdicts'><img src='attacks.svg' width='%d' height='%d' alt='the attacker share, attacked minus honest'>"
+                    "<figcaption>%s</figcaption></figure>\n", W, H, cap);
+    }
     static const char *hd[] = {"configuration", "attacks", "method", "seeds", "attacker's share, honest", "attacked", "d (95% interval)",
                                "verdict", "accuracy, attacked minus honest"};
     rtable t;
@@ -181,50 +280,38 @@ int report_attacks(report *R) {
     for (int q = 0; q < na; q++) {
         const arm_t *A = &arms[q];
         const run_t *r0 = &R->runs[A->a[0]];
-        int who[FLCE_MAX_ATTACKS], nw, same = 0;
-        char spec[256], conf[400], lab[96], seeds[REPORT_MAX_SEEDS * 21 + 1] = "", attackers[FLCE_MAX_ATTACKS * 12] = "";
-        attacks_of(R, r0, who, &nw, spec, sizeof spec);
-        double diff[REPORT_MAX_SEEDS], dacc[REPORT_MAX_SEEDS], hs = 0, as = 0;
+        char conf[400], lab[96], seeds[REPORT_MAX_SEEDS * 21 + 1] = "", attackers[FLCE_MAX_ATTACKS * 12] = "";
         size_t sl = 0, al = 0;
-        for (int i = 0; i < nw; i++) flce_catf(attackers, sizeof attackers, &al, "%s%d", al ? " " : "", who[i]);
-        for (int s = 0; s < A->n; s++) {
-            const run_t *a = &R->runs[A->a[s]], *h = &R->runs[A->h[s]];
-            double x = share(h, who, nw), y = share(a, who, nw);
-            hs += x, as += y, diff[s] = y - x, dacc[s] = a->fin_acc - h->fin_acc;
-            same += h->clients == a->clients && !memcmp(h->contrib, a->contrib, sizeof(double) * (size_t)a->clients);
-            flce_catf(seeds, sizeof seeds, &sl, "%s%llu", sl ? " " : "", a->seed);
-        }
-        double d, hw, da, ha, thr = 1.0 / (2.0 * r0->clients);
-        report_mean_ci(diff, A->n, &d, &hw);
-        report_mean_ci(dacc, A->n, &da, &ha);
-        report_power_t pw = report_power(d - thr, hw, A->n);
-        const char *v = verdict_of(A->n, d, hw, thr, same);
+        for (int i = 0; i < A->nw; i++) flce_catf(attackers, sizeof attackers, &al, "%s%d", al ? " " : "", A->who[i]);
+        for (int s = 0; s < A->n; s++) flce_catf(seeds, sizeof seeds, &sl, "%s%llu", sl ? " " : "", R->runs[A->a[s]].seed);
+        report_power_t pw = report_power(A->d - A->thr, A->hw, A->n);
+        const char *v = A->verdict;
         report_configuration(&R->runs[A->h[0]], conf, sizeof conf);
         report_method_label(r0, lab, sizeof lab);
         if (csv) {
-            fprintf(csv, "%s,%s,%s,%s,%d,%.6f,%.6f,%.6f,", csv_q(conf), csv_q(spec), attackers, csv_q(lab), A->n, hs / A->n, as / A->n, d);
-            if (isnan(hw)) fputs(",", csv);
-            else fprintf(csv, "%.6f,", hw);
-            fprintf(csv, "%.6f", thr);
+            fprintf(csv, "%s,%s,%s,%s,%d,%.6f,%.6f,%.6f,", csv_q(conf), csv_q(A->spec), attackers, csv_q(lab), A->n, A->hs, A->as, A->d);
+            if (isnan(A->hw)) fputs(",", csv);
+            else fprintf(csv, "%.6f,", A->hw);
+            fprintf(csv, "%.6f", A->thr);
             report_power_csv(csv, &pw);
-            fprintf(csv, ",%s,%.6f,", v, da);
-            if (!isnan(ha)) fprintf(csv, "%.6f", ha);
-            fprintf(csv, ",%d,%s\n", same, seeds);
+            fprintf(csv, ",%s,%.6f,", v, A->da);
+            if (!isnan(A->ha)) fprintf(csv, "%.6f", A->ha);
+            fprintf(csv, ",%d,%s\n", A->same, seeds);
         }
-        char sh[40], sa[40], dc[120], vc[300], ac[80], words[200];
-        snprintf(sh, sizeof sh, "%.3f", hs / A->n), snprintf(sa, sizeof sa, "%.3f", as / A->n);
-        if (isnan(hw)) snprintf(dc, sizeof dc, "%+.3f (one seed)", d);
-        else snprintf(dc, sizeof dc, "%+.3f (%+.3f to %+.3f)", d, d - hw, d + hw);
-        if (!strcmp(v, "undecided") && A->n >= 2)
-            snprintf(vc, sizeof vc, "undecided; %s", report_power_words(&pw, A->n, 3, words, sizeof words));
+        char sh[40], sa[40], dc[120], vc[300], ac[80], ns[16];
+        snprintf(sh, sizeof sh, "%.3f", A->hs), snprintf(sa, sizeof sa, "%.3f", A->as), snprintf(ns, sizeof ns, "%d", A->n);
+        if (isnan(A->hw)) snprintf(dc, sizeof dc, "%+.3f (one seed)", A->d);
+        else snprintf(dc, sizeof dc, "%+.3f (%+.3f to %+.3f)", A->d, A->d - A->hw, A->d + A->hw);
+        if (!strcmp(v, "undecided") && A->n >= 2 && pw.seeds >= 2 && pw.seeds <= 100)
+            snprintf(vc, sizeof vc, "undecided; decides at about %d seeds", pw.seeds);
+        else if (!strcmp(v, "undecided") && A->n >= 2) /* report_power_words's |d| is here d's distance from the threshold */
+            snprintf(vc, sizeof vc, "undecided; the %d seeds run detect only |d - 1/(2n)| >= %.3f", A->n, pw.detectable);
         else snprintf(vc, sizeof vc, "%s", v);
-        if (isnan(ha)) snprintf(ac, sizeof ac, "%+.3f", da);
-        else snprintf(ac, sizeof ac, "%+.3f ± %.3f", da, ha);
-        char ns[16];
-        snprintf(ns, sizeof ns, "%d", A->n);
+        if (isnan(A->ha)) snprintf(ac, sizeof ac, "%+.3f", A->da);
+        else snprintf(ac, sizeof ac, "%+.3f ± %.3f", A->da, A->ha);
         int newconf = !q || arms[q - 1].fed != A->fed, newarm = newconf || strcmp(arms[q - 1].spec, A->spec);
         rt_row_begin(&t, NULL);
-        rt_cell(&t, newconf ? conf : "", NULL, NULL, 0), rt_cell(&t, newarm ? spec : "", NULL, NULL, 0);
+        rt_cell(&t, newconf ? conf : "", NULL, NULL, 0), rt_cell(&t, newarm ? A->spec : "", NULL, NULL, 0);
         rt_cell(&t, lab, NULL, NULL, 0), rt_cell(&t, ns, NULL, NULL, 0), rt_cell(&t, sh, NULL, NULL, 0), rt_cell(&t, sa, NULL, NULL, 0);
         rt_cell(&t, dc, NULL, NULL, 0);
         rt_cell(&t, vc, NULL, !strcmp(v, "resists") ? "holds" : !strcmp(v, "manipulable") ? "fails" : NULL, !strcmp(v, "manipulable"));
@@ -236,7 +323,8 @@ int report_attacks(report *R) {
                         "the attacker's mean share honest and attacked, d and its 95% half-width, the threshold 1/(2n), what deciding "
                         "would take for d against the threshold: the spread of one seed's difference, the smallest distance from the "
                         "threshold the seeds run detect with probability 0.8, the seeds a new study would need; the verdict, the "
-                        "accuracy's difference and half-width, how many pairs gave the same contributions, the seeds).");
+                        "accuracy's difference and half-width, how many pairs gave the same contributions, the seeds; the figure's "
+                        "panels: attacks_NN.csv).");
     if (csv) report_fclose(csv);
     free(arms);
     return 1;
