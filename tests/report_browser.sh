@@ -7,7 +7,8 @@
 # figure (issue 31) and the accuracy table (issue 81); every figure's panel of two series or more
 # has a legend, no key is placed inside a plot area, no figure's text is below 9 px (issue 81);
 # then a one-seed report (seed 1 alone): its first screen holds the accuracy table and the clients
-# section, its claims folded (issue 65); then each fault made once must be caught.
+# section, its claims folded (issue 65); a report of seed 1 attacked beside it (its section
+# "Strategic clients" and figure); then each fault made once must be caught.
 # FLCE_ONE_SEED_SHOT=PATH: the one-seed report's first screen is also copied to PATH. Needs
 # Debian's chromium, node and playwright-core (scripts/test.sh installs them); exits 77
 # (skipped, a failure in CI) where they are missing.
@@ -31,12 +32,18 @@ job() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$jobs"; } # SETTINGS R
 ok() { [ "$(cat "$1.rc" 2> /dev/null)" = 0 ]; }       # the page passed
 caught() { [ "$(cat "$1.rc" 2> /dev/null)" = 1 ]; }   # the page failed its checks (not a missing run)
 "$flce" report "$t/s1" --out "$t/one" > /dev/null 2>&1 || fail "flce report of one seed"
+# strategic clients (report_attacks.c): seed 1 attacked beside its honest run, the section's
+# figure and table checked as every other page's
+"$flce" run --algo fedavg $tiny --seed 1 --attack inflate-count:0:5 --out "$t/a1" > /dev/null 2>&1 || fail "attacked run"
+"$flce" report "$t/s1" "$t/a1" --out "$t/att" > /dev/null 2>&1 || fail "flce report of an attacked run"
+[ -s "$t/att/attacks.svg" ] || fail "the report of an attacked run has no figure attacks.svg"
 bad() { rm -rf "$t/bad$1"; cp -r "$t/$2" "$t/bad$1"; } # bad N FROM: a copy of a report to break
 job FIRST_SCREEN_VERDICT=1,FIRST_SCREEN_ACCURACY=1 "$t/rep/report.html" "$t/shot.png" "$t/log"
 job - "$t/rep/runs.html" "$t/shot_runs.png" "$t/logr"
 # one seed: the report opens on the clients, the claims follow folded
 job FIRST_SCREEN_CLIENTS=1,FIRST_SCREEN_ACCURACY=1,SHOT_MAX_HEIGHT=800 "$t/one/report.html" "$t/shot_one.png" "$t/log1"
 job - "$t/one/runs.html" "$t/shot_one_runs.png" "$t/log1r"
+job - "$t/att/report.html" "$t/shot_att.png" "$t/loga"
 # each check must be able to fail: a figure removed, an anchor that is not there, a per-round
 # figure with 13 legend entries, the verdict figure pushed below the first screen
 bad 2 rep; rm "$t/bad2/conf01_rounds.svg"
@@ -89,6 +96,7 @@ ok "$t/logr" || fail "runs.html in Chromium: $(cat "$t/logr")"
 ok "$t/log1" || fail "the one-seed report.html in Chromium: $(cat "$t/log1")"
 grep -q '^[1-9][0-9]* images' "$t/log1" || fail "no image seen in the one-seed report: $(cat "$t/log1")"
 ok "$t/log1r" || fail "the one-seed runs.html in Chromium: $(cat "$t/log1r")"
+ok "$t/loga" || fail "the report of an attacked run in Chromium: $(cat "$t/loga")"
 if [ -n "${FLCE_ONE_SEED_SHOT:-}" ]; then cp "$t/shot_one.png" "$FLCE_ONE_SEED_SHOT" || fail "cannot write $FLCE_ONE_SEED_SHOT"; fi
 caught "$t/log2" || fail "a missing figure was not caught: $(cat "$t/log2")"
 grep -q 'image does not load: .*conf01_rounds.svg' "$t/log2" || fail "the missing figure is not named: $(cat "$t/log2")"

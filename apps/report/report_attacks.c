@@ -190,7 +190,7 @@ static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) 
     flce_sbuf b = {0};
     flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen 0.16\n  set rmargin at screen 0.97\n  set grid xtics\n  set key off\n"
                          "  set xtics font ',9'\n  set ytics font ',9' noenhanced\n  set format x '%%g'\n  set ylabel 'method' font ',9'\n"
-                         "  set xlabel \"the attacker's share, attacked minus honest (95%% interval); dotted: half an equal share\" font ',9' offset 0,0.5\n");
+                         "  set xlabel 'share of the attackers, attacked minus honest (95%% interval); dotted: half an equal share' font ',9' offset 0,0.5\n");
     int y = top_px, ok = 1;
     for (int q = 0, p = 0; q < na && ok; p++) {
         int k = 1;
