@@ -50,6 +50,11 @@ expect 2 "--out $t/mine/report.md: a file, not a folder" report "$t/b" --out "$t
 "$flce" report "$t/b" --out "$t/rep-o" > /dev/null 2>&1 || fail "a report over an earlier report's folder"
 # one folder named twice would be a "repeat" of itself: refused, nothing written
 expect 2 "are the same run folder" report "$t/b" "$t/o" "$t/b/." --out "$t/rep-twice"
+# the limits, said (1,024 runs: the strategic-clients study's 890 in one report; past the runs and
+# truths together, before any folder is read)
+expect 2 "more than 1024 runs: report them in parts" report $(yes "$t/b" | head -1025) --out "$t/rep-many"
+expect 2 "1100 folders: more than 1024 runs and 64 truth folders" report $(yes "$t/b" | head -1100) --out "$t/rep-many"
+[ -e "$t/rep-many" ] && fail "a refused report wrote its folder"
 [ -e "$t/rep-twice" ] && fail "a refused report left $t/rep-twice behind"
 # a run folder that lost a file every run writes (clients.csv, round_contributions.csv): refused,
 # status 1, the file named, nothing written (a lost clients.csv once gave every client 0 samples and

@@ -291,7 +291,7 @@ static int is_own_report(const char *out, const char *dir) {
 typedef struct {
     const char *out;
     int window, quiet;
-    const char *pos[MAXRUNS]; /* the run folders given (np) */
+    const char *pos[4 * MAXRUNS]; /* the run folders given (np; room for more than a report takes, to say so) */
     int np;
     const char *truths[MAXTRUTHS]; /* the truth folders given (ntr) */
     int ntr;
@@ -310,8 +310,10 @@ static int report_parse(const char *prog, int argc, char **argv, report_args *A)
                              "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them;\n"
                              "a TRUTH_DIR (flce truth) adds 'Against the retrained ground truth', scoring the runs of its federation.\n"
                              "--out: needed with several RUN_DIRs; with one, RUN_DIR/report (the run's own files are never written).",
-                       opts, argc, argv, A->pos, MAXRUNS, &A->np);
+                       opts, argc, argv, A->pos, 4 * MAXRUNS, &A->np);
     if (rc) return rc;
+    if (A->np > MAXRUNS + MAXTRUTHS) /* (the runs are counted again as the folders are read: a folder of methods holds several) */
+        return cli_usage_error(prog, "%d folders: more than %d runs and %d truth folders; report them in parts", A->np, MAXRUNS, MAXTRUTHS);
     if (!A->out && A->np == 1) { /* one run (or one folder of methods): its report beside its files */
         size_t l = strlen(A->pos[0]);
         while (l > 1 && A->pos[0][l - 1] == '/') l--;

@@ -7,7 +7,7 @@
 #include "base.h"
 #include "json.h"
 
-#define MAXRUNS 512 /* runs one report takes (the small-scale study: about 170) */
+#define MAXRUNS 1024 /* runs one report takes (the small-scale study: about 170; the strategic clients study: 890) */
 /* The folder, under a run's released/, of its trajectory evaluated with every evaluation-side
  * departure an old trace allows (not the first-sample prototypes, which traces record since
  * 2026-12-01 only): scripts/released_eval.sh makes it */
