@@ -322,11 +322,13 @@ import csv, sys
 t = {r['method']: r for r in csv.DictReader(open(sys.argv[1]))}
 f = {r['method']: r for r in csv.DictReader(open(sys.argv[2]))}
 assert sorted(t) == sorted(f), (sorted(t), sorted(f))
+colour = {'manipulable': 0xd55e00, 'resists': 0x009e73, 'undecided': 0x7f7f7f, 'control: the honest bytes': 0xc8c8c8}
 for m, r in t.items():
     d, h = float(r['difference']), float(r['half_width'])
     for c, x in [('difference', d), ('low', d - h), ('high', d + h)]:
-        assert abs(float(f[m][c]) - x) < 2e-6, (m, c, f[m][c], x)
-    assert f[m]['verdict'] == r['verdict'], (m, f[m]['verdict'], r['verdict'])
+        assert abs(float(f[m][c]) - x) < 1e-5, (m, c, f[m][c], x)
+    assert f[m]['verdict'] == r['verdict'] and int(f[m]['color']) == colour[r['verdict']], (m, f[m], r['verdict'])
+assert sorted(int(r['y']) for r in f.values()) == list(range(len(f))), f  # a row each, none drawn over another
 PY
 # an attack whose strength is no number (config.json and clients.csv agreeing): status 1, the file
 # named, nothing written (it was once said as "out of memory", status 2)

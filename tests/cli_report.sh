@@ -54,6 +54,8 @@ expect 2 "are the same run folder" report "$t/b" "$t/o" "$t/b/." --out "$t/rep-t
 # truths together, before any folder is read)
 expect 2 "more than 1024 runs: report them in parts" report $(yes "$t/b" | head -1025) --out "$t/rep-many"
 expect 2 "1100 folders: more than 1024 runs and 64 truth folders" report $(yes "$t/b" | head -1100) --out "$t/rep-many"
+expect 2 "5000 folders: more than 1024 runs" report $(yes "$t/b" | head -5000) --out "$t/rep-many"
+expect 2 "are the same run folder" report $(yes "$t/b" | head -1024) --out "$t/rep-many" # 1,024 taken, then checked
 [ -e "$t/rep-many" ] && fail "a refused report wrote its folder"
 [ -e "$t/rep-twice" ] && fail "a refused report left $t/rep-twice behind"
 # a run folder that lost a file every run writes (clients.csv, round_contributions.csv): refused,

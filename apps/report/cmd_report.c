@@ -291,7 +291,7 @@ static int is_own_report(const char *out, const char *dir) {
 typedef struct {
     const char *out;
     int window, quiet;
-    const char *pos[4 * MAXRUNS]; /* the run folders given (np; room for more than a report takes, to say so) */
+    const char **pos; /* the run folders given (np; room for every argument, so that too many are said as such) */
     int np;
     const char *truths[MAXTRUTHS]; /* the truth folders given (ntr) */
     int ntr;
@@ -300,6 +300,8 @@ typedef struct {
 
 static int report_parse(const char *prog, int argc, char **argv, report_args *A) {
     A->out = NULL, A->window = 10, A->quiet = 0, A->ntr = 0;
+    free(A->pos);
+    if (!(A->pos = calloc((size_t)argc + 1, sizeof *A->pos))) return fprintf(stderr, "%s: out of memory\n", prog), 2;
     cli_opt opts[] = {
         {"out", CLI_STR, &A->out, "report folder (created; default with one RUN_DIR: RUN_DIR/report)", 0},
         {"quiet", CLI_FLAG, &A->quiet, "no progress lines (printed for parts that take 2 s or more)", 0},
@@ -310,7 +312,7 @@ static int report_parse(const char *prog, int argc, char **argv, report_args *A)
                              "A RUN_DIR that holds several runs (flce run with several methods) counts as all of them;\n"
                              "a TRUTH_DIR (flce truth) adds 'Against the retrained ground truth', scoring the runs of its federation.\n"
                              "--out: needed with several RUN_DIRs; with one, RUN_DIR/report (the run's own files are never written).",
-                       opts, argc, argv, A->pos, 4 * MAXRUNS, &A->np);
+                       opts, argc, argv, A->pos, argc + 1, &A->np);
     if (rc) return rc;
     if (A->np > MAXRUNS + MAXTRUTHS) /* (the runs are counted again as the folders are read: a folder of methods holds several) */
         return cli_usage_error(prog, "%d folders: more than %d runs and %d truth folders; report them in parts", A->np, MAXRUNS, MAXTRUTHS);

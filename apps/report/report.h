@@ -41,6 +41,9 @@ const char *window_phrase(const report *R);
  * or repeated): the report is refused (exit status 1, nothing written), never made as if the
  * file were absent. The first call's message is kept. */
 void report_damaged(report *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The tallest figure drawn, in pixels (cairo's images end at 32,767): a figure that would be
+ * taller is left out and its section says so; its table keeps every row. */
+#define REPORT_FIG_MAX_PX 30000
 /* The most seeds of one configuration every section takes. */
 #define REPORT_MAX_SEEDS 64
 

@@ -178,7 +178,8 @@ static void arm_stats(report *R, arm_t *A) {
 /* The figure (attacks.png/.svg; the data of panel NN in attacks_NN.csv): a panel per configuration
  * and attacks, a row per method, d with its 95% interval, 0 dashed and the threshold 1/(2n)
  * dotted; Okabe-Ito's vermillion where manipulable, bluish green where it resists, grey where
- * undecided, light grey for a control. 1 when made, 0 when it failed; its size into *W, *H. */
+ * undecided, light grey for a control. 1 when made or left out (*H 0: taller than
+ * REPORT_FIG_MAX_PX), 0 when it failed; its size into *W, *H. */
 static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) {
     const int row_px = 20, title_px = 26, below_px = 46, panel_px = title_px + 18 + below_px, top_px = 6, bottom_px = 30;
     int np = 0;
@@ -187,10 +188,20 @@ static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) 
         int first = !q || arms[q - 1].fed != arms[q].fed || strcmp(arms[q - 1].spec, arms[q].spec);
         np += first, *H += (first ? panel_px : 0) + row_px;
     }
+    if (*H > REPORT_FIG_MAX_PX) return *H = 0, 1;
+    int longest = 0; /* the row labels whole, left of the panels: about 6.5 pixels a character */
+    for (int q = 0; q < na; q++) {
+        char lab[96];
+        int len = (int)strlen(report_method_label(&R->runs[arms[q].a[0]], lab, sizeof lab));
+        longest = len > longest ? len : longest;
+    }
+    int label_px = (int)(longest * 6.5) + 24 + 26;
+    *W = label_px + 700 > 1000 ? label_px + 700 : 1000;
     flce_sbuf b = {0};
-    flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen 0.16\n  set rmargin at screen 0.97\n  set grid xtics\n  set key off\n"
-                         "  set xtics font ',9'\n  set ytics font ',9' noenhanced\n  set format x '%%g'\n  set ylabel 'method' font ',9'\n"
-                         "  set xlabel 'share of the attackers, attacked minus honest (95%% interval); dotted: half an equal share' font ',9' offset 0,0.5\n");
+    flce_sbuf_printf(&b, "  set multiplot\n  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n  set grid xtics\n  set key off\n"
+                         "  set xtics font ',9'\n  set ytics font ',9' noenhanced\n  set format x '%%g'\n"
+                         "  set xlabel 'share of the attackers, attacked minus honest (95%% interval); dotted: half an equal share' font ',9' offset 0,0.5\n",
+                     (double)(label_px > 160 ? label_px : 160) / *W, 1 - 30.0 / *W);
     int y = top_px, ok = 1;
     for (int q = 0, p = 0; q < na && ok; p++) {
         int k = 1;
@@ -216,10 +227,13 @@ static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) 
         report_fclose(f);
         report_configuration(&R->runs[arms[q].h[0]], conf, sizeof conf);
         snprintf(title, sizeof title, "%s; %s", conf, arms[q].spec);
-        char safe[1500]; /* gp_safe's text with the semicolons kept (the title is not enhanced text) */
-        snprintf(safe, sizeof safe, "%s", gp_safe(title));
-        for (size_t i = 0; safe[i] && title[i]; i++)
-            if (title[i] == ';') safe[i] = ';';
+        char safe[1500]; /* gp_safe's characters and the semicolons, whole (gp_safe stops at 127) */
+        size_t i = 0;
+        for (; title[i] && i + 1 < sizeof safe; i++) {
+            unsigned char c = (unsigned char)title[i];
+            safe[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(" _.,:;()+-/=#", c) ? (char)c : '_';
+        }
+        safe[i] = '\0';
         double pad = (hi - lo) * 0.06 + 1e-9, top = 1 - (double)(y + title_px) / *H, bot = 1 - (double)(y + panel_px - below_px + row_px * k) / *H;
         flce_sbuf_printf(&b, "  set tmargin at screen %.4f\n  set bmargin at screen %.4f\n  set title '%s' font ',10' noenhanced offset 0,-0.4\n"
                              "  set xrange [%.6g:%.6g]\n  set yrange [-0.6:%d.4]\n  unset arrow\n"
@@ -229,6 +243,11 @@ static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) 
                          top, bot, safe, lo - pad, hi + pad, k - 1, arms[q].thr, arms[q].thr, p);
         y += panel_px + row_px * k, q += k;
     }
+    /* the y axis's label once, over every panel's rows (a panel of one row is too short for it) */
+    flce_sbuf_printf(&b, "  set tmargin at screen %.4f\n  set bmargin at screen %.4f\n  set lmargin at screen %.4f\n  set rmargin at screen %.4f\n"
+                         "  unset title\n  unset xlabel\n  unset arrow\n  unset border\n  unset tics\n  unset grid\n  set xrange [0:1]\n"
+                         "  set yrange [0:1]\n  set ylabel 'method (a row each, in every panel)' font ',9'\n  plot NaN notitle\n",
+                     1 - (double)(top_px + title_px) / *H, 1 - (double)(y - below_px) / *H, 40.0 / *W, 41.0 / *W);
     flce_sbuf_printf(&b, "  unset multiplot\n");
     ok = ok && !b.oom && gnuplot_sized(R->out, "attacks", *W, *H, b.s) == 0;
     flce_sbuf_free(&b);
@@ -264,7 +283,10 @@ int report_attacks(report *R) {
                 "the same values (a method that cannot feel the attack). The accuracy's difference is beside it and not part of the verdict.");
     int W, H, fig = attacks_figure(R, arms, na, &W, &H);
     R->figs_ok &= fig;
-    if (fig) {
+    if (fig && !H)
+        report_para(md, ht, "The figure is left out: its panels would make it taller than a figure is drawn (30,000 pixels). "
+                            "The table below has every row.");
+    else if (fig) {
         static const char *cap = "Each panel: a configuration and its attacks; each row: a method, the dot its d (the attacker's share "
                                  "attacked minus honest, mean over the seeds paired), the bar its 95% interval; dashed: 0, dotted: half "
                                  "an equal share, the verdict's threshold. Vermillion (orange-red): manipulable, bluish green: resists, "

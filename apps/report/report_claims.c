@@ -110,11 +110,19 @@ typedef struct {
     double d, half;
     int verdict; /* 1 holds, -1 does not hold, 0 inconclusive */
 } forest_row;
-static forest_row forest[512];
-static int nforest;
+static forest_row *forest; /* grown as rows come (every row is kept: none dropped silently) */
+static int nforest, cforest, forest_oom;
 
 static void forest_add(const char *panel, const char *row, const verdict_t *v, const char *w) {
-    if (nforest == 512 || isnan(v->worst_d)) return;
+    if (isnan(v->worst_d)) return;
+    if (nforest == cforest) {
+        forest_row *g = realloc(forest, sizeof *g * (size_t)(cforest ? 2 * cforest : 64));
+        if (!g) {
+            forest_oom = 1; /* the figure is then left out (report_forest_figure), the table keeps every row */
+            return;
+        }
+        forest = g, cforest = cforest ? 2 * cforest : 64;
+    }
     forest_row *f = &forest[nforest++];
     size_t k = 0; /* "FLCE's accuracy at least every baseline's" -> "FLCE accuracy at least every baseline" (a figure title) */
     for (const char *c = panel; *c && k + 1 < sizeof f->panel; c++)
@@ -435,7 +443,7 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
     if (claims_csv)
         fprintf(claims_csv, "claim,configuration,comparison,difference,direction,half_width,n,comparison_verdict,claim_verdict,sd,"
                             "detectable_difference,seeds_to_decide\n");
-    npapers = 0, nforest = 0, nlacks = 0, nlacks_over = 0;
+    npapers = 0, nforest = 0, forest_oom = 0, nlacks = 0, nlacks_over = 0;
     static const char *heads[] = {"claim", "configuration", "hold / fail / inconclusive of n", "furthest from the claim", "verdict"};
     rtable t;
     rt_begin_class(&t, md, ht, "claims", 5, heads);
@@ -521,7 +529,8 @@ void report_claims(run_t *runs, report_group *g, int ng, const int *order, char 
 
 /* The forest plot of the claims (forest.png/.svg, forest_NN.csv): a panel per claim, a row per
  * configuration, the comparison furthest from the claim with its 95% interval, in the claim's
- * direction, coloured by the claim's verdict; 0 when the figure failed. */
+ * direction, coloured by the claim's verdict; 0 when the figure failed; *height 0 where it is not
+ * drawn (taller than REPORT_FIG_MAX_PX, or its rows out of memory). */
 int report_forest_figure(const char *out, int *width, int *height) {
     char panels[32][96];
     int np = 0, rows[32] = {0}, longest = 0;
@@ -542,6 +551,7 @@ int report_forest_figure(const char *out, int *width, int *height) {
     int H = top_px + bottom_px;
     for (int p = 0; p < np; p++) H += panel_px + row_px * rows[p];
     *height = H;
+    if (forest_oom || H > REPORT_FIG_MAX_PX) return *height = 0, 1; /* no figure (said beside the table) */
     /* the row labels (configurations) left of the panels, whole: about 6.5 pixels a character
      * at this font; the figure grows wider rather than cut a long one (a sweep's name with its
      * reading once lost its first words) */

@@ -372,7 +372,10 @@ int report_verdicts(report *R) {
         fprintf(R->md, "%s\n\n", fold);
         fprintf(R->ht, "<details class='claims'><summary>%s</summary>\n", fold);
     }
-    if (report_forest_rows()) {
+    if (report_forest_rows() && !H)
+        report_para(R->md, R->ht, "The forest plot of these claims is left out: its rows would make it taller than a figure is drawn "
+                                  "(30,000 pixels). The table below has every comparison.");
+    else if (report_forest_rows()) {
         static const char *cap = "Each row: a claim in one configuration; the dot is the mean paired difference of the comparison "
                                  "furthest from the claim (FLCE minus that baseline, or a variant minus FLCE), turned so that "
                                  "right of the dashed zero line is the claim's side; the bar its 95% interval. Bluish green: the "
