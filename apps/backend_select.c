@@ -24,7 +24,9 @@ const char *flce_backend_default(void) {
     return v && *v ? v : "auto";
 }
 
-int flce_backend_from_env(const char *name) {
+/* 1 when name is the pointer flce_backend_default() gave from the environment (not a --backend):
+ * a message about it names the variable. */
+static int from_env(const char *name) {
     const char *v = getenv("FLCE_BACKEND");
     return v && *v && name == v;
 }
@@ -46,7 +48,7 @@ int flce_backend_list_takes_device(const char *list) {
 }
 
 int flce_backend_check_flags(const char *backend, const char *device, char *why, size_t cap) {
-    const char *src = flce_backend_from_env(backend) ? "FLCE_BACKEND=" : "--backend ";
+    const char *src = from_env(backend) ? "FLCE_BACKEND=" : "--backend ";
     if (!flce_backend_known(backend))
         snprintf(why, cap, "%s'%s': unknown or not built (%s)", src, backend, flce_backend_names());
     else if (device && !flce_backend_have_vulkan())

@@ -16,9 +16,6 @@ flce_backend *flce_backend_open(const char *name, const char *device, flce_denor
  * choice once, e.g. cpu where no GPU is: no Vulkan driver loaded to find that out, 0.1-0.2 s a
  * process), else "auto". */
 const char *flce_backend_default(void);
-/* 1 when name is the pointer flce_backend_default() gave from the environment (not a --backend):
- * a message about it names the variable. */
-int flce_backend_from_env(const char *name);
 /* 1 when name is one of flce_backend_names(). */
 int flce_backend_known(const char *name);
 /* The names this build accepts, for messages: "reference, cpu, vulkan, auto". */

@@ -182,12 +182,9 @@ static void arm_stats(report *R, arm_t *A) {
  * REPORT_FIG_MAX_PX), 0 when it failed; its size into *W, *H. */
 static int attacks_figure(report *R, const arm_t *arms, int na, int *W, int *H) {
     const int row_px = 20, title_px = 26, below_px = 46, panel_px = title_px + 18 + below_px, top_px = 6, bottom_px = 30;
-    int np = 0;
     *W = 1000, *H = top_px + bottom_px;
-    for (int q = 0; q < na; q++) {
-        int first = !q || arms[q - 1].fed != arms[q].fed || strcmp(arms[q - 1].spec, arms[q].spec);
-        np += first, *H += (first ? panel_px : 0) + row_px;
-    }
+    for (int q = 0; q < na; q++) /* a panel's frame where its configuration or attacks begin, a row each */
+        *H += (!q || arms[q - 1].fed != arms[q].fed || strcmp(arms[q - 1].spec, arms[q].spec) ? panel_px : 0) + row_px;
     if (*H > REPORT_FIG_MAX_PX) return *H = 0, 1;
     int longest = 0; /* the row labels whole, left of the panels: about 6.5 pixels a character */
     for (int q = 0; q < na; q++) {
